@@ -1,0 +1,14 @@
+/**
+ * Turns texts into vectors of one fixed space. `id` names the space: two embedders with the
+ * same id must produce comparable vectors, so the store refuses to mix ids.
+ */
+export interface Embedder {
+  /** Stable identity of the vector space, e.g. `bundled:use-lite` or `transformers:Xenova/all-MiniLM-L6-v2`. */
+  readonly id: string;
+  readonly dimensions: number;
+  /** Input limit in tokens: text past it is dropped by the model (silently, for most). */
+  readonly maxInputTokens: number;
+  /** Embeds in order; the result has one unit-length vector per input text. */
+  embed(texts: string[], options?: { signal?: AbortSignal }): Promise<number[][]>;
+  close(): Promise<void>;
+}
