@@ -1,0 +1,71 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite/vector';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import pg from 'pg';
+import * as schema from './schema.js';
+
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+export interface Database {
+  db: Db;
+  driver: 'pglite' | 'pg';
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** A PostgreSQL server; when absent, embedded PGlite is used. */
+  url?: string;
+  /** PGlite's data directory; `memory://` or undefined keeps it in memory. */
+  dataDir?: string;
+  /** Connections in the pool, for the server driver. */
+  poolSize?: number;
+}
+
+// Serialises migrations of several processes starting against one server at once.
+const MIGRATION_LOCK_ID = 727_274_101;
+
+/** Opens the database, applies pending migrations and returns a Drizzle handle. */
+export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<Database> {
+  const migrationsFolder = findMigrationsFolder();
+  if (options.url) {
+    const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
+    // An idle client's error (server restart) must not crash the process; the pool replaces it.
+    pool.on('error', () => {});
+    const db = drizzlePg(pool, { schema });
+    const lock = await pool.connect();
+    try {
+      await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
+      await migratePg(db, { migrationsFolder });
+    } finally {
+      await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => {});
+      lock.release();
+    }
+    return { db: db as unknown as Db, driver: 'pg', close: () => pool.end() };
+  }
+
+  const dataDir = options.dataDir && options.dataDir !== 'memory://' ? resolve(options.dataDir) : undefined;
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const client = await PGlite.create({ ...(dataDir ? { dataDir } : {}), extensions: { vector } });
+  const db = drizzlePglite(client, { schema });
+  await migratePglite(db, { migrationsFolder });
+  return { db: db as unknown as Db, driver: 'pglite', close: () => client.close() };
+}
+
+/** The migrations ship beside package.json, whether running from `src/` under tsx or from `dist/`. */
+function findMigrationsFolder(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = join(dir, 'migrations');
+    if (existsSync(join(candidate, 'meta', '_journal.json'))) return candidate;
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('migrations folder not found above ' + fileURLToPath(import.meta.url));
+    dir = parent;
+  }
+}

@@ -1,0 +1,99 @@
+import { sql } from 'drizzle-orm';
+import type { Embedder } from '../embeddings/embedder.js';
+import type { Db } from './database.js';
+import { queryRows } from './query-rows.js';
+
+/** A table holding embeddings of one text column, all in one vector space. */
+export interface VectorTable {
+  table: string;
+  textColumn: string;
+  embeddingColumn: string;
+  indexName: string;
+}
+
+export const VECTOR_TABLES: readonly VectorTable[] = [
+  { table: 'memories', textColumn: 'content', embeddingColumn: 'embedding', indexName: 'memories_embedding_hnsw_idx' },
+];
+
+export class VectorSpaceMismatchError extends Error {
+  constructor(
+    readonly table: string,
+    readonly stored: { embedderId: string; dimensions: number },
+    readonly configured: { embedderId: string; dimensions: number },
+  ) {
+    super(
+      `The "${table}" vectors were made by embedder "${stored.embedderId}" (${stored.dimensions} dimensions), ` +
+        `but the configured embedder is "${configured.embedderId}" (${configured.dimensions} dimensions). ` +
+        `Vector spaces are never mixed: start with the original embedder, or run \`npm run reembed\` to re-embed ` +
+        `the store with the configured one.`,
+    );
+    this.name = 'VectorSpaceMismatchError';
+  }
+}
+
+const ident = (name: string) => sql.raw(`"${name.replace(/"/g, '""')}"`);
+
+/**
+ * Binds each vector table to the embedder's space: records it on first use, fixes the column's
+ * dimension and builds the HNSW index. A store whose vectors came from another embedder is refused.
+ */
+export async function ensureVectorSpace(db: Db, embedder: Embedder, tables = VECTOR_TABLES): Promise<void> {
+  const configured = { embedderId: embedder.id, dimensions: embedder.dimensions };
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(727274102)`);
+    for (const t of tables) {
+      const stored = await readSpace(tx as unknown as Db, t.table);
+      if (stored && stored.embedderId === configured.embedderId && stored.dimensions === configured.dimensions) {
+        await ensureIndex(tx as unknown as Db, t, configured.dimensions);
+        continue;
+      }
+      if (stored) {
+        const rows = await queryRows(
+          tx as unknown as Db,
+          sql`SELECT 1 FROM ${ident(t.table)} WHERE ${ident(t.embeddingColumn)} IS NOT NULL LIMIT 1`,
+        );
+        if (rows.length > 0) throw new VectorSpaceMismatchError(t.table, stored, configured);
+      }
+      await setColumnDimensions(tx as unknown as Db, t, configured.dimensions);
+      await recordSpace(tx as unknown as Db, t.table, configured);
+    }
+  });
+}
+
+export async function readSpace(db: Db, table: string): Promise<{ embedderId: string; dimensions: number } | null> {
+  const [row] = await queryRows<{ embedder_id: string; dimensions: number }>(
+    db,
+    sql`SELECT embedder_id, dimensions FROM vector_spaces WHERE table_name = ${table}`,
+  );
+  return row ? { embedderId: row.embedder_id, dimensions: Number(row.dimensions) } : null;
+}
+
+export async function recordSpace(db: Db, table: string, space: { embedderId: string; dimensions: number }) {
+  await db.execute(sql`
+    INSERT INTO vector_spaces (table_name, embedder_id, dimensions, updated_at)
+    VALUES (${table}, ${space.embedderId}, ${space.dimensions}, now())
+    ON CONFLICT (table_name) DO UPDATE
+      SET embedder_id = excluded.embedder_id, dimensions = excluded.dimensions, updated_at = now()`);
+}
+
+/** Drops the index and makes the column dimensionless, so vectors of another size can be written. */
+export async function releaseColumnDimensions(db: Db, t: VectorTable): Promise<void> {
+  await db.execute(sql`DROP INDEX IF EXISTS ${ident(t.indexName)}`);
+  await db.execute(sql`ALTER TABLE ${ident(t.table)} ALTER COLUMN ${ident(t.embeddingColumn)} TYPE vector`);
+}
+
+export async function setColumnDimensions(db: Db, t: VectorTable, dimensions: number): Promise<void> {
+  await releaseColumnDimensions(db, t);
+  await db.execute(
+    sql`ALTER TABLE ${ident(t.table)} ALTER COLUMN ${ident(t.embeddingColumn)} TYPE ${sql.raw(`vector(${Math.trunc(dimensions)})`)}`,
+  );
+  await ensureIndex(db, t, dimensions);
+}
+
+async function ensureIndex(db: Db, t: VectorTable, dimensions: number): Promise<void> {
+  // pgvector's HNSW index takes at most 2,000 dimensions; larger spaces fall back to exact scans.
+  if (dimensions > 2000) return;
+  await db.execute(
+    sql`CREATE INDEX IF NOT EXISTS ${ident(t.indexName)} ON ${ident(t.table)} USING hnsw (${ident(t.embeddingColumn)} vector_cosine_ops)`,
+  );
+}
