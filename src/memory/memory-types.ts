@@ -68,6 +68,8 @@ export interface MemoryStore {
   save(input: SaveMemoryInput): Promise<SaveMemoryResult>;
   get(key: string, agentId?: string): Promise<Memory | null>;
   search(query: string, options?: SearchMemoriesOptions): Promise<MemoryHit[]>;
+  /** As `search`, with a query vector already in the store's space. */
+  searchByVector(vector: number[], options?: SearchMemoriesOptions): Promise<MemoryHit[]>;
   delete(key: string, agentId?: string): Promise<boolean>;
   list(options?: ListMemoriesOptions): Promise<MemoryPage>;
   tagCounts(filter?: MemoryFilter): Promise<TagCount[]>;

@@ -31,6 +31,8 @@ export interface PgMemoryStoreOptions {
   exactScanMaxRows?: number;
   /** HNSW candidate list size; raised to `topK` when that is larger. */
   efSearch?: number;
+  /** The index path fetches `topK * candidateFactor` rows (at least `efSearch`) and keeps the best. */
+  candidateFactor?: number;
   /** Rows an iterative index scan may visit before giving up (pgvector's `hnsw.max_scan_tuples`). */
   maxScanTuples?: number;
 }
@@ -53,8 +55,9 @@ const vectorParam = (v: number[]) => sql`${`[${v.join(',')}]`}::vector`;
 export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore {
   const { db, embedder } = options;
   const exactScanMaxRows = options.exactScanMaxRows ?? 2000;
-  const efSearch = options.efSearch ?? 100;
+  const efSearch = options.efSearch ?? 40;
   const maxScanTuples = options.maxScanTuples ?? 20_000;
+  const candidateFactor = options.candidateFactor ?? 4;
 
   async function embedOne(text: string): Promise<number[]> {
     const [vector] = await embedder.embed([text]);
@@ -122,45 +125,53 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
   }
 
   async function search(query: string, opts: SearchMemoriesOptions = {}): Promise<MemoryHit[]> {
-    const topK = opts.topK ?? 10;
-    const filter = normalizeFilter(opts);
-    const vector = await embedOne(query);
-    const hits = await searchByVector(vector, filter, topK);
+    return searchByVector(await embedOne(query), opts);
+  }
+
+  async function searchByVector(vector: number[], opts: SearchMemoriesOptions = {}): Promise<MemoryHit[]> {
+    if (vector.length !== embedder.dimensions) {
+      throw new RangeError(`query vector has ${vector.length} dimensions; the store holds ${embedder.dimensions}`);
+    }
+    const hits = await rank(vector, normalizeFilter(opts), opts.topK ?? 10);
     const minScore = opts.minScore;
     return minScore === undefined ? hits : hits.filter((h) => h.score >= minScore);
   }
 
-  async function searchByVector(vector: number[], filter: NormalizedFilter, topK: number): Promise<MemoryHit[]> {
+  async function rank(vector: number[], filter: NormalizedFilter, topK: number): Promise<MemoryHit[]> {
     const where = and(filterToSql(filter), sql`${memories.embedding} IS NOT NULL`)!;
     const distance = sql`${memories.embedding} <=> ${vectorParam(vector)}`;
-    const ranked = (tx: Db) =>
+    const ranked = (tx: Db, limit: number) =>
       tx
         .select({ ...memoryColumns, distance: sql<number>`${distance}` })
         .from(memories)
         .where(where)
         .orderBy(distance)
-        .limit(topK);
+        .limit(limit);
 
     return db.transaction(async (tx) => {
       const t = tx as unknown as Db;
       const matching = await countUpTo(t, where, exactScanMaxRows + 1);
       let rows: Awaited<ReturnType<ReturnType<typeof ranked>['execute']>> = [];
       if (matching > exactScanMaxRows) {
-        // Iterative scans keep walking the graph until `topK` rows pass the filter, so a
-        // filter is applied before the LIMIT without starving the result.
-        await t.execute(sql.raw(`SET LOCAL hnsw.ef_search = ${Math.max(efSearch, topK)}`));
+        // Iterative scans keep walking the graph until enough rows pass the filter, so a
+        // filter is applied before the LIMIT without starving the result. Over-fetching and
+        // re-sorting by exact distance repairs most of what relaxed ordering and a small
+        // candidate list miss.
+        const candidates = Math.max(topK * candidateFactor, efSearch);
+        await t.execute(sql.raw(`SET LOCAL hnsw.ef_search = ${Math.min(candidates, 1000)}`));
         await t.execute(sql.raw(`SET LOCAL hnsw.iterative_scan = relaxed_order`));
         await t.execute(sql.raw(`SET LOCAL hnsw.max_scan_tuples = ${maxScanTuples}`));
-        rows = await ranked(t);
+        rows = await ranked(t, candidates);
       }
       if (rows.length < Math.min(topK, matching)) {
         // Few matches, or the index gave up: rank every matching row exactly.
         await t.execute(sql.raw('SET LOCAL enable_indexscan = off'));
-        rows = await ranked(t);
+        rows = await ranked(t, topK);
       }
       return rows
         .map(({ distance, ...row }) => ({ memory: toMemory(row), score: 1 - Number(distance) }))
-        .sort((a, b) => b.score - a.score);
+        .sort((a, b) => b.score - a.score)
+        .slice(0, topK);
     });
   }
 
@@ -208,7 +219,7 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
     return rows.length;
   }
 
-  return { save, get, search, delete: del, list, tagCounts, deleteByTags };
+  return { save, get, search, searchByVector, delete: del, list, tagCounts, deleteByTags };
 }
 
 async function countUpTo(db: Db, where: SQL, cap: number): Promise<number> {

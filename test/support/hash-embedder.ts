@@ -21,8 +21,9 @@ export function createHashEmbedder(dimensions = 64, id = `test:hash-${dimensions
           const h = createHash('sha1').update(word).digest();
           v[h.readUInt32LE(0) % dimensions]! += h[4]! & 1 ? 1 : -1;
         }
-        const norm = Math.hypot(...v) || 1;
-        if (norm === 1 && v.every((x) => x === 0)) v[0] = 1;
+        const norm = Math.hypot(...v);
+        // A text without words still needs a unit vector.
+        if (norm === 0) return v.map((_, i) => (i === 0 ? 1 : 0));
         return v.map((x) => x / norm);
       });
     },
