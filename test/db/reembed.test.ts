@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../../src/db/database.js';
+import { reembedAll } from '../../src/db/reembed.js';
+import { VectorSpaceMismatchError, ensureVectorSpace, readSpace } from '../../src/db/vector-space.js';
+import { createPgMemoryStore } from '../../src/memory/pg-memory-store.js';
+import { createHashEmbedder } from '../support/hash-embedder.js';
+
+describe('reembedAll', () => {
+  let database: Database;
+  const oldEmbedder = createHashEmbedder(64);
+  const newEmbedder = createHashEmbedder(32, 'test:new-32');
+
+  beforeAll(async () => {
+    database = await openDatabase({});
+    await ensureVectorSpace(database.db, oldEmbedder);
+    const store = createPgMemoryStore({ db: database.db, embedder: oldEmbedder });
+    for (let i = 0; i < 150; i++) await store.save({ key: `k${i}`, content: `memory number ${i} about topic ${i % 7}` });
+  });
+  afterAll(() => database.close());
+
+  it('moves every vector to the new space and records it', async () => {
+    await expect(ensureVectorSpace(database.db, newEmbedder)).rejects.toBeInstanceOf(VectorSpaceMismatchError);
+    const progress: number[] = [];
+    const summary = await reembedAll(database.db, newEmbedder, { batchSize: 40, onProgress: (p) => progress.push(p.done) });
+    expect(summary).toEqual([{ table: 'memories', rows: 150 }]);
+    expect(progress).toEqual([40, 80, 120, 150]);
+    expect(await readSpace(database.db, 'memories')).toEqual({ embedderId: 'test:new-32', dimensions: 32 });
+    await ensureVectorSpace(database.db, newEmbedder);
+    const store = createPgMemoryStore({ db: database.db, embedder: newEmbedder });
+    const [hit] = await store.search('memory number 42 about topic 0', { topK: 1 });
+    expect(hit?.memory.key).toBe('k42');
+    expect(hit!.score).toBeCloseTo(1, 5);
+  });
+
+  it('leaves the store as it was when the embedder fails part-way', async () => {
+    let calls = 0;
+    const failing = createHashEmbedder(16, 'test:failing-16');
+    const inner = failing.embed.bind(failing);
+    failing.embed = async (texts: string[]) => {
+      if (++calls === 3) throw new Error('embedder crashed');
+      return inner(texts);
+    };
+    await expect(reembedAll(database.db, failing, { batchSize: 40 })).rejects.toThrow('embedder crashed');
+    expect(await readSpace(database.db, 'memories')).toEqual({ embedderId: 'test:new-32', dimensions: 32 });
+    const store = createPgMemoryStore({ db: database.db, embedder: newEmbedder });
+    expect(await store.search('memory number 7 about topic 0', { topK: 1 })).toHaveLength(1);
+  });
+});
