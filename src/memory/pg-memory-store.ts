@@ -158,14 +158,15 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
         // re-sorting by exact distance repairs most of what relaxed ordering and a small
         // candidate list miss.
         const candidates = Math.max(topK * candidateFactor, efSearch);
-        await t.execute(sql.raw(`SET LOCAL hnsw.ef_search = ${Math.min(candidates, 1000)}`));
-        await t.execute(sql.raw(`SET LOCAL hnsw.iterative_scan = relaxed_order`));
-        await t.execute(sql.raw(`SET LOCAL hnsw.max_scan_tuples = ${maxScanTuples}`));
+        // set_config(..., true) is SET LOCAL; one statement saves round trips.
+        await t.execute(sql`SELECT set_config('hnsw.ef_search', ${String(Math.min(candidates, 1000))}, true),
+          set_config('hnsw.iterative_scan', 'relaxed_order', true),
+          set_config('hnsw.max_scan_tuples', ${String(maxScanTuples)}, true)`);
         rows = await ranked(t, candidates);
       }
       if (rows.length < Math.min(topK, matching)) {
         // Few matches, or the index gave up: rank every matching row exactly.
-        await t.execute(sql.raw('SET LOCAL enable_indexscan = off'));
+        await t.execute(sql`SELECT set_config('enable_indexscan', 'off', true)`);
         rows = await ranked(t, topK);
       }
       return rows
