@@ -20,5 +20,5 @@ CREATE TABLE "vector_spaces" (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX "memories_agent_key_idx" ON "memories" USING btree ("agent_id","key");--> statement-breakpoint
-CREATE INDEX "memories_tags_gin_idx" ON "memories" USING gin ("tags");--> statement-breakpoint
+CREATE INDEX "memories_tags_gin_idx" ON "memories" USING gin ("tags") WITH (fastupdate=false);--> statement-breakpoint
 CREATE INDEX "memories_agent_created_idx" ON "memories" USING btree ("agent_id","created_at","id");
