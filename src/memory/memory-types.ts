@@ -29,11 +29,11 @@ export interface SaveMemoryResult {
 export interface MemoryFilter {
   agentId?: string;
   /** At least one of these tags. */
-  tagsAny?: string[];
+  tagsAny?: readonly string[];
   /** Every one of these tags. */
-  tagsAll?: string[];
+  tagsAll?: readonly string[];
   /** None of these tags. */
-  tagsNone?: string[];
+  tagsNone?: readonly string[];
 }
 
 export interface SearchMemoriesOptions extends MemoryFilter {

@@ -1,0 +1,50 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import type { AppContext } from '../app-context.js';
+import { InvalidCursorError } from '../memory/cursor.js';
+import { type ErrorCode, HttpError, errorBody, payloadTooLarge } from './errors.js';
+import { createMemoryRoutes } from './routes/memories.js';
+import { createTagRoutes } from './routes/tags.js';
+
+/** The HTTP API over an application context. Every reply, errors included, is JSON. */
+export function createApp(ctx: AppContext): Hono {
+  const app = new Hono();
+  const maxBytes = ctx.config.MAX_BODY_BYTES;
+
+  // Checked on the declared length, and counted while reading when there is none (chunked).
+  app.use(
+    bodyLimit({
+      maxSize: maxBytes,
+      onError: () => {
+        throw payloadTooLarge(maxBytes);
+      },
+    }),
+  );
+
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.route('/v1/memories', createMemoryRoutes(ctx));
+  app.route('/v1/tags', createTagRoutes(ctx));
+
+  app.notFound((c) => c.json(errorBody('not_found', `No route for ${c.req.method} ${c.req.path}`), 404));
+
+  app.onError((err, c) => {
+    if (err instanceof HttpError) {
+      return c.json(errorBody(err.code, err.message, err.details), err.status);
+    }
+    if (err instanceof InvalidCursorError) {
+      const details = [{ path: 'cursor', message: 'is not a cursor returned by this API' }];
+      return c.json(errorBody('validation_error', 'Invalid query: cursor: is not a cursor returned by this API', details), 400);
+    }
+    // Hono's own errors (and any middleware added later) keep their status, but not their text/plain body.
+    if (err instanceof HTTPException && err.status < 500) {
+      const code: ErrorCode = err.status === 404 ? 'not_found' : err.status === 413 ? 'payload_too_large' : 'http_error';
+      return c.json(errorBody(code, err.message || `HTTP ${err.status}`), err.status);
+    }
+    if (ctx.config.LOG_LEVEL !== 'silent') console.error(`${c.req.method} ${c.req.path} failed:`, err);
+    // The cause stays in the log: a message could carry SQL or internals the client has no use for.
+    return c.json(errorBody('internal_error', 'Internal server error'), 500);
+  });
+
+  return app;
+}

@@ -1,0 +1,58 @@
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+
+/** One rejected field: `path` is dotted (`tags.0`, `metadata.source`), empty for the whole input. */
+export interface FieldIssue {
+  path: string;
+  message: string;
+}
+
+export type ErrorCode =
+  | 'invalid_json'
+  | 'validation_error'
+  | 'not_found'
+  | 'payload_too_large'
+  | 'http_error'
+  | 'internal_error';
+
+/** An error the client caused (or asked about); `onError` turns it into the JSON error reply. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: ContentfulStatusCode,
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: FieldIssue[] | null = null,
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details: FieldIssue[] | null };
+}
+
+export function errorBody(code: ErrorCode, message: string, details: FieldIssue[] | null = null): ErrorBody {
+  return { error: { code, message, details } };
+}
+
+export function invalidJson(message: string): HttpError {
+  return new HttpError(400, 'invalid_json', message);
+}
+
+// A body of many thousand unknown fields should not make a message of megabytes.
+const MESSAGE_MAX_ISSUES = 10;
+
+/** A 400 whose message names the offending fields, so a client log line alone explains it. */
+export function validationError(issues: FieldIssue[], source = 'request'): HttpError {
+  const named = issues.slice(0, MESSAGE_MAX_ISSUES).map((i) => (i.path ? `${i.path}: ${i.message}` : i.message));
+  if (issues.length > MESSAGE_MAX_ISSUES) named.push(`and ${issues.length - MESSAGE_MAX_ISSUES} more (see details)`);
+  return new HttpError(400, 'validation_error', `Invalid ${source}: ${named.join('; ')}`, issues);
+}
+
+export function notFound(message: string): HttpError {
+  return new HttpError(404, 'not_found', message);
+}
+
+export function payloadTooLarge(maxBytes: number): HttpError {
+  return new HttpError(413, 'payload_too_large', `The request body is larger than ${maxBytes} bytes`);
+}

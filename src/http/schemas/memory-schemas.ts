@@ -1,0 +1,176 @@
+import { z } from 'zod';
+import { normalizeTag, normalizeTags } from '../../memory/tags.js';
+
+/** Every input limit of the memory routes, in one place. */
+export const MEMORY_LIMITS = {
+  keyMaxChars: 256,
+  contentMaxChars: 100_000,
+  queryMaxChars: 100_000,
+  maxTags: 64,
+  tagMaxChars: 64,
+  metadataMaxBytes: 64 * 1024,
+  // Deeper JSON overflows the stack while it is serialised for jsonb (a 500, not a 400).
+  metadataMaxDepth: 32,
+  agentIdMaxChars: 128,
+  pageDefault: 50,
+  pageMax: 200,
+  cursorMaxChars: 512,
+  topKDefault: 10,
+} as const;
+
+/** Query parameters that carry tag lists (repeated and/or comma-separated). */
+export const TAG_LIST_PARAMS = ['tagsAny', 'tagsAll', 'tagsNone'] as const;
+
+// With the u flag a surrogate pair is one code point, so this matches only unpaired halves.
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+const CONTROL_CHAR = /[\u0000-\u001F\u007F-\u009F]/;
+const NUL_MESSAGE = 'must not contain NUL (\\u0000) characters';
+const SURROGATE_MESSAGE = 'must not contain unpaired UTF-16 surrogates';
+
+/**
+ * Postgres text cannot hold NUL (the insert fails), and an unpaired surrogate is not UTF-8: text
+ * columns would silently store U+FFFD and jsonb rejects it. Both are refused here, as a 400.
+ */
+const storableString = (min: number, max: number) =>
+  z
+    .string()
+    .min(min)
+    .max(max)
+    .refine((s) => !s.includes('\u0000'), NUL_MESSAGE)
+    .refine((s) => !LONE_SURROGATE.test(s), SURROGATE_MESSAGE);
+
+const notBlank = (s: string) => s.trim() !== '';
+
+export const keySchema = z
+  .string()
+  .min(1)
+  .max(MEMORY_LIMITS.keyMaxChars)
+  .refine((s) => !CONTROL_CHAR.test(s), 'must not contain control characters')
+  .refine((s) => !LONE_SURROGATE.test(s), SURROGATE_MESSAGE);
+
+export const contentSchema = storableString(1, MEMORY_LIMITS.contentMaxChars).refine(notBlank, 'must not be blank');
+
+export const agentIdSchema = z
+  .string()
+  .min(1)
+  .max(MEMORY_LIMITS.agentIdMaxChars)
+  .regex(/^[\w.:@-]+$/, 'may contain only letters, digits, "_", ".", ":", "@" and "-"');
+
+// Limits apply to the tag as stored: NFKC can lengthen a string, trimming can empty it.
+export const tagSchema = storableString(1, MEMORY_LIMITS.tagMaxChars).superRefine((tag, ctx) => {
+  const normalized = normalizeTag(tag);
+  if (normalized.length === 0) ctx.addIssue({ code: 'custom', message: 'must not be blank' });
+  else if (normalized.length > MEMORY_LIMITS.tagMaxChars) {
+    ctx.addIssue({ code: 'custom', message: `must be at most ${MEMORY_LIMITS.tagMaxChars} characters once normalised` });
+  }
+});
+
+export const tagsSchema = z.array(tagSchema).max(MEMORY_LIMITS.maxTags);
+
+/**
+ * A JSON object, checked as it will be stored. Not `z.record`: it rebuilds the object by
+ * assignment, which silently drops a `__proto__` key.
+ */
+export const metadataSchema = z
+  .unknown()
+  .superRefine((value, ctx) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      ctx.addIssue({ code: 'custom', message: 'must be a JSON object' });
+      return;
+    }
+    const problem = findMetadataProblem(value, [], 1);
+    if (problem) {
+      ctx.addIssue({ code: 'custom', message: problem.message, path: problem.path });
+      return;
+    }
+    const bytes = Buffer.byteLength(JSON.stringify(value), 'utf8');
+    if (bytes > MEMORY_LIMITS.metadataMaxBytes) {
+      ctx.addIssue({ code: 'custom', message: `must be at most ${MEMORY_LIMITS.metadataMaxBytes} bytes as JSON (got ${bytes})` });
+    }
+  })
+  .transform((value) => value as Record<string, unknown>);
+
+// The first unstorable value only: a hostile body could otherwise produce thousands of issues.
+function findMetadataProblem(value: unknown, path: (string | number)[], depth: number): { path: (string | number)[]; message: string } | null {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) return { path, message: NUL_MESSAGE };
+    if (LONE_SURROGATE.test(value)) return { path, message: SURROGATE_MESSAGE };
+    return null;
+  }
+  if (typeof value !== 'object' || value === null) return null;
+  if (depth > MEMORY_LIMITS.metadataMaxDepth) {
+    return { path, message: `must not nest deeper than ${MEMORY_LIMITS.metadataMaxDepth} levels` };
+  }
+  const entries: [string | number, unknown][] = Array.isArray(value) ? value.map((v, i) => [i, v]) : Object.entries(value);
+  for (const [k, v] of entries) {
+    if (typeof k === 'string') {
+      if (k.includes('\u0000')) return { path: [...path, k], message: `key ${NUL_MESSAGE}` };
+      if (LONE_SURROGATE.test(k)) return { path: [...path, k], message: `key ${SURROGATE_MESSAGE}` };
+    }
+    const found = findMetadataProblem(v, [...path, k], depth + 1);
+    if (found) return found;
+  }
+  return null;
+}
+
+const searchQuerySchema = storableString(1, MEMORY_LIMITS.queryMaxChars).refine(notBlank, 'must not be blank');
+
+/** A whole number from a query-string parameter. */
+const queryInt = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+const tagFilterFields = {
+  agentId: agentIdSchema.optional(),
+  tagsAny: tagsSchema.optional(),
+  tagsAll: tagsSchema.optional(),
+  tagsNone: tagsSchema.optional(),
+};
+
+// Strict objects throughout: a misspelt field is a 400 instead of a silently ignored filter.
+
+export const saveMemoryBody = z.strictObject({
+  key: keySchema.optional(),
+  content: contentSchema,
+  tags: tagsSchema.optional(),
+  metadata: metadataSchema.optional(),
+  agentId: agentIdSchema.optional(),
+});
+
+export const putMemoryBody = z.strictObject({
+  content: contentSchema,
+  tags: tagsSchema.optional(),
+  metadata: metadataSchema.optional(),
+  agentId: agentIdSchema.optional(),
+});
+
+export const keyParams = z.strictObject({ key: keySchema });
+
+/** `?agentId=` alone: routes addressing one memory, and body routes (which also take it in the body). */
+export const agentIdQuery = z.strictObject({ agentId: agentIdSchema.optional() });
+
+export function searchMemoriesBody(maxTopK: number) {
+  return z.strictObject({
+    query: searchQuerySchema,
+    topK: z.number().int().min(1).max(maxTopK).default(MEMORY_LIMITS.topKDefault),
+    minScore: z.number().min(-1).max(1).optional(),
+    ...tagFilterFields,
+  });
+}
+
+export const listMemoriesQuery = z.strictObject({
+  ...tagFilterFields,
+  limit: queryInt(1, MEMORY_LIMITS.pageMax).default(MEMORY_LIMITS.pageDefault),
+  cursor: z.string().max(MEMORY_LIMITS.cursorMaxChars).optional(),
+});
+
+export const tagCountsQuery = z.strictObject(tagFilterFields);
+
+/** Body or query of a bulk delete; a filter of excluded tags alone would delete almost everything. */
+export const deleteByTagsInput = z.strictObject(tagFilterFields).refine(
+  (f) => normalizeTags(f.tagsAny).length + normalizeTags(f.tagsAll).length > 0,
+  { path: ['tagsAny'], message: 'tagsAny or tagsAll must name at least one tag' },
+);

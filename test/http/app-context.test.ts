@@ -1,0 +1,39 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createAppContext } from '../../src/app-context.js';
+import { loadConfig } from '../../src/config/config.js';
+import { VectorSpaceMismatchError } from '../../src/db/vector-space.js';
+import { createHashEmbedder } from '../support/hash-embedder.js';
+
+describe('createAppContext', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'memrag-ctx-'));
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('persists in DATA_DIR, and refuses an embedder of another vector space', async () => {
+    const first = await createAppContext(config, { embedder: createHashEmbedder(64) });
+    expect(first.database.driver).toBe('pglite');
+    await first.memories.save({ key: 'k', content: 'kept on disk' });
+    await first.close();
+    await first.close(); // idempotent
+
+    const other = createHashEmbedder(32);
+    let closedOther = false;
+    other.close = async () => {
+      closedOther = true;
+    };
+    await expect(createAppContext(config, { embedder: other })).rejects.toBeInstanceOf(VectorSpaceMismatchError);
+    // The embedder stays the caller's when the context could not be built.
+    expect(closedOther).toBe(false);
+
+    // The failed attempt closed its database: the directory opens again.
+    const again = await createAppContext(config, { embedder: createHashEmbedder(64) });
+    try {
+      expect(await again.memories.get('k')).toMatchObject({ content: 'kept on disk' });
+    } finally {
+      await again.close();
+    }
+  });
+});

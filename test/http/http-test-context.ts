@@ -1,0 +1,37 @@
+import { sql } from 'drizzle-orm';
+import type { Hono } from 'hono';
+import { type AppContext, createAppContext } from '../../src/app-context.js';
+import { loadConfig } from '../../src/config/config.js';
+import { createApp } from '../../src/http/app.js';
+import { createHashEmbedder } from '../support/hash-embedder.js';
+
+/** An app over an in-memory PGlite and the hash embedder; `env` overrides configuration. */
+export async function createTestContext(env: Record<string, string> = {}): Promise<AppContext> {
+  const config = loadConfig({ DATA_DIR: 'memory://', LOG_LEVEL: 'silent', ...env });
+  return createAppContext(config, { embedder: createHashEmbedder(64) });
+}
+
+export async function clearMemories(ctx: AppContext): Promise<void> {
+  await ctx.database.db.execute(sql`DELETE FROM memories`);
+}
+
+export interface JsonReply {
+  status: number;
+  headers: Headers;
+  // Tests read the shape they expect; a wrong guess fails the assertion, not the compiler.
+  body: any;
+}
+
+/** Sends a request through `app.request()`; a non-string body is sent as JSON. */
+export async function call(app: Hono, method: string, path: string, body?: unknown): Promise<JsonReply> {
+  const init: RequestInit = { method };
+  if (body !== undefined) {
+    init.body = typeof body === 'string' ? body : JSON.stringify(body);
+    init.headers = { 'content-type': 'application/json' };
+  }
+  const res = await app.request(path, init);
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as unknown) : null };
+}
+
+export { createApp };
