@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { bearerAuth } from 'hono/bearer-auth';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import type { AppContext } from '../app-context.js';
@@ -23,6 +24,17 @@ export function createApp(ctx: AppContext): Hono {
   );
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  if (ctx.config.API_KEYS.length > 0) {
+    app.use(
+      '/v1/*',
+      bearerAuth({
+        token: ctx.config.API_KEYS,
+        noAuthenticationHeader: { message: 'An API key is required: Authorization: Bearer <key>' },
+        invalidAuthenticationHeader: { message: 'The Authorization header must be: Bearer <key>' },
+        invalidToken: { message: 'The API key is not valid' },
+      }),
+    );
+  }
   app.route('/v1/memories', createMemoryRoutes(ctx));
   app.route('/v1/tags', createTagRoutes(ctx));
 
@@ -38,7 +50,8 @@ export function createApp(ctx: AppContext): Hono {
     }
     // Hono's own errors (and any middleware added later) keep their status, but not their text/plain body.
     if (err instanceof HTTPException && err.status < 500) {
-      const code: ErrorCode = err.status === 404 ? 'not_found' : err.status === 413 ? 'payload_too_large' : 'http_error';
+      const codes: Partial<Record<number, ErrorCode>> = { 401: 'unauthorized', 404: 'not_found', 413: 'payload_too_large' };
+      const code = codes[err.status] ?? 'http_error';
       return c.json(errorBody(code, err.message || `HTTP ${err.status}`), err.status);
     }
     if (ctx.config.LOG_LEVEL !== 'silent') console.error(`${c.req.method} ${c.req.path} failed:`, err);

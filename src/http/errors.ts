@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'validation_error'
   | 'not_found'
   | 'payload_too_large'
+  | 'unauthorized'
   | 'http_error'
   | 'internal_error';
 
