@@ -40,7 +40,7 @@ export function createApp(ctx: AppContext): Hono {
 
   app.notFound((c) => c.json(errorBody('not_found', `No route for ${c.req.method} ${c.req.path}`), 404));
 
-  app.onError((err, c) => {
+  app.onError(async (err, c) => {
     if (err instanceof HttpError) {
       return c.json(errorBody(err.code, err.message, err.details), err.status);
     }
@@ -52,7 +52,9 @@ export function createApp(ctx: AppContext): Hono {
     if (err instanceof HTTPException && err.status < 500) {
       const codes: Partial<Record<number, ErrorCode>> = { 401: 'unauthorized', 404: 'not_found', 413: 'payload_too_large' };
       const code = codes[err.status] ?? 'http_error';
-      return c.json(errorBody(code, err.message || `HTTP ${err.status}`), err.status);
+      // Some middleware (bearer auth) puts its text in the response rather than the message.
+      const message = err.message || (await err.getResponse().text()) || `HTTP ${err.status}`;
+      return c.json(errorBody(code, message), err.status);
     }
     if (ctx.config.LOG_LEVEL !== 'silent') console.error(`${c.req.method} ${c.req.path} failed:`, err);
     // The cause stays in the log: a message could carry SQL or internals the client has no use for.
