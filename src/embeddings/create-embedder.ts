@@ -1,0 +1,73 @@
+import os from 'node:os';
+import { ConfigError, type Config } from '../config/config.js';
+import type { Embedder } from './embedder.js';
+import { bundledUseSpec, loadEmbedderFromSpec, transformersSpec, type EmbedderModuleSpec } from './embedder-module-spec.js';
+import { createEmbeddingPool } from './embedding-pool.js';
+import { createOpenAiEmbedder } from './openai-embedder.js';
+
+export type EmbeddingConfig = Pick<
+  Config,
+  | 'EMBEDDING_PROVIDER'
+  | 'EMBEDDING_MODEL'
+  | 'EMBEDDING_DIMENSIONS'
+  | 'EMBEDDING_CACHE_DIR'
+  | 'EMBEDDING_ALLOW_REMOTE'
+  | 'EMBEDDING_WORKERS'
+  | 'EMBEDDING_BATCH_SIZE'
+  | 'EMBEDDING_BASE_URL'
+  | 'EMBEDDING_API_KEY'
+>;
+
+export const DEFAULT_OPENAI_EMBEDDING_MODEL = 'text-embedding-3-small';
+
+/**
+ * Builds the configured embedder. Local models (bundled, transformers) run in a worker pool
+ * when EMBEDDING_WORKERS (default: the number of cores) is above 1, in this thread otherwise.
+ */
+export async function createEmbedder(config: EmbeddingConfig): Promise<Embedder> {
+  if (config.EMBEDDING_PROVIDER === 'openai') {
+    return createOpenAiEmbedder({
+      model: config.EMBEDDING_MODEL ?? DEFAULT_OPENAI_EMBEDDING_MODEL,
+      baseURL: config.EMBEDDING_BASE_URL,
+      apiKey: config.EMBEDDING_API_KEY,
+      dimensions: config.EMBEDDING_DIMENSIONS,
+      batchSize: config.EMBEDDING_BATCH_SIZE,
+    });
+  }
+
+  const workers = config.EMBEDDING_WORKERS ?? os.availableParallelism();
+  const spec = localSpec(config, workers);
+  const embedder =
+    workers > 1
+      ? await createEmbeddingPool(spec, { workers, batchSize: config.EMBEDDING_BATCH_SIZE })
+      : await loadEmbedderFromSpec(spec);
+  if (config.EMBEDDING_DIMENSIONS !== undefined && config.EMBEDDING_DIMENSIONS !== embedder.dimensions) {
+    await embedder.close();
+    throw new ConfigError(
+      ['EMBEDDING_DIMENSIONS'],
+      `EMBEDDING_DIMENSIONS is ${config.EMBEDDING_DIMENSIONS}, but ${embedder.id} produces ${embedder.dimensions}-dimensional vectors`,
+    );
+  }
+  return embedder;
+}
+
+/** Only names modules, so the model libraries load in the workers and not also in this thread. */
+function localSpec(config: EmbeddingConfig, workers: number): EmbedderModuleSpec {
+  if (config.EMBEDDING_PROVIDER === 'bundled') {
+    return bundledUseSpec({ batchSize: config.EMBEDDING_BATCH_SIZE });
+  }
+  if (!config.EMBEDDING_MODEL) {
+    throw new ConfigError(
+      ['EMBEDDING_MODEL'],
+      'EMBEDDING_MODEL is required with EMBEDDING_PROVIDER=transformers (a Hugging Face model id or a local model folder)',
+    );
+  }
+  return transformersSpec({
+    model: config.EMBEDDING_MODEL,
+    cacheDir: config.EMBEDDING_CACHE_DIR,
+    allowRemote: config.EMBEDDING_ALLOW_REMOTE,
+    batchSize: config.EMBEDDING_BATCH_SIZE,
+    // onnxruntime would otherwise start a thread per core in every worker.
+    ...(workers > 1 ? { threads: Math.max(1, Math.floor(os.availableParallelism() / workers)) } : {}),
+  });
+}

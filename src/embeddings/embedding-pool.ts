@@ -1,0 +1,346 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { Embedder } from './embedder.js';
+import { siblingModuleUrl, type EmbedderModuleSpec } from './embedder-module-spec.js';
+import { deserializeError, serializeError, type FromWorker, type ToWorker, type WorkerInit } from './embedding-worker-protocol.js';
+import { splitIntoBatches } from './split-into-batches.js';
+
+export interface EmbeddingPoolOptions {
+  /** Worker threads; default os.availableParallelism(). Each holds its own copy of the model. */
+  workers?: number;
+  /** Most texts per task sent to a worker (smaller calls are split evenly across workers). Default 32. */
+  batchSize?: number;
+  /** Give up replacing workers after this many replacements in a row fail to start. Default 3. */
+  maxFailedRestarts?: number;
+}
+
+/** A worker died (uncaught error, exit, out of memory) while running a batch. */
+export class EmbeddingWorkerCrashedError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'EmbeddingWorkerCrashedError';
+  }
+}
+
+interface Task {
+  id: number;
+  texts: string[];
+  resolve(vectors: number[][]): void;
+  reject(error: unknown): void;
+  /** Settled from outside (abort, a sibling batch failed, close): skip it or drop its result. */
+  abandoned: boolean;
+}
+
+interface Slot {
+  worker: Worker;
+  state: 'starting' | 'idle' | 'busy' | 'gone';
+  task?: Task;
+  lastError?: Error;
+  ready: Deferred<void>;
+}
+
+interface Identity {
+  id: string;
+  dimensions: number;
+  maxInputTokens: number;
+}
+
+let nextTaskId = 1;
+
+// Under tsx or vitest the worker entry is TypeScript, which a bare worker thread cannot load:
+// the worker first registers tsx's loader, then imports the entry. Compiled JS needs none of it.
+const TS_BOOTSTRAP = `
+import { workerData } from 'node:worker_threads';
+const api = await import(workerData.tsxApiUrl);
+(api.register ?? api.default.register)();
+await import(workerData.entryUrl);
+`;
+
+/**
+ * Runs a local embedder in a pool of worker threads, for real parallelism: the bundled model's
+ * wasm backend computes on one core per thread. Calls are split into batches, spread over idle
+ * workers and reassembled in order. A worker that crashes is replaced; its batch is rejected,
+ * not retried, since the same input would most likely crash the next worker too.
+ */
+export class EmbeddingPool implements Embedder {
+  readonly id: string;
+  readonly dimensions: number;
+  readonly maxInputTokens: number;
+  private readonly slots = new Set<Slot>();
+  private readonly queue: Task[] = [];
+  private failedRestarts = 0;
+  private closing = false;
+
+  private constructor(
+    private readonly spec: EmbedderModuleSpec,
+    private readonly batchSize: number,
+    private readonly maxFailedRestarts: number,
+    identity: Identity,
+    firstSlots: Slot[],
+  ) {
+    this.id = identity.id;
+    this.dimensions = identity.dimensions;
+    this.maxInputTokens = identity.maxInputTokens;
+    for (const slot of firstSlots) this.slots.add(slot);
+  }
+
+  static async start(spec: EmbedderModuleSpec, options: EmbeddingPoolOptions = {}): Promise<EmbeddingPool> {
+    const count = options.workers ?? os.availableParallelism();
+    if (!Number.isInteger(count) || count < 1) throw new RangeError(`workers must be a positive integer, got ${count}`);
+    let pool: EmbeddingPool | undefined;
+    let identity: Identity | undefined;
+    const slots: Slot[] = [];
+    const onMessage = (slot: Slot, message: FromWorker) => {
+      if (pool) return pool.onMessage(slot, message);
+      if (message.type === 'ready') identity ??= { id: message.id, dimensions: message.dimensions, maxInputTokens: message.maxInputTokens };
+      settleStartup(slot, message);
+    };
+    const onExit = (slot: Slot, code: number) => {
+      if (pool) return pool.onExit(slot, code);
+      slot.state = 'gone';
+      slot.ready.reject(exitError(slot, code));
+    };
+    for (let i = 0; i < count; i++) slots.push(spawnSlot(spec, onMessage, onExit));
+    try {
+      await Promise.all(slots.map((s) => s.ready.promise));
+      const died = slots.find((s) => s.state === 'gone');
+      if (died) throw exitError(died, 1);
+    } catch (error) {
+      await Promise.all(slots.map((s) => s.worker.terminate()));
+      throw error;
+    }
+    pool = new EmbeddingPool(spec, options.batchSize ?? 32, options.maxFailedRestarts ?? 3, identity!, slots);
+    for (const slot of slots) if (slot.state === 'idle') slot.worker.unref();
+    return pool;
+  }
+
+  /** Live workers, including replacements still starting. */
+  get size(): number {
+    return this.slots.size;
+  }
+
+  async embed(texts: string[], options: { signal?: AbortSignal } = {}): Promise<number[][]> {
+    if (this.closing) throw new Error('EmbeddingPool is closed');
+    const { signal } = options;
+    signal?.throwIfAborted();
+    if (texts.length === 0) return [];
+    if (this.slots.size === 0) throw new Error('EmbeddingPool has no workers left');
+
+    // A call smaller than workers x batchSize is cut finer so that every worker gets a share;
+    // batch size barely moves single-thread throughput, idle workers do.
+    const batchSize = Math.min(this.batchSize, Math.ceil(texts.length / Math.max(1, this.slots.size)));
+    const tasks: Task[] = [];
+    const promises = splitIntoBatches(texts, batchSize).map(
+      (batch) =>
+        new Promise<number[][]>((resolve, reject) => {
+          const task: Task = { id: nextTaskId++, texts: batch, resolve, reject, abandoned: false };
+          tasks.push(task);
+          this.queue.push(task);
+        }),
+    );
+    // Once the call has failed (or is aborted) its remaining batches are wasted work.
+    const abandonAll = (reason: unknown) => {
+      for (const task of tasks) {
+        if (task.abandoned) continue;
+        task.abandoned = true;
+        task.reject(reason);
+      }
+    };
+    const onAbort = () => abandonAll(signal!.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    this.dispatch();
+    try {
+      const batches = await Promise.all(
+        promises.map((p) =>
+          p.catch((error: unknown) => {
+            abandonAll(error);
+            throw error;
+          }),
+        ),
+      );
+      return batches.flat();
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      this.dropAbandoned();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    const closed = new Error('EmbeddingPool was closed');
+    for (const task of this.queue.splice(0)) settle(task, (t) => t.reject(closed));
+    const slots = [...this.slots];
+    for (const slot of slots) if (slot.task) settle(slot.task, (t) => t.reject(closed));
+    await Promise.all(slots.map((s) => s.worker.terminate()));
+    this.slots.clear();
+  }
+
+  private dispatch(): void {
+    this.dropAbandoned();
+    for (const slot of this.slots) {
+      if (this.queue.length === 0) return;
+      if (slot.state !== 'idle') continue;
+      const task = this.queue.shift()!;
+      slot.state = 'busy';
+      slot.task = task;
+      slot.worker.ref();
+      slot.worker.postMessage({ type: 'embed', taskId: task.id, texts: task.texts } satisfies ToWorker);
+    }
+  }
+
+  private dropAbandoned(): void {
+    for (let i = this.queue.length - 1; i >= 0; i--) if (this.queue[i]!.abandoned) this.queue.splice(i, 1);
+  }
+
+  private onMessage(slot: Slot, message: FromWorker): void {
+    switch (message.type) {
+      case 'ready':
+        if (message.id !== this.id || message.dimensions !== this.dimensions) {
+          // A replacement must serve the pool's vector space (the model files may have changed on disk).
+          const error = new Error(
+            `worker came up as ${message.id} (${message.dimensions} dims), pool is ${this.id} (${this.dimensions} dims)`,
+          );
+          settleStartup(slot, { type: 'init-failed', error: serializeError(error) });
+          return;
+        }
+        settleStartup(slot, message);
+        this.failedRestarts = 0;
+        this.becomeIdle(slot);
+        return;
+      case 'init-failed':
+        settleStartup(slot, message);
+        return;
+      case 'result':
+      case 'failed': {
+        const task = slot.task;
+        if (!task || message.taskId !== task.id) return;
+        slot.task = undefined;
+        if (message.type === 'failed') settle(task, (t) => t.reject(deserializeError(message.error)));
+        else settle(task, (t) => t.resolve(unflatten(message.vectors, message.count, this.dimensions)));
+        this.becomeIdle(slot);
+        return;
+      }
+    }
+  }
+
+  private becomeIdle(slot: Slot): void {
+    if (slot.state === 'gone') return;
+    slot.state = 'idle';
+    this.dispatch();
+    if (slot.state === 'idle') slot.worker.unref();
+  }
+
+  private onExit(slot: Slot, code: number): void {
+    const wasStarting = slot.state === 'starting';
+    slot.state = 'gone';
+    this.slots.delete(slot);
+    const error = exitError(slot, code);
+    slot.ready.reject(error);
+    if (slot.task) settle(slot.task, (t) => t.reject(error));
+    slot.task = undefined;
+    if (this.closing) return;
+
+    if (wasStarting) this.failedRestarts += 1;
+    if (this.failedRestarts < this.maxFailedRestarts) {
+      this.slots.add(spawnSlot(this.spec, (s, m) => this.onMessage(s, m), (s, c) => this.onExit(s, c)));
+    } else if (this.slots.size === 0) {
+      const fatal = new EmbeddingWorkerCrashedError(
+        `embedding workers keep failing to start; giving up after ${this.failedRestarts} attempts: ${error.message}`,
+        { cause: error },
+      );
+      for (const task of this.queue.splice(0)) settle(task, (t) => t.reject(fatal));
+    }
+  }
+}
+
+export function createEmbeddingPool(spec: EmbedderModuleSpec, options: EmbeddingPoolOptions = {}): Promise<EmbeddingPool> {
+  return EmbeddingPool.start(spec, options);
+}
+
+function spawnSlot(
+  spec: EmbedderModuleSpec,
+  onMessage: (slot: Slot, message: FromWorker) => void,
+  onExit: (slot: Slot, code: number) => void,
+): Slot {
+  const worker = createWorker(spec);
+  const slot: Slot = { worker, state: 'starting', ready: deferred() };
+  // Startup failures are reported through ready; nobody may be awaiting it for a replacement.
+  slot.ready.promise.catch(() => undefined);
+  worker.on('message', (message: FromWorker) => onMessage(slot, message));
+  worker.on('error', (error) => {
+    slot.lastError = error;
+  });
+  worker.on('exit', (code) => onExit(slot, code));
+  return slot;
+}
+
+function createWorker(spec: EmbedderModuleSpec): Worker {
+  const entryUrl = siblingModuleUrl('embedding-worker');
+  const init: WorkerInit = { spec };
+  if (!/\.[mc]?ts$/.test(entryUrl)) return new Worker(new URL(entryUrl), { workerData: init });
+  return new Worker(new URL(`data:text/javascript,${encodeURIComponent(TS_BOOTSTRAP)}`), {
+    workerData: { ...init, entryUrl, tsxApiUrl: tsxEsmApiUrl() },
+  });
+}
+
+/**
+ * The ESM build of tsx's register API. require.resolve would pick the CommonJS build, whose
+ * loader registration points at a path that does not exist inside a worker.
+ */
+function tsxEsmApiUrl(): string {
+  const require = createRequire(import.meta.url);
+  const manifestPath = require.resolve('tsx/package.json');
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
+    exports: Record<string, { import: string | { default: string } }>;
+  };
+  const target = manifest.exports['./esm/api']?.import;
+  if (!target) throw new Error('tsx has no ./esm/api export; cannot run TypeScript embedding workers');
+  return pathToFileURL(path.join(path.dirname(manifestPath), typeof target === 'string' ? target : target.default)).href;
+}
+
+function settleStartup(slot: Slot, message: FromWorker): void {
+  if (message.type === 'ready') {
+    slot.state = 'idle';
+    slot.ready.resolve();
+  } else if (message.type === 'init-failed') {
+    slot.lastError = deserializeError(message.error);
+    slot.ready.reject(slot.lastError);
+    void slot.worker.terminate();
+  }
+}
+
+function settle(task: Task, action: (task: Task) => void): void {
+  if (task.abandoned) return;
+  task.abandoned = true;
+  action(task);
+}
+
+function exitError(slot: Slot, code: number): Error {
+  const reason = slot.lastError ? slot.lastError.message : `exit code ${code}`;
+  return new EmbeddingWorkerCrashedError(`embedding worker stopped (${reason})`, { cause: slot.lastError });
+}
+
+function unflatten(flat: Float64Array, count: number, dimensions: number): number[][] {
+  return Array.from({ length: count }, (_, i) => Array.from(flat.subarray(i * dimensions, (i + 1) * dimensions)));
+}
+
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+  reject(error: unknown): void;
+}
+
+function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}

@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BundledUseEmbedder } from '../../src/embeddings/bundled-use-embedder.js';
+import { cosine, expectUnitVectors, maxAbsDifference } from './support/vector-assertions.js';
+
+describe('BundledUseEmbedder', () => {
+  let embedder: BundledUseEmbedder;
+  beforeAll(async () => {
+    embedder = await BundledUseEmbedder.load({ batchSize: 4 });
+  });
+  afterAll(async () => {
+    await embedder?.close();
+  });
+
+  it('describes its vector space', () => {
+    expect(embedder.id).toBe('bundled:use-lite');
+    expect(embedder.dimensions).toBe(512);
+    expect(embedder.maxInputTokens).toBe(128);
+  });
+
+  it('returns one 512-d unit vector per text, empty text included', async () => {
+    const vectors = await embedder.embed(['The cat sat on the mat.', '', 'Vector search over memories.']);
+    expect(vectors).toHaveLength(3);
+    expectUnitVectors(vectors, 512);
+  });
+
+  it('ranks a paraphrase closer than an unrelated sentence', async () => {
+    const [query, paraphrase, unrelated] = await embedder.embed([
+      'How old are you?',
+      'What is your age?',
+      'The train to Paris leaves from platform nine.',
+    ]);
+    expect(cosine(query!, paraphrase!)).toBeGreaterThan(cosine(query!, unrelated!) + 0.1);
+  });
+
+  it('gives each text the same vector whatever batch it is in', async () => {
+    const texts = Array.from({ length: 10 }, (_, i) => `note ${i}: ${'remember the milk '.repeat(i + 1)}`);
+    const together = await embedder.embed(texts);
+    const alone = [];
+    for (const text of texts) alone.push(...(await embedder.embed([text])));
+    expect(maxAbsDifference(together, alone)).toBeLessThan(1e-5);
+  });
+
+  it('ignores everything after the 128th token, like the model itself', async () => {
+    const long = Array.from({ length: 150 }, (_, i) => `word${i}`).join(' ');
+    const [a, b] = await embedder.embed([long, `${long} and a completely different ending about volcanoes`]);
+    expect(maxAbsDifference([a!], [b!])).toBeLessThan(1e-6);
+  });
+
+  it('honours an aborted signal and a closed embedder', async () => {
+    await expect(embedder.embed(['x'], { signal: AbortSignal.abort() })).rejects.toThrow(/abort/i);
+    const other = await BundledUseEmbedder.load();
+    await other.close();
+    await expect(other.embed(['x'])).rejects.toThrow(/closed/);
+    // Closing one instance must not unload the model another instance still uses.
+    expect(await embedder.embed(['still works'])).toHaveLength(1);
+  });
+});

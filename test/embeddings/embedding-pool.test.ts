@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BundledUseEmbedder } from '../../src/embeddings/bundled-use-embedder.js';
+import { bundledUseSpec, type EmbedderModuleSpec } from '../../src/embeddings/embedder-module-spec.js';
+import { EmbeddingPool, EmbeddingWorkerCrashedError } from '../../src/embeddings/embedding-pool.js';
+import type { ScriptedEmbedderOptions } from './support/scripted-embedder.js';
+import { expectUnitVectors, maxAbsDifference } from './support/vector-assertions.js';
+
+const scripted = (options: ScriptedEmbedderOptions = {}): EmbedderModuleSpec => ({
+  moduleUrl: new URL('./support/scripted-embedder.ts', import.meta.url).href,
+  exportName: 'createScriptedEmbedder',
+  options,
+});
+
+const abstracts = Array.from(
+  { length: 40 },
+  (_, i) =>
+    `Abstract ${i}: we measured ${i * 3} samples of ${['protein', 'memory', 'cell', 'vector', 'river'][i % 5]} ` +
+    `behaviour and found that ${i % 2 ? 'it increases' : 'nothing changes'} under condition ${i}.`,
+);
+
+describe('EmbeddingPool with the bundled model', () => {
+  let pool: EmbeddingPool;
+  let local: BundledUseEmbedder;
+  beforeAll(async () => {
+    [pool, local] = await Promise.all([
+      EmbeddingPool.start(bundledUseSpec(), { workers: 2, batchSize: 8 }),
+      BundledUseEmbedder.load(),
+    ]);
+  });
+  afterAll(async () => {
+    await Promise.all([pool?.close(), local?.close()]);
+  });
+
+  it('reports the wrapped embedder identity', () => {
+    expect(pool.id).toBe('bundled:use-lite');
+    expect(pool.dimensions).toBe(512);
+    expect(pool.maxInputTokens).toBe(128);
+    expect(pool.size).toBe(2);
+  });
+
+  it('returns the in-process vectors, in order', async () => {
+    const [pooled, inProcess] = await Promise.all([pool.embed(abstracts), local.embed(abstracts)]);
+    expect(pooled).toHaveLength(40);
+    expectUnitVectors(pooled, 512);
+    expect(maxAbsDifference(pooled, inProcess)).toBeLessThan(1e-5);
+  });
+
+  it('serves concurrent calls without mixing them up', async () => {
+    const [a, b, empty] = await Promise.all([pool.embed(abstracts.slice(0, 13)), pool.embed(abstracts.slice(13)), pool.embed([])]);
+    const whole = await local.embed(abstracts);
+    expect(maxAbsDifference([...a, ...b], whole)).toBeLessThan(1e-5);
+    expect(empty).toEqual([]);
+  });
+});
+
+describe('EmbeddingPool dispatch and failure handling', () => {
+  let pool: EmbeddingPool;
+  beforeAll(async () => {
+    pool = await EmbeddingPool.start(scripted(), { workers: 2, batchSize: 2 });
+  });
+  afterAll(async () => {
+    await pool?.close();
+  });
+
+  it('spreads a call smaller than workers x batch size over all workers', async () => {
+    const wide = await EmbeddingPool.start(scripted(), { workers: 2, batchSize: 32 });
+    try {
+      const start = performance.now();
+      await wide.embed(['slow', 'slow']);
+      // One worker would take 600 ms for the two.
+      expect(performance.now() - start).toBeLessThan(550);
+    } finally {
+      await wide.close();
+    }
+  });
+
+  it('rejects with the error thrown inside the worker and keeps serving', async () => {
+    await expect(pool.embed(['a', 'b', 'throw', 'c'])).rejects.toThrow('scripted embed failure');
+    expect(pool.size).toBe(2);
+    expect(await pool.embed(['a', 'b', 'c'])).toHaveLength(3);
+  });
+
+  it('rejects the batch of a crashed worker, then replaces the worker', async () => {
+    await expect(pool.embed(['a', 'crash'])).rejects.toBeInstanceOf(EmbeddingWorkerCrashedError);
+    await expect(pool.embed(['a', 'crash'])).rejects.toThrow(/scripted worker crash/);
+    const vectors = await pool.embed(['x', 'y', 'z', 'w', 'v']);
+    expect(vectors).toHaveLength(5);
+    expectUnitVectors(vectors, 4);
+    expect(pool.size).toBe(2);
+  });
+
+  it('stops waiting when the signal aborts', async () => {
+    const controller = new AbortController();
+    const pending = pool.embed(['slow', 'a', 'b', 'c', 'd', 'e'], { signal: controller.signal });
+    controller.abort(new Error('caller gave up'));
+    await expect(pending).rejects.toThrow('caller gave up');
+    expect(await pool.embed(['after abort'])).toHaveLength(1);
+  });
+
+  it('fails to start when the embedder cannot be built', async () => {
+    await expect(EmbeddingPool.start(scripted({ failInit: true }), { workers: 2 })).rejects.toThrow('scripted init failure');
+  });
+
+  it('rejects calls after close', async () => {
+    const other = await EmbeddingPool.start(scripted(), { workers: 1 });
+    const inFlight = expect(other.embed(['slow'])).rejects.toThrow(/closed/);
+    await other.close();
+    await inFlight;
+    await expect(other.embed(['x'])).rejects.toThrow(/closed/);
+  });
+});
