@@ -20,7 +20,7 @@ describe('API keys', () => {
     });
 
   it('rejects /v1 requests without a valid key, with a JSON error', async () => {
-    for (const headers of [{}, { authorization: 'Bearer wrong' }]) {
+    for (const headers of [{}, { authorization: 'Bearer wrong' }] as Record<string, string>[]) {
       const res = await save(headers);
       expect(res.status).toBe(401);
       expect(await res.json()).toMatchObject({ error: { code: 'unauthorized' } });

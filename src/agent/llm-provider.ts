@@ -1,0 +1,204 @@
+import OpenAI from 'openai';
+import { AbortedError, ContentFilteredError, TransientError } from './llm-errors.js';
+import type { AssistantMessage, ChatMessage, ToolCall, ToolSpec, Usage } from './messages.js';
+import { DEFAULT_RETRY, withRetry, type RetryOptions } from './retry.js';
+
+export interface LlmRequest {
+  messages: ChatMessage[];
+  tools?: ToolSpec[];
+  signal?: AbortSignal;
+}
+
+export interface LlmStreamRequest extends LlmRequest {
+  onDelta: (text: string) => void;
+}
+
+export interface LlmResult {
+  message: AssistantMessage;
+  usage: Usage;
+  finishReason: string | null;
+}
+
+export interface LlmProvider {
+  readonly model: string;
+  complete(request: LlmRequest): Promise<LlmResult>;
+  stream(request: LlmStreamRequest): Promise<LlmResult>;
+}
+
+export interface LlmProviderOptions {
+  baseURL: string;
+  apiKey: string;
+  model: string;
+  /**
+   * For `complete`, the whole request; for `stream`, the longest silence between chunks — a long
+   * answer that keeps streaming is healthy, a stalled one is not.
+   */
+  timeoutMs?: number;
+  retry?: Partial<RetryOptions>;
+}
+
+export function createLlmProvider(options: LlmProviderOptions): LlmProvider {
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const retry: RetryOptions = { ...DEFAULT_RETRY, ...options.retry };
+  // maxRetries: 0 because our retry loop classifies errors and honours aborts/budgets; two
+  // stacked retry loops would multiply attempts.
+  const client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey, maxRetries: 0, timeout: timeoutMs });
+  const model = options.model;
+
+  const complete = (request: LlmRequest): Promise<LlmResult> =>
+    withRetry(
+      () =>
+        withDeadline(request.signal, timeoutMs, async (signal) => {
+          const response = await client.chat.completions.create(
+            { model, messages: toWireMessages(request.messages), ...toolsParam(request.tools) },
+            { signal },
+          );
+          const choice = response.choices[0];
+          const toolCalls: ToolCall[] = (choice?.message.tool_calls ?? []).flatMap((tc) =>
+            tc.type === 'function' ? [{ id: tc.id, name: tc.function.name, arguments: tc.function.arguments }] : [],
+          );
+          return finish(
+            { role: 'assistant', content: choice?.message.content ?? null, toolCalls },
+            {
+              promptTokens: response.usage?.prompt_tokens ?? 0,
+              completionTokens: response.usage?.completion_tokens ?? 0,
+            },
+            choice?.finish_reason ?? null,
+          );
+        }),
+      retry,
+      request.signal,
+    );
+
+  const stream = (request: LlmStreamRequest): Promise<LlmResult> => {
+    // Once text has reached the user a retry would repeat it, so only failures before the first
+    // delta are retried.
+    let emitted = false;
+    return withRetry(
+      () =>
+        withDeadline(request.signal, timeoutMs, async (signal, touch) => {
+          const chunks = await client.chat.completions.create(
+            {
+              model,
+              messages: toWireMessages(request.messages),
+              ...toolsParam(request.tools),
+              stream: true,
+              stream_options: { include_usage: true },
+            },
+            { signal },
+          );
+          let content = '';
+          let finishReason: string | null = null;
+          let usage: Usage = { promptTokens: 0, completionTokens: 0 };
+          const partials: Array<{ id: string; name: string; arguments: string }> = [];
+          for await (const chunk of chunks) {
+            touch();
+            if (chunk.usage) {
+              usage = { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
+            }
+            const choice = chunk.choices[0];
+            if (!choice) continue;
+            if (choice.finish_reason) finishReason = choice.finish_reason;
+            const text = choice.delta.content;
+            if (text) {
+              content += text;
+              emitted = true;
+              request.onDelta(text);
+            }
+            for (const delta of choice.delta.tool_calls ?? []) {
+              const partial = (partials[delta.index] ??= { id: '', name: '', arguments: '' });
+              if (delta.id) partial.id = delta.id;
+              // Some compatible servers split the name too; concatenating is right for both styles
+              // because OpenAI sends the name only once.
+              if (delta.function?.name) partial.name += delta.function.name;
+              if (delta.function?.arguments) partial.arguments += delta.function.arguments;
+            }
+          }
+          // The openai stream ends quietly (no throw) when its signal aborts, so check explicitly.
+          if (signal.aborted) throw signal.reason ?? new AbortedError('LLM request aborted');
+          const toolCalls = partials.filter((p): p is ToolCall => p !== undefined && p.name !== '');
+          return finish({ role: 'assistant', content: content === '' ? null : content, toolCalls }, usage, finishReason);
+        }),
+      retry,
+      request.signal,
+      () => !emitted,
+    );
+  };
+
+  return { model, complete, stream };
+}
+
+function finish(message: AssistantMessage, usage: Usage, finishReason: string | null): LlmResult {
+  if (finishReason === 'content_filter' && !message.content && message.toolCalls.length === 0) {
+    throw new ContentFilteredError('LLM reply was withheld by the content filter');
+  }
+  return { message, usage, finishReason };
+}
+
+/**
+ * Runs one attempt under its own AbortController, aborted by the caller's signal or by our timer.
+ * The openai client's own timeout only covers the wait for response headers, not the body/stream.
+ */
+async function withDeadline<T>(
+  outer: AbortSignal | undefined,
+  timeoutMs: number,
+  run: (signal: AbortSignal, touch: () => void) => Promise<T>,
+): Promise<T> {
+  const controller = new AbortController();
+  const onOuterAbort = () => controller.abort(new AbortedError('LLM request aborted', { cause: outer?.reason }));
+  if (outer?.aborted) onOuterAbort();
+  outer?.addEventListener('abort', onOuterAbort, { once: true });
+  const timeoutError = new TransientError(`LLM request timed out after ${timeoutMs} ms`);
+  let timer = setTimeout(() => controller.abort(timeoutError), timeoutMs);
+  const touch = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => controller.abort(timeoutError), timeoutMs);
+  };
+  try {
+    return await run(controller.signal, touch);
+  } catch (e) {
+    // Report why we aborted, not the generic abort error the client surfaces.
+    if (controller.signal.aborted && controller.signal.reason instanceof Error) throw controller.signal.reason;
+    throw e;
+  } finally {
+    clearTimeout(timer);
+    outer?.removeEventListener('abort', onOuterAbort);
+  }
+}
+
+function toolsParam(tools: ToolSpec[] | undefined): { tools?: OpenAI.Chat.ChatCompletionTool[] } {
+  // Some compatible servers reject an empty `tools` array, so omit it entirely.
+  if (!tools || tools.length === 0) return {};
+  return {
+    tools: tools.map((t) => ({
+      type: 'function',
+      function: { name: t.name, description: t.description, parameters: t.parameters },
+    })),
+  };
+}
+
+export function toWireMessages(messages: ChatMessage[]): OpenAI.Chat.ChatCompletionMessageParam[] {
+  return messages.map((m): OpenAI.Chat.ChatCompletionMessageParam => {
+    switch (m.role) {
+      case 'system':
+      case 'user':
+        return { role: m.role, content: m.content };
+      case 'tool':
+        return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
+      case 'assistant':
+        return {
+          role: 'assistant',
+          content: m.content,
+          ...(m.toolCalls.length > 0
+            ? {
+                tool_calls: m.toolCalls.map((c) => ({
+                  id: c.id,
+                  type: 'function' as const,
+                  function: { name: c.name, arguments: c.arguments },
+                })),
+              }
+            : {}),
+        };
+    }
+  });
+}

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import type { ToolSpec } from './messages.js';
+
+export interface ToolContext {
+  /** Aborted when the turn is aborted or the tool's timeout expires; long-running tools should honour it. */
+  signal: AbortSignal;
+  toolCallId: string;
+}
+
+export interface Tool<S extends z.ZodType = z.ZodType> {
+  name: string;
+  description: string;
+  parameters: S;
+  /** Computed once at definition, so every request advertises the same schema. */
+  jsonSchema: Record<string, unknown>;
+  /** Non-string results are sent to the model as JSON. */
+  execute(args: z.output<S>, ctx: ToolContext): unknown;
+}
+
+export interface ToolDefinition<S extends z.ZodType> {
+  name: string;
+  description: string;
+  parameters: S;
+  execute(args: z.output<S>, ctx: ToolContext): unknown;
+}
+
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+export function defineTool<S extends z.ZodType>(definition: ToolDefinition<S>): Tool<S> {
+  // Providers reject other names with an opaque 400 on every request; fail at startup instead.
+  if (!TOOL_NAME.test(definition.name)) throw new Error(`Invalid tool name '${definition.name}': use [a-zA-Z0-9_-], at most 64 chars`);
+  // `$schema` is noise to providers and some strict validators reject unknown top-level keys.
+  const { $schema: _ignored, ...jsonSchema } = z.toJSONSchema(definition.parameters, { io: 'input' }) as Record<string, unknown>;
+  if (jsonSchema.type !== 'object') throw new Error(`Tool '${definition.name}' parameters must be a zod object schema`);
+  return { ...definition, jsonSchema };
+}
+
+export function toToolSpec(tool: Tool): ToolSpec {
+  return { name: tool.name, description: tool.description, parameters: tool.jsonSchema };
+}
+
+export type ArgsValidation<T> = { ok: true; value: T } | { ok: false; error: string };
+
+export function validateToolArgs<S extends z.ZodType>(tool: Tool<S>, args: unknown): ArgsValidation<z.output<S>> {
+  const parsed = tool.parameters.safeParse(args);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  return { ok: false, error: `Invalid arguments for tool '${tool.name}':\n${z.prettifyError(parsed.error)}` };
+}
