@@ -20,7 +20,6 @@ interface TfTensor {
   dispose(): void;
 }
 interface TfApi {
-  ready(): Promise<void>;
   tensor1d(values: number[], dtype: 'int32'): TfTensor;
   tensor2d(values: number[][], shape: [number, number], dtype: 'int32'): TfTensor;
 }

@@ -54,7 +54,7 @@ const vectorParam = (v: number[]) => sql`${`[${v.join(',')}]`}::vector`;
 
 export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore {
   const { db, embedder } = options;
-  const exactScanMaxRows = options.exactScanMaxRows ?? 2000;
+  const exactScanMaxRows = options.exactScanMaxRows ?? 1000;
   const efSearch = options.efSearch ?? 40;
   const maxScanTuples = options.maxScanTuples ?? 20_000;
   const candidateFactor = options.candidateFactor ?? 4;
@@ -150,7 +150,9 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
 
     return db.transaction(async (tx) => {
       const t = tx as unknown as Db;
-      const matching = await countUpTo(t, where, exactScanMaxRows + 1);
+      // Counted on the filter alone: the btree (agent) and GIN (tags) indexes answer it without
+      // reading the wide vector rows.
+      const matching = await countUpTo(t, filterToSql(filter), exactScanMaxRows + 1);
       let rows: Awaited<ReturnType<ReturnType<typeof ranked>['execute']>> = [];
       if (matching > exactScanMaxRows) {
         // Iterative scans keep walking the graph until enough rows pass the filter, so a
