@@ -1,3 +1,6 @@
+import type { LlmProvider } from './agent/llm-provider.js';
+import type { KnowledgeRetriever } from './chat/knowledge-retriever.js';
+import { llmProviderFromConfig } from './chat/llm-from-config.js';
 import type { Config } from './config/config.js';
 import { type Database, openDatabase } from './db/database.js';
 import { ensureVectorSpace } from './db/vector-space.js';
@@ -11,6 +14,10 @@ export interface AppContext {
   database: Database;
   embedder: Embedder;
   memories: MemoryStore;
+  /** The chat's model; undefined when none is configured, and the chat answers extractively. */
+  llm?: LlmProvider | undefined;
+  /** Document retrieval for the chat; undefined until a retriever is wired in. */
+  knowledge?: KnowledgeRetriever | undefined;
   /** Closes the database, then the embedder (which may run worker threads). */
   close(): Promise<void>;
 }
@@ -21,6 +28,9 @@ export interface AppContextOptions {
    * tests can pass a small deterministic one. The context owns it once created.
    */
   embedder: Embedder;
+  /** Overrides the LLM built from LLM_* config; `null` means none even when configured. */
+  llm?: LlmProvider | null;
+  knowledge?: KnowledgeRetriever;
 }
 
 /**
@@ -39,6 +49,8 @@ export async function createAppContext(config: Config, options: AppContextOption
     throw err;
   }
   const memories = createPgMemoryStore({ db: database.db, embedder });
+  const llm = options.llm === undefined ? llmProviderFromConfig(config) : (options.llm ?? undefined);
+  const { knowledge } = options;
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -51,5 +63,5 @@ export async function createAppContext(config: Config, options: AppContextOption
       }
     })());
 
-  return { config, database, embedder, memories, close };
+  return { config, database, embedder, memories, llm, knowledge, close };
 }

@@ -24,6 +24,8 @@ async function main(): Promise<void> {
   const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info: AddressInfo) => {
     if (logsInfo(config)) {
       console.log(`memrag listening on ${urlOf(config.HOST, info.port)} (database: ${ctx.database.driver}, embedder: ${embedder.id})`);
+      // Without a model the chat still answers, extractively; say so, or operators wonder why answers look odd.
+      console.log(ctx.llm ? `chat LLM: ${ctx.llm.model} (${config.LLM_BASE_URL ?? 'OpenAI'})` : 'chat LLM: none configured; /v1/chat answers extractively');
     }
   });
 

@@ -5,6 +5,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { AppContext } from '../app-context.js';
 import { InvalidCursorError } from '../memory/cursor.js';
 import { type ErrorCode, HttpError, errorBody, payloadTooLarge } from './errors.js';
+import { createChatRoutes } from './routes/chat.js';
 import { createMemoryRoutes } from './routes/memories.js';
 import { createTagRoutes } from './routes/tags.js';
 
@@ -37,6 +38,7 @@ export function createApp(ctx: AppContext): Hono {
   }
   app.route('/v1/memories', createMemoryRoutes(ctx));
   app.route('/v1/tags', createTagRoutes(ctx));
+  app.route('/v1/chat', createChatRoutes(ctx));
 
   app.notFound((c) => c.json(errorBody('not_found', `No route for ${c.req.method} ${c.req.path}`), 404));
 

@@ -1,0 +1,198 @@
+import { randomUUID } from 'node:crypto';
+import { type AgentEvent, type StopReason, runAgentTurn } from '../agent/agent-loop.js';
+import type { LlmProvider } from '../agent/llm-provider.js';
+import type { PriceTable } from '../agent/pricing.js';
+import type { MemoryStore } from '../memory/memory-types.js';
+import { type Citation, extractCitations, toCitation } from './citations.js';
+import { createChatTools } from './chat-tools.js';
+import { type TagFilters, recallSources, renderSourcesBlock } from './context-block.js';
+import { NO_LLM_NOTE, extractiveAnswer } from './extractive-answer.js';
+import type { KnowledgeRetriever } from './knowledge-retriever.js';
+import { type Source, SourceList } from './sources.js';
+import { buildSystemPrompt } from './system-prompt.js';
+
+export const CHAT_TOP_K_DEFAULT = 5;
+/** Tool results are for the model; the client gets a preview, not a second copy of every source. */
+const TOOL_RESULT_PREVIEW_CHARS = 500;
+
+export interface ChatRequest extends TagFilters {
+  message: string;
+  agentId: string;
+  conversationId?: string | undefined;
+  topK?: number | undefined;
+  /** Stream the model's reply (deltas as `delta` events); the result is the same either way. */
+  stream?: boolean | undefined;
+  signal?: AbortSignal | undefined;
+  onEvent?: ((event: ChatEvent) => void) | undefined;
+}
+
+export interface ChatToolCall {
+  id: string;
+  name: string;
+  /** Parsed when the model sent valid JSON, else the raw text. */
+  arguments: unknown;
+  result: string;
+  isError: boolean;
+}
+
+export interface ChatReply {
+  conversationId: string;
+  answer: string;
+  citations: Citation[];
+  toolCalls: ChatToolCall[];
+  usage: { promptTokens: number; completionTokens: number; totalTokens: number };
+  /** Null when no price is known for the model (or no model ran). */
+  costUsd: number | null;
+  stopReason: StopReason;
+  mode: 'llm' | 'extractive';
+  /** Set when the reply needs a word of explanation (e.g. why it is extractive). */
+  note?: string;
+}
+
+export type ChatEvent =
+  | { type: 'retrieval'; conversationId: string; sources: Source[] }
+  | { type: 'delta'; text: string }
+  | { type: 'tool_start'; id: string; name: string; arguments: unknown }
+  | { type: 'tool_end'; id: string; name: string; isError: boolean; result: string; sources: Source[] }
+  | { type: 'done'; reply: ChatReply }
+  | { type: 'error'; error: unknown };
+
+export interface ChatServiceOptions {
+  memories: MemoryStore;
+  knowledge?: KnowledgeRetriever | undefined;
+  /** Without one, replies are extractive. */
+  llm?: LlmProvider | undefined;
+  prices?: PriceTable | undefined;
+  maxIterations?: number;
+}
+
+export interface ChatService {
+  chat(request: ChatRequest): Promise<ChatReply>;
+}
+
+export function createChatService(options: ChatServiceOptions): ChatService {
+  const { memories, knowledge, llm, prices } = options;
+
+  async function chat(request: ChatRequest): Promise<ChatReply> {
+    // Conversations are not persisted yet: the id is echoed (or minted) so clients can already
+    // thread turns, but each turn sees only its own message and the recalled sources.
+    const conversationId = request.conversationId ?? randomUUID();
+    const { message, agentId, signal, onEvent } = request;
+    const topK = request.topK ?? CHAT_TOP_K_DEFAULT;
+    const filters: TagFilters = { tagsAny: request.tagsAny, tagsAll: request.tagsAll, tagsNone: request.tagsNone };
+    const sources = new SourceList();
+    try {
+      signal?.throwIfAborted();
+      const recalled = await recallSources(sources, { query: message, agentId, topK, memories, knowledge, signal, ...filters });
+      onEvent?.({ type: 'retrieval', conversationId, sources: recalled });
+
+      const reply = llm
+        ? await answerWithLlm(llm, { request, conversationId, sources, recalled, filters })
+        : answerExtractively(message, conversationId, recalled, onEvent);
+      onEvent?.({ type: 'done', reply });
+      return reply;
+    } catch (error) {
+      onEvent?.({ type: 'error', error });
+      throw error;
+    }
+  }
+
+  async function answerWithLlm(
+    provider: LlmProvider,
+    turn: { request: ChatRequest; conversationId: string; sources: SourceList; recalled: Source[]; filters: TagFilters },
+  ): Promise<ChatReply> {
+    const { request, conversationId, sources, recalled, filters } = turn;
+    const { onEvent } = request;
+    const toolSources = new Map<string, Source[]>();
+    const toolCalls: ChatToolCall[] = [];
+    const slots = new Map<string, number>();
+    const tools = createChatTools({
+      memories,
+      knowledge,
+      agentId: request.agentId,
+      filters,
+      sources,
+      onSources: (id, added) => toolSources.set(id, added),
+    });
+    const onAgentEvent = (event: AgentEvent) => {
+      if (event.type === 'delta') return onEvent?.({ type: 'delta', text: event.text });
+      const { id, name } = event.call;
+      const args = parseArguments(event.call.arguments);
+      if (event.type === 'tool_start') {
+        // Tools run concurrently and finish in any order; the reply lists them in the order the model asked.
+        slots.set(id, toolCalls.length);
+        toolCalls.push({ id, name, arguments: args, result: '', isError: false });
+        return onEvent?.({ type: 'tool_start', id, name, arguments: args });
+      }
+      const summary = { id, name, arguments: args, result: preview(event.result.content), isError: event.result.isError };
+      const slot = slots.get(id);
+      if (slot === undefined) toolCalls.push(summary);
+      else toolCalls[slot] = summary;
+      onEvent?.({ type: 'tool_end', id, name, isError: summary.isError, result: summary.result, sources: toolSources.get(id) ?? [] });
+    };
+    const result = await runAgentTurn({
+      provider,
+      systemPrompt: buildSystemPrompt({ hasKnowledge: knowledge !== undefined }),
+      // The sources travel in the user turn, not the system prompt: retrieved text must never
+      // gain the authority of instructions.
+      messages: [{ role: 'user', content: `${renderSourcesBlock(recalled)}\n\nQuestion:\n${request.message}` }],
+      tools,
+      ...(options.maxIterations !== undefined ? { maxIterations: options.maxIterations } : {}),
+      signal: request.signal,
+      onEvent: onAgentEvent,
+      stream: request.stream ?? false,
+      prices,
+    });
+    return {
+      conversationId,
+      answer: result.text,
+      citations: extractCitations(result.text, sources.all()),
+      toolCalls,
+      usage: result.usage,
+      costUsd: result.costUsd ?? null,
+      stopReason: result.stopReason,
+      mode: 'llm',
+    };
+  }
+
+  return { chat };
+}
+
+function answerExtractively(
+  message: string,
+  conversationId: string,
+  sources: Source[],
+  onEvent: ChatRequest['onEvent'],
+): ChatReply {
+  const { answer, citedIds } = extractiveAnswer(message, sources);
+  // One delta, so a streaming client renders both modes with the same code.
+  onEvent?.({ type: 'delta', text: answer });
+  const byId = new Map(sources.map((s) => [s.id, s]));
+  return {
+    conversationId,
+    answer,
+    // From the ids picked, not by parsing the answer: source text may itself contain "[2]".
+    citations: citedIds.flatMap((id) => {
+      const source = byId.get(id);
+      return source ? [toCitation(source)] : [];
+    }),
+    toolCalls: [],
+    usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+    costUsd: null,
+    stopReason: 'completed',
+    mode: 'extractive',
+    note: NO_LLM_NOTE,
+  };
+}
+
+function parseArguments(raw: string): unknown {
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return raw;
+  }
+}
+
+function preview(text: string): string {
+  return text.length <= TOOL_RESULT_PREVIEW_CHARS ? text : `${text.slice(0, TOOL_RESULT_PREVIEW_CHARS)}…`;
+}

@@ -1,0 +1,22 @@
+import { type LlmProvider, createLlmProvider } from '../agent/llm-provider.js';
+import type { Config } from '../config/config.js';
+
+const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+// The openai client refuses to start without a key; local servers (Ollama, llama.cpp) ignore it.
+const PLACEHOLDER_API_KEY = 'not-needed';
+
+/**
+ * The configured LLM, or undefined when there is none: a model plus somewhere to send it (a base
+ * URL, or an API key for OpenAI itself). Half a configuration is treated as none, and the chat
+ * falls back to extractive answers rather than failing every request.
+ */
+export function llmProviderFromConfig(config: Config): LlmProvider | undefined {
+  const { LLM_BASE_URL, LLM_API_KEY, LLM_MODEL, LLM_TIMEOUT_MS } = config;
+  if (!LLM_MODEL || (!LLM_BASE_URL && !LLM_API_KEY)) return undefined;
+  return createLlmProvider({
+    baseURL: LLM_BASE_URL ?? OPENAI_BASE_URL,
+    apiKey: LLM_API_KEY ?? PLACEHOLDER_API_KEY,
+    model: LLM_MODEL,
+    timeoutMs: LLM_TIMEOUT_MS,
+  });
+}

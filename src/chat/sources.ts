@@ -1,0 +1,89 @@
+import type { MemoryHit } from '../memory/memory-types.js';
+import type { KnowledgeHit } from './knowledge-retriever.js';
+
+export interface MemorySource {
+  id: number;
+  kind: 'memory';
+  key: string;
+  agentId: string;
+  content: string;
+  tags: string[];
+  score: number;
+}
+
+export interface DocumentSource {
+  id: number;
+  kind: 'document';
+  documentId: string;
+  title: string;
+  chunkId: string;
+  headingPath: string[];
+  start: number;
+  end: number;
+  text: string;
+  score: number;
+}
+
+export type Source = MemorySource | DocumentSource;
+
+export function sourceText(source: Source): string {
+  return source.kind === 'memory' ? source.content : source.text;
+}
+
+/**
+ * The numbered sources of one turn. Numbers are handed out once and never reused, so a [n] the
+ * model wrote early still means the same thing after tools added more; a source found twice keeps
+ * its first number, so the model does not see one fact under two ids.
+ */
+export class SourceList {
+  private readonly byIdentity = new Map<string, Source>();
+  private readonly ordered: Source[] = [];
+
+  addMemory(hit: MemoryHit): MemorySource {
+    const { memory } = hit;
+    const existing = this.byIdentity.get(`m:${memory.agentId}:${memory.key}`);
+    if (existing?.kind === 'memory') return existing;
+    return this.push(`m:${memory.agentId}:${memory.key}`, {
+      id: 0,
+      kind: 'memory',
+      key: memory.key,
+      agentId: memory.agentId,
+      content: memory.content,
+      tags: memory.tags,
+      score: hit.score,
+    });
+  }
+
+  addDocument(hit: KnowledgeHit): DocumentSource {
+    const identity = `d:${hit.documentId}:${hit.chunkId}`;
+    const existing = this.byIdentity.get(identity);
+    if (existing?.kind === 'document') return existing;
+    return this.push(identity, {
+      id: 0,
+      kind: 'document',
+      documentId: hit.documentId,
+      title: hit.title,
+      chunkId: hit.chunkId,
+      headingPath: hit.headingPath,
+      start: hit.start,
+      end: hit.end,
+      text: hit.text,
+      score: hit.score,
+    });
+  }
+
+  get(id: number): Source | undefined {
+    return this.ordered[id - 1];
+  }
+
+  all(): Source[] {
+    return [...this.ordered];
+  }
+
+  private push<S extends Source>(identity: string, source: S): S {
+    source.id = this.ordered.length + 1;
+    this.ordered.push(source);
+    this.byIdentity.set(identity, source);
+    return source;
+  }
+}

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { agentIdSchema, tagsSchema } from './memory-schemas.js';
+
+export const CHAT_LIMITS = {
+  messageMaxChars: 32_000,
+} as const;
+
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+const messageSchema = z
+  .string()
+  .min(1)
+  .max(CHAT_LIMITS.messageMaxChars)
+  .refine((s) => s.trim() !== '', 'must not be blank')
+  // NUL is refused because the message may be saved as a memory, and Postgres text cannot hold it.
+  .refine((s) => !s.includes('\u0000'), 'must not contain NUL (\\u0000) characters')
+  .refine((s) => !LONE_SURROGATE.test(s), 'must not contain unpaired UTF-16 surrogates');
+
+/** `POST /v1/chat`; strict, so a misspelt filter is a 400 rather than an unfiltered answer. */
+export function chatBody(maxTopK: number) {
+  return z.strictObject({
+    message: messageSchema,
+    conversationId: z.uuid().optional(),
+    agentId: agentIdSchema.optional(),
+    tagsAny: tagsSchema.optional(),
+    tagsAll: tagsSchema.optional(),
+    tagsNone: tagsSchema.optional(),
+    topK: z.number().int().min(1).max(maxTopK).optional(),
+    stream: z.boolean().optional(),
+  });
+}
+
+export type ChatBody = z.output<ReturnType<typeof chatBody>>;

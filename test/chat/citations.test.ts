@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { citedIds, extractCitations } from '../../src/chat/citations.js';
+import { SourceList } from '../../src/chat/sources.js';
+
+function sources() {
+  const list = new SourceList();
+  const now = new Date(0);
+  list.addMemory({
+    memory: { key: 'tea', content: 'Alice prefers green tea', tags: [], metadata: {}, agentId: 'a', createdAt: now, updatedAt: now },
+    score: 0.9,
+  });
+  list.addDocument({
+    documentId: 'doc',
+    title: 'Handbook',
+    chunkId: 'doc#3',
+    headingPath: ['Benefits', 'Leave'],
+    start: 100,
+    end: 180,
+    text: `Employees get ${'many '.repeat(80)}days of leave.`,
+    score: 3,
+  });
+  return list.all();
+}
+
+describe('citedIds', () => {
+  it('reads [n], [n][m] and [n, m] in first-mention order, once each', () => {
+    expect(citedIds('A [2]. B [1][2]. C [3, 1].')).toEqual([2, 1, 3]);
+    expect(citedIds('no citations here [x] [ ]')).toEqual([]);
+  });
+});
+
+describe('extractCitations', () => {
+  it('maps markers to memories and document chunks, ignoring unknown numbers', () => {
+    const citations = extractCitations('Leave is generous [2]. Alice drinks green tea [1]. Unknown [7].', sources());
+    expect(citations).toHaveLength(2);
+    expect(citations[0]).toMatchObject({
+      id: 2,
+      kind: 'document',
+      documentId: 'doc',
+      title: 'Handbook',
+      chunkId: 'doc#3',
+      headingPath: ['Benefits', 'Leave'],
+      start: 100,
+      end: 180,
+    });
+    expect(citations[0]!.snippet.length).toBeLessThanOrEqual(241);
+    expect(citations[0]!.snippet.endsWith('…')).toBe(true);
+    expect(citations[1]).toEqual({ id: 1, kind: 'memory', key: 'tea', agentId: 'a', snippet: 'Alice prefers green tea' });
+  });
+});
