@@ -1,20 +1,10 @@
-import { type Source, sourceText } from './sources.js';
+import { type DocumentSource, type MemorySource, type Source, sourceText } from './sources.js';
 
 const SNIPPET_MAX_CHARS = 240;
 
 export type Citation =
-  | { id: number; kind: 'memory'; key: string; agentId: string; snippet: string }
-  | {
-      id: number;
-      kind: 'document';
-      documentId: string;
-      title: string;
-      chunkId: string;
-      headingPath: string[];
-      start: number;
-      end: number;
-      snippet: string;
-    };
+  | (Pick<MemorySource, 'id' | 'kind' | 'key' | 'agentId'> & { snippet: string })
+  | (Omit<DocumentSource, 'text' | 'score'> & { snippet: string });
 
 // [1], [1, 2] and [1,2]; [1][2] is two matches. Models write all three.
 const MARKER = /\[(\d{1,4}(?:\s*,\s*\d{1,4})*)\]/g;

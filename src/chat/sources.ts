@@ -11,17 +11,9 @@ export interface MemorySource {
   score: number;
 }
 
-export interface DocumentSource {
+export interface DocumentSource extends KnowledgeHit {
   id: number;
   kind: 'document';
-  documentId: string;
-  title: string;
-  chunkId: string;
-  headingPath: string[];
-  start: number;
-  end: number;
-  text: string;
-  score: number;
 }
 
 export type Source = MemorySource | DocumentSource;

@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ProtobufWriter } from './protobuf-writer.js';
+import { seededRandom } from '../../support/vector-fixtures.js';
 
 /**
  * Writes a tiny BERT-shaped feature-extraction model folder (config.json, tokenizer.json,
@@ -140,7 +141,7 @@ const ATTRIBUTE_INT = 2;
 
 function modelOnnx(vocabSize: number): Uint8Array {
   const d = TINY_BERT.hiddenSize;
-  const random = mulberry32(20240611);
+  const random = seededRandom(20240611);
   const weights = (n: number, scale: number) => Float32Array.from({ length: n }, () => (random() * 2 - 1) * scale);
 
   const initializers = [
@@ -221,14 +222,3 @@ function valueInfo(name: string, elemType: number, shape: (string | number)[]): 
   };
 }
 
-/** Small seeded PRNG: the fixture must be byte-identical on every run. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
