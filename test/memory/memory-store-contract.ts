@@ -35,10 +35,7 @@ export function memoryStoreContract(name: string, open: () => Promise<Database |
       await database?.close();
     });
 
-    const live = () => {
-      if (!database) return false;
-      return true;
-    };
+    const live = () => database !== undefined;
 
     it('saves, gets and deletes a memory', async ({ skip }) => {
       if (!live()) return skip(skipReason);
