@@ -5,6 +5,8 @@ import type { Config } from './config/config.js';
 import { type Database, openDatabase } from './db/database.js';
 import { ensureVectorSpace } from './db/vector-space.js';
 import type { Embedder } from './embeddings/embedder.js';
+import { type DocumentStore, createDocumentStore } from './knowledge/document-store.js';
+import { type KnowledgeSearch, createKnowledgeSearch, fusionWeightsFor } from './knowledge/knowledge-search.js';
 import type { MemoryStore } from './memory/memory-types.js';
 import { createPgMemoryStore } from './memory/pg-memory-store.js';
 
@@ -14,9 +16,12 @@ export interface AppContext {
   database: Database;
   embedder: Embedder;
   memories: MemoryStore;
+  documents: DocumentStore;
+  /** Document retrieval: hybrid, vector and BM25 search over the chunks (`/v1/search`). */
+  search: KnowledgeSearch;
   /** The chat's model; undefined when none is configured, and the chat answers extractively. */
   llm?: LlmProvider | undefined;
-  /** Document retrieval for the chat; undefined until a retriever is wired in. */
+  /** Document retrieval for the chat: `search`, unless another retriever was given. */
   knowledge?: KnowledgeRetriever | undefined;
   /** Closes the database, then the embedder (which may run worker threads). */
   close(): Promise<void>;
@@ -49,8 +54,15 @@ export async function createAppContext(config: Config, options: AppContextOption
     throw err;
   }
   const memories = createPgMemoryStore({ db: database.db, embedder });
+  const documents = createDocumentStore({ db: database.db, embedder });
+  const calibrated = fusionWeightsFor(embedder.id);
+  const search = createKnowledgeSearch({
+    db: database.db,
+    embedder,
+    weights: { ...calibrated, vector: config.FUSION_VECTOR_WEIGHT ?? calibrated.vector, text: config.FUSION_TEXT_WEIGHT ?? calibrated.text },
+  });
   const llm = options.llm === undefined ? llmProviderFromConfig(config) : (options.llm ?? undefined);
-  const { knowledge } = options;
+  const knowledge = options.knowledge ?? search;
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -63,5 +75,5 @@ export async function createAppContext(config: Config, options: AppContextOption
       }
     })());
 
-  return { config, database, embedder, memories, llm, knowledge, close };
+  return { config, database, embedder, memories, documents, search, llm, knowledge, close };
 }

@@ -34,6 +34,9 @@ export const envSchema = z.object({
     .transform((v) => (v ? v.split(',').map((k) => k.trim()).filter(Boolean) : [])),
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
   MAX_TOP_K: z.coerce.number().int().min(1).max(10_000).default(100),
+  MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(20 * 1_048_576),
+  FUSION_VECTOR_WEIGHT: z.coerce.number().min(0).max(1000).optional(),
+  FUSION_TEXT_WEIGHT: z.coerce.number().min(0).max(1000).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });
 

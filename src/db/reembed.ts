@@ -36,7 +36,7 @@ export async function reembedAll(
         const after = lastId === null ? sql`` : sql`WHERE id > ${lastId}`;
         const rows: { id: string; text: string }[] = await queryRows<{ id: string; text: string }>(
           tx,
-          sql`SELECT id::text AS id, ${ident(t.textColumn)} AS text FROM ${ident(t.table)} ${after} ORDER BY id LIMIT ${batchSize}`,
+          sql`SELECT id::text AS id, ${t.textExpression ? sql.raw(t.textExpression) : ident(t.textColumn)} AS text FROM ${ident(t.table)} ${after} ORDER BY id LIMIT ${batchSize}`,
         );
         if (rows.length === 0) break;
         const vectors = await embedder.embed(rows.map((r) => r.text));

@@ -7,12 +7,22 @@ import { queryRows } from './query-rows.js';
 export interface VectorTable {
   table: string;
   textColumn: string;
+  /** The text that was embedded, as a SQL expression over the table's columns; default `textColumn`. */
+  textExpression?: string;
   embeddingColumn: string;
   indexName: string;
 }
 
 export const VECTOR_TABLES: readonly VectorTable[] = [
   { table: 'memories', textColumn: 'content', embeddingColumn: 'embedding', indexName: 'memories_embedding_hnsw_idx' },
+  {
+    table: 'chunks',
+    textColumn: 'text',
+    // As the ingest embeds it: the context (title) line, a blank line, the chunk.
+    textExpression: `CASE WHEN "context" = '' THEN "text" ELSE "context" || E'\\n\\n' || "text" END`,
+    embeddingColumn: 'embedding',
+    indexName: 'chunks_embedding_hnsw_idx',
+  },
 ];
 
 export class VectorSpaceMismatchError extends Error {

@@ -4,8 +4,11 @@ import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import type { AppContext } from '../app-context.js';
 import { InvalidCursorError } from '../memory/cursor.js';
+import { DocumentParseError } from '../knowledge/parsers/document-parse-error.js';
 import { type ErrorCode, HttpError, errorBody, payloadTooLarge } from './errors.js';
 import { createChatRoutes } from './routes/chat.js';
+import { createDocumentRoutes } from './routes/documents.js';
+import { createSearchRoutes } from './routes/search.js';
 import { createMemoryRoutes } from './routes/memories.js';
 import { createTagRoutes } from './routes/tags.js';
 
@@ -13,16 +16,19 @@ import { createTagRoutes } from './routes/tags.js';
 export function createApp(ctx: AppContext): Hono {
   const app = new Hono();
   const maxBytes = ctx.config.MAX_BODY_BYTES;
+  const maxUploadBytes = ctx.config.MAX_UPLOAD_BYTES;
 
   // Checked on the declared length, and counted while reading when there is none (chunked).
-  app.use(
+  const limitTo = (size: number) =>
     bodyLimit({
-      maxSize: maxBytes,
+      maxSize: size,
       onError: () => {
-        throw payloadTooLarge(maxBytes);
+        throw payloadTooLarge(size);
       },
-    }),
-  );
+    });
+  const bodies = limitTo(maxBytes);
+  const uploads = limitTo(maxUploadBytes);
+  app.use((c, next) => (c.req.method === 'POST' && /^\/v1\/documents\/?$/.test(c.req.path) ? uploads : bodies)(c, next));
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   if (ctx.config.API_KEYS.length > 0) {
@@ -39,12 +45,19 @@ export function createApp(ctx: AppContext): Hono {
   app.route('/v1/memories', createMemoryRoutes(ctx));
   app.route('/v1/tags', createTagRoutes(ctx));
   app.route('/v1/chat', createChatRoutes(ctx));
+  app.route('/v1/documents', createDocumentRoutes(ctx));
+  app.route('/v1/search', createSearchRoutes(ctx));
 
   app.notFound((c) => c.json(errorBody('not_found', `No route for ${c.req.method} ${c.req.path}`), 404));
 
   app.onError(async (err, c) => {
     if (err instanceof HttpError) {
       return c.json(errorBody(err.code, err.message, err.details), err.status);
+    }
+    if (err instanceof DocumentParseError) {
+      return err.code === 'unsupported_format'
+        ? c.json(errorBody('unsupported_media_type', err.message), 415)
+        : c.json(errorBody('unprocessable_document', err.message), 422);
     }
     if (err instanceof InvalidCursorError) {
       const details = [{ path: 'cursor', message: 'is not a cursor returned by this API' }];

@@ -11,6 +11,8 @@ export type ErrorCode =
   | 'validation_error'
   | 'not_found'
   | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'unprocessable_document'
   | 'unauthorized'
   | 'http_error'
   | 'internal_error';

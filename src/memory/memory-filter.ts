@@ -1,5 +1,6 @@
 import { type SQL, and, sql } from 'drizzle-orm';
 import { memories } from '../db/schema.js';
+import { tagConditions } from '../db/tag-filter.js';
 import { DEFAULT_AGENT_ID, type MemoryFilter } from './memory-types.js';
 import { normalizeTags } from './tags.js';
 
@@ -24,21 +25,7 @@ export function hasTagFilter(filter: NormalizedFilter): boolean {
   return filter.tagsAny.length + filter.tagsAll.length + filter.tagsNone.length > 0;
 }
 
-const textArray = (values: string[]) => sql`${`{${values.map(quoteArrayElement).join(',')}}`}::text[]`;
-
-// Array literals are passed as one bound parameter, so only the array syntax needs escaping.
-function quoteArrayElement(value: string): string {
-  return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
-}
-
-/**
- * The WHERE clause of a filter. `&&` and `@>` are answered by the GIN index on `tags`, and the
- * clause goes inside the query, before ORDER BY/LIMIT, so filtering never shrinks a page.
- */
+/** The WHERE clause of a filter: the agent, and the tag conditions answered by the GIN index. */
 export function filterToSql(filter: NormalizedFilter): SQL {
-  const parts: SQL[] = [sql`${memories.agentId} = ${filter.agentId}`];
-  if (filter.tagsAny.length) parts.push(sql`${memories.tags} && ${textArray(filter.tagsAny)}`);
-  if (filter.tagsAll.length) parts.push(sql`${memories.tags} @> ${textArray(filter.tagsAll)}`);
-  if (filter.tagsNone.length) parts.push(sql`NOT (${memories.tags} && ${textArray(filter.tagsNone)})`);
-  return and(...parts)!;
+  return and(sql`${memories.agentId} = ${filter.agentId}`, ...tagConditions(memories.tags, filter))!;
 }

@@ -1,7 +1,8 @@
 import { type SQL, and, asc, desc, eq, getTableColumns, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.js';
-import { queryRows } from '../db/query-rows.js';
+import { type VectorScanOptions, filteredVectorSearch } from '../db/filtered-vector-search.js';
 import { memories } from '../db/schema.js';
+import { vectorParam } from '../db/sql-arrays.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import { type NormalizedFilter, filterToSql, normalizeFilter } from './memory-filter.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
@@ -20,21 +21,9 @@ import {
 } from './memory-types.js';
 import { normalizeTags } from './tags.js';
 
-export interface PgMemoryStoreOptions {
+export interface PgMemoryStoreOptions extends VectorScanOptions {
   db: Db;
   embedder: Embedder;
-  /**
-   * At most this many matching rows are ranked by an exact scan instead of the HNSW index.
-   * An exact scan of a few thousand vectors is cheaper than walking the graph past the
-   * non-matching rows, and it is the only way a rare tag still yields `topK` rows.
-   */
-  exactScanMaxRows?: number;
-  /** HNSW candidate list size; raised to `topK` when that is larger. */
-  efSearch?: number;
-  /** The index path fetches `topK * candidateFactor` rows (at least `efSearch`) and keeps the best. */
-  candidateFactor?: number;
-  /** Rows an iterative index scan may visit before giving up (pgvector's `hnsw.max_scan_tuples`). */
-  maxScanTuples?: number;
 }
 
 const { embedding: _embedding, id: _id, ...memoryColumns } = getTableColumns(memories);
@@ -50,14 +39,10 @@ const toMemory = (row: MemoryRow): Memory => ({
   updatedAt: row.updatedAt,
 });
 
-const vectorParam = (v: number[]) => sql`${`[${v.join(',')}]`}::vector`;
 
 export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore {
   const { db, embedder } = options;
-  const exactScanMaxRows = options.exactScanMaxRows ?? 1000;
-  const efSearch = options.efSearch ?? 40;
-  const maxScanTuples = options.maxScanTuples ?? 20_000;
-  const candidateFactor = options.candidateFactor ?? 4;
+  const scanOptions: VectorScanOptions = options;
 
   async function embedOne(text: string): Promise<number[]> {
     const [vector] = await embedder.embed([text]);
@@ -138,44 +123,27 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
   }
 
   async function rank(vector: number[], filter: NormalizedFilter, topK: number): Promise<MemoryHit[]> {
-    const where = and(filterToSql(filter), sql`${memories.embedding} IS NOT NULL`)!;
     const distance = sql`${memories.embedding} <=> ${vectorParam(vector)}`;
-    const ranked = (tx: Db, limit: number) =>
-      tx
-        .select({ ...memoryColumns, distance: sql<number>`${distance}` })
-        .from(memories)
-        .where(where)
-        .orderBy(distance)
-        .limit(limit);
-
-    return db.transaction(async (tx) => {
-      const t = tx as unknown as Db;
-      // Counted on the filter alone: the btree (agent) and GIN (tags) indexes answer it without
-      // reading the wide vector rows.
-      const matching = await countUpTo(t, filterToSql(filter), exactScanMaxRows + 1);
-      let rows: Awaited<ReturnType<ReturnType<typeof ranked>['execute']>> = [];
-      if (matching > exactScanMaxRows) {
-        // Iterative scans keep walking the graph until enough rows pass the filter, so a
-        // filter is applied before the LIMIT without starving the result. Over-fetching and
-        // re-sorting by exact distance repairs most of what relaxed ordering and a small
-        // candidate list miss.
-        const candidates = Math.max(topK * candidateFactor, efSearch);
-        // set_config(..., true) is SET LOCAL; one statement saves round trips.
-        await t.execute(sql`SELECT set_config('hnsw.ef_search', ${String(Math.min(candidates, 1000))}, true),
-          set_config('hnsw.iterative_scan', 'relaxed_order', true),
-          set_config('hnsw.max_scan_tuples', ${String(maxScanTuples)}, true)`);
-        rows = await ranked(t, candidates);
-      }
-      if (rows.length < Math.min(topK, matching)) {
-        // Few matches, or the index gave up: rank every matching row exactly.
-        await t.execute(sql`SELECT set_config('enable_indexscan', 'off', true)`);
-        rows = await ranked(t, topK);
-      }
-      return rows
-        .map(({ distance, ...row }) => ({ memory: toMemory(row), score: 1 - Number(distance) }))
-        .sort((a, b) => b.score - a.score)
-        .slice(0, topK);
-    });
+    const rows = await filteredVectorSearch(
+      db,
+      {
+        table: memories,
+        where: filterToSql(filter),
+        limit: topK,
+        ranked: (tx, limit) =>
+          tx
+            .select({ ...memoryColumns, distance: sql<number>`${distance}` })
+            .from(memories)
+            .where(and(filterToSql(filter), sql`${memories.embedding} IS NOT NULL`))
+            .orderBy(distance)
+            .limit(limit),
+      },
+      scanOptions,
+    );
+    return rows
+      .map(({ distance, ...row }) => ({ memory: toMemory(row), score: 1 - Number(distance) }))
+      .sort((a, b) => b.score - a.score)
+      .slice(0, topK);
   }
 
   async function list(opts: ListMemoriesOptions = {}): Promise<MemoryPage> {
@@ -223,12 +191,4 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
   }
 
   return { save, get, search, searchByVector, delete: del, list, tagCounts, deleteByTags };
-}
-
-async function countUpTo(db: Db, where: SQL, cap: number): Promise<number> {
-  const [row] = await queryRows<{ n: number }>(
-    db,
-    sql`SELECT count(*)::int AS n FROM (SELECT 1 FROM ${memories} WHERE ${where} LIMIT ${cap}) AS m`,
-  );
-  return Number(row?.n ?? 0);
 }

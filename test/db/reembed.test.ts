@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { reembedAll } from '../../src/db/reembed.js';
 import { VectorSpaceMismatchError, ensureVectorSpace, readSpace } from '../../src/db/vector-space.js';
+import { createDocumentStore } from '../../src/knowledge/document-store.js';
+import { createKnowledgeSearch } from '../../src/knowledge/knowledge-search.js';
 import { createPgMemoryStore } from '../../src/memory/pg-memory-store.js';
 import { createHashEmbedder } from '../support/hash-embedder.js';
 
@@ -15,6 +17,7 @@ describe('reembedAll', () => {
     await ensureVectorSpace(database.db, oldEmbedder);
     const store = createPgMemoryStore({ db: database.db, embedder: oldEmbedder });
     for (let i = 0; i < 150; i++) await store.save({ key: `k${i}`, content: `memory number ${i} about topic ${i % 7}` });
+    await createDocumentStore({ db: database.db, embedder: oldEmbedder }).ingest({ title: 'Manual', content: 'Pumps move water uphill.', format: 'text' });
   });
   afterAll(() => database.close());
 
@@ -22,8 +25,14 @@ describe('reembedAll', () => {
     await expect(ensureVectorSpace(database.db, newEmbedder)).rejects.toBeInstanceOf(VectorSpaceMismatchError);
     const progress: number[] = [];
     const summary = await reembedAll(database.db, newEmbedder, { batchSize: 40, onProgress: (p) => progress.push(p.done) });
-    expect(summary).toEqual([{ table: 'memories', rows: 150 }]);
-    expect(progress).toEqual([40, 80, 120, 150]);
+    expect(summary).toEqual([
+      { table: 'memories', rows: 150 },
+      { table: 'chunks', rows: 1 },
+    ]);
+    expect(progress).toEqual([40, 80, 120, 150, 1]);
+    // A chunk is re-embedded as the ingest embedded it: title, blank line, text.
+    const [hybrid] = await createKnowledgeSearch({ db: database.db, embedder: newEmbedder }).search('Manual Pumps move water uphill.', { mode: 'vector', topK: 1 });
+    expect(hybrid!.score).toBeCloseTo(1, 5);
     expect(await readSpace(database.db, 'memories')).toEqual({ embedderId: 'test:new-32', dimensions: 32 });
     await ensureVectorSpace(database.db, newEmbedder);
     const store = createPgMemoryStore({ db: database.db, embedder: newEmbedder });

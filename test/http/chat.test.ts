@@ -88,7 +88,8 @@ describe('POST /v1/chat with an LLM', () => {
     const user = String(sent.messages[1]!.content);
     expect(user).toContain('<source id="1" kind="memory" key="tea">\nAlice prefers green tea in the afternoon\n</source>');
     expect(user.endsWith('Question:\nWhat tea does Alice prefer?')).toBe(true);
-    expect(sent.tools?.map((t) => t.function.name).sort()).toEqual(['delete_memory', 'save_memory', 'search_memories']);
+    // The app's document search is the chat's knowledge retriever, so its tool is offered too.
+    expect(sent.tools?.map((t) => t.function.name).sort()).toEqual(['delete_memory', 'save_memory', 'search_knowledge', 'search_memories']);
   });
 
   it('echoes the conversation id and recalls only the requested agent', async () => {

@@ -31,7 +31,7 @@ const SURROGATE_MESSAGE = 'must not contain unpaired UTF-16 surrogates';
  * Postgres text cannot hold NUL (the insert fails), and an unpaired surrogate is not UTF-8: text
  * columns would silently store U+FFFD and jsonb rejects it. Both are refused here, as a 400.
  */
-const storableString = (min: number, max: number) =>
+export const storableString = (min: number, max: number) =>
   z
     .string()
     .min(min)
@@ -39,7 +39,7 @@ const storableString = (min: number, max: number) =>
     .refine((s) => !s.includes('\u0000'), NUL_MESSAGE)
     .refine((s) => !LONE_SURROGATE.test(s), SURROGATE_MESSAGE);
 
-const notBlank = (s: string) => s.trim() !== '';
+export const notBlank = (s: string) => s.trim() !== '';
 
 export const keySchema = z
   .string()
@@ -116,7 +116,7 @@ function findMetadataProblem(value: unknown, path: (string | number)[], depth: n
 const searchQuerySchema = storableString(1, MEMORY_LIMITS.queryMaxChars).refine(notBlank, 'must not be blank');
 
 /** A whole number from a query-string parameter. */
-const queryInt = (min: number, max: number) =>
+export const queryInt = (min: number, max: number) =>
   z
     .string()
     .regex(/^\d+$/, 'must be a whole number')

@@ -1,0 +1,132 @@
+import { z } from 'zod';
+import { RERANKERS, SEARCH_MODES } from '../../knowledge/knowledge-search.js';
+import { DOCUMENT_FORMATS } from '../../knowledge/parsers/document-format.js';
+import { MEMORY_LIMITS, metadataSchema, notBlank, queryInt, storableString, tagsSchema } from './memory-schemas.js';
+
+/** Every input limit of the document and search routes, in one place. */
+export const DOCUMENT_LIMITS = {
+  titleMaxChars: 1000,
+  sourceMaxChars: 2048,
+  /** Characters of `text` in a JSON ingest; files are bounded by MAX_UPLOAD_BYTES instead. */
+  textMaxChars: 5_000_000,
+  chunkTokensMin: 8,
+  chunkTokensMax: 8192,
+  candidateKMax: 1000,
+  pageDefault: 50,
+  pageMax: 200,
+  chunkPageDefault: 100,
+  chunkPageMax: 1000,
+  cursorMaxChars: 512,
+} as const;
+
+const chunkingFields = {
+  maxTokens: z.number().int().min(DOCUMENT_LIMITS.chunkTokensMin).max(DOCUMENT_LIMITS.chunkTokensMax).optional(),
+  overlapTokens: z.number().int().min(0).max(DOCUMENT_LIMITS.chunkTokensMax - 1).optional(),
+};
+
+const documentFields = {
+  title: storableString(1, DOCUMENT_LIMITS.titleMaxChars).refine(notBlank, 'must not be blank').optional(),
+  tags: tagsSchema.optional(),
+  metadata: metadataSchema.optional(),
+  source: storableString(1, DOCUMENT_LIMITS.sourceMaxChars).refine(notBlank, 'must not be blank').optional(),
+  ...chunkingFields,
+};
+
+const overlapBelowMax = (b: { maxTokens?: number | undefined; overlapTokens?: number | undefined }) =>
+  b.maxTokens === undefined || b.overlapTokens === undefined || b.overlapTokens < b.maxTokens;
+const OVERLAP_ISSUE = { path: ['overlapTokens'], message: 'must be less than maxTokens' };
+
+/** `POST /v1/documents` with a JSON body: the text itself, in a text format. */
+export const ingestJsonBody = z
+  .strictObject({
+    text: storableString(1, DOCUMENT_LIMITS.textMaxChars).refine(notBlank, 'must not be blank'),
+    format: z.enum(DOCUMENT_FORMATS.filter((f) => f !== 'pdf') as ['text', 'markdown', 'html']).default('text'),
+    ...documentFields,
+  })
+  .refine(overlapBelowMax, OVERLAP_ISSUE);
+
+/** A form field holding a whole number. */
+const formInt = (schema: z.ZodNumber) => z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(schema);
+
+/**
+ * The fields of a multipart upload beside `file`, as strings: `tags` repeated, comma-separated
+ * or a JSON array; `metadata` a JSON object.
+ */
+export const ingestFormFields = z
+  .strictObject({
+    title: documentFields.title,
+    source: documentFields.source,
+    tags: z
+      .union([z.string(), z.array(z.string())])
+      .optional()
+      .transform((v, ctx) => {
+        if (v === undefined) return undefined;
+        const values = Array.isArray(v) ? v : [v];
+        const out: unknown[] = [];
+        for (const value of values) {
+          if (value.trim().startsWith('[')) {
+            try {
+              out.push(...(JSON.parse(value) as unknown[]));
+            } catch {
+              ctx.addIssue({ code: 'custom', message: 'must be a JSON array of strings, or tags separated by commas' });
+              return z.NEVER;
+            }
+          } else {
+            out.push(...value.split(',').map((t) => t.trim()).filter((t) => t !== ''));
+          }
+        }
+        return out;
+      })
+      .pipe(tagsSchema.optional()),
+    metadata: z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        if (v === undefined) return undefined;
+        try {
+          return JSON.parse(v) as unknown;
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'must be a JSON object' });
+          return z.NEVER;
+        }
+      })
+      .pipe(metadataSchema.optional()),
+    format: z.enum(DOCUMENT_FORMATS).optional(),
+    maxTokens: formInt(chunkingFields.maxTokens.unwrap()).optional(),
+    overlapTokens: formInt(chunkingFields.overlapTokens.unwrap()).optional(),
+  })
+  .refine(overlapBelowMax, OVERLAP_ISSUE);
+
+export const documentIdParams = z.strictObject({ id: z.uuid('must be a document id (a UUID)') });
+
+const tagFilterFields = {
+  tagsAny: tagsSchema.optional(),
+  tagsAll: tagsSchema.optional(),
+  tagsNone: tagsSchema.optional(),
+};
+
+export const listDocumentsQuery = z.strictObject({
+  ...tagFilterFields,
+  limit: queryInt(1, DOCUMENT_LIMITS.pageMax).default(DOCUMENT_LIMITS.pageDefault),
+  cursor: z.string().max(DOCUMENT_LIMITS.cursorMaxChars).optional(),
+});
+
+export const listChunksQuery = z.strictObject({
+  limit: queryInt(1, DOCUMENT_LIMITS.chunkPageMax).default(DOCUMENT_LIMITS.chunkPageDefault),
+  cursor: z.string().max(DOCUMENT_LIMITS.cursorMaxChars).optional(),
+});
+
+export function searchBody(maxTopK: number) {
+  return z.strictObject({
+    query: storableString(1, MEMORY_LIMITS.queryMaxChars).refine(notBlank, 'must not be blank'),
+    topK: z.number().int().min(1).max(maxTopK).default(MEMORY_LIMITS.topKDefault),
+    candidateK: z.number().int().min(1).max(DOCUMENT_LIMITS.candidateKMax).optional(),
+    mode: z.enum(SEARCH_MODES).default('hybrid'),
+    reranker: z.enum(RERANKERS).default('none'),
+    weights: z
+      .strictObject({ vector: z.number().min(0).max(1000), text: z.number().min(0).max(1000), k: z.number().min(0).max(10_000).optional() })
+      .refine((w) => w.vector + w.text > 0, 'vector and text must not both be 0')
+      .optional(),
+    ...tagFilterFields,
+  });
+}

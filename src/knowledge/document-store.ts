@@ -1,0 +1,418 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { type SQL, and, asc, desc, eq, gt, lt, or, sql } from 'drizzle-orm';
+import type { Db } from '../db/database.js';
+import { queryRows } from '../db/query-rows.js';
+import { chunks, documents } from '../db/schema.js';
+import { intArray, textArray, uuidArray } from '../db/sql-arrays.js';
+import { tagConditions } from '../db/tag-filter.js';
+import type { Embedder } from '../embeddings/embedder.js';
+import { InvalidCursorError, decodeCursor, encodeCursor } from '../memory/cursor.js';
+import { normalizeTags } from '../memory/tags.js';
+import { type Analyzer, defaultAnalyzer } from './bm25/analyzer.js';
+import { findMarkdownHeadings } from './chunking/markdown-headings.js';
+import type { DocumentFormat } from './parsers/document-format.js';
+import { parseDocument } from './parsers/parse-document.js';
+import { type ChunkingOptions, type PreparedChunk, prepareChunks } from './prepare-chunks.js';
+
+export interface IngestDocumentInput {
+  /** Default: the file name without extension, else the first heading, else the first line. */
+  title?: string | undefined;
+  /** Text, or the bytes of an uploaded file. */
+  content: string | Uint8Array;
+  format: DocumentFormat;
+  /** The upload's name, for the default title and error messages. */
+  filename?: string | undefined;
+  tags?: readonly string[] | undefined;
+  metadata?: Record<string, unknown> | undefined;
+  /** Where the document comes from (a URL, a path): a later ingest of the same source replaces it. */
+  source?: string | null | undefined;
+  chunking?: ChunkingOptions | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+export interface StoredDocument {
+  id: string;
+  title: string;
+  source: string | null;
+  format: DocumentFormat;
+  contentHash: string;
+  tags: string[];
+  metadata: Record<string, unknown>;
+  /** Characters of the extracted text. */
+  textLength: number;
+  chunkCount: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface IngestResult {
+  document: StoredDocument;
+  /**
+   * `created`: a new document. `replaced`: the document with this `source` now holds the new
+   * content (same id, new chunks). `unchanged`: a document with identical text already existed and
+   * is returned as it is; nothing was written.
+   */
+  status: 'created' | 'replaced' | 'unchanged';
+}
+
+export interface StoredChunk {
+  id: string;
+  documentId: string;
+  index: number;
+  text: string;
+  headingPath: string[];
+  start: number;
+  end: number;
+  tokenCount: number;
+}
+
+export interface DocumentFilter {
+  tagsAny?: readonly string[] | undefined;
+  tagsAll?: readonly string[] | undefined;
+  tagsNone?: readonly string[] | undefined;
+}
+
+export interface ListDocumentsOptions extends DocumentFilter {
+  limit?: number | undefined;
+  cursor?: string | undefined;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+export interface DocumentStore {
+  ingest(input: IngestDocumentInput): Promise<IngestResult>;
+  get(id: string): Promise<StoredDocument | null>;
+  /** The extracted text the chunk offsets refer to. */
+  getText(id: string): Promise<string | null>;
+  list(options?: ListDocumentsOptions): Promise<Page<StoredDocument>>;
+  /** The document's chunks in order; `null` when there is no such document. */
+  chunks(id: string, options?: { limit?: number | undefined; cursor?: string | undefined }): Promise<Page<StoredChunk> | null>;
+  delete(id: string): Promise<boolean>;
+}
+
+export interface DocumentStoreOptions {
+  db: Db;
+  embedder: Embedder;
+  analyzer?: Analyzer;
+  /** The embedder's tokenizer, when it runs in this thread; default the chunker's (high-erring) estimate. */
+  countTokens?: (text: string) => number;
+  /** Texts per embedder call. Default 64. */
+  embedBatchSize?: number;
+}
+
+/** Postings were written by one analyzer and are about to be written or queried with another. */
+export class AnalyzerMismatchError extends Error {
+  constructor(
+    readonly stored: string,
+    readonly configured: string,
+  ) {
+    super(
+      `The BM25 index was built with analyzer "${stored}", but the configured analyzer is "${configured}". ` +
+        'Re-ingest the documents (delete and add them again) to index them with the configured analyzer.',
+    );
+    this.name = 'AnalyzerMismatchError';
+  }
+}
+
+/** Text as it is hashed, stored and chunked: NFC, `\n` line ends, no outer white space. */
+export function normalizeDocumentText(text: string): string {
+  return text.normalize('NFC').replace(/\r\n?/g, '\n').trim();
+}
+
+export const contentHashOf = (normalizedText: string): string => createHash('sha256').update(normalizedText, 'utf8').digest('hex');
+
+const documentColumns = {
+  id: documents.id,
+  title: documents.title,
+  source: documents.source,
+  format: documents.format,
+  contentHash: documents.contentHash,
+  tags: documents.tags,
+  metadata: documents.metadata,
+  textLength: sql<number>`char_length(${documents.text})`.as('text_length'),
+  createdAt: documents.createdAt,
+  updatedAt: documents.updatedAt,
+};
+
+// Spelt out: inside a single-table select, Drizzle would print the outer column unqualified.
+const chunkCountOf = sql<number>`(SELECT count(*)::int FROM "chunks" c WHERE c."document_id" = "documents"."id")`.as('chunk_count');
+
+type DocumentRow = { [K in keyof typeof documentColumns]: unknown } & { chunkCount: unknown };
+
+const toDocument = (row: DocumentRow): StoredDocument => ({
+  id: row.id as string,
+  title: row.title as string,
+  source: (row.source as string | null) ?? null,
+  format: row.format as DocumentFormat,
+  contentHash: row.contentHash as string,
+  tags: row.tags as string[],
+  metadata: row.metadata as Record<string, unknown>,
+  textLength: Number(row.textLength),
+  chunkCount: Number(row.chunkCount),
+  createdAt: row.createdAt as Date,
+  updatedAt: row.updatedAt as Date,
+});
+
+// Rows per multi-row statement: far below the 65,535 bind parameters of the protocol.
+const INSERT_BATCH = 500;
+const ARRAY_BATCH = 10_000;
+
+export function createDocumentStore(options: DocumentStoreOptions): DocumentStore {
+  const { db, embedder } = options;
+  const analyzer = options.analyzer ?? defaultAnalyzer;
+  const embedBatchSize = options.embedBatchSize ?? 64;
+
+  async function ingest(input: IngestDocumentInput): Promise<IngestResult> {
+    input.signal?.throwIfAborted();
+    const parsed = await parseDocument({ format: input.format, data: input.content, ...(input.filename ? { filename: input.filename } : {}) });
+    const text = normalizeDocumentText(parsed.text);
+    const contentHash = contentHashOf(text);
+    const source = input.source ?? null;
+
+    const existing = await findByHash(db, contentHash);
+    if (existing) return { document: existing, status: 'unchanged' };
+
+    const title = (input.title?.trim() || defaultTitle(text, parsed.markup, input.filename)).slice(0, 1000);
+    const tags = normalizeTags(input.tags);
+    const metadata = input.metadata ?? {};
+    const prepared = prepareChunks({
+      title,
+      text,
+      markup: parsed.markup,
+      maxInputTokens: embedder.maxInputTokens,
+      analyzer,
+      ...(input.chunking ? { options: input.chunking } : {}),
+      ...(options.countTokens ? { countTokens: options.countTokens } : {}),
+    });
+    // Outside the transaction: on PGlite a transaction holds the only connection, and the model
+    // may take long. Nothing is written unless every batch succeeded.
+    const vectors = await embedAll(prepared.map((c) => c.indexedText), input.signal);
+
+    return db.transaction(async (txn) => {
+      const tx = txn as unknown as Db;
+      await lockCorpus(tx, true);
+      // Another writer may have stored the same text while we embedded.
+      const raced = await findByHash(tx, contentHash);
+      if (raced) return { document: raced, status: 'unchanged' as const };
+
+      let id: string;
+      let status: IngestResult['status'];
+      const [previous] = source === null ? [] : await tx.select({ id: documents.id }).from(documents).where(eq(documents.source, source)).for('update');
+      if (previous) {
+        id = previous.id;
+        status = 'replaced';
+        await removeChunks(tx, id);
+        await tx
+          .update(documents)
+          .set({ title, contentHash, format: input.format, tags, metadata, text, updatedAt: sql`now()` })
+          .where(eq(documents.id, id));
+      } else {
+        id = randomUUID();
+        status = 'created';
+        await tx.insert(documents).values({ id, title, source, contentHash, format: input.format, tags, metadata, text });
+      }
+      await insertChunks(tx, id, tags, prepared, vectors);
+      const document = await findById(tx, id);
+      return { document: document!, status };
+    });
+  }
+
+  async function embedAll(texts: string[], signal: AbortSignal | undefined): Promise<number[][]> {
+    const vectors: number[][] = [];
+    for (let i = 0; i < texts.length; i += embedBatchSize) {
+      signal?.throwIfAborted();
+      const batch = texts.slice(i, i + embedBatchSize);
+      const out = await embedder.embed(batch, signal ? { signal } : {});
+      if (out.length !== batch.length || out.some((v) => v.length !== embedder.dimensions)) {
+        throw new Error(`embedder ${embedder.id} returned ${out.length} vectors for ${batch.length} texts, or vectors of the wrong size`);
+      }
+      vectors.push(...out);
+    }
+    return vectors;
+  }
+
+  /**
+   * Takes the corpus statistics row lock, which serialises every writer of postings and
+   * statistics (so their upserts never deadlock), and checks the analyzer of the stored postings.
+   */
+  async function lockCorpus(tx: Db, writingPostings: boolean): Promise<void> {
+    await tx.execute(sql`INSERT INTO corpus_stats (id, total_chunks, total_length, analyzer_id)
+      VALUES (1, 0, 0, ${analyzer.id}) ON CONFLICT (id) DO NOTHING`);
+    const [row] = await queryRows<{ total_chunks: string | number; analyzer_id: string }>(
+      tx,
+      sql`SELECT total_chunks, analyzer_id FROM corpus_stats WHERE id = 1 FOR UPDATE`,
+    );
+    if (!writingPostings || !row || row.analyzer_id === analyzer.id) return;
+    if (Number(row.total_chunks) > 0) throw new AnalyzerMismatchError(row.analyzer_id, analyzer.id);
+    await tx.execute(sql`UPDATE corpus_stats SET analyzer_id = ${analyzer.id} WHERE id = 1`);
+  }
+
+  async function insertChunks(tx: Db, documentId: string, tags: string[], prepared: PreparedChunk[], vectors: number[][]): Promise<void> {
+    const ids = prepared.map(() => randomUUID());
+    for (let i = 0; i < prepared.length; i += INSERT_BATCH) {
+      await tx.insert(chunks).values(
+        prepared.slice(i, i + INSERT_BATCH).map((c, j) => ({
+          id: ids[i + j]!,
+          documentId,
+          index: c.index,
+          text: c.text,
+          context: c.context,
+          headingPath: c.headingPath,
+          start: c.start,
+          end: c.end,
+          tokenCount: c.tokenCount,
+          bm25Length: c.bm25Length,
+          embedding: vectors[i + j]!,
+          tags,
+        })),
+      );
+    }
+
+    const postingChunks: string[] = [];
+    const postingTerms: string[] = [];
+    const postingTfs: number[] = [];
+    const documentFrequency = new Map<string, number>();
+    let totalLength = 0;
+    prepared.forEach((c, i) => {
+      totalLength += c.bm25Length;
+      for (const [term, tf] of c.termFrequencies) {
+        postingChunks.push(ids[i]!);
+        postingTerms.push(term);
+        postingTfs.push(tf);
+        documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
+      }
+    });
+    for (let i = 0; i < postingTerms.length; i += ARRAY_BATCH) {
+      const end = i + ARRAY_BATCH;
+      await tx.execute(sql`INSERT INTO postings (chunk_id, term, tf)
+        SELECT * FROM unnest(${uuidArray(postingChunks.slice(i, end))}, ${textArray(postingTerms.slice(i, end))}, ${intArray(postingTfs.slice(i, end))})`);
+    }
+    // Sorted, as every writer does, though the corpus lock already keeps writers apart.
+    const terms = [...documentFrequency.keys()].sort();
+    for (let i = 0; i < terms.length; i += ARRAY_BATCH) {
+      const batch = terms.slice(i, i + ARRAY_BATCH);
+      await tx.execute(sql`INSERT INTO term_stats (term, df)
+        SELECT * FROM unnest(${textArray(batch)}, ${intArray(batch.map((t) => documentFrequency.get(t)!))})
+        ON CONFLICT (term) DO UPDATE SET df = term_stats.df + excluded.df`);
+    }
+    await tx.execute(sql`UPDATE corpus_stats
+      SET total_chunks = total_chunks + ${prepared.length}, total_length = total_length + ${totalLength} WHERE id = 1`);
+  }
+
+  /** Deletes a document's chunks and postings, taking them out of the BM25 statistics. */
+  async function removeChunks(tx: Db, documentId: string): Promise<void> {
+    // One statement's CTEs share a snapshot: terms whose last posting goes are deleted, the others decremented.
+    await tx.execute(sql`
+      WITH gone AS (
+        DELETE FROM postings p USING chunks c WHERE c.id = p.chunk_id AND c.document_id = ${documentId} RETURNING p.term
+      ),
+      dec AS (SELECT term, count(*)::int AS n FROM gone GROUP BY term),
+      dropped AS (DELETE FROM term_stats t USING dec WHERE t.term = dec.term AND t.df <= dec.n RETURNING t.term)
+      UPDATE term_stats t SET df = t.df - dec.n FROM dec WHERE t.term = dec.term AND t.df > dec.n`);
+    await tx.execute(sql`
+      WITH gone AS (DELETE FROM chunks WHERE document_id = ${documentId} RETURNING bm25_length)
+      UPDATE corpus_stats SET
+        total_chunks = total_chunks - (SELECT count(*) FROM gone),
+        total_length = total_length - (SELECT coalesce(sum(bm25_length), 0) FROM gone)
+      WHERE id = 1`);
+  }
+
+  async function del(id: string): Promise<boolean> {
+    return db.transaction(async (txn) => {
+      const tx = txn as unknown as Db;
+      await lockCorpus(tx, false);
+      const [found] = await tx.select({ id: documents.id }).from(documents).where(eq(documents.id, id)).for('update');
+      if (!found) return false;
+      await removeChunks(tx, id);
+      await tx.delete(documents).where(eq(documents.id, id));
+      return true;
+    });
+  }
+
+  async function list(opts: ListDocumentsOptions = {}): Promise<Page<StoredDocument>> {
+    const limit = opts.limit ?? 50;
+    const conditions: SQL[] = tagConditions(documents.tags, {
+      tagsAny: normalizeTags(opts.tagsAny),
+      tagsAll: normalizeTags(opts.tagsAll),
+      tagsNone: normalizeTags(opts.tagsNone),
+    });
+    if (opts.cursor) {
+      const { createdAt, id } = decodeCursor(opts.cursor);
+      const at = sql`${createdAt}::timestamptz`;
+      conditions.push(or(lt(documents.createdAt, at), and(eq(documents.createdAt, at), lt(documents.id, id)))!);
+    }
+    const rows = await db
+      .select({ ...documentColumns, chunkCount: chunkCountOf, createdAtText: sql<string>`${documents.createdAt}::text` })
+      .from(documents)
+      .where(conditions.length ? and(...conditions) : undefined)
+      .orderBy(desc(documents.createdAt), desc(documents.id))
+      .limit(limit + 1);
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map(toDocument),
+      nextCursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAtText, id: last.id }) : null,
+    };
+  }
+
+  async function listChunks(id: string, opts: { limit?: number | undefined; cursor?: string | undefined } = {}): Promise<Page<StoredChunk> | null> {
+    const limit = opts.limit ?? 100;
+    const after = opts.cursor === undefined ? -1 : decodeChunkCursor(opts.cursor);
+    const [doc] = await db.select({ id: documents.id }).from(documents).where(eq(documents.id, id));
+    if (!doc) return null;
+    const rows = await db
+      .select({
+        id: chunks.id,
+        documentId: chunks.documentId,
+        index: chunks.index,
+        text: chunks.text,
+        headingPath: chunks.headingPath,
+        start: chunks.start,
+        end: chunks.end,
+        tokenCount: chunks.tokenCount,
+      })
+      .from(chunks)
+      .where(and(eq(chunks.documentId, id), gt(chunks.index, after)))
+      .orderBy(asc(chunks.index))
+      .limit(limit + 1);
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return { items: page, nextCursor: rows.length > limit && last ? String(last.index) : null };
+  }
+
+  async function getText(id: string): Promise<string | null> {
+    const [row] = await db.select({ text: documents.text }).from(documents).where(eq(documents.id, id));
+    return row?.text ?? null;
+  }
+
+  return { ingest, get: (id) => findById(db, id), getText, list, chunks: listChunks, delete: del };
+}
+
+async function findById(db: Db, id: string): Promise<StoredDocument | null> {
+  const [row] = await db.select({ ...documentColumns, chunkCount: chunkCountOf }).from(documents).where(eq(documents.id, id));
+  return row ? toDocument(row) : null;
+}
+
+async function findByHash(db: Db, contentHash: string): Promise<StoredDocument | null> {
+  const [row] = await db.select({ ...documentColumns, chunkCount: chunkCountOf }).from(documents).where(eq(documents.contentHash, contentHash));
+  return row ? toDocument(row) : null;
+}
+
+function decodeChunkCursor(cursor: string): number {
+  if (!/^\d{1,9}$/.test(cursor)) throw new InvalidCursorError();
+  return Number(cursor);
+}
+
+function defaultTitle(text: string, markup: 'markdown' | 'plain', filename: string | undefined): string {
+  const fromName = filename?.replace(/^.*[\\/]/, '').replace(/\.[^.]+$/, '').trim();
+  if (fromName) return fromName;
+  if (markup === 'markdown') {
+    const [heading] = findMarkdownHeadings(text);
+    if (heading?.text.trim()) return heading.text.trim();
+  }
+  const firstLine = text.split('\n').find((line) => line.trim() !== '')?.trim() ?? 'Untitled';
+  return firstLine.length > 120 ? `${firstLine.slice(0, 117)}...` : firstLine;
+}

@@ -1,0 +1,64 @@
+import type { Analyzer } from './bm25/analyzer.js';
+import { type Chunk, chunkText } from './chunker.js';
+import { approximateTokenCount } from './chunking/approximate-token-count.js';
+
+export interface ChunkingOptions {
+  /** Tokens per chunk before the embedder's limit applies; default 256. */
+  maxTokens?: number;
+  /** Tokens repeated from a chunk's end at the next chunk's start; default an eighth of the chunk size. */
+  overlapTokens?: number;
+}
+
+export const DEFAULT_CHUNK_TOKENS = 256;
+
+export interface PreparedChunk extends Chunk {
+  /** Embedded and indexed in front of the chunk's text: the document title, or '' when it does not fit. */
+  context: string;
+  /** What the embedder and BM25 see: `context`, a blank line, `text`. */
+  indexedText: string;
+  termFrequencies: Map<string, number>;
+  /** BM25 document length: the number of terms in `indexedText`. */
+  bm25Length: number;
+}
+
+export interface PrepareChunksInput {
+  title: string;
+  text: string;
+  markup: 'markdown' | 'plain';
+  /** The embedder's window (`embedder.maxInputTokens`): no indexed text is longer. */
+  maxInputTokens: number;
+  analyzer: Analyzer;
+  options?: ChunkingOptions;
+  /** The embedder's tokenizer when it is available here; default the (high-erring) estimate. */
+  countTokens?: (text: string) => number;
+}
+
+/** The text embedded and indexed for a chunk. Kept in step with `textExpression` of the `chunks` vector table. */
+export const indexedTextOf = (context: string, text: string): string => (context === '' ? text : `${context}\n\n${text}`);
+
+/**
+ * Chunks a document for indexing. The title goes in front of every chunk (it is what a chunk
+ * from the middle of a document most lacks for both the embedder and BM25) when it takes at most
+ * a quarter of the window; the chunks are cut shorter by that much, so `context + text` never
+ * exceeds the embedder's input limit.
+ */
+export function prepareChunks(input: PrepareChunksInput): PreparedChunk[] {
+  const countTokens = input.countTokens ?? approximateTokenCount;
+  const limit = Math.floor(input.maxInputTokens);
+  if (!(limit >= 2)) throw new RangeError(`the embedder's input limit must be at least 2 tokens, got ${input.maxInputTokens}`);
+  const title = input.title.replace(/\s+/g, ' ').trim();
+  // One token more for the blank line between title and chunk.
+  const titleTokens = title === '' ? 0 : countTokens(title) + 1;
+  const context = titleTokens > 0 && titleTokens <= limit / 4 ? title : '';
+  const room = limit - (context === '' ? 0 : titleTokens);
+  const maxTokens = Math.max(1, Math.min(input.options?.maxTokens ?? DEFAULT_CHUNK_TOKENS, room));
+  const overlapTokens = Math.min(input.options?.overlapTokens ?? Math.floor(maxTokens / 8), maxTokens - 1);
+  const chunks = chunkText(input.text, { maxTokens, overlapTokens, markup: input.markup, countTokens });
+  return chunks.map((chunk) => {
+    const indexedText = indexedTextOf(context, chunk.text);
+    const termFrequencies = input.analyzer.termFrequencies(indexedText);
+    let bm25Length = 0;
+    for (const tf of termFrequencies.values()) bm25Length += tf;
+    return { ...chunk, context, indexedText, termFrequencies, bm25Length };
+  });
+}

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { defaultAnalyzer } from '../../src/knowledge/bm25/analyzer.js';
+import { approximateTokenCount } from '../../src/knowledge/chunking/approximate-token-count.js';
+import { prepareChunks } from '../../src/knowledge/prepare-chunks.js';
+import { makeSnippet } from '../../src/knowledge/snippet.js';
+
+const words = (n: number) => Array.from({ length: n }, (_, i) => `word${i}`).join(' ');
+
+describe('prepareChunks', () => {
+  it('puts a short title in front of every chunk and keeps title + chunk within the window', () => {
+    const chunks = prepareChunks({ title: 'A Short Title', text: words(400), markup: 'plain', maxInputTokens: 64, analyzer: defaultAnalyzer });
+    expect(chunks.length).toBeGreaterThan(5);
+    for (const c of chunks) {
+      expect(c.context).toBe('A Short Title');
+      expect(c.indexedText).toBe(`A Short Title\n\n${c.text}`);
+      expect(approximateTokenCount(c.context) + 1 + c.tokenCount).toBeLessThanOrEqual(64);
+      expect(c.bm25Length).toBe(defaultAnalyzer.analyze(c.indexedText).length);
+    }
+  });
+
+  it('leaves out a title longer than a quarter of the window, and honours smaller maxTokens and overlap', () => {
+    const chunks = prepareChunks({ title: words(30), text: words(200), markup: 'plain', maxInputTokens: 64, analyzer: defaultAnalyzer, options: { maxTokens: 20, overlapTokens: 5 } });
+    for (const c of chunks) {
+      expect(c.context).toBe('');
+      expect(c.tokenCount).toBeLessThanOrEqual(20);
+    }
+    // Overlap: each chunk after the first starts before the previous one ended.
+    expect(chunks.slice(1).every((c, i) => c.start < chunks[i]!.end)).toBe(true);
+  });
+});
+
+describe('makeSnippet', () => {
+  it('centres on the first word matching a query term, stemmed, cut at word boundaries', () => {
+    const text = `${words(60)} The infection spread quickly. ${words(60)}`;
+    const snippet = makeSnippet(text, new Set(defaultAnalyzer.analyze('infections')), defaultAnalyzer, 120);
+    expect(snippet).toContain('infection');
+    expect(snippet.startsWith('…')).toBe(true);
+    expect(snippet.endsWith('…')).toBe(true);
+    expect(snippet.length).toBeLessThanOrEqual(122);
+    expect(makeSnippet('short text', new Set(['x']), defaultAnalyzer)).toBe('short text');
+  });
+});
