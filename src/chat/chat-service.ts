@@ -20,6 +20,8 @@ export interface ChatRequest extends TagFilters {
   agentId: string;
   conversationId?: string | undefined;
   topK?: number | undefined;
+  /** Document candidates retrieved before reranking cuts them to `topK`. */
+  candidateK?: number | undefined;
   /** Stream the model's reply (deltas as `delta` events); the result is the same either way. */
   stream?: boolean | undefined;
   signal?: AbortSignal | undefined;
@@ -83,7 +85,7 @@ export function createChatService(options: ChatServiceOptions): ChatService {
     const sources = new SourceList();
     try {
       signal?.throwIfAborted();
-      const recalled = await recallSources(sources, { query: message, agentId, topK, memories, knowledge, signal, ...filters });
+      const recalled = await recallSources(sources, { query: message, agentId, topK, candidateK: request.candidateK, memories, knowledge, signal, ...filters });
       onEvent?.({ type: 'retrieval', conversationId, sources: recalled });
 
       const reply = llm

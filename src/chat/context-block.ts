@@ -13,6 +13,8 @@ export interface RecallOptions extends TagFilters {
   agentId: string;
   /** Per kind: up to `topK` memories and up to `topK` document chunks. */
   topK: number;
+  /** Document candidates fetched before fusion and reranking cut them to `topK`. */
+  candidateK?: number | undefined;
   memories: MemoryStore;
   knowledge?: KnowledgeRetriever | undefined;
   signal?: AbortSignal | undefined;
@@ -23,12 +25,12 @@ export interface RecallOptions extends TagFilters {
  * lookups run together: they hit different indexes and the turn waits on the slower one anyway.
  */
 export async function recallSources(sources: SourceList, options: RecallOptions): Promise<Source[]> {
-  const { query, agentId, topK, memories, knowledge, signal, tagsAny, tagsAll, tagsNone } = options;
+  const { query, agentId, topK, candidateK, memories, knowledge, signal, tagsAny, tagsAll, tagsNone } = options;
   const tags = { tagsAny, tagsAll, tagsNone };
   // A negative cosine means the memory is about something else; it would only crowd the prompt.
   const [memoryHits, knowledgeHits] = await Promise.all([
     memories.search(query, { agentId, topK, minScore: 0, ...tags }),
-    knowledge ? knowledge.search(query, { topK, signal, ...definedOnly(tags) }) : Promise.resolve([]),
+    knowledge ? knowledge.search(query, { topK, signal, ...definedOnly({ ...tags, candidateK }) }) : Promise.resolve([]),
   ]);
   signal?.throwIfAborted();
   const added: Source[] = [];

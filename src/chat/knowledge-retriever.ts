@@ -17,6 +17,8 @@ export interface KnowledgeHit {
 
 export interface KnowledgeSearchOptions {
   topK: number;
+  /** Candidates fetched before fusion and reranking; the retriever's default when absent. */
+  candidateK?: number;
   tagsAny?: readonly string[];
   tagsAll?: readonly string[];
   tagsNone?: readonly string[];

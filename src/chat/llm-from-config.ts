@@ -11,12 +11,13 @@ const PLACEHOLDER_API_KEY = 'not-needed';
  * falls back to extractive answers rather than failing every request.
  */
 export function llmProviderFromConfig(config: Config): LlmProvider | undefined {
-  const { LLM_BASE_URL, LLM_API_KEY, LLM_MODEL, LLM_TIMEOUT_MS } = config;
+  const { LLM_BASE_URL, LLM_API_KEY, LLM_MODEL, LLM_TIMEOUT_MS, LLM_MAX_ATTEMPTS, LLM_RETRY_BASE_MS, LLM_RETRY_MAX_MS } = config;
   if (!LLM_MODEL || (!LLM_BASE_URL && !LLM_API_KEY)) return undefined;
   return createLlmProvider({
     baseURL: LLM_BASE_URL ?? OPENAI_BASE_URL,
     apiKey: LLM_API_KEY ?? PLACEHOLDER_API_KEY,
     model: LLM_MODEL,
     timeoutMs: LLM_TIMEOUT_MS,
+    retry: { maxAttempts: LLM_MAX_ATTEMPTS, baseDelayMs: LLM_RETRY_BASE_MS, maxDelayMs: Math.max(LLM_RETRY_BASE_MS, LLM_RETRY_MAX_MS) },
   });
 }

@@ -28,6 +28,22 @@ export const envSchema = z.object({
   LLM_API_KEY: z.string().optional(),
   LLM_MODEL: z.string().min(1).optional(),
   LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  LLM_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(4),
+  LLM_RETRY_BASE_MS: z.coerce.number().int().min(0).max(600_000).default(500),
+  LLM_RETRY_MAX_MS: z.coerce.number().int().min(0).max(600_000).default(20_000),
+  LLM_PRICES: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return {};
+      try {
+        return JSON.parse(v) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be JSON: {"<model>": {"inputPerMTok": n, "outputPerMTok": n}}' });
+        return z.NEVER;
+      }
+    })
+    .pipe(z.record(z.string().min(1), z.strictObject({ inputPerMTok: z.number().min(0), outputPerMTok: z.number().min(0) }))),
   API_KEYS: z
     .string()
     .optional()

@@ -13,7 +13,7 @@ import { parseBody } from '../validate.js';
  * `Accept: text/event-stream` (an explicit `stream: false` wins over the header).
  */
 export function createChatRoutes(ctx: AppContext): Hono {
-  const service = createChatService({ memories: ctx.memories, knowledge: ctx.knowledge, llm: ctx.llm });
+  const service = createChatService({ memories: ctx.memories, knowledge: ctx.knowledge, llm: ctx.llm, prices: ctx.config.LLM_PRICES });
   const body = chatBody(ctx.config.MAX_TOP_K);
   const routes = new Hono();
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DOCUMENT_LIMITS } from './document-schemas.js';
 import { agentIdSchema, tagsSchema } from './memory-schemas.js';
 
 export const CHAT_LIMITS = {
@@ -26,6 +27,7 @@ export function chatBody(maxTopK: number) {
     tagsAll: tagsSchema.optional(),
     tagsNone: tagsSchema.optional(),
     topK: z.number().int().min(1).max(maxTopK).optional(),
+    candidateK: z.number().int().min(1).max(DOCUMENT_LIMITS.candidateKMax).optional(),
     stream: z.boolean().optional(),
   });
 }
