@@ -1,31 +1,60 @@
 import type { LlmProvider } from './agent/llm-provider.js';
 import type { KnowledgeRetriever } from './chat/knowledge-retriever.js';
 import { llmProviderFromConfig } from './chat/llm-from-config.js';
-import type { Config } from './config/config.js';
+import { type Config, ConfigError } from './config/config.js';
 import { type Database, openDatabase } from './db/database.js';
 import { ensureVectorSpace } from './db/vector-space.js';
 import type { Embedder } from './embeddings/embedder.js';
 import { type DocumentStore, createDocumentStore } from './knowledge/document-store.js';
-import { type KnowledgeSearch, createKnowledgeSearch, fusionWeightsFor } from './knowledge/knowledge-search.js';
+import { type TenantKnowledgeSearch, createTenantKnowledgeSearch, fusionWeightsFor } from './knowledge/knowledge-search.js';
+import { crossEncoderFromConfig } from './knowledge/rerank/cross-encoder-from-config.js';
+import type { Reranker } from './knowledge/rerank/reranker.js';
 import type { MemoryStore } from './memory/memory-types.js';
+import { type BackgroundTasks, createBackgroundTasks } from './compaction/background-tasks.js';
+import { assertCompactionConfig } from './compaction/compaction-config.js';
+import type { ConversationStore } from './conversations/conversation-types.js';
+import { createPgConversationStore } from './conversations/pg-conversation-store.js';
+import { indexUnindexedMemories } from './memory/memory-text-index.js';
 import { createPgMemoryStore } from './memory/pg-memory-store.js';
+import { instrumentEmbedder } from './observability/instrumented-embedder.js';
+import { instrumentLlmProvider } from './observability/instrumented-llm.js';
+import { type Logger, createLogger } from './observability/logger.js';
+import { type ApiKeyAuthenticator, createApiKeyAuthenticator } from './auth/api-key-authenticator.js';
+import { type TenantScoped, tenantScoped } from './tenancy/tenant-scoped.js';
 
 /** The services the HTTP routes use; built once at start and closed once at shutdown. */
 export interface AppContext {
   config: Config;
+  /** Structured JSON logs; lines written while serving a request carry its id. */
+  logger: Logger;
   database: Database;
   embedder: Embedder;
-  memories: MemoryStore;
-  documents: DocumentStore;
-  /** Document retrieval: hybrid, vector and BM25 search over the chunks (`/v1/search`). */
-  search: KnowledgeSearch;
+  /** API keys (API_KEYS and the `api_keys` table) and their tenants; see src/auth. */
+  auth: ApiKeyAuthenticator;
+  /**
+   * The stores are reached through a tenant only (`ctx.memories.forTenant(id)`): a route cannot
+   * read or write without naming the tenant of its API key.
+   */
+  memories: TenantScoped<MemoryStore>;
+  documents: TenantScoped<DocumentStore>;
+  /** Document retrieval: hybrid, vector and BM25 search over a tenant's chunks (`/v1/search`). */
+  search: TenantKnowledgeSearch;
   /** The chat's model; undefined when none is configured, and the chat answers extractively. */
   llm?: LlmProvider | undefined;
   /** Document retrieval for the chat: `search`, unless another retriever was given. */
-  knowledge?: KnowledgeRetriever | undefined;
-  /** Closes the database, then the embedder (which may run worker threads). */
+  knowledge?: TenantScoped<KnowledgeRetriever> | undefined;
+  /** Stored chat conversations, their checkpoints and summaries. */
+  conversations: TenantScoped<ConversationStore>;
+  /** Work done after a reply (checkpoints); drained before the database closes. */
+  backgroundTasks: BackgroundTasks;
+  /** The `cross-encoder` reranker (RERANKER_MODEL); undefined when none is configured. */
+  crossEncoder?: ClosableReranker | undefined;
+  /** Closes the database, then the embedder and the cross-encoder (which may run worker threads). */
   close(): Promise<void>;
 }
+
+/** A reranker holding a model, and maybe worker threads, until closed. */
+export type ClosableReranker = Reranker & { close(): Promise<void> };
 
 export interface AppContextOptions {
   /**
@@ -35,7 +64,14 @@ export interface AppContextOptions {
   embedder: Embedder;
   /** Overrides the LLM built from LLM_* config; `null` means none even when configured. */
   llm?: LlmProvider | null;
-  knowledge?: KnowledgeRetriever;
+  knowledge?: TenantScoped<KnowledgeRetriever>;
+  /**
+   * Overrides the cross-encoder built from RERANKER_* config; `null` means none even when
+   * configured. The context owns it once created.
+   */
+  crossEncoder?: ClosableReranker | null;
+  /** Default: JSON lines on stdout at LOG_LEVEL. Tests pass one writing where they can read it. */
+  logger?: Logger;
 }
 
 /**
@@ -44,36 +80,67 @@ export interface AppContextOptions {
  * and the embedder stays the caller's to close.
  */
 export async function createAppContext(config: Config, options: AppContextOptions): Promise<AppContext> {
-  const { embedder } = options;
-  const database = await openDatabase(config.DATABASE_URL ? { url: config.DATABASE_URL } : { dataDir: config.DATA_DIR });
+  // Measured (and watched for /readyz) by wrapping, so no embedder or store has to know about metrics.
+  const embedder = instrumentEmbedder(options.embedder);
+  const logger = options.logger ?? createLogger(config.LOG_LEVEL);
+  const crossEncoderComing = options.crossEncoder === undefined ? config.RERANKER_MODEL !== undefined : options.crossEncoder !== null;
+  if (config.RERANKER_DEFAULT === 'cross-encoder' && !crossEncoderComing) {
+    throw new ConfigError(['RERANKER_DEFAULT', 'RERANKER_MODEL'], 'RERANKER_DEFAULT=cross-encoder needs RERANKER_MODEL (a Hugging Face model id or a local model folder)');
+  }
+  assertCompactionConfig(config);
+  const database = await openDatabase(
+    config.DATABASE_URL ? { url: config.DATABASE_URL, connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS } : { dataDir: config.DATA_DIR },
+  );
+  let crossEncoder: ClosableReranker | undefined;
+  const auth = createApiKeyAuthenticator({ db: database.db, envKeys: config.API_KEYS, cacheTtlMs: config.API_KEY_CACHE_MS });
   try {
     // Before any read or write: a store made by another embedder must be refused, not mixed.
     await ensureVectorSpace(database.db, embedder);
+    // Memories saved before their BM25 index existed are indexed before the first search.
+    await indexUnindexedMemories(database.db);
+    // Asked once now, so the server knows at start whether keys are required (main binds by it).
+    await auth.isRequired();
+    // Loaded (a model, worker threads) once the store is known to be usable.
+    crossEncoder = options.crossEncoder === undefined ? await crossEncoderFromConfig(config) : (options.crossEncoder ?? undefined);
   } catch (err) {
+    // One the caller passed in stays the caller's, like the embedder.
+    if (options.crossEncoder === undefined) await crossEncoder?.close().catch(() => {});
     await database.close().catch(() => {});
     throw err;
   }
-  const memories = createPgMemoryStore({ db: database.db, embedder });
-  const documents = createDocumentStore({ db: database.db, embedder });
   const calibrated = fusionWeightsFor(embedder.id);
-  const search = createKnowledgeSearch({
+  const weights = { ...calibrated, vector: config.FUSION_VECTOR_WEIGHT ?? calibrated.vector, text: config.FUSION_TEXT_WEIGHT ?? calibrated.text };
+  const memories = tenantScoped((tenantId) => createPgMemoryStore({ db: database.db, embedder, weights, tenantId }));
+  const documents = tenantScoped((tenantId) => createDocumentStore({ db: database.db, embedder, tenantId }));
+  const search = createTenantKnowledgeSearch({
     db: database.db,
     embedder,
-    weights: { ...calibrated, vector: config.FUSION_VECTOR_WEIGHT ?? calibrated.vector, text: config.FUSION_TEXT_WEIGHT ?? calibrated.text },
+    weights,
+    crossEncoderReranker: crossEncoder,
+    defaultReranker: config.RERANKER_DEFAULT,
   });
-  const llm = options.llm === undefined ? llmProviderFromConfig(config) : (options.llm ?? undefined);
+  const configured = options.llm === undefined ? llmProviderFromConfig(config) : (options.llm ?? undefined);
+  const llm = configured && instrumentLlmProvider(configured);
   const knowledge = options.knowledge ?? search;
+  const conversations = tenantScoped((tenantId) => createPgConversationStore({ db: database.db, tenantId }));
+  const backgroundTasks = createBackgroundTasks((key, err) => logger.warn({ err, task: key }, 'background task failed'));
 
   let closing: Promise<void> | undefined;
   const close = () =>
     // Idempotent: a second signal during shutdown must not close the pool twice.
     (closing ??= (async () => {
       try {
+        // Checkpoint writers still running are aborted, and must finish before their database goes.
+        await backgroundTasks.close();
         await database.close();
       } finally {
-        await embedder.close();
+        try {
+          await embedder.close();
+        } finally {
+          await crossEncoder?.close();
+        }
       }
     })());
 
-  return { config, database, embedder, memories, documents, search, llm, knowledge, close };
+  return { config, logger, database, embedder, auth, memories, documents, search, llm, knowledge, conversations, backgroundTasks, crossEncoder, close };
 }

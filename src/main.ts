@@ -2,36 +2,54 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { type AppContext, createAppContext } from './app-context.js';
 import { type Config, ConfigError, loadConfig } from './config/config.js';
+import { isLoopbackHost } from './config/loopback-host.js';
 import { createEmbedder } from './embeddings/create-embedder.js';
 import { createApp } from './http/app.js';
+import { drainServer } from './http/graceful-shutdown.js';
+import { createLogger } from './observability/logger.js';
 
-// Requests still running when this expires are cut off rather than holding the shutdown forever.
-const SHUTDOWN_GRACE_MS = 10_000;
+// After the drain, closing the database and the embedder gets this long before we give up on them.
+const CLOSE_GRACE_MS = 5_000;
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
+  const logger = createLogger(config.LOG_LEVEL);
   const embedder = await createEmbedder(config);
   let ctx: AppContext;
   try {
-    ctx = await createAppContext(config, { embedder });
+    ctx = await createAppContext(config, { embedder, logger });
   } catch (err) {
     // The context owns the embedder only once it exists; its worker threads would keep us alive.
     await embedder.close().catch(() => {});
     throw err;
   }
+  // Without keys every /v1 request is served as tenant `default`: anyone who can connect gets
+  // everything. Refused rather than quietly bound to loopback: an operator who set HOST wants the
+  // server reachable, and a server that is up but unreachable is harder to diagnose than this.
+  if (!ctx.auth.required && !isLoopbackHost(config.HOST)) {
+    await ctx.close().catch(() => {});
+    throw new Error(
+      `Refusing to listen on HOST=${config.HOST} without API keys: /v1 would be open to anyone who can reach it. ` +
+        'Set API_KEYS (tenant:key entries), or create a key with `npm run keys -- create --tenant <tenant>`, ' +
+        'or set HOST=127.0.0.1 to serve this machine only.',
+    );
+  }
 
   const app = createApp(ctx);
   const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info: AddressInfo) => {
-    if (logsInfo(config)) {
-      console.log(`memrag listening on ${urlOf(config.HOST, info.port)} (database: ${ctx.database.driver}, embedder: ${embedder.id})`);
-      // Without a model the chat still answers, extractively; say so, or operators wonder why answers look odd.
-      console.log(ctx.llm ? `chat LLM: ${ctx.llm.model} (${config.LLM_BASE_URL ?? 'OpenAI'})` : 'chat LLM: none configured; /v1/chat answers extractively');
+    const url = urlOf(config.HOST, info.port);
+    logger.info({ url, port: info.port, database: ctx.database.driver, embedder: embedder.id, apiKeys: ctx.auth.required }, `memrag listening on ${url}`);
+    if (!ctx.auth.required) {
+      logger.warn({ host: config.HOST }, `no API keys exist: /v1 is open, so memrag listens on loopback (${config.HOST}) only; keys created now turn authentication on`);
     }
+    // Without a model the chat still answers, extractively; say so, or operators wonder why answers look odd.
+    if (ctx.llm) logger.info({ model: ctx.llm.model, baseUrl: config.LLM_BASE_URL ?? 'OpenAI' }, `chat LLM: ${ctx.llm.model}`);
+    else logger.info('chat LLM: none configured; /v1/chat answers extractively');
   });
 
   // EADDRINUSE and the like arrive as an event; unhandled, it would crash with a stack trace.
   server.on('error', (err: Error) => {
-    console.error(`Cannot listen on ${config.HOST}:${config.PORT}: ${err.message}`);
+    logger.fatal(`Cannot listen on ${config.HOST}:${config.PORT}: ${err.message}`);
     void ctx.close().finally(() => process.exit(1));
   });
 
@@ -39,24 +57,33 @@ async function main(): Promise<void> {
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
       // A second Ctrl-C means "now".
+      logger.warn({ signal }, 'second signal: exiting without waiting');
       process.exit(1);
     }
     stopping = true;
-    if (logsInfo(config)) console.log(`${signal} received, shutting down`);
+    const timeoutMs = config.SHUTDOWN_TIMEOUT_MS;
+    logger.info({ signal, timeoutMs }, 'shutting down: refusing new connections, finishing requests in flight');
     setTimeout(() => {
-      console.error(`Shutdown took longer than ${SHUTDOWN_GRACE_MS} ms; exiting`);
+      logger.error(`Closing the database and embedder took longer than ${CLOSE_GRACE_MS} ms after the drain; exiting`);
       process.exit(1);
-    }, SHUTDOWN_GRACE_MS).unref();
+    }, timeoutMs + CLOSE_GRACE_MS).unref();
+    const started = performance.now();
     // The server first, so no request reaches a closed database.
-    server.close(() => {
-      ctx.close().then(
-        () => process.exit(0),
+    void drainServer(server, timeoutMs)
+      .then(({ drained }) => {
+        if (!drained) logger.warn({ timeoutMs }, 'requests still running at the shutdown deadline were cut off');
+        return ctx.close();
+      })
+      .then(
+        () => {
+          logger.info({ durationMs: Math.round(performance.now() - started) }, 'shut down');
+          process.exit(0);
+        },
         (err: unknown) => {
-          console.error(`Error while closing: ${messageOf(err)}`);
+          logger.error({ err }, 'error while closing');
           process.exit(1);
         },
       );
-    });
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
@@ -72,10 +99,6 @@ function loadConfigOrExit(): Config {
     }
     throw err;
   }
-}
-
-function logsInfo(config: Config): boolean {
-  return config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'info';
 }
 
 function urlOf(host: string, port: number): string {

@@ -96,7 +96,7 @@ async function firstByte() {
     embedder: createHashEmbedder(64),
     llm: createLlmProvider({ baseURL: llm.url, apiKey: 'bench', model: 'scripted' }),
   });
-  await ctx.memories.save({ key: 'tea', content: 'Alice prefers green tea in the afternoon' });
+  await ctx.memories.forTenant('default').save({ key: 'tea', content: 'Alice prefers green tea in the afternoon' });
   const server = serve({ fetch: createApp(ctx).fetch, port: 0, hostname: '127.0.0.1' });
   await new Promise((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/chat`;

@@ -2,6 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { type AgentEvent, type StopReason, runAgentTurn } from '../agent/agent-loop.js';
 import type { LlmProvider } from '../agent/llm-provider.js';
 import type { PriceTable } from '../agent/pricing.js';
+import { toToolSpec } from '../agent/tool.js';
+import type { BackgroundTasks } from '../compaction/background-tasks.js';
+import { type CompactionSettings, DEFAULT_COMPACTION_SETTINGS, compactionLimit } from '../compaction/compaction-settings.js';
+import { createLlmSummarizer } from '../compaction/summarizer.js';
+import { estimateToolSpecTokens } from '../compaction/token-estimate.js';
+import { createCheckpointScheduler } from '../conversations/checkpoint-scheduler.js';
+import type { ConversationStore } from '../conversations/conversation-types.js';
 import type { MemoryStore } from '../memory/memory-types.js';
 import { type Citation, extractCitations, toCitation } from './citations.js';
 import { createChatTools } from './chat-tools.js';
@@ -10,6 +17,7 @@ import { NO_LLM_NOTE, extractiveAnswer } from './extractive-answer.js';
 import type { KnowledgeRetriever } from './knowledge-retriever.js';
 import { type Source, SourceList } from './sources.js';
 import { buildSystemPrompt } from './system-prompt.js';
+import { type CompactionReport, type ConversationTurn, beginConversationTurn } from './conversation-turn.js';
 
 export const CHAT_TOP_K_DEFAULT = 5;
 /** Tool results are for the model; the client gets a preview, not a second copy of every source. */
@@ -56,6 +64,7 @@ export type ChatEvent =
   | { type: 'delta'; text: string }
   | { type: 'tool_start'; id: string; name: string; arguments: unknown }
   | { type: 'tool_end'; id: string; name: string; isError: boolean; result: string; sources: Source[] }
+  | ({ type: 'compaction' } & CompactionReport)
   | { type: 'done'; reply: ChatReply }
   | { type: 'error'; error: unknown };
 
@@ -66,6 +75,16 @@ export interface ChatServiceOptions {
   llm?: LlmProvider | undefined;
   prices?: PriceTable | undefined;
   maxIterations?: number;
+  /** Stores conversations; without it (or `backgroundTasks`) each turn stands alone. */
+  conversations?: ConversationStore | undefined;
+  /** Where checkpoints are written after the reply. */
+  backgroundTasks?: BackgroundTasks | undefined;
+  /** The model's window and compaction trigger; defaults suit an 8k-token model. */
+  compaction?: CompactionSettings | undefined;
+  /** How long a summarising request may take before the rule-based fallback is used. */
+  summaryTimeoutMs?: number | undefined;
+  /** Told when a checkpoint or summary fell back to the rules. */
+  onSummaryFallback?: ((error: unknown) => void) | undefined;
 }
 
 export interface ChatService {
@@ -73,11 +92,23 @@ export interface ChatService {
 }
 
 export function createChatService(options: ChatServiceOptions): ChatService {
-  const { memories, knowledge, llm, prices } = options;
+  const { memories, knowledge, llm, prices, conversations } = options;
+  const compaction = options.compaction ?? DEFAULT_COMPACTION_SETTINGS;
+  const summarizer = llm ? createLlmSummarizer(llm, { timeoutMs: options.summaryTimeoutMs ?? 20_000 }) : undefined;
+  const checkpoints =
+    conversations && options.backgroundTasks
+      ? createCheckpointScheduler({
+          store: conversations,
+          tasks: options.backgroundTasks,
+          summarizer,
+          maxRequestTokens: compactionLimit(compaction),
+          onFallback: options.onSummaryFallback,
+        })
+      : undefined;
 
   async function chat(request: ChatRequest): Promise<ChatReply> {
-    // Conversations are not persisted yet: the id is echoed (or minted) so clients can already
-    // thread turns, but each turn sees only its own message and the recalled sources.
+    // A new conversation when no id is given; a given id continues that conversation, or starts
+    // one under that id if it does not exist yet.
     const conversationId = request.conversationId ?? randomUUID();
     const { message, agentId, signal, onEvent } = request;
     const topK = request.topK ?? CHAT_TOP_K_DEFAULT;
@@ -85,12 +116,32 @@ export function createChatService(options: ChatServiceOptions): ChatService {
     const sources = new SourceList();
     try {
       signal?.throwIfAborted();
+      const stored =
+        conversations && checkpoints
+          ? await beginConversationTurn({
+              store: conversations,
+              checkpoints,
+              conversationId,
+              agentId,
+              settings: compaction,
+              summarizer,
+              signal,
+              onCompaction: (report) => onEvent?.({ type: 'compaction', ...report }),
+              onFallback: options.onSummaryFallback,
+            })
+          : undefined;
       const recalled = await recallSources(sources, { query: message, agentId, topK, candidateK: request.candidateK, memories, knowledge, signal, ...filters });
       onEvent?.({ type: 'retrieval', conversationId, sources: recalled });
 
       const reply = llm
-        ? await answerWithLlm(llm, { request, conversationId, sources, recalled, filters })
+        ? await answerWithLlm(llm, { request, conversationId, sources, recalled, filters, stored })
         : answerExtractively(message, conversationId, recalled, onEvent);
+      if (!llm) {
+        await stored?.finish([
+          { message: { role: 'user', content: message } },
+          { message: { role: 'assistant', content: reply.answer, toolCalls: [] }, metadata: { citations: reply.citations, mode: reply.mode } },
+        ]);
+      }
       onEvent?.({ type: 'done', reply });
       return reply;
     } catch (error) {
@@ -101,9 +152,16 @@ export function createChatService(options: ChatServiceOptions): ChatService {
 
   async function answerWithLlm(
     provider: LlmProvider,
-    turn: { request: ChatRequest; conversationId: string; sources: SourceList; recalled: Source[]; filters: TagFilters },
+    turn: {
+      request: ChatRequest;
+      conversationId: string;
+      sources: SourceList;
+      recalled: Source[];
+      filters: TagFilters;
+      stored: ConversationTurn | undefined;
+    },
   ): Promise<ChatReply> {
-    const { request, conversationId, sources, recalled, filters } = turn;
+    const { request, conversationId, sources, recalled, filters, stored } = turn;
     const { onEvent } = request;
     const toolSources = new Map<string, Source[]>();
     const toolCalls: ChatToolCall[] = [];
@@ -137,18 +195,29 @@ export function createChatService(options: ChatServiceOptions): ChatService {
       systemPrompt: buildSystemPrompt({ hasKnowledge: knowledge !== undefined }),
       // The sources travel in the user turn, not the system prompt: retrieved text must never
       // gain the authority of instructions.
-      messages: [{ role: 'user', content: `${renderSourcesBlock(recalled)}\n\nQuestion:\n${request.message}` }],
+      messages: [...(stored?.history ?? []), { role: 'user', content: `${renderSourcesBlock(recalled)}\n\nQuestion:\n${request.message}` }],
       tools,
+      ...(stored ? { hooks: stored.compactionHook(estimateToolSpecTokens(tools.map(toToolSpec))) } : {}),
       ...(options.maxIterations !== undefined ? { maxIterations: options.maxIterations } : {}),
       signal: request.signal,
       onEvent: onAgentEvent,
       stream: request.stream ?? false,
       prices,
     });
+    const citations = extractCitations(result.text, sources.all());
+    // The question is stored without this turn's sources: they were recalled for it, and a later
+    // turn recalls its own (old source numbers would only collide with the new ones).
+    await stored?.finish([
+      { message: { role: 'user', content: request.message } },
+      ...result.newMessages.map((message, i, all) => ({
+        message,
+        ...(i === all.length - 1 ? { metadata: { citations, stopReason: result.stopReason } } : {}),
+      })),
+    ]);
     return {
       conversationId,
       answer: result.text,
-      citations: extractCitations(result.text, sources.all()),
+      citations,
       toolCalls,
       usage: result.usage,
       costUsd: result.costUsd ?? null,

@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { compactionModelsEnv } from '../compaction/compaction-models-schema.js';
+import { RERANKERS } from '../knowledge/rerank/reranker-choice.js';
+import { parseEnvApiKeys } from '../auth/env-api-keys.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -14,6 +17,8 @@ export const envSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
     .optional(),
+  // How long a query waits for a database connection before answering 503 (see src/db/database.ts).
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   DATA_DIR: z.string().min(1).default('./data'),
   EMBEDDING_PROVIDER: z.enum(['bundled', 'transformers', 'openai']).default('bundled'),
   EMBEDDING_MODEL: z.string().min(1).optional(),
@@ -28,6 +33,13 @@ export const envSchema = z.object({
   LLM_API_KEY: z.string().optional(),
   LLM_MODEL: z.string().min(1).optional(),
   LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  // Conversation compaction (src/compaction): the model's window and how full a prompt may get.
+  CONTEXT_WINDOW_TOKENS: z.coerce.number().int().min(256).max(100_000_000).default(8_192),
+  CONTEXT_OUTPUT_RESERVE_TOKENS: z.coerce.number().int().min(0).max(100_000_000).default(1_024),
+  COMPACTION_TRIGGER_SHARE: z.coerce.number().gt(0).max(1).default(0.85),
+  COMPACTION_RECENT_MESSAGES: z.coerce.number().int().min(0).max(10_000).default(8),
+  COMPACTION_MODELS: compactionModelsEnv,
+  COMPACTION_SUMMARY_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),
   LLM_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(4),
   LLM_RETRY_BASE_MS: z.coerce.number().int().min(0).max(600_000).default(500),
   LLM_RETRY_MAX_MS: z.coerce.number().int().min(0).max(600_000).default(20_000),
@@ -44,19 +56,61 @@ export const envSchema = z.object({
       }
     })
     .pipe(z.record(z.string().min(1), z.strictObject({ inputPerMTok: z.number().min(0), outputPerMTok: z.number().min(0) }))),
+  // `tenant:key` or `key` entries, hashed here: the configuration never holds a key in clear.
   API_KEYS: z
     .string()
     .optional()
-    .transform((v) => (v ? v.split(',').map((k) => k.trim()).filter(Boolean) : [])),
+    .transform((v, ctx) => {
+      const { keys, problems } = parseEnvApiKeys(v);
+      for (const message of problems) ctx.addIssue({ code: 'custom', message });
+      return keys;
+    }),
+  // How long a key lookup is trusted: a revoked key stops working within this time.
+  API_KEY_CACHE_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
   MAX_TOP_K: z.coerce.number().int().min(1).max(10_000).default(100),
   MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(20 * 1_048_576),
   FUSION_VECTOR_WEIGHT: z.coerce.number().min(0).max(1000).optional(),
   FUSION_TEXT_WEIGHT: z.coerce.number().min(0).max(1000).optional(),
+  // Cross-encoder models load through transformers.js with EMBEDDING_CACHE_DIR / EMBEDDING_ALLOW_REMOTE.
+  RERANKER_MODEL: z.string().min(1).optional(),
+  RERANKER_DEFAULT: z.enum(RERANKERS).default('none'),
+  RERANKER_WORKERS: z.coerce.number().int().min(0).max(64).default(1),
+  RERANKER_BATCH_SIZE: z.coerce.number().int().min(1).max(1024).default(16),
+  RERANKER_MAX_TOKENS: z.coerce.number().int().min(8).max(65_536).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  // 0 turns the timeout off; /v1/chat is never subject to it (see src/http/middleware/request-timeout.ts).
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+  // 0 turns rate limiting off.
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(0),
+  // Bucket size; unset means one minute's worth, so a client may spend its minute at once.
+  RATE_LIMIT_BURST: z.coerce.number().int().min(1).max(1_000_000).optional(),
+  TRUST_PROXY: bool.default(false),
+  CORS_ORIGINS: z
+    .string()
+    .optional()
+    .transform((v, ctx) =>
+      (v ? v.split(',').map((o) => o.trim()).filter(Boolean) : []).map((origin) => {
+        const normalised = origin === '*' ? origin : originOf(origin);
+        if (normalised === undefined) ctx.addIssue({ code: 'custom', message: `${origin} is not * or an origin like https://app.example.com` });
+        return normalised ?? '';
+      }),
+    ),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
 });
 
 export type Config = z.infer<typeof envSchema>;
+
+/** Browsers send `Origin` as scheme://host[:port] exactly; a path or trailing slash would never match. */
+function originOf(value: string): string | undefined {
+  try {
+    const url = new URL(value);
+    const bare = value.replace(/\/$/, '').toLowerCase();
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === bare ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export class ConfigError extends Error {
   constructor(readonly variables: string[], message: string) {

@@ -9,6 +9,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
+import { releaseClientsWhoseBeginFails } from './release-on-failed-begin.js';
 import * as schema from './schema.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -26,7 +27,18 @@ export interface OpenDatabaseOptions {
   dataDir?: string;
   /** Connections in the pool, for the server driver. */
   poolSize?: number;
+  /**
+   * How long a query waits for a connection (a new one to open, or a busy pool to free one)
+   * before failing, for the server driver. Without a bound, a server that stopped answering
+   * would hold every request until the client gave up.
+   */
+  connectTimeoutMs?: number;
+  /** PGlite only: how often planner statistics are refreshed (it has no autovacuum). Default 5 minutes. */
+  analyzeIntervalMs?: number;
 }
+
+/** See OpenDatabaseOptions.connectTimeoutMs. */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 
 // Serialises migrations of several processes starting against one server at once.
 const MIGRATION_LOCK_ID = 727_274_101;
@@ -35,9 +47,18 @@ const MIGRATION_LOCK_ID = 727_274_101;
 export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<Database> {
   const migrationsFolder = findMigrationsFolder();
   if (options.url) {
-    const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
+    const pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    });
     // An idle client's error (server restart) must not crash the process; the pool replaces it.
     pool.on('error', () => {});
+    // Nor may a checked-out one's: the pool listens only to idle clients, and a connection that dies
+    // inside a transaction emits 'error' with no listener, which throws. Its query fails anyway, and
+    // the pool drops the client (no longer queryable) when it is released.
+    pool.on('connect', (client) => client.on('error', () => {}));
+    releaseClientsWhoseBeginFails(pool);
     const db = drizzlePg(pool, { schema });
     const lock = await pool.connect();
     try {
@@ -55,8 +76,23 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
   const client = await PGlite.create({ ...(dataDir ? { dataDir } : {}), extensions: { vector } });
   const db = drizzlePglite(client, { schema });
   await migratePglite(db, { migrationsFolder });
-  return { db: db as unknown as Db, driver: 'pglite', close: () => client.close() };
+  // PGlite has no autovacuum, so nothing would ever gather planner statistics: every table would
+  // look empty, and the planner picks nested loops that are quadratic at a few thousand rows.
+  const analyze = () => client.exec('ANALYZE').catch(() => {});
+  await analyze();
+  const timer = setInterval(() => void analyze(), options.analyzeIntervalMs ?? PGLITE_ANALYZE_INTERVAL_MS);
+  timer.unref();
+  return {
+    db: db as unknown as Db,
+    driver: 'pglite',
+    close: () => {
+      clearInterval(timer);
+      return client.close();
+    },
+  };
 }
+
+const PGLITE_ANALYZE_INTERVAL_MS = 5 * 60_000;
 
 /** The migrations ship beside package.json, whether running from `src/` under tsx or from `dist/`. */
 function findMigrationsFolder(): string {

@@ -1,6 +1,14 @@
 import { sql } from 'drizzle-orm';
-import { bigint, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import type { ToolCall } from '../agent/messages.js';
+import type { SummaryLayer } from '../compaction/structural-summary.js';
 import { vectorColumn } from './vector-column.js';
+
+/**
+ * The tenant owning a row (an API key's tenant; `default` without keys). Every store query
+ * filters by it. Spelt out rather than imported from src/tenancy: drizzle-kit loads this file alone.
+ */
+const tenantId = () => text('tenant_id').notNull().default('default');
 
 /** One row per vector space in use: which embedder wrote the vectors of a table, and their size. */
 export const vectorSpaces = pgTable('vector_spaces', {
@@ -14,22 +22,73 @@ export const memories = pgTable(
   'memories',
   {
     id: uuid('id').primaryKey().defaultRandom(),
+    tenantId: tenantId(),
     agentId: text('agent_id').notNull(),
     key: text('key').notNull(),
     content: text('content').notNull(),
     tags: text('tags').array().notNull().default(sql`'{}'::text[]`),
     metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull().default({}),
     embedding: vectorColumn('embedding'),
+    /**
+     * Terms the analyzer made of `content` (BM25's document length). NULL: not in the BM25 index
+     * yet (saved before it existed); `indexUnindexedMemories` adds those at start.
+     */
+    bm25Length: integer('bm25_length'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    uniqueIndex('memories_agent_key_idx').on(t.agentId, t.key),
+    uniqueIndex('memories_tenant_agent_key_idx').on(t.tenantId, t.agentId, t.key),
     // fastupdate off: a pending list makes every filtered search scan it (7 ms at 100k rows).
     index('memories_tags_gin_idx').using('gin', t.tags).with({ fastupdate: false }),
-    index('memories_agent_created_idx').on(t.agentId, t.createdAt, t.id),
+    index('memories_tenant_agent_created_idx').on(t.tenantId, t.agentId, t.createdAt, t.id),
+    // Empty once everything is indexed, so the check at start costs nothing.
+    index('memories_unindexed_idx').on(t.id).where(sql`bm25_length IS NULL`),
   ],
 );
+
+/**
+ * BM25 postings of memories: how often each term occurs in each memory's content. The tenant
+ * leads the key, so a text search reads its own tenant's postings only.
+ */
+export const memoryPostings = pgTable(
+  'memory_postings',
+  {
+    tenantId: tenantId(),
+    memoryId: uuid('memory_id')
+      .notNull()
+      .references(() => memories.id, { onDelete: 'cascade' }),
+    term: text('term').notNull(),
+    tf: integer('tf').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.term, t.memoryId] }), index('memory_postings_memory_idx').on(t.memoryId)],
+);
+
+/**
+ * A tenant's memories holding each term (BM25's document frequency), kept in step with
+ * `memory_postings`. Per tenant: shared frequencies would let one tenant's writes move another's scores.
+ */
+export const memoryTermStats = pgTable(
+  'memory_term_stats',
+  {
+    tenantId: tenantId(),
+    term: text('term').notNull(),
+    df: integer('df').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.term] })],
+);
+
+/**
+ * One row of BM25 statistics per tenant over its indexed memories (all its agents: document
+ * frequencies are tenant-wide, as for chunks), and the analyzer of its postings; the row lock
+ * serialises the tenant's writers of memories, and only them.
+ */
+export const memoryCorpusStats = pgTable('memory_corpus_stats', {
+  tenantId: text('tenant_id').primaryKey().default('default'),
+  total: bigint('total', { mode: 'number' }).notNull().default(0),
+  totalLength: bigint('total_length', { mode: 'number' }).notNull().default(0),
+  analyzerId: text('analyzer_id').notNull(),
+});
 
 /**
  * Ingested documents. `content_hash` (sha256 of the normalised text) makes re-ingesting the same
@@ -39,6 +98,7 @@ export const documents = pgTable(
   'documents',
   {
     id: uuid('id').primaryKey().defaultRandom(),
+    tenantId: tenantId(),
     title: text('title').notNull(),
     source: text('source'),
     contentHash: text('content_hash').notNull(),
@@ -52,18 +112,23 @@ export const documents = pgTable(
   },
   (t) => [
     // NULLs are distinct: any number of documents without a source.
-    uniqueIndex('documents_source_idx').on(t.source),
-    uniqueIndex('documents_content_hash_idx').on(t.contentHash),
+    uniqueIndex('documents_tenant_source_idx').on(t.tenantId, t.source),
+    // Per tenant: two tenants ingesting the same text get a document each.
+    uniqueIndex('documents_tenant_content_hash_idx').on(t.tenantId, t.contentHash),
     index('documents_tags_gin_idx').using('gin', t.tags).with({ fastupdate: false }),
-    index('documents_created_idx').on(t.createdAt, t.id),
+    index('documents_tenant_created_idx').on(t.tenantId, t.createdAt, t.id),
   ],
 );
 
-/** Pieces of a document, each embedded and indexed for BM25; tags are the document's, copied for filtering. */
+/**
+ * Pieces of a document, each embedded and indexed for BM25; the tenant and tags are the
+ * document's, copied so that vector and BM25 scans filter without a join.
+ */
 export const chunks = pgTable(
   'chunks',
   {
     id: uuid('id').primaryKey().defaultRandom(),
+    tenantId: tenantId(),
     documentId: uuid('document_id')
       .notNull()
       .references(() => documents.id, { onDelete: 'cascade' }),
@@ -86,39 +151,135 @@ export const chunks = pgTable(
   (t) => [
     uniqueIndex('chunks_document_index_idx').on(t.documentId, t.index),
     index('chunks_tags_gin_idx').using('gin', t.tags).with({ fastupdate: false }),
+    // Counts a tenant's matches before a filtered vector search (exact scan or HNSW).
+    index('chunks_tenant_idx').on(t.tenantId),
   ],
 );
 
-/** BM25 postings: how often each term occurs in each chunk's indexed text. */
+/** BM25 postings: how often each term occurs in each chunk's indexed text; the tenant leads the key. */
 export const postings = pgTable(
   'postings',
   {
+    tenantId: tenantId(),
     chunkId: uuid('chunk_id')
       .notNull()
       .references(() => chunks.id, { onDelete: 'cascade' }),
     term: text('term').notNull(),
     tf: integer('tf').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.term, t.chunkId] }), index('postings_chunk_idx').on(t.chunkId)],
+  (t) => [primaryKey({ columns: [t.tenantId, t.term, t.chunkId] }), index('postings_chunk_idx').on(t.chunkId)],
 );
 
-/** Chunks holding each term (BM25's document frequency), kept in step with `postings`. */
-export const termStats = pgTable('term_stats', {
-  term: text('term').primaryKey(),
-  df: integer('df').notNull(),
+/** A tenant's chunks holding each term (BM25's document frequency), kept in step with `postings`. */
+export const termStats = pgTable(
+  'term_stats',
+  {
+    tenantId: tenantId(),
+    term: text('term').notNull(),
+    df: integer('df').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.term] })],
+);
+
+/**
+ * One row of BM25 statistics per tenant over its chunks, and the analyzer that produced its
+ * postings: the row lock also serialises the tenant's writers of postings and statistics.
+ */
+export const corpusStats = pgTable('corpus_stats', {
+  tenantId: text('tenant_id').primaryKey().default('default'),
+  totalChunks: bigint('total_chunks', { mode: 'number' }).notNull().default(0),
+  totalLength: bigint('total_length', { mode: 'number' }).notNull().default(0),
+  analyzerId: text('analyzer_id').notNull(),
+});
+
+/** A chat conversation of one agent. Its messages are append-only; deleting it deletes them. */
+export const conversations = pgTable(
+  'conversations',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: tenantId(),
+    agentId: text('agent_id').notNull(),
+    /** The first question, clipped: something to show in a list. */
+    title: text('title').notNull(),
+    turnCount: integer('turn_count').notNull().default(0),
+    messageCount: integer('message_count').notNull().default(0),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('conversations_tenant_agent_created_idx').on(t.tenantId, t.agentId, t.createdAt, t.id)],
+);
+
+/** Every message of a conversation in order (`seq`), grouped in turns; tool calls and results included. */
+export const messages = pgTable(
+  'messages',
+  {
+    conversationId: uuid('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    seq: integer('seq').notNull(),
+    turn: integer('turn').notNull(),
+    role: text('role').notNull(),
+    content: text('content'),
+    toolCalls: jsonb('tool_calls').$type<ToolCall[]>().notNull().default([]),
+    toolCallId: text('tool_call_id'),
+    isError: boolean('is_error').notNull().default(false),
+    /** What the reply told the client besides the text (citations), kept for reading the conversation back. */
+    metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.conversationId, t.seq] }),
+    check('messages_role', sql`${t.role} IN ('user', 'assistant', 'tool')`),
+  ],
+);
+
+/** One checkpoint per finished turn, written once after the turn and reused by every compaction. */
+export const checkpoints = pgTable(
+  'checkpoints',
+  {
+    conversationId: uuid('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    turn: integer('turn').notNull(),
+    firstSeq: integer('first_seq').notNull(),
+    lastSeq: integer('last_seq').notNull(),
+    question: text('question').notNull(),
+    summary: text('summary').notNull(),
+    actionableSummary: text('actionable_summary').notNull(),
+    /** `llm`, or `rules` when the LLM failed or timed out. */
+    source: text('source').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.conversationId, t.turn] })],
+);
+
+/** The structural summary of a conversation's middle turns, extended by later compactions. */
+export const conversationSummaries = pgTable('conversation_summaries', {
+  conversationId: uuid('conversation_id')
+    .primaryKey()
+    .references(() => conversations.id, { onDelete: 'cascade' }),
+  fromTurn: integer('from_turn').notNull(),
+  throughTurn: integer('through_turn').notNull(),
+  layers: jsonb('layers').$type<SummaryLayer[]>().notNull(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
 /**
- * The one row of corpus-wide BM25 statistics, and the analyzer that produced every posting: its
- * row lock also serialises the writers of postings and statistics.
+ * API keys: each belongs to a tenant. Only the sha256 of the key is stored (see
+ * src/auth/api-key-secret.ts for why not a slow password hash); `prefix`, the key's first
+ * characters, names it in listings and revocations without being enough to use it.
  */
-export const corpusStats = pgTable(
-  'corpus_stats',
+export const apiKeys = pgTable(
+  'api_keys',
   {
-    id: integer('id').primaryKey().default(1),
-    totalChunks: bigint('total_chunks', { mode: 'number' }).notNull().default(0),
-    totalLength: bigint('total_length', { mode: 'number' }).notNull().default(0),
-    analyzerId: text('analyzer_id').notNull(),
+    id: uuid('id').primaryKey().defaultRandom(),
+    tenantId: text('tenant_id').notNull(),
+    name: text('name').notNull().default(''),
+    keyHash: text('key_hash').notNull(),
+    prefix: text('prefix').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /** Set once: a revoked key is refused, and kept so that listings show what it was. */
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
   },
-  (t) => [check('corpus_stats_single_row', sql`${t.id} = 1`)],
+  (t) => [uniqueIndex('api_keys_key_hash_idx').on(t.keyHash), index('api_keys_prefix_idx').on(t.prefix)],
 );

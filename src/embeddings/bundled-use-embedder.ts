@@ -1,6 +1,7 @@
 import type { Embedder } from './embedder.js';
 import { l2Normalize } from './l2-normalize.js';
 import { splitIntoBatches } from './split-into-batches.js';
+import { type UseLiteTokenizer, loadUseLiteTokenizer } from './use-lite-tokenizer.js';
 
 export const BUNDLED_USE_ID = 'bundled:use-lite';
 export const BUNDLED_USE_DIMENSIONS = 512;
@@ -105,16 +106,22 @@ export class BundledUseEmbedder implements Embedder {
   private constructor(
     private readonly tf: TfApi,
     private readonly model: UseLiteModel,
+    // The package's own tokenizer gives the same ids, slowly (it copies the input at every position).
+    private readonly tokenizer: UseLiteTokenizer,
     private readonly batchSize: number,
   ) {
     // Text with no tokens would give the sparse input an empty row, which the graph drops
     // (fewer vectors than texts) or turns into NaN; a lone space is the nearest real input.
-    this.emptyTextTokens = model.tokenizer.encode(' ');
+    this.emptyTextTokens = tokenizer.encode(' ');
   }
 
   static async load(options: BundledUseEmbedderOptions = {}): Promise<BundledUseEmbedder> {
-    const { tf, use } = await acquireModel();
-    return new BundledUseEmbedder(tf, use, options.batchSize ?? 32);
+    const [{ tf, use }, tokenizer] = await Promise.all([acquireModel(), loadUseLiteTokenizer()]);
+    return new BundledUseEmbedder(tf, use, tokenizer, options.batchSize ?? 32);
+  }
+
+  countTokens(text: string): number {
+    return this.tokenizer.countTokens(text);
   }
 
   async embed(texts: string[], options: { signal?: AbortSignal } = {}): Promise<number[][]> {
@@ -136,7 +143,7 @@ export class BundledUseEmbedder implements Embedder {
   /** Tokenises, feeds the sparse (indices, values) input that USE lite expects, and normalises. */
   private async embedBatch(texts: string[]): Promise<number[][]> {
     const tokenLists = texts.map((text) => {
-      const tokens = this.model.tokenizer.encode(text).slice(0, this.maxInputTokens);
+      const tokens = this.tokenizer.encode(text).slice(0, this.maxInputTokens);
       return tokens.length > 0 ? tokens : this.emptyTextTokens;
     });
     const indices: number[][] = [];

@@ -4,6 +4,7 @@ import type { Embedder } from './embedder.js';
 import { bundledUseSpec, loadEmbedderFromSpec, transformersSpec, type EmbedderModuleSpec } from './embedder-module-spec.js';
 import { createEmbeddingPool } from './embedding-pool.js';
 import { createOpenAiEmbedder } from './openai-embedder.js';
+import { loadUseLiteTokenizer } from './use-lite-tokenizer.js';
 
 export type EmbeddingConfig = Pick<
   Config,
@@ -39,7 +40,7 @@ export async function createEmbedder(config: EmbeddingConfig): Promise<Embedder>
   const spec = localSpec(config, workers);
   const embedder =
     workers > 1
-      ? await createEmbeddingPool(spec, { workers, batchSize: config.EMBEDDING_BATCH_SIZE })
+      ? await createEmbeddingPool(spec, { workers, batchSize: config.EMBEDDING_BATCH_SIZE, countTokens: await tokenCounterFor(config) })
       : await loadEmbedderFromSpec(spec);
   if (config.EMBEDDING_DIMENSIONS !== undefined && config.EMBEDDING_DIMENSIONS !== embedder.dimensions) {
     await embedder.close();
@@ -49,6 +50,24 @@ export async function createEmbedder(config: EmbeddingConfig): Promise<Embedder>
     );
   }
   return embedder;
+}
+
+/**
+ * The model's tokenizer in this thread, for a pool whose models live in the workers: chunking
+ * counts tokens exactly. Tokenizers are small; the weights stay in the workers.
+ */
+async function tokenCounterFor(config: EmbeddingConfig): Promise<(text: string) => number> {
+  if (config.EMBEDDING_PROVIDER === 'bundled') {
+    const tokenizer = await loadUseLiteTokenizer();
+    return (text) => tokenizer.countTokens(text);
+  }
+  // Imported here only: the dispatching thread otherwise never loads transformers.js.
+  const { loadTransformersTokenCounter } = await import('./transformers-token-counter.js');
+  return loadTransformersTokenCounter({
+    model: config.EMBEDDING_MODEL!,
+    cacheDir: config.EMBEDDING_CACHE_DIR,
+    allowRemote: config.EMBEDDING_ALLOW_REMOTE,
+  });
 }
 
 /** Only names modules, so the model libraries load in the workers and not also in this thread. */

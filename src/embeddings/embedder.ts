@@ -8,6 +8,11 @@ export interface Embedder {
   readonly dimensions: number;
   /** Input limit in tokens: text past it is dropped by the model (silently, for most). */
   readonly maxInputTokens: number;
+  /**
+   * Tokens the model sees for a text, counted in the calling thread; absent when the tokenizer is
+   * not at hand here. Chunking uses it to keep every chunk within `maxInputTokens`.
+   */
+  countTokens?(text: string): number;
   /** Embeds in order; the result has one unit-length vector per input text. */
   embed(texts: string[], options?: { signal?: AbortSignal }): Promise<number[][]>;
   close(): Promise<void>;

@@ -1,9 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../workers/module-worker.js';
 import type { Embedder } from './embedder.js';
 import { siblingModuleUrl, type EmbedderModuleSpec } from './embedder-module-spec.js';
 import { deserializeError, serializeError, type FromWorker, type ToWorker, type WorkerInit } from './embedding-worker-protocol.js';
@@ -16,6 +13,8 @@ export interface EmbeddingPoolOptions {
   batchSize?: number;
   /** Give up replacing workers after this many replacements in a row fail to start. Default 3. */
   maxFailedRestarts?: number;
+  /** The model's tokenizer in this thread, when it is cheap to have here: becomes `countTokens`. */
+  countTokens?: (text: string) => number;
 }
 
 /** A worker died (uncaught error, exit, out of memory) while running a batch. */
@@ -51,15 +50,6 @@ interface Identity {
 
 let nextTaskId = 1;
 
-// Under tsx or vitest the worker entry is TypeScript, which a bare worker thread cannot load:
-// the worker first registers tsx's loader, then imports the entry. Compiled JS needs none of it.
-const TS_BOOTSTRAP = `
-import { workerData } from 'node:worker_threads';
-const api = await import(workerData.tsxApiUrl);
-(api.register ?? api.default.register)();
-await import(workerData.entryUrl);
-`;
-
 /**
  * Runs a local embedder in a pool of worker threads, for real parallelism: the bundled model's
  * wasm backend computes on one core per thread. Calls are split into batches, spread over idle
@@ -70,6 +60,7 @@ export class EmbeddingPool implements Embedder {
   readonly id: string;
   readonly dimensions: number;
   readonly maxInputTokens: number;
+  readonly countTokens?: (text: string) => number;
   private readonly slots = new Set<Slot>();
   private readonly queue: Task[] = [];
   private failedRestarts = 0;
@@ -81,7 +72,9 @@ export class EmbeddingPool implements Embedder {
     private readonly maxFailedRestarts: number,
     identity: Identity,
     firstSlots: Slot[],
+    countTokens: ((text: string) => number) | undefined,
   ) {
+    if (countTokens) this.countTokens = countTokens;
     this.id = identity.id;
     this.dimensions = identity.dimensions;
     this.maxInputTokens = identity.maxInputTokens;
@@ -113,7 +106,7 @@ export class EmbeddingPool implements Embedder {
       await Promise.all(slots.map((s) => s.worker.terminate()));
       throw error;
     }
-    pool = new EmbeddingPool(spec, options.batchSize ?? 32, options.maxFailedRestarts ?? 3, identity!, slots);
+    pool = new EmbeddingPool(spec, options.batchSize ?? 32, options.maxFailedRestarts ?? 3, identity!, slots, options.countTokens);
     for (const slot of slots) if (slot.state === 'idle') slot.worker.unref();
     return pool;
   }
@@ -280,27 +273,8 @@ function spawnSlot(
 }
 
 function createWorker(spec: EmbedderModuleSpec): Worker {
-  const entryUrl = siblingModuleUrl('embedding-worker');
   const init: WorkerInit = { spec };
-  if (!/\.[mc]?ts$/.test(entryUrl)) return new Worker(new URL(entryUrl), { workerData: init });
-  return new Worker(new URL(`data:text/javascript,${encodeURIComponent(TS_BOOTSTRAP)}`), {
-    workerData: { ...init, entryUrl, tsxApiUrl: tsxEsmApiUrl() },
-  });
-}
-
-/**
- * The ESM build of tsx's register API. require.resolve would pick the CommonJS build, whose
- * loader registration points at a path that does not exist inside a worker.
- */
-function tsxEsmApiUrl(): string {
-  const require = createRequire(import.meta.url);
-  const manifestPath = require.resolve('tsx/package.json');
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
-    exports: Record<string, { import: string | { default: string } }>;
-  };
-  const target = manifest.exports['./esm/api']?.import;
-  if (!target) throw new Error('tsx has no ./esm/api export; cannot run TypeScript embedding workers');
-  return pathToFileURL(path.join(path.dirname(manifestPath), typeof target === 'string' ? target : target.default)).href;
+  return startModuleWorker(siblingModuleUrl('embedding-worker'), init);
 }
 
 function settleStartup(slot: Slot, message: FromWorker): void {

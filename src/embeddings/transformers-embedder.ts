@@ -1,17 +1,10 @@
-import { existsSync, statSync } from 'node:fs';
-import path from 'node:path';
-import { env, mean_pooling, pipeline, type Tensor } from '@huggingface/transformers';
+import { mean_pooling, pipeline, type Tensor } from '@huggingface/transformers';
 import type { Embedder } from './embedder.js';
 import { l2Normalize } from './l2-normalize.js';
 import { splitIntoBatches } from './split-into-batches.js';
+import { type TransformersModelSource, detectMaxInputTokens, loadFromSource, sourceName } from './transformers-loading.js';
 
-export interface TransformersEmbedderOptions {
-  /** A Hugging Face model id (`Xenova/all-MiniLM-L6-v2`) or a local folder laid out like one. */
-  model: string;
-  /** Where downloaded models are kept and looked up (transformers.js `env.cacheDir`). */
-  cacheDir?: string;
-  /** May files missing locally be fetched from the Hugging Face hub? Default false: offline. */
-  allowRemote?: boolean;
+export interface TransformersEmbedderOptions extends TransformersModelSource {
   /** Texts per model call. Default 32. */
   batchSize?: number;
   /** 'mean' (sentence-transformers default) or 'cls' (e.g. the BGE family). Default 'mean'. */
@@ -22,10 +15,6 @@ export interface TransformersEmbedderOptions {
   threads?: number;
 }
 
-/** Tokenizers without a real limit report 1e30 (Python's VERY_LARGE_INTEGER) or leave it unset. */
-const UNSET_LIMIT = 1_000_000;
-const FALLBACK_MAX_INPUT_TOKENS = 512;
-
 interface BatchEncoding {
   input_ids: Tensor;
   attention_mask: Tensor;
@@ -34,6 +23,7 @@ interface BatchEncoding {
 interface FeatureExtractor {
   tokenizer: {
     model_max_length: unknown;
+    encode(text: string): number[];
     (texts: string[], options: { padding: boolean; truncation: boolean; max_length: number }): BatchEncoding;
   };
   model: {
@@ -42,10 +32,6 @@ interface FeatureExtractor {
   };
   dispose(): Promise<void>;
 }
-
-// env is process-wide, and pipeline() consults it (not only its options) while listing files, so
-// loads are serialised to keep each one's cache/remote settings in force until it has finished.
-let loading: Promise<unknown> = Promise.resolve();
 
 /**
  * Sentence embeddings from any transformers.js feature-extraction model (ONNX, run by
@@ -64,19 +50,15 @@ export class TransformersEmbedder implements Embedder {
   ) {}
 
   static async load(options: TransformersEmbedderOptions): Promise<TransformersEmbedder> {
-    const localFolder = resolveLocalFolder(options.model);
-    const next = loading.then(() => loadExtractor(options, localFolder));
-    loading = next.catch(() => undefined);
-    const extractor = await next;
+    const extractor = await loadExtractor(options);
 
-    const maxInputTokens = detectMaxInputTokens(extractor);
+    const maxInputTokens = detectMaxInputTokens(extractor.tokenizer, extractor.model.config);
     const pooling = options.pooling ?? 'mean';
     try {
       // Configs disagree on where the width lives (hidden_size, d_model, dim...); the output does not.
       const [probe] = await embedBatch(extractor, ['dimension probe'], maxInputTokens, pooling);
-      const name = localFolder ? path.basename(localFolder) : options.model;
       return new TransformersEmbedder(
-        `transformers:${name}`,
+        `transformers:${sourceName(options)}`,
         probe!.length,
         maxInputTokens,
         extractor,
@@ -87,6 +69,11 @@ export class TransformersEmbedder implements Embedder {
       await extractor.dispose();
       throw error;
     }
+  }
+
+  /** With the special tokens, which count against `maxInputTokens` too. */
+  countTokens(text: string): number {
+    return this.extractor.tokenizer.encode(text).length;
   }
 
   async embed(texts: string[], options: { signal?: AbortSignal } = {}): Promise<number[][]> {
@@ -110,35 +97,15 @@ export function createTransformersEmbedder(options: TransformersEmbedderOptions)
   return TransformersEmbedder.load(options);
 }
 
-/**
- * An existing directory is a local model. transformers.js treats absolute paths as local
- * folders but reads `owner/name`-shaped relative paths as hub ids, so folders are made absolute.
- */
-function resolveLocalFolder(model: string): string | undefined {
-  const candidate = path.resolve(model);
-  return existsSync(candidate) && statSync(candidate).isDirectory() ? candidate : undefined;
-}
-
-async function loadExtractor(options: TransformersEmbedderOptions, localFolder: string | undefined): Promise<FeatureExtractor> {
-  const allowRemote = options.allowRemote ?? false;
-  env.allowLocalModels = true;
-  env.allowRemoteModels = allowRemote;
-  if (options.cacheDir) env.cacheDir = path.resolve(options.cacheDir);
-  const extractor = await pipeline('feature-extraction', localFolder ?? options.model, {
-    ...(options.cacheDir ? { cache_dir: path.resolve(options.cacheDir) } : {}),
-    local_files_only: !allowRemote,
-    ...(options.dtype ? { dtype: options.dtype } : {}),
-    ...(options.threads ? { session_options: { intraOpNumThreads: options.threads } } : {}),
-  });
+async function loadExtractor(options: TransformersEmbedderOptions): Promise<FeatureExtractor> {
+  const extractor = await loadFromSource(options, (modelPath, source) =>
+    pipeline('feature-extraction', modelPath, {
+      ...source,
+      ...(options.dtype ? { dtype: options.dtype } : {}),
+      ...(options.threads ? { session_options: { intraOpNumThreads: options.threads } } : {}),
+    }),
+  );
   return extractor as unknown as FeatureExtractor;
-}
-
-function detectMaxInputTokens(extractor: FeatureExtractor): number {
-  const fromTokenizer = Number(extractor.tokenizer.model_max_length);
-  if (Number.isFinite(fromTokenizer) && fromTokenizer > 0 && fromTokenizer < UNSET_LIMIT) return fromTokenizer;
-  const fromConfig = Number(extractor.model.config.max_position_embeddings);
-  if (Number.isFinite(fromConfig) && fromConfig > 0) return fromConfig;
-  return FALLBACK_MAX_INPUT_TOKENS;
 }
 
 /**

@@ -1,22 +1,42 @@
 import { Hono } from 'hono';
-import { bearerAuth } from 'hono/bearer-auth';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import type { AppContext } from '../app-context.js';
 import { InvalidCursorError } from '../memory/cursor.js';
 import { DocumentParseError } from '../knowledge/parsers/document-parse-error.js';
-import { type ErrorCode, HttpError, errorBody, payloadTooLarge } from './errors.js';
+import { isDatabaseUnavailable } from '../db/database-unavailable.js';
+import { DATABASE_RETRY_AFTER_SECONDS, type ErrorCode, HttpError, errorBody, payloadTooLarge } from './errors.js';
+import { apiKeyAuth } from './middleware/api-key-auth.js';
+import { apiSecureHeaders, corsFor } from './middleware/browser-policies.js';
+import { httpMetrics } from './middleware/http-metrics.js';
+import { rateLimit } from './middleware/rate-limit.js';
+import { requestLogging } from './middleware/request-logging.js';
+import { requestTimeout } from './middleware/request-timeout.js';
 import { createChatRoutes } from './routes/chat.js';
+import { createConversationRoutes } from './routes/conversations.js';
+import { ConversationNotFoundError } from '../conversations/conversation-types.js';
+import { createDocsRoutes, docsContentSecurityPolicy } from './routes/docs.js';
 import { createDocumentRoutes } from './routes/documents.js';
 import { createSearchRoutes } from './routes/search.js';
 import { createMemoryRoutes } from './routes/memories.js';
+import { createOperationsRoutes } from './routes/operations.js';
 import { createTagRoutes } from './routes/tags.js';
+import { createOpenApiDocument, openApiOptionsFrom } from './openapi/openapi-document.js';
 
 /** The HTTP API over an application context. Every reply, errors included, is JSON. */
 export function createApp(ctx: AppContext): Hono {
   const app = new Hono();
   const maxBytes = ctx.config.MAX_BODY_BYTES;
   const maxUploadBytes = ctx.config.MAX_UPLOAD_BYTES;
+
+  // Outermost, so that every reply (413s, 429s, preflights, errors) is logged, measured and secured.
+  app.use(requestLogging(ctx.logger));
+  app.use(httpMetrics);
+  // Before the secure headers, so that it runs after them: the docs page loads scripts their CSP forbids.
+  app.use('/docs/*', docsContentSecurityPolicy);
+  app.use(apiSecureHeaders());
+  const cors = corsFor(ctx.config.CORS_ORIGINS);
+  if (cors) app.use(cors);
 
   // Checked on the declared length, and counted while reading when there is none (chunked).
   const limitTo = (size: number) =>
@@ -28,23 +48,30 @@ export function createApp(ctx: AppContext): Hono {
     });
   const bodies = limitTo(maxBytes);
   const uploads = limitTo(maxUploadBytes);
-  app.use((c, next) => (c.req.method === 'POST' && /^\/v1\/documents\/?$/.test(c.req.path) ? uploads : bodies)(c, next));
+  // Documents and conversation imports are files, not requests: they get the upload limit.
+  app.use((c, next) => (c.req.method === 'POST' && /^\/v1\/(documents|conversations\/import)\/?$/.test(c.req.path) ? uploads : bodies)(c, next));
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
-  if (ctx.config.API_KEYS.length > 0) {
-    app.use(
-      '/v1/*',
-      bearerAuth({
-        token: ctx.config.API_KEYS,
-        noAuthenticationHeader: { message: 'An API key is required: Authorization: Bearer <key>' },
-        invalidAuthenticationHeader: { message: 'The Authorization header must be: Bearer <key>' },
-        invalidToken: { message: 'The API key is not valid' },
-      }),
-    );
+  app.route('/', createOperationsRoutes(ctx));
+  app.route('/', createDocsRoutes(() => createOpenApiDocument(openApiOptionsFrom(ctx))));
+  const { RATE_LIMIT_PER_MINUTE, RATE_LIMIT_BURST, REQUEST_TIMEOUT_MS } = ctx.config;
+  if (RATE_LIMIT_PER_MINUTE > 0) {
+    // Before the key check: see rateLimit. Without keys in use there is no key to budget by, so
+    // whatever a client sends is not looked up.
+    const identifyKey = async (key: string) => ((await ctx.auth.isRequired()) ? (await ctx.auth.authenticate(key))?.keyId : undefined);
+    app.use('/v1/*', rateLimit({ perMinute: RATE_LIMIT_PER_MINUTE, burst: RATE_LIMIT_BURST, identifyKey, trustProxy: ctx.config.TRUST_PROXY }));
   }
+  if (REQUEST_TIMEOUT_MS > 0) {
+    const timeout = requestTimeout(REQUEST_TIMEOUT_MS);
+    // The chat bounds its own turns (see requestTimeout); its SSE streams must never be cut here.
+    app.use('/v1/*', (c, next) => (/^\/v1\/chat(\/|$)/.test(c.req.path) ? next() : timeout(c, next)));
+  }
+  // Always on: it also gives keyless servers their tenant (`default`), which every route needs.
+  app.use('/v1/*', apiKeyAuth(ctx.auth));
   app.route('/v1/memories', createMemoryRoutes(ctx));
   app.route('/v1/tags', createTagRoutes(ctx));
   app.route('/v1/chat', createChatRoutes(ctx));
+  app.route('/v1/conversations', createConversationRoutes(ctx));
   app.route('/v1/documents', createDocumentRoutes(ctx));
   app.route('/v1/search', createSearchRoutes(ctx));
 
@@ -59,6 +86,9 @@ export function createApp(ctx: AppContext): Hono {
         ? c.json(errorBody('unsupported_media_type', err.message), 415)
         : c.json(errorBody('unprocessable_document', err.message), 422);
     }
+    if (err instanceof ConversationNotFoundError) {
+      return c.json(errorBody('not_found', err.message), 404);
+    }
     if (err instanceof InvalidCursorError) {
       const details = [{ path: 'cursor', message: 'is not a cursor returned by this API' }];
       return c.json(errorBody('validation_error', 'Invalid query: cursor: is not a cursor returned by this API', details), 400);
@@ -71,7 +101,13 @@ export function createApp(ctx: AppContext): Hono {
       const message = err.message || (await err.getResponse().text()) || `HTTP ${err.status}`;
       return c.json(errorBody(code, message), err.status);
     }
-    if (ctx.config.LOG_LEVEL !== 'silent') console.error(`${c.req.method} ${c.req.path} failed:`, err);
+    if (isDatabaseUnavailable(err)) {
+      // Not the request's fault, and over once the database is back (the pool reconnects by itself).
+      ctx.logger.warn({ err }, `${c.req.method} ${c.req.path}: database unavailable`);
+      c.header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
+      return c.json(errorBody('database_unavailable', 'The database is unavailable; retry later.'), 503);
+    }
+    ctx.logger.error({ err }, `${c.req.method} ${c.req.path} failed`);
     // The cause stays in the log: a message could carry SQL or internals the client has no use for.
     return c.json(errorBody('internal_error', 'Internal server error'), 500);
   });

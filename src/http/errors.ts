@@ -15,6 +15,10 @@ export type ErrorCode =
   | 'unprocessable_document'
   | 'unauthorized'
   | 'http_error'
+  | 'rate_limited'
+  | 'request_timeout'
+  | 'not_ready'
+  | 'database_unavailable'
   | 'internal_error';
 
 /** An error the client caused (or asked about); `onError` turns it into the JSON error reply. */
@@ -51,6 +55,9 @@ export function validationError(issues: FieldIssue[], source = 'request'): HttpE
   if (issues.length > MESSAGE_MAX_ISSUES) named.push(`and ${issues.length - MESSAGE_MAX_ISSUES} more (see details)`);
   return new HttpError(400, 'validation_error', `Invalid ${source}: ${named.join('; ')}`, issues);
 }
+
+/** A restart or failover takes seconds: sooner would mostly meet the same outage, later would idle. */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
 
 export function notFound(message: string): HttpError {
   return new HttpError(404, 'not_found', message);

@@ -1,9 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { type SQL, and, asc, desc, eq, gt, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.js';
-import { queryRows } from '../db/query-rows.js';
+import { CHUNK_BM25, addBm25Documents, lockBm25Corpus, removeBm25Postings, setBm25Analyzer } from '../db/bm25-index.js';
 import { chunks, documents } from '../db/schema.js';
-import { intArray, textArray, uuidArray } from '../db/sql-arrays.js';
 import { tagConditions } from '../db/tag-filter.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import { InvalidCursorError, decodeCursor, encodeCursor } from '../memory/cursor.js';
@@ -12,6 +11,7 @@ import { type Analyzer, defaultAnalyzer } from './bm25/analyzer.js';
 import { findMarkdownHeadings } from './chunking/markdown-headings.js';
 import type { DocumentFormat } from './parsers/document-format.js';
 import { parseDocument } from './parsers/parse-document.js';
+import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
 import { type ChunkingOptions, type PreparedChunk, prepareChunks } from './prepare-chunks.js';
 
 export interface IngestDocumentInput {
@@ -96,8 +96,10 @@ export interface DocumentStore {
 export interface DocumentStoreOptions {
   db: Db;
   embedder: Embedder;
+  /** The tenant whose documents this store reads and writes, and only those. Default `default`. */
+  tenantId?: string;
   analyzer?: Analyzer;
-  /** The embedder's tokenizer, when it runs in this thread; default the chunker's (high-erring) estimate. */
+  /** Default the embedder's `countTokens`, else the chunker's (high-erring) estimate. */
   countTokens?: (text: string) => number;
   /** Texts per embedder call. Default 64. */
   embedBatchSize?: number;
@@ -108,11 +110,9 @@ export class AnalyzerMismatchError extends Error {
   constructor(
     readonly stored: string,
     readonly configured: string,
+    remedy = 'Re-ingest the documents (delete and add them again) to index them with the configured analyzer.',
   ) {
-    super(
-      `The BM25 index was built with analyzer "${stored}", but the configured analyzer is "${configured}". ` +
-        'Re-ingest the documents (delete and add them again) to index them with the configured analyzer.',
-    );
+    super(`The BM25 index was built with analyzer "${stored}", but the configured analyzer is "${configured}". ${remedy}`);
     this.name = 'AnalyzerMismatchError';
   }
 }
@@ -138,6 +138,7 @@ const documentColumns = {
 };
 
 // Spelt out: inside a single-table select, Drizzle would print the outer column unqualified.
+// A document's chunks are its tenant's (copied at ingest), so counting by document id stays inside it.
 const chunkCountOf = sql<number>`(SELECT count(*)::int FROM "chunks" c WHERE c."document_id" = "documents"."id")`.as('chunk_count');
 
 type DocumentRow = { [K in keyof typeof documentColumns]: unknown } & { chunkCount: unknown };
@@ -158,12 +159,14 @@ const toDocument = (row: DocumentRow): StoredDocument => ({
 
 // Rows per multi-row statement: far below the 65,535 bind parameters of the protocol.
 const INSERT_BATCH = 500;
-const ARRAY_BATCH = 10_000;
 
 export function createDocumentStore(options: DocumentStoreOptions): DocumentStore {
   const { db, embedder } = options;
+  const tenantId = options.tenantId ?? DEFAULT_TENANT_ID;
+  const ofTenant = eq(documents.tenantId, tenantId);
   const analyzer = options.analyzer ?? defaultAnalyzer;
   const embedBatchSize = options.embedBatchSize ?? 64;
+  const countTokens = options.countTokens ?? embedder.countTokens?.bind(embedder);
 
   async function ingest(input: IngestDocumentInput): Promise<IngestResult> {
     input.signal?.throwIfAborted();
@@ -172,7 +175,7 @@ export function createDocumentStore(options: DocumentStoreOptions): DocumentStor
     const contentHash = contentHashOf(text);
     const source = input.source ?? null;
 
-    const existing = await findByHash(db, contentHash);
+    const existing = await findByHash(db, tenantId, contentHash);
     if (existing) return { document: existing, status: 'unchanged' };
 
     const title = (input.title?.trim() || defaultTitle(text, parsed.markup, input.filename)).slice(0, 1000);
@@ -185,7 +188,7 @@ export function createDocumentStore(options: DocumentStoreOptions): DocumentStor
       maxInputTokens: embedder.maxInputTokens,
       analyzer,
       ...(input.chunking ? { options: input.chunking } : {}),
-      ...(options.countTokens ? { countTokens: options.countTokens } : {}),
+      ...(countTokens ? { countTokens } : {}),
     });
     // Outside the transaction: on PGlite a transaction holds the only connection, and the model
     // may take long. Nothing is written unless every batch succeeded.
@@ -195,12 +198,13 @@ export function createDocumentStore(options: DocumentStoreOptions): DocumentStor
       const tx = txn as unknown as Db;
       await lockCorpus(tx, true);
       // Another writer may have stored the same text while we embedded.
-      const raced = await findByHash(tx, contentHash);
+      const raced = await findByHash(tx, tenantId, contentHash);
       if (raced) return { document: raced, status: 'unchanged' as const };
 
       let id: string;
       let status: IngestResult['status'];
-      const [previous] = source === null ? [] : await tx.select({ id: documents.id }).from(documents).where(eq(documents.source, source)).for('update');
+      const [previous] =
+        source === null ? [] : await tx.select({ id: documents.id }).from(documents).where(and(ofTenant, eq(documents.source, source))).for('update');
       if (previous) {
         id = previous.id;
         status = 'replaced';
@@ -208,14 +212,14 @@ export function createDocumentStore(options: DocumentStoreOptions): DocumentStor
         await tx
           .update(documents)
           .set({ title, contentHash, format: input.format, tags, metadata, text, updatedAt: sql`now()` })
-          .where(eq(documents.id, id));
+          .where(and(ofTenant, eq(documents.id, id)));
       } else {
         id = randomUUID();
         status = 'created';
-        await tx.insert(documents).values({ id, title, source, contentHash, format: input.format, tags, metadata, text });
+        await tx.insert(documents).values({ id, tenantId, title, source, contentHash, format: input.format, tags, metadata, text });
       }
       await insertChunks(tx, id, tags, prepared, vectors);
-      const document = await findById(tx, id);
+      const document = await findById(tx, tenantId, id);
       return { document: document!, status };
     });
   }
@@ -235,19 +239,14 @@ export function createDocumentStore(options: DocumentStoreOptions): DocumentStor
   }
 
   /**
-   * Takes the corpus statistics row lock, which serialises every writer of postings and
-   * statistics (so their upserts never deadlock), and checks the analyzer of the stored postings.
+   * Takes the tenant's corpus statistics row lock, which serialises every writer of its postings
+   * and statistics (so their upserts never deadlock), and checks the analyzer of its postings.
    */
   async function lockCorpus(tx: Db, writingPostings: boolean): Promise<void> {
-    await tx.execute(sql`INSERT INTO corpus_stats (id, total_chunks, total_length, analyzer_id)
-      VALUES (1, 0, 0, ${analyzer.id}) ON CONFLICT (id) DO NOTHING`);
-    const [row] = await queryRows<{ total_chunks: string | number; analyzer_id: string }>(
-      tx,
-      sql`SELECT total_chunks, analyzer_id FROM corpus_stats WHERE id = 1 FOR UPDATE`,
-    );
-    if (!writingPostings || !row || row.analyzer_id === analyzer.id) return;
-    if (Number(row.total_chunks) > 0) throw new AnalyzerMismatchError(row.analyzer_id, analyzer.id);
-    await tx.execute(sql`UPDATE corpus_stats SET analyzer_id = ${analyzer.id} WHERE id = 1`);
+    const corpus = await lockBm25Corpus(tx, CHUNK_BM25, tenantId, analyzer.id);
+    if (!writingPostings || corpus.analyzerId === analyzer.id) return;
+    if (corpus.total > 0) throw new AnalyzerMismatchError(corpus.analyzerId, analyzer.id);
+    await setBm25Analyzer(tx, CHUNK_BM25, tenantId, analyzer.id);
   }
 
   async function insertChunks(tx: Db, documentId: string, tags: string[], prepared: PreparedChunk[], vectors: number[][]): Promise<void> {
@@ -256,6 +255,7 @@ export function createDocumentStore(options: DocumentStoreOptions): DocumentStor
       await tx.insert(chunks).values(
         prepared.slice(i, i + INSERT_BATCH).map((c, j) => ({
           id: ids[i + j]!,
+          tenantId,
           documentId,
           index: c.index,
           text: c.text,
@@ -270,75 +270,47 @@ export function createDocumentStore(options: DocumentStoreOptions): DocumentStor
         })),
       );
     }
-
-    const postingChunks: string[] = [];
-    const postingTerms: string[] = [];
-    const postingTfs: number[] = [];
-    const documentFrequency = new Map<string, number>();
-    let totalLength = 0;
-    prepared.forEach((c, i) => {
-      totalLength += c.bm25Length;
-      for (const [term, tf] of c.termFrequencies) {
-        postingChunks.push(ids[i]!);
-        postingTerms.push(term);
-        postingTfs.push(tf);
-        documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
-      }
-    });
-    for (let i = 0; i < postingTerms.length; i += ARRAY_BATCH) {
-      const end = i + ARRAY_BATCH;
-      await tx.execute(sql`INSERT INTO postings (chunk_id, term, tf)
-        SELECT * FROM unnest(${uuidArray(postingChunks.slice(i, end))}, ${textArray(postingTerms.slice(i, end))}, ${intArray(postingTfs.slice(i, end))})`);
-    }
-    // Sorted, as every writer does, though the corpus lock already keeps writers apart.
-    const terms = [...documentFrequency.keys()].sort();
-    for (let i = 0; i < terms.length; i += ARRAY_BATCH) {
-      const batch = terms.slice(i, i + ARRAY_BATCH);
-      await tx.execute(sql`INSERT INTO term_stats (term, df)
-        SELECT * FROM unnest(${textArray(batch)}, ${intArray(batch.map((t) => documentFrequency.get(t)!))})
-        ON CONFLICT (term) DO UPDATE SET df = term_stats.df + excluded.df`);
-    }
-    await tx.execute(sql`UPDATE corpus_stats
-      SET total_chunks = total_chunks + ${prepared.length}, total_length = total_length + ${totalLength} WHERE id = 1`);
+    await addBm25Documents(
+      tx,
+      CHUNK_BM25,
+      tenantId,
+      prepared.map((c, i) => ({ id: ids[i]!, termFrequencies: c.termFrequencies, length: c.bm25Length })),
+    );
   }
 
   /** Deletes a document's chunks and postings, taking them out of the BM25 statistics. */
   async function removeChunks(tx: Db, documentId: string): Promise<void> {
-    // One statement's CTEs share a snapshot: terms whose last posting goes are deleted, the others decremented.
+    await removeBm25Postings(tx, CHUNK_BM25, tenantId, sql`SELECT id FROM chunks WHERE tenant_id = ${tenantId} AND document_id = ${documentId}`);
     await tx.execute(sql`
-      WITH gone AS (
-        DELETE FROM postings p USING chunks c WHERE c.id = p.chunk_id AND c.document_id = ${documentId} RETURNING p.term
-      ),
-      dec AS (SELECT term, count(*)::int AS n FROM gone GROUP BY term),
-      dropped AS (DELETE FROM term_stats t USING dec WHERE t.term = dec.term AND t.df <= dec.n RETURNING t.term)
-      UPDATE term_stats t SET df = t.df - dec.n FROM dec WHERE t.term = dec.term AND t.df > dec.n`);
-    await tx.execute(sql`
-      WITH gone AS (DELETE FROM chunks WHERE document_id = ${documentId} RETURNING bm25_length)
+      WITH gone AS (DELETE FROM chunks WHERE tenant_id = ${tenantId} AND document_id = ${documentId} RETURNING bm25_length)
       UPDATE corpus_stats SET
         total_chunks = total_chunks - (SELECT count(*) FROM gone),
         total_length = total_length - (SELECT coalesce(sum(bm25_length), 0) FROM gone)
-      WHERE id = 1`);
+      WHERE tenant_id = ${tenantId}`);
   }
 
   async function del(id: string): Promise<boolean> {
     return db.transaction(async (txn) => {
       const tx = txn as unknown as Db;
       await lockCorpus(tx, false);
-      const [found] = await tx.select({ id: documents.id }).from(documents).where(eq(documents.id, id)).for('update');
+      const [found] = await tx.select({ id: documents.id }).from(documents).where(and(ofTenant, eq(documents.id, id))).for('update');
       if (!found) return false;
       await removeChunks(tx, id);
-      await tx.delete(documents).where(eq(documents.id, id));
+      await tx.delete(documents).where(and(ofTenant, eq(documents.id, id)));
       return true;
     });
   }
 
   async function list(opts: ListDocumentsOptions = {}): Promise<Page<StoredDocument>> {
     const limit = opts.limit ?? 50;
-    const conditions: SQL[] = tagConditions(documents.tags, {
+    const conditions: SQL[] = [
+      ofTenant,
+      ...tagConditions(documents.tags, {
       tagsAny: normalizeTags(opts.tagsAny),
       tagsAll: normalizeTags(opts.tagsAll),
-      tagsNone: normalizeTags(opts.tagsNone),
-    });
+        tagsNone: normalizeTags(opts.tagsNone),
+      }),
+    ];
     if (opts.cursor) {
       const { createdAt, id } = decodeCursor(opts.cursor);
       const at = sql`${createdAt}::timestamptz`;
@@ -347,7 +319,7 @@ export function createDocumentStore(options: DocumentStoreOptions): DocumentStor
     const rows = await db
       .select({ ...documentColumns, chunkCount: chunkCountOf, createdAtText: sql<string>`${documents.createdAt}::text` })
       .from(documents)
-      .where(conditions.length ? and(...conditions) : undefined)
+      .where(and(...conditions))
       .orderBy(desc(documents.createdAt), desc(documents.id))
       .limit(limit + 1);
     const page = rows.slice(0, limit);
@@ -361,7 +333,7 @@ export function createDocumentStore(options: DocumentStoreOptions): DocumentStor
   async function listChunks(id: string, opts: { limit?: number | undefined; cursor?: string | undefined } = {}): Promise<Page<StoredChunk> | null> {
     const limit = opts.limit ?? 100;
     const after = opts.cursor === undefined ? -1 : decodeChunkCursor(opts.cursor);
-    const [doc] = await db.select({ id: documents.id }).from(documents).where(eq(documents.id, id));
+    const [doc] = await db.select({ id: documents.id }).from(documents).where(and(ofTenant, eq(documents.id, id)));
     if (!doc) return null;
     const rows = await db
       .select({
@@ -375,7 +347,7 @@ export function createDocumentStore(options: DocumentStoreOptions): DocumentStor
         tokenCount: chunks.tokenCount,
       })
       .from(chunks)
-      .where(and(eq(chunks.documentId, id), gt(chunks.index, after)))
+      .where(and(eq(chunks.tenantId, tenantId), eq(chunks.documentId, id), gt(chunks.index, after)))
       .orderBy(asc(chunks.index))
       .limit(limit + 1);
     const page = rows.slice(0, limit);
@@ -384,20 +356,26 @@ export function createDocumentStore(options: DocumentStoreOptions): DocumentStor
   }
 
   async function getText(id: string): Promise<string | null> {
-    const [row] = await db.select({ text: documents.text }).from(documents).where(eq(documents.id, id));
+    const [row] = await db.select({ text: documents.text }).from(documents).where(and(ofTenant, eq(documents.id, id)));
     return row?.text ?? null;
   }
 
-  return { ingest, get: (id) => findById(db, id), getText, list, chunks: listChunks, delete: del };
+  return { ingest, get: (id) => findById(db, tenantId, id), getText, list, chunks: listChunks, delete: del };
 }
 
-async function findById(db: Db, id: string): Promise<StoredDocument | null> {
-  const [row] = await db.select({ ...documentColumns, chunkCount: chunkCountOf }).from(documents).where(eq(documents.id, id));
+async function findById(db: Db, tenantId: string, id: string): Promise<StoredDocument | null> {
+  const [row] = await db
+    .select({ ...documentColumns, chunkCount: chunkCountOf })
+    .from(documents)
+    .where(and(eq(documents.tenantId, tenantId), eq(documents.id, id)));
   return row ? toDocument(row) : null;
 }
 
-async function findByHash(db: Db, contentHash: string): Promise<StoredDocument | null> {
-  const [row] = await db.select({ ...documentColumns, chunkCount: chunkCountOf }).from(documents).where(eq(documents.contentHash, contentHash));
+async function findByHash(db: Db, tenantId: string, contentHash: string): Promise<StoredDocument | null> {
+  const [row] = await db
+    .select({ ...documentColumns, chunkCount: chunkCountOf })
+    .from(documents)
+    .where(and(eq(documents.tenantId, tenantId), eq(documents.contentHash, contentHash)));
   return row ? toDocument(row) : null;
 }
 

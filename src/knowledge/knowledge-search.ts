@@ -2,9 +2,9 @@ import { type SQL, and, sql } from 'drizzle-orm';
 import type { KnowledgeHit, KnowledgeRetriever } from '../chat/knowledge-retriever.js';
 import type { Db } from '../db/database.js';
 import { type VectorScanOptions, filteredVectorSearch } from '../db/filtered-vector-search.js';
-import { queryRows } from '../db/query-rows.js';
+import { CHUNK_BM25, bm25Candidates, queryTermCounts, readBm25Corpus } from '../db/bm25-index.js';
 import { chunks, documents } from '../db/schema.js';
-import { textArray, intArray, uuidArray, vectorParam } from '../db/sql-arrays.js';
+import { uuidArray, vectorParam } from '../db/sql-arrays.js';
 import { type TagFilter, tagConditions } from '../db/tag-filter.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import { normalizeTags } from '../memory/tags.js';
@@ -14,12 +14,15 @@ import { AnalyzerMismatchError } from './document-store.js';
 import { fuse } from './fusion.js';
 import { LexicalReranker } from './rerank/lexical-reranker.js';
 import type { Reranker } from './rerank/reranker.js';
+import { RERANKERS, type RerankerChoice } from './rerank/reranker-choice.js';
+import { RerankerUnavailableError } from './rerank/reranker-unavailable-error.js';
 import { makeSnippet } from './snippet.js';
+import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
+import { type TenantScoped, tenantScoped } from '../tenancy/tenant-scoped.js';
 
 export const SEARCH_MODES = ['hybrid', 'vector', 'text'] as const;
 export type SearchMode = (typeof SEARCH_MODES)[number];
-export const RERANKERS = ['none', 'lexical'] as const;
-export type RerankerChoice = (typeof RERANKERS)[number];
+export { RERANKERS, type RerankerChoice };
 
 /** How much each retriever counts in weighted RRF; `k` is RRF's rank offset (default 60). */
 export interface FusionWeights {
@@ -84,27 +87,53 @@ export interface KnowledgeSearch extends KnowledgeRetriever {
   /** Chunks by BM25 over the postings, computed in the database; OR over the query's terms. */
   textCandidates(query: string, filter: TagFilter, limit: number): Promise<Candidate[]>;
   readonly weights: Readonly<FusionWeights>;
+  /** The rerankers a query may name here: `cross-encoder` only when one was given. */
+  readonly rerankers: readonly RerankerChoice[];
+  /** Used when a query names none. */
+  readonly defaultReranker: RerankerChoice;
 }
 
 export interface KnowledgeSearchOptions extends VectorScanOptions {
   db: Db;
   embedder: Embedder;
+  /** The tenant whose chunks this search ranks, and only those. Default `default`. */
+  tenantId?: string;
   analyzer?: Analyzer;
   bm25?: Bm25Params;
   /** Default: `fusionWeightsFor(embedder.id)`. */
   weights?: FusionWeights;
   /** The `lexical` choice; default a `LexicalReranker` over the same analyzer. */
   lexicalReranker?: Reranker;
+  /** The `cross-encoder` choice; without one, asking for it throws RerankerUnavailableError. */
+  crossEncoderReranker?: Reranker | undefined;
+  /** The reranker of queries that name none. Default `none`. */
+  defaultReranker?: RerankerChoice | undefined;
+}
+
+/** Knowledge search as the application holds it: a tenant's search, and the settings every tenant shares. */
+export type TenantKnowledgeSearch = TenantScoped<KnowledgeSearch> & Pick<KnowledgeSearch, 'weights' | 'rerankers' | 'defaultReranker'>;
+
+export function createTenantKnowledgeSearch(options: Omit<KnowledgeSearchOptions, 'tenantId'>): TenantKnowledgeSearch {
+  // Built once here, so a default reranker that cannot run still fails at start.
+  const { weights, rerankers, defaultReranker } = createKnowledgeSearch(options);
+  return { ...tenantScoped((tenantId) => createKnowledgeSearch({ ...options, tenantId })), weights, rerankers, defaultReranker };
 }
 
 export function createKnowledgeSearch(options: KnowledgeSearchOptions): KnowledgeSearch {
   const { db, embedder } = options;
+  const tenantId = options.tenantId ?? DEFAULT_TENANT_ID;
   const analyzer = options.analyzer ?? defaultAnalyzer;
   const bm25 = options.bm25 ?? DEFAULT_BM25_PARAMS;
   const weights = Object.freeze({ ...(options.weights ?? fusionWeightsFor(embedder.id)) });
   const lexical = options.lexicalReranker ?? new LexicalReranker({ analyzer });
+  const rerankerByChoice: Partial<Record<RerankerChoice, Reranker>> = { lexical, 'cross-encoder': options.crossEncoderReranker };
+  const rerankers = RERANKERS.filter((r) => r === 'none' || rerankerByChoice[r] !== undefined);
+  const defaultReranker = options.defaultReranker ?? 'none';
+  // Checked at start: a default that cannot run would fail every search that relies on it.
+  if (!rerankers.includes(defaultReranker)) throw new RerankerUnavailableError(defaultReranker, rerankers);
 
-  const filterSql = (filter: TagFilter): SQL => and(sql`true`, ...tagConditions(chunks.tags, filter))!;
+  // The tenant goes inside both candidate queries, like the tags: before the LIMIT, never after.
+  const filterSql = (filter: TagFilter): SQL => and(sql`${chunks.tenantId} = ${tenantId}`, ...tagConditions(chunks.tags, filter))!;
 
   async function vectorCandidates(vector: number[], filter: TagFilter, limit: number): Promise<Candidate[]> {
     if (vector.length !== embedder.dimensions) {
@@ -135,37 +164,20 @@ export function createKnowledgeSearch(options: KnowledgeSearchOptions): Knowledg
   }
 
   async function textCandidates(query: string, filter: TagFilter, limit: number): Promise<Candidate[]> {
-    const counts = new Map<string, number>();
-    for (const term of analyzer.analyze(query)) counts.set(term, (counts.get(term) ?? 0) + 1);
-    if (counts.size === 0 || limit <= 0) return [];
-    const [stats] = await queryRows<{ analyzer_id: string; total_chunks: string | number }>(
-      db,
-      sql`SELECT analyzer_id, total_chunks FROM corpus_stats WHERE id = 1`,
-    );
-    if (!stats || Number(stats.total_chunks) === 0) return [];
-    if (stats.analyzer_id !== analyzer.id) throw new AnalyzerMismatchError(stats.analyzer_id, analyzer.id);
-
-    const terms = [...counts.keys()];
-    const k1 = sql`${bm25.k1}::float8`;
-    const b = sql`${bm25.b}::float8`;
-    // bm25.ts's formula, term for term: Lucene's idf times the saturated, length-normalised tf,
-    // a term repeated in the query counting each time.
-    const rows = await queryRows<{ id: string; score: number | string }>(
-      db,
-      sql`SELECT p.chunk_id::text AS id,
-          SUM(q.qtf * ln(1 + (s.total_chunks - t.df + 0.5::float8) / (t.df + 0.5::float8))
-                    * p.tf * (${k1} + 1) / (p.tf + ${k1} * (1 - ${b} + ${b} * ${chunks.bm25Length} / (s.total_length::float8 / s.total_chunks)))) AS score
-        FROM unnest(${textArray(terms)}, ${intArray(terms.map((t) => counts.get(t)!))}) AS q(term, qtf)
-        JOIN term_stats t ON t.term = q.term
-        JOIN postings p ON p.term = q.term
-        JOIN ${chunks} ON ${chunks.id} = p.chunk_id
-        CROSS JOIN corpus_stats s
-        WHERE s.id = 1 AND ${filterSql(filter)}
-        GROUP BY p.chunk_id
-        ORDER BY score DESC, p.chunk_id
-        LIMIT ${limit}`,
-    );
-    return rows.map((r) => ({ id: r.id, score: Number(r.score) }));
+    const terms = queryTermCounts(analyzer.analyze(query));
+    if (terms.size === 0 || limit <= 0) return [];
+    const stats = await readBm25Corpus(db, CHUNK_BM25, tenantId);
+    if (!stats || stats.total === 0) return [];
+    if (stats.analyzerId !== analyzer.id) throw new AnalyzerMismatchError(stats.analyzerId, analyzer.id);
+    return bm25Candidates(db, CHUNK_BM25, tenantId, {
+      terms,
+      table: chunks,
+      idColumn: chunks.id,
+      lengthColumn: chunks.bm25Length,
+      where: filterSql(filter),
+      limit,
+      params: bm25,
+    });
   }
 
   async function search(query: string, opts: KnowledgeQueryOptions = {}): Promise<SearchHit[]> {
@@ -174,6 +186,9 @@ export function createKnowledgeSearch(options: KnowledgeSearchOptions): Knowledg
     const mode = opts.mode ?? 'hybrid';
     const filter: TagFilter = { tagsAny: normalizeTags(opts.tagsAny), tagsAll: normalizeTags(opts.tagsAll), tagsNone: normalizeTags(opts.tagsNone) };
     opts.signal?.throwIfAborted();
+    const choice = opts.reranker ?? defaultReranker;
+    const reranker = choice === 'none' ? undefined : rerankerByChoice[choice];
+    if (choice !== 'none' && !reranker) throw new RerankerUnavailableError(choice, rerankers);
 
     const vectorSide = async () => {
       const [vector] = await embedder.embed([query], opts.signal ? { signal: opts.signal } : {});
@@ -200,8 +215,7 @@ export function createKnowledgeSearch(options: KnowledgeSearchOptions): Knowledg
       ranked = mode === 'vector' ? vectorHits : textHits;
     }
 
-    const reranking = (opts.reranker ?? 'none') === 'lexical';
-    const wanted = reranking ? ranked.slice(0, candidateK) : ranked.slice(0, topK);
+    const wanted = reranker ? ranked.slice(0, candidateK) : ranked.slice(0, topK);
     const details = await chunkDetails(wanted.map((h) => h.id));
     const queryTerms = new Set(analyzer.analyze(query));
     let hits: SearchHit[] = wanted.flatMap((h) => {
@@ -217,11 +231,12 @@ export function createKnowledgeSearch(options: KnowledgeSearchOptions): Knowledg
         },
       ];
     });
-    if (reranking) {
-      const reranked = await lexical.rerank(
+    if (reranker) {
+      const reranked = await reranker.rerank(
         query,
         hits.map((h) => ({ ...h, id: h.chunkId })),
         topK,
+        { signal: opts.signal },
       );
       hits = reranked.map(({ id: _id, ...h }) => h);
     }
@@ -243,9 +258,9 @@ export function createKnowledgeSearch(options: KnowledgeSearchOptions): Knowledg
       })
       .from(chunks)
       .innerJoin(documents, sql`${documents.id} = ${chunks.documentId}`)
-      .where(sql`${chunks.id} = ANY(${uuidArray(ids)})`);
+      .where(and(sql`${chunks.tenantId} = ${tenantId}`, sql`${documents.tenantId} = ${tenantId}`, sql`${chunks.id} = ANY(${uuidArray(ids)})`));
     return new Map(rows.map((r) => [r.chunkId, r]));
   }
 
-  return { search, vectorCandidates, textCandidates, weights };
+  return { search, vectorCandidates, textCandidates, weights, rerankers, defaultReranker };
 }

@@ -49,16 +49,30 @@ export function prepareChunks(input: PrepareChunksInput): PreparedChunk[] {
   const title = input.title.replace(/\s+/g, ' ').trim();
   // One token more for the blank line between title and chunk.
   const titleTokens = title === '' ? 0 : countTokens(title) + 1;
-  const context = titleTokens > 0 && titleTokens <= limit / 4 ? title : '';
-  const room = limit - (context === '' ? 0 : titleTokens);
-  const maxTokens = Math.max(1, Math.min(input.options?.maxTokens ?? DEFAULT_CHUNK_TOKENS, room));
-  const overlapTokens = Math.min(input.options?.overlapTokens ?? Math.floor(maxTokens / 8), maxTokens - 1);
-  const chunks = chunkText(input.text, { maxTokens, overlapTokens, markup: input.markup, countTokens });
-  return chunks.map((chunk) => {
-    const indexedText = indexedTextOf(context, chunk.text);
-    const termFrequencies = input.analyzer.termFrequencies(indexedText);
-    let bm25Length = 0;
-    for (const tf of termFrequencies.values()) bm25Length += tf;
-    return { ...chunk, context, indexedText, termFrequencies, bm25Length };
-  });
+  let context = titleTokens > 0 && titleTokens <= limit / 4 ? title : '';
+  let room = limit - (context === '' ? 0 : titleTokens);
+  for (let attempt = 0; ; attempt++) {
+    const maxTokens = Math.max(1, Math.min(input.options?.maxTokens ?? DEFAULT_CHUNK_TOKENS, room));
+    const overlapTokens = Math.min(input.options?.overlapTokens ?? Math.floor(maxTokens / 8), maxTokens - 1);
+    const chunks = chunkText(input.text, { maxTokens, overlapTokens, markup: input.markup, countTokens });
+    if (context === '') return chunks.map((chunk) => prepared(chunk, '', input.analyzer));
+    // Subword tokens are not additive: a title and a chunk joined can take a token or two more
+    // than apart. Measured on the joined text, and cut again with less room when it overflows.
+    const overflow = Math.max(...chunks.map((c) => countTokens(indexedTextOf(context, c.text)) - limit));
+    if (overflow <= 0) return chunks.map((chunk) => prepared(chunk, context, input.analyzer));
+    room -= overflow;
+    // Past a few attempts (or no room left) the title goes: chunks alone are within the limit.
+    if (attempt >= 3 || room < 1) {
+      context = '';
+      room = limit;
+    }
+  }
+}
+
+function prepared(chunk: Chunk, context: string, analyzer: Analyzer): PreparedChunk {
+  const indexedText = indexedTextOf(context, chunk.text);
+  const termFrequencies = analyzer.termFrequencies(indexedText);
+  let bm25Length = 0;
+  for (const tf of termFrequencies.values()) bm25Length += tf;
+  return { ...chunk, context, indexedText, termFrequencies, bm25Length };
 }

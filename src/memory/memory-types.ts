@@ -1,3 +1,5 @@
+import type { FusionWeights, SearchMode } from '../knowledge/knowledge-search.js';
+
 export const DEFAULT_AGENT_ID = 'default';
 
 export interface Memory {
@@ -36,16 +38,36 @@ export interface MemoryFilter {
   tagsNone?: readonly string[];
 }
 
-export interface SearchMemoriesOptions extends MemoryFilter {
+export interface VectorSearchOptions extends MemoryFilter {
   topK?: number;
-  /** Cosine similarity in [-1, 1]; hits below it are left out. */
+  /**
+   * Cosine similarity in [-1, 1], applied to the vector side: memories less similar than this are
+   * not vector candidates. In hybrid mode one BM25 still finds is returned; text mode ignores it.
+   */
   minScore?: number;
+}
+
+export interface SearchMemoriesOptions extends VectorSearchOptions {
+  /**
+   * `hybrid` (default): the vector and BM25 candidates (max(topK × 5, 50) each, at most 1000 or
+   * topK) fused by weighted reciprocal rank fusion over their union, so a memory found only by
+   * its keywords (a name, a number) is returned too. `vector`: cosine similarity only. `text`:
+   * BM25 over the memories' content only, nothing embedded.
+   */
+  mode?: SearchMode;
+  /** Overrides the store's fusion weights for this query (hybrid mode). */
+  weights?: FusionWeights;
 }
 
 export interface MemoryHit {
   memory: Memory;
-  /** Cosine similarity between the query and the memory. */
+  /** Hybrid: the fused (weighted RRF) score. Vector: cosine similarity. Text: BM25. */
   score: number;
+}
+
+export interface MemorySearchHit extends MemoryHit {
+  /** 1-based rank of the memory in each side's candidates, null where it was not among them. */
+  ranks: { vector: number | null; text: number | null };
 }
 
 export interface ListMemoriesOptions extends MemoryFilter {
@@ -67,9 +89,9 @@ export interface TagCount {
 export interface MemoryStore {
   save(input: SaveMemoryInput): Promise<SaveMemoryResult>;
   get(key: string, agentId?: string): Promise<Memory | null>;
-  search(query: string, options?: SearchMemoriesOptions): Promise<MemoryHit[]>;
-  /** As `search`, with a query vector already in the store's space. */
-  searchByVector(vector: number[], options?: SearchMemoriesOptions): Promise<MemoryHit[]>;
+  search(query: string, options?: SearchMemoriesOptions): Promise<MemorySearchHit[]>;
+  /** Vector search only (cosine similarity), with a query vector already in the store's space. */
+  searchByVector(vector: number[], options?: VectorSearchOptions): Promise<MemorySearchHit[]>;
   delete(key: string, agentId?: string): Promise<boolean>;
   list(options?: ListMemoriesOptions): Promise<MemoryPage>;
   tagCounts(filter?: MemoryFilter): Promise<TagCount[]>;

@@ -36,7 +36,7 @@ describe('reembedAll', () => {
     expect(await readSpace(database.db, 'memories')).toEqual({ embedderId: 'test:new-32', dimensions: 32 });
     await ensureVectorSpace(database.db, newEmbedder);
     const store = createPgMemoryStore({ db: database.db, embedder: newEmbedder });
-    const [hit] = await store.search('memory number 42 about topic 0', { topK: 1 });
+    const [hit] = await store.search('memory number 42 about topic 0', { topK: 1, mode: 'vector' });
     expect(hit?.memory.key).toBe('k42');
     expect(hit!.score).toBeCloseTo(1, 5);
   });

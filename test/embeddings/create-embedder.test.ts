@@ -45,6 +45,23 @@ describe('createEmbedder', () => {
     }
   });
 
+  it('counts tokens in this thread as the model does, in a pool and in process', async () => {
+    const inProcess = await createEmbedder(transformersConfig({ EMBEDDING_WORKERS: '1' }));
+    const pooled = await createEmbedder(transformersConfig({ EMBEDDING_WORKERS: '2' }));
+    const bundledPool = await createEmbedder(loadConfig({ EMBEDDING_WORKERS: '2' }));
+    const bundled = await createEmbedder(loadConfig({ EMBEDDING_WORKERS: '0' }));
+    try {
+      // [CLS] the cat sat [SEP]: special tokens count against the limit too.
+      expect(inProcess.countTokens!('the cat sat')).toBe(5);
+      expect(pooled.countTokens!('the cat sat')).toBe(5);
+      const text = 'Chunks must fit the window of the bundled Universal Sentence Encoder.';
+      expect(bundledPool.countTokens!(text)).toBe(bundled.countTokens!(text));
+      expect(bundled.countTokens!(text)).toBeGreaterThan(10);
+    } finally {
+      await Promise.all([inProcess.close(), pooled.close(), bundledPool.close(), bundled.close()]);
+    }
+  });
+
   it('treats EMBEDDING_WORKERS=0 as in-process for the bundled model', async () => {
     const embedder = await createEmbedder(loadConfig({ EMBEDDING_WORKERS: '0' }));
     try {

@@ -15,7 +15,7 @@ describe('createAppContext', () => {
   it('persists in DATA_DIR, and refuses an embedder of another vector space', async () => {
     const first = await createAppContext(config, { embedder: createHashEmbedder(64) });
     expect(first.database.driver).toBe('pglite');
-    await first.memories.save({ key: 'k', content: 'kept on disk' });
+    await first.memories.forTenant('default').save({ key: 'k', content: 'kept on disk' });
     await first.close();
     await first.close(); // idempotent
 
@@ -31,9 +31,27 @@ describe('createAppContext', () => {
     // The failed attempt closed its database: the directory opens again.
     const again = await createAppContext(config, { embedder: createHashEmbedder(64) });
     try {
-      expect(await again.memories.get('k')).toMatchObject({ content: 'kept on disk' });
+      expect(await again.memories.forTenant('default').get('k')).toMatchObject({ content: 'kept on disk' });
     } finally {
       await again.close();
+    }
+  });
+});
+
+// Regression: the metrics wrapper around the embedder dropped `countTokens`, so documents were
+// chunked by the estimate instead of the model's tokenizer.
+describe('createAppContext and the embedder tokenizer', () => {
+  it('chunks documents with the embedder countTokens', async () => {
+    const counted: string[] = [];
+    const embedder = createHashEmbedder(16);
+    const ctx = await createAppContext(loadConfig({ DATA_DIR: 'memory://', LOG_LEVEL: 'silent' }), {
+      embedder: { ...embedder, embed: embedder.embed, countTokens: (text: string) => (counted.push(text), text.split(/\s+/).length) },
+    });
+    try {
+      await ctx.documents.forTenant('default').ingest({ title: 'Pumps', content: 'Prime the pump with water before starting it.', format: 'text' });
+      expect(counted.length).toBeGreaterThan(0);
+    } finally {
+      await ctx.close();
     }
   });
 });

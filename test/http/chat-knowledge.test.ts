@@ -21,7 +21,7 @@ describe('POST /v1/chat over ingested documents', () => {
     expect(res.body.mode).toBe('extractive');
     const [first] = res.body.citations;
     expect(first).toMatchObject({ kind: 'document', title: 'Pump guide', headingPath: ['Pumps', 'Priming'] });
-    const document = await ctx.documents.getText(first.documentId);
+    const document = await ctx.documents.forTenant('default').getText(first.documentId);
     expect(document!.slice(first.start, first.end)).toContain('Prime the centrifugal pump');
   });
 

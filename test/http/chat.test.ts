@@ -60,7 +60,7 @@ function postChat(app: Hono, body: unknown, headers: Record<string, string> = {}
 }
 
 async function saveMemory(key: string, content: string, agentId?: string) {
-  await ctx.memories.save({ key, content, ...(agentId ? { agentId } : {}) });
+  await ctx.memories.forTenant('default').save({ key, content, ...(agentId ? { agentId } : {}) });
 }
 
 describe('POST /v1/chat with an LLM', () => {
@@ -126,9 +126,9 @@ describe('POST /v1/chat with an LLM', () => {
     expect(res.body.toolCalls[1]).toMatchObject({ name: 'save_memory', isError: true });
     expect(res.body.toolCalls[1].result).toContain('agentId');
 
-    expect(await ctx.memories.get('color', 'bob')).toMatchObject({ content: 'Bob likes blue', tags: ['prefs'] });
-    expect(await ctx.memories.get('color', 'default')).toBeNull();
-    expect(await ctx.memories.get('x', 'alice')).toBeNull();
+    expect(await ctx.memories.forTenant('default').get('color', 'bob')).toMatchObject({ content: 'Bob likes blue', tags: ['prefs'] });
+    expect(await ctx.memories.forTenant('default').get('color', 'default')).toBeNull();
+    expect(await ctx.memories.forTenant('default').get('x', 'alice')).toBeNull();
     // The tool results went back to the model in the second request.
     const toolMessages = llm.requests[1]!.body.messages.filter((m) => m.role === 'tool');
     expect(toolMessages.map((m) => m.tool_call_id)).toEqual(['c1', 'c2']);
@@ -144,7 +144,8 @@ describe('POST /v1/chat with an LLM', () => {
         reply.toolCalls([{ id: 's1', name: 'search_knowledge', arguments: '{"query":"kitchen oolong"}' }]),
         reply.text('Alice likes green tea [1]; the kitchen has oolong [2].'),
       ],
-      { knowledge },
+      // The same fake for every tenant: this test is about the chat, not isolation.
+      { knowledge: { forTenant: () => knowledge } },
     );
     const res = await call(app, 'POST', '/v1/chat', { message: 'What tea does Alice like?' });
     expect(res.status).toBe(200);
@@ -279,7 +280,7 @@ describe('POST /v1/chat without an LLM', () => {
     const knowledge = createFakeKnowledgeRetriever([
       { documentId: 'guide', title: 'Guide', chunkId: 'guide#1', headingPath: ['Setup'], start: 0, end: 42, text: 'Install with npm. Then run the server.' },
     ]);
-    const app = createApp({ ...ctx, llm: undefined, knowledge });
+    const app = createApp({ ...ctx, llm: undefined, knowledge: { forTenant: () => knowledge } });
     const found = await call(app, 'POST', '/v1/chat', { message: 'How do I install it?', tagsAny: ['docs'] });
     expect(found.body.answer).toBe('Install with npm. [1]');
     expect(found.body.citations).toEqual([expect.objectContaining({ kind: 'document', chunkId: 'guide#1', headingPath: ['Setup'] })]);

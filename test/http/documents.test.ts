@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   const rows = (await ctx.database.db.execute(sql`SELECT id::text AS id FROM documents`)) as unknown as { rows: { id: string }[] };
-  for (const { id } of rows.rows) await ctx.documents.delete(id);
+  for (const { id } of rows.rows) await ctx.documents.forTenant('default').delete(id);
 });
 
 async function upload(file: { name: string; type?: string; data: Uint8Array | string }, fields: Record<string, string | string[]> = {}): Promise<JsonReply> {
@@ -118,7 +118,7 @@ describe('POST /v1/documents (multipart)', () => {
     const noFile = await app.request('/v1/documents', { method: 'POST', body: form });
     expect(noFile.status).toBe(400);
     expect(((await noFile.json()) as { error: { details: { path: string }[] } }).error.details[0]!.path).toBe('file');
-    expect(await ctx.documents.list()).toMatchObject({ items: [] });
+    expect(await ctx.documents.forTenant('default').list()).toMatchObject({ items: [] });
   });
 });
 

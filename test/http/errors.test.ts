@@ -1,7 +1,8 @@
 import type { Hono } from 'hono';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/app-context.js';
 import { encodeCursor } from '../../src/memory/cursor.js';
+import { createCapturedLogger } from '../support/captured-logger.js';
 import { type JsonReply, call, clearMemories, createApp, createTestContext } from './http-test-context.js';
 
 let ctx: AppContext;
@@ -218,26 +219,25 @@ describe('413 payload_too_large', () => {
 
 describe('500 internal_error', () => {
   it('answers JSON without the cause, and logs it', async () => {
+    const { logger, lines } = createCapturedLogger('error');
     const failing = createApp({
       ...ctx,
-      config: { ...ctx.config, LOG_LEVEL: 'error' },
+      logger,
       memories: {
-        ...ctx.memories,
-        get: async () => {
-          throw new Error('connection to 10.0.0.5 refused');
-        },
+        forTenant: (tenantId) => ({
+          ...ctx.memories.forTenant(tenantId),
+          get: async () => {
+            throw new Error('connection to 10.0.0.5 refused');
+          },
+        }),
       },
     });
-    const log = vi.spyOn(console, 'error').mockImplementation(() => {});
-    try {
-      const res = await call(failing, 'GET', '/v1/memories/k');
-      expect(res).toMatchObject({ status: 500, body: { error: { code: 'internal_error', details: null } } });
-      expect(JSON.stringify(res.body)).not.toContain('10.0.0.5');
-      expect(log).toHaveBeenCalledTimes(1);
-      expect(String(log.mock.calls[0]?.[0])).toContain('GET /v1/memories/k');
-    } finally {
-      log.mockRestore();
-    }
+    const res = await call(failing, 'GET', '/v1/memories/k');
+    expect(res).toMatchObject({ status: 500, body: { error: { code: 'internal_error', details: null } } });
+    expect(JSON.stringify(res.body)).not.toContain('10.0.0.5');
+    const failures = lines.filter((l) => l.msg !== 'request');
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatchObject({ level: 'error', msg: 'GET /v1/memories/k failed', err: { message: 'connection to 10.0.0.5 refused' } });
   });
 });
 

@@ -13,6 +13,9 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
 
 export async function clearMemories(ctx: AppContext): Promise<void> {
   await ctx.database.db.execute(sql`DELETE FROM memories`);
+  // Postings go with their memories (ON DELETE CASCADE); the BM25 statistics must go too.
+  await ctx.database.db.execute(sql`DELETE FROM memory_term_stats`);
+  await ctx.database.db.execute(sql`DELETE FROM memory_corpus_stats`);
 }
 
 export interface JsonReply {

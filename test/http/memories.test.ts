@@ -241,6 +241,47 @@ describe('POST /v1/memories/search', () => {
     expect(res.status).toBe(200);
     expect(res.body.hits).toHaveLength(3);
   });
+
+  it('searches in hybrid (default), vector or text mode, with each side\'s rank', async () => {
+    await call(app, 'POST', '/v1/memories', { key: 'locker', content: 'Locker 4471-B belongs to Quixley' });
+    const search = (body: object) => call(app, 'POST', '/v1/memories/search', { query: 'Quixley', ...body });
+
+    const text = await search({ mode: 'text' });
+    expect(text.status).toBe(200);
+    expect(text.body.hits).toHaveLength(1);
+    expect(text.body.hits[0]).toMatchObject({ memory: { key: 'locker' }, ranks: { vector: null, text: 1 } });
+    expect(text.body.hits[0].score).toBeGreaterThan(0);
+
+    const hybrid = await search({});
+    expect(hybrid.status).toBe(200);
+    expect(hybrid.body.hits).toHaveLength(4);
+    expect(hybrid.body.hits[0]).toMatchObject({ memory: { key: 'locker' }, ranks: { text: 1 } });
+    const byNumber = await search({ query: '4471', minScore: 0.99 });
+    expect(byNumber.body.hits.map((h: { memory: { key: string } }) => h.memory.key)).toEqual(['locker']);
+    expect(byNumber.body.hits[0].ranks).toEqual({ vector: null, text: 1 });
+
+    const vector = await search({ mode: 'vector', query: 'Bob drives a red car', topK: 1 });
+    expect(vector.body.hits).toEqual([expect.objectContaining({ memory: expect.objectContaining({ key: 'car' }), ranks: { vector: 1, text: null } })]);
+    expect(vector.body.hits[0].score).toBeCloseTo(1, 5);
+
+    const weighted = await search({ weights: { vector: 1, text: 0.000001, k: 10 } });
+    expect(weighted.status).toBe(200);
+  });
+
+  it('rejects a bad mode, bad weights, and minScore in text mode, naming the field', async () => {
+    const bad = async (body: object, path: string) => {
+      const res = await call(app, 'POST', '/v1/memories/search', { query: 'tea', ...body });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error.code).toBe('validation_error');
+      expect(res.body.error.details.map((d: { path: string }) => d.path)).toContain(path);
+    };
+    await bad({ mode: 'bm25' }, 'mode');
+    await bad({ mode: 'text', minScore: 0.5 }, 'minScore');
+    await bad({ weights: { vector: -1, text: 1 } }, 'weights.vector');
+    await bad({ weights: { vector: 0, text: 0 } }, 'weights');
+    await bad({ weights: { vector: 1, text: 1, bias: 2 } }, 'weights.bias');
+    await bad({ weights: 'equal' }, 'weights');
+  });
 });
 
 describe('pagination', () => {

@@ -72,7 +72,7 @@ export function documentStoreContract(name: string, open: () => Promise<Database
       expect(kept.map((r) => [r.term, Number(r.df)])).toEqual(recomputed.map((r) => [r.term, Number(r.df)]));
       const [corpus] = await queryRows<{ total_chunks: string; total_length: string }>(
         db(),
-        sql`SELECT total_chunks, total_length FROM corpus_stats WHERE id = 1`,
+        sql`SELECT total_chunks, total_length FROM corpus_stats WHERE tenant_id = 'default'`,
       );
       const [actual] = await queryRows<{ n: number; len: string | null }>(db(), sql`SELECT count(*)::int AS n, sum(bm25_length) AS len FROM chunks`);
       expect(Number(corpus?.total_chunks ?? 0)).toBe(Number(actual!.n));

@@ -3,6 +3,9 @@ import { defaultAnalyzer } from '../../src/knowledge/bm25/analyzer.js';
 import { approximateTokenCount } from '../../src/knowledge/chunking/approximate-token-count.js';
 import { prepareChunks } from '../../src/knowledge/prepare-chunks.js';
 import { makeSnippet } from '../../src/knowledge/snippet.js';
+import { loadUseLiteTokenizer } from '../../src/embeddings/use-lite-tokenizer.js';
+import { BUNDLED_USE_MAX_INPUT_TOKENS } from '../../src/embeddings/bundled-use-embedder.js';
+import { loadCorpus } from '../../scripts/bench/lib/beir.js';
 
 const words = (n: number) => Array.from({ length: n }, (_, i) => `word${i}`).join(' ');
 
@@ -16,6 +19,21 @@ describe('prepareChunks', () => {
       expect(approximateTokenCount(c.context) + 1 + c.tokenCount).toBeLessThanOrEqual(64);
       expect(c.bm25Length).toBe(defaultAnalyzer.analyze(c.indexedText).length);
     }
+  });
+
+  // Regression: chunks sized by the estimate alone could exceed USE lite's 128 tokens (the estimate
+  // is low for up to 1.34x of real counts), and the model silently drops the rest.
+  it('keeps title + chunk within the bundled model window when counted by its tokenizer, on SciFact', async () => {
+    const tokenizer = await loadUseLiteTokenizer();
+    const countTokens = (text: string) => tokenizer.countTokens(text);
+    const corpus = (await loadCorpus(new URL('../../../shared/datasets/scifact', import.meta.url).pathname)).slice(0, 150);
+    let chunkCount = 0;
+    for (const doc of corpus) {
+      const chunks = prepareChunks({ title: doc.title, text: doc.text, markup: 'plain', maxInputTokens: BUNDLED_USE_MAX_INPUT_TOKENS, analyzer: defaultAnalyzer, countTokens });
+      for (const c of chunks) expect(countTokens(c.indexedText)).toBeLessThanOrEqual(BUNDLED_USE_MAX_INPUT_TOKENS);
+      chunkCount += chunks.length;
+    }
+    expect(chunkCount).toBeGreaterThan(corpus.length);
   });
 
   it('leaves out a title longer than a quarter of the window, and honours smaller maxTokens and overlap', () => {

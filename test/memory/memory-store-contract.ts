@@ -1,9 +1,15 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.js';
+import { queryRows } from '../../src/db/query-rows.js';
 import { memories } from '../../src/db/schema.js';
 import { VectorSpaceMismatchError, ensureVectorSpace } from '../../src/db/vector-space.js';
+import type { Embedder } from '../../src/embeddings/embedder.js';
+import { createAnalyzer, defaultAnalyzer } from '../../src/knowledge/bm25/analyzer.js';
+import { InMemoryBm25Index } from '../../src/knowledge/bm25/bm25.js';
+import { AnalyzerMismatchError } from '../../src/knowledge/document-store.js';
 import { InvalidCursorError } from '../../src/memory/cursor.js';
+import { indexUnindexedMemories } from '../../src/memory/memory-text-index.js';
 import type { MemoryStore } from '../../src/memory/memory-types.js';
 import { createPgMemoryStore } from '../../src/memory/pg-memory-store.js';
 import { createHashEmbedder } from '../support/hash-embedder.js';
@@ -36,6 +42,58 @@ export function memoryStoreContract(name: string, open: () => Promise<Database |
     });
 
     const live = () => database !== undefined;
+    const db = () => database!.db;
+
+    /**
+     * The BM25 index kept incrementally must equal one rebuilt from the memories' content:
+     * postings, document frequencies, lengths and totals.
+     */
+    async function expectIndexExact() {
+      const rows = await queryRows<{ id: string; content: string; bm25_length: number | null }>(
+        db(),
+        sql`SELECT id::text AS id, content, bm25_length FROM memories ORDER BY id`,
+      );
+      const expectedPostings: string[] = [];
+      const df = new Map<string, number>();
+      let totalLength = 0;
+      for (const row of rows) {
+        const frequencies = defaultAnalyzer.termFrequencies(row.content);
+        let length = 0;
+        for (const [term, tf] of frequencies) {
+          expectedPostings.push(`${row.id} ${term} ${tf}`);
+          df.set(term, (df.get(term) ?? 0) + 1);
+          length += tf;
+        }
+        expect(row.bm25_length, `bm25_length of ${row.content}`).toBe(length);
+        totalLength += length;
+      }
+      const postings = await queryRows<{ p: string }>(db(), sql`SELECT memory_id::text || ' ' || term || ' ' || tf AS p FROM memory_postings`);
+      expect(postings.map((r) => r.p).sort()).toEqual(expectedPostings.sort());
+      const terms = await queryRows<{ term: string; df: number }>(db(), sql`SELECT term, df FROM memory_term_stats`);
+      expect(new Map(terms.map((r) => [r.term, Number(r.df)]))).toEqual(df);
+      const [corpus] = await queryRows<{ total: string; total_length: string; analyzer_id: string }>(
+        db(),
+        sql`SELECT total, total_length, analyzer_id FROM memory_corpus_stats WHERE tenant_id = 'default'`,
+      );
+      expect({ total: Number(corpus?.total ?? 0), totalLength: Number(corpus?.total_length ?? 0) }).toEqual({ total: rows.length, totalLength });
+      if (corpus) expect(corpus.analyzer_id).toBe(defaultAnalyzer.id);
+    }
+
+    /** Text search must give the in-memory reference's hits and scores (statistics over every agent). */
+    async function expectBm25LikeReference(agentId: string, queries: string[]) {
+      const rows = await queryRows<{ agent_id: string; key: string; content: string }>(db(), sql`SELECT agent_id, key, content FROM memories`);
+      const reference = new InMemoryBm25Index();
+      for (const row of rows) reference.add(`${row.agent_id}/${row.key}`, row.content);
+      for (const query of queries) {
+        const expected = reference.search(query, { topK: 10_000 }).filter((h) => h.id.startsWith(`${agentId}/`));
+        const actual = await store.search(query, { agentId, mode: 'text', topK: 100 });
+        expect(actual.map((h) => `${h.memory.agentId}/${h.memory.key}`).sort(), query).toEqual(expected.map((h) => h.id).sort());
+        const scores = new Map(expected.map((h) => [h.id, h.score]));
+        for (const hit of actual) expect(Math.abs(hit.score - scores.get(`${hit.memory.agentId}/${hit.memory.key}`)!)).toBeLessThan(1e-6);
+        expect(actual.map((h) => h.score)).toEqual([...actual.map((h) => h.score)].sort((a, b) => b - a));
+        expect(actual.map((h) => h.ranks.text)).toEqual(actual.map((_, i) => i + 1));
+      }
+    }
 
     it('saves, gets and deletes a memory', async ({ skip }) => {
       if (!live()) return skip(skipReason);
@@ -61,7 +119,7 @@ export function memoryStoreContract(name: string, open: () => Promise<Database |
       expect(changed).toMatchObject({ created: false, reembedded: true });
       expect(embedder.texts).toBe(before + 1);
       expect(changed.memory.updatedAt.getTime()).toBeGreaterThanOrEqual(changed.memory.createdAt.getTime());
-      const [hit] = await store.search('second version', { topK: 1 });
+      const [hit] = await store.search('second version', { topK: 1, mode: 'vector' });
       expect(hit?.memory.key).toBe('up');
       expect(hit!.score).toBeCloseTo(1, 5);
     });
@@ -108,8 +166,14 @@ export function memoryStoreContract(name: string, open: () => Promise<Database |
       const hits = await store.search('red fox jumps', { agentId, topK: 3 });
       expect(hits[0]?.memory.key).toBe('exact');
       for (let i = 1; i < hits.length; i++) expect(hits[i - 1]!.score).toBeGreaterThanOrEqual(hits[i]!.score);
-      const strict = await store.search('red fox jumps', { agentId, minScore: 0.99 });
+      const strict = await store.search('red fox jumps', { agentId, minScore: 0.99, mode: 'vector' });
       expect(strict.map((h) => h.memory.key)).toEqual(['exact']);
+      // In hybrid mode minScore bounds the vector side only: "red" still finds the car by BM25.
+      const hybrid = await store.search('red fox jumps', { agentId, minScore: 0.99 });
+      expect(hybrid.map((h) => [h.memory.key, h.ranks])).toEqual([
+        ['exact', { vector: 1, text: 1 }],
+        ['partial', { vector: null, text: 2 }],
+      ]);
     });
 
     it('lists with cursor pagination, each memory exactly once', async ({ skip }) => {
@@ -156,6 +220,169 @@ export function memoryStoreContract(name: string, open: () => Promise<Database |
       expect(hits).toHaveLength(1);
       expect(hits[0]!.memory.tags.sort()).toEqual(tags.map((t) => t.toLowerCase()).sort());
       expect(await store.get("k'; --", agentId)).not.toBeNull();
+    });
+
+    it('finds a rare name or number by text and hybrid search where the vector side cannot', async ({ skip }) => {
+      if (!live()) return skip(skipReason);
+      const agentId = 'rare-words';
+      // The memory holding the name lies orthogonal to every query, behind 60 memories that sit on it.
+      const axis = (i: number) => Array.from({ length: 64 }, (_, j) => (j === i ? 1 : 0));
+      const blind: Embedder = { ...createHashEmbedder(64), embed: async (texts) => texts.map((t) => (t.includes('Mr Quixley ships') ? axis(0) : axis(1))) };
+      const blindStore = createPgMemoryStore({ db: db(), embedder: blind });
+      for (let i = 0; i < 60; i++) await blindStore.save({ agentId, key: `filler${i}`, content: `Filler note ${i} about the weekly meeting` });
+      await blindStore.save({ agentId, key: 'order', content: 'Order 4471-B for Mr Quixley ships on Friday' });
+
+      const vector = await blindStore.search('Quixley', { agentId, mode: 'vector', topK: 5 });
+      expect(vector.map((h) => h.memory.key)).not.toContain('order');
+      for (const query of ['Quixley', 'order 4471', 'who is quixley?']) {
+        const text = await blindStore.search(query, { agentId, mode: 'text', topK: 5 });
+        expect(text[0]).toMatchObject({ memory: { key: 'order' }, ranks: { vector: null, text: 1 } });
+        expect(text[0]!.score).toBeGreaterThan(0);
+        const hybrid = await blindStore.search(query, { agentId, topK: 5 });
+        expect(hybrid).toHaveLength(5);
+        expect(hybrid[0]).toMatchObject({ memory: { key: 'order' }, ranks: { vector: null, text: 1 } });
+        for (const hit of hybrid.slice(1)) expect(hit.ranks.vector).not.toBeNull();
+      }
+      // Weights per query: with the text side weighted 0 the keyword-only hit falls behind the vector ranks.
+      const vectorOnly = await blindStore.search('Quixley', { agentId, topK: 5, weights: { vector: 1, text: 0 } });
+      expect(vectorOnly.map((h) => h.memory.key)).not.toContain('order');
+      // Nothing to embed in text mode; a query of stopwords alone finds nothing.
+      expect(await blindStore.search('the of and', { agentId, mode: 'text' })).toEqual([]);
+    });
+
+    it('applies the agent and tag filters inside the BM25 query, before the LIMIT', async ({ skip }) => {
+      if (!live()) return skip(skipReason);
+      const agentId = 'bm25-filters';
+      // 60 short memories outrank the long rare-tagged ones, and another agent's outrank them all.
+      for (let i = 0; i < 60; i++) await store.save({ agentId, key: `bulk${i}`, content: `zanzibar spice ${i}`, tags: ['bulk'] });
+      for (let i = 0; i < 3; i++) {
+        await store.save({ agentId, key: `rare${i}`, content: `a long note that mentions zanzibar once among many other words ${i}`, tags: ['rare', `r${i}`] });
+      }
+      await store.save({ agentId: 'bm25-other', key: 'x', content: 'zanzibar zanzibar zanzibar', tags: ['rare'] });
+      for (const mode of ['text', 'hybrid'] as const) {
+        const rare = await store.search('zanzibar', { agentId, mode, topK: 3, tagsAny: ['rare'] });
+        expect(rare.map((h) => h.memory.key).sort(), mode).toEqual(['rare0', 'rare1', 'rare2']);
+        const narrowed = await store.search('zanzibar', { agentId, mode, topK: 3, tagsAll: ['rare', 'r1'] });
+        expect(narrowed.map((h) => h.memory.key), mode).toEqual(['rare1']);
+        const excluded = await store.search('zanzibar', { agentId, mode, topK: 100, tagsNone: ['bulk'] });
+        expect(excluded.map((h) => h.memory.key).sort(), mode).toEqual(['rare0', 'rare1', 'rare2']);
+        const all = await store.search('zanzibar', { agentId, mode, topK: 100 });
+        expect(all, mode).toHaveLength(63);
+        expect(all.every((h) => h.memory.agentId === agentId)).toBe(true);
+      }
+      await expectBm25LikeReference(agentId, ['zanzibar', 'zanzibar spice', 'note words 2']);
+    });
+
+    it('keeps postings and statistics exact through saves, updates, deletes and concurrent writers', async ({ skip }) => {
+      if (!live()) return skip(skipReason);
+      const agentId = 'bm25-exact';
+      await store.save({ agentId, key: 'a', content: 'Vitamin D deficiency is associated with bone fractures.', tags: ['health'] });
+      await store.save({ agentId, key: 'b', content: 'Bone density and fractures: calcium and vitamin intake.', tags: ['health', 'old'] });
+      await store.save({ agentId, key: 'c', content: 'The quick brown fox jumps over the lazy dog; the dog sleeps.', tags: ['animals'] });
+      await store.save({ agentId, key: 'd', content: 'Smokers smoke; infection rates among smokers rise.', tags: ['old'] });
+      await expectIndexExact();
+      await expectBm25LikeReference(agentId, ['vitamin fractures', 'dog dog fox', 'smokers infections']);
+
+      // Content changed: postings replaced. Unchanged: tags only, postings untouched.
+      await store.save({ agentId, key: 'c', content: 'A fox and a second fox chase a rabbit.', tags: ['animals'] });
+      await store.save({ agentId, key: 'a', content: 'Vitamin D deficiency is associated with bone fractures.', tags: ['retagged'] });
+      await expectIndexExact();
+      await expectBm25LikeReference(agentId, ['fox rabbit', 'dog', 'vitamin']);
+      expect((await store.search('dog', { agentId, mode: 'text' })).map((h) => h.memory.key)).toEqual([]);
+
+      expect(await store.delete('d', agentId)).toBe(true);
+      expect(await store.delete('d', agentId)).toBe(false);
+      await expectIndexExact();
+      expect(await store.deleteByTags({ agentId, tagsAny: ['old'] })).toBe(1);
+      await expectIndexExact();
+      await expectBm25LikeReference(agentId, ['vitamin bone fractures', 'smokers', 'fox']);
+
+      // Writers racing on the same keys, new keys and deletes: serialised by the corpus lock.
+      const writes: Promise<unknown>[] = [];
+      for (let i = 0; i < 12; i++) {
+        writes.push(store.save({ agentId, key: `race${i % 4}`, content: `racing writer ${i} saves word${i % 3} and word${i % 5}`, tags: [`t${i % 2}`] }));
+        writes.push(store.save({ agentId, key: `new${i}`, content: `fresh memory ${i} about word${i % 3}` }));
+        if (i % 3 === 0) writes.push(store.delete(`new${i - 3}`, agentId));
+        if (i === 6) writes.push(store.deleteByTags({ agentId, tagsAny: ['t1'] }));
+        if (i % 4 === 1) writes.push(store.save({ agentId, key: 'a', content: `Vitamin D deficiency ${i}`, tags: ['health'] }));
+      }
+      await Promise.all(writes);
+      await expectIndexExact();
+      await expectBm25LikeReference(agentId, ['word0 word1', 'racing writer', 'fresh memory word2', 'vitamin deficiency']);
+    });
+
+    it('re-embeds outside the transaction when the content changed between its read and the save', async ({ skip }) => {
+      if (!live()) return skip(skipReason);
+      const agentId = 'raced';
+      await store.save({ agentId, key: 'k', content: 'original words here' });
+      // Another writer's update lands after the save read the row, before its transaction starts
+      // (written as the store would: the index follows the content).
+      let raced = false;
+      const racingDb = new Proxy(db(), {
+        get(target, prop, receiver) {
+          if (prop !== 'transaction' || raced) return Reflect.get(target, prop, receiver);
+          raced = true;
+          return async (...args: unknown[]) => {
+            await store.save({ agentId, key: 'k', content: 'changed meanwhile' });
+            return (target.transaction as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+          };
+        },
+      });
+      const racingStore = createPgMemoryStore({ db: racingDb, embedder });
+      const texts = embedder.texts;
+      const saved = await racingStore.save({ agentId, key: 'k', content: 'original words here', tags: ['kept'] });
+      expect(raced).toBe(true);
+      expect(saved).toMatchObject({ created: false, reembedded: true, memory: { content: 'original words here', tags: ['kept'] } });
+      // One embedding for the other writer, one for ours after the retry.
+      expect(embedder.texts).toBe(texts + 2);
+      await expectIndexExact();
+      expect((await store.search('original', { agentId, mode: 'text' })).map((h) => h.memory.key)).toEqual(['k']);
+      expect(await store.search('meanwhile', { agentId, mode: 'text' })).toEqual([]);
+    });
+
+    it('indexes memories saved before the BM25 index existed, and rebuilds after an analyzer change', async ({ skip }) => {
+      if (!live()) return skip(skipReason);
+      const agentId = 'legacy';
+      // Rows as the migration leaves them: bm25_length NULL, no postings.
+      const contents = ['Legacy memory about Ingrid Halvorsen', 'Parking spot 7G-118 at the depot', 'Old note on glacier tours', 'Unrelated'];
+      const vectors = await embedder.embed(contents);
+      await db().insert(memories).values(contents.map((content, i) => ({ agentId, key: `old${i}`, content, embedding: vectors[i]! })));
+      expect(await store.search('Halvorsen', { agentId, mode: 'text' })).toEqual([]);
+      const [before] = await queryRows<{ total: string }>(db(), sql`SELECT total FROM memory_corpus_stats`);
+
+      const progress: number[] = [];
+      const result = await indexUnindexedMemories(db(), { batchSize: 3, onProgress: (n) => progress.push(n) });
+      expect(result).toEqual({ indexed: 4, rebuilt: false });
+      expect(progress).toEqual([3, 4]);
+      await expectIndexExact();
+      const [after] = await queryRows<{ total: string }>(db(), sql`SELECT total FROM memory_corpus_stats`);
+      expect(Number(after!.total)).toBe(Number(before?.total ?? 0) + 4);
+      expect((await store.search('Halvorsen', { agentId, mode: 'text' })).map((h) => h.memory.key)).toEqual(['old0']);
+      expect((await store.search('7G-118 parking', { agentId })).map((h) => h.memory.key)[0]).toBe('old1');
+      expect(await indexUnindexedMemories(db())).toEqual({ indexed: 0, rebuilt: false });
+      const [{ updated } = { updated: false }] = await queryRows<{ updated: boolean }>(
+        db(),
+        sql`SELECT bool_or(updated_at <> created_at) AS updated FROM memories WHERE agent_id = ${agentId}`,
+      );
+      expect(updated).toBe(false);
+
+      // A save of unchanged content indexes a row the start-up pass has not reached yet.
+      await db().insert(memories).values({ agentId, key: 'late', content: 'Late legacy row about Ottoline', embedding: (await embedder.embed(['x']))[0]! });
+      await store.save({ agentId, key: 'late', content: 'Late legacy row about Ottoline' });
+      await expectIndexExact();
+      expect((await store.search('Ottoline', { agentId, mode: 'text' })).map((h) => h.memory.key)).toEqual(['late']);
+
+      // Postings of another analyzer are dropped and every memory re-indexed; this store then refuses to write.
+      const [{ n }] = (await queryRows<{ n: number }>(db(), sql`SELECT count(*)::int AS n FROM memories`)) as [{ n: number }];
+      const unstemmed = createAnalyzer({ stem: false });
+      expect(await indexUnindexedMemories(db(), { analyzer: unstemmed })).toEqual({ indexed: Number(n), rebuilt: true });
+      await expect(store.save({ agentId, key: 'refused', content: 'written by the wrong analyzer' })).rejects.toBeInstanceOf(AnalyzerMismatchError);
+      await expect(store.search('Halvorsen', { agentId, mode: 'text' })).rejects.toBeInstanceOf(AnalyzerMismatchError);
+      const unstemmedStore = createPgMemoryStore({ db: db(), embedder, analyzer: unstemmed });
+      expect((await unstemmedStore.search('tours', { agentId, mode: 'text' })).map((h) => h.memory.key)).toEqual(['old2']);
+      expect(await unstemmedStore.search('tour', { agentId, mode: 'text' })).toEqual([]);
+      expect(await indexUnindexedMemories(db())).toEqual({ indexed: Number(n), rebuilt: true });
+      await expectIndexExact();
     });
 
     it('refuses to start with another embedder on a store that holds vectors', async ({ skip }) => {
@@ -232,11 +459,11 @@ export function filteredSearchAtScale(name: string, open: () => Promise<Database
         let rareRecall = 0;
         let commonRecall = 0;
         for (let q = 0; q < queries.length; q++) {
-          const rare = await store.search(`q${q}`, { agentId: 'scale', tagsAny: ['rare'], topK: 10 });
+          const rare = await store.search(`q${q}`, { agentId: 'scale', tagsAny: ['rare'], topK: 10, mode: 'vector' });
           expect(rare).toHaveLength(10);
           expect(rare.every((h) => h.memory.tags.includes('rare'))).toBe(true);
           rareRecall += recall(rare.map((h) => h.memory.key), truth(queries[q]!, 'rare', 10));
-          const common = await store.search(`q${q}`, { agentId: 'scale', tagsAll: ['common'], topK: 10 });
+          const common = await store.search(`q${q}`, { agentId: 'scale', tagsAll: ['common'], topK: 10, mode: 'vector' });
           expect(common).toHaveLength(10);
           expect(common.every((h) => h.memory.tags.includes('common'))).toBe(true);
           commonRecall += recall(common.map((h) => h.memory.key), truth(queries[q]!, 'common', 10));
@@ -249,7 +476,7 @@ export function filteredSearchAtScale(name: string, open: () => Promise<Database
     it('returns every match when fewer than topK rows match', async ({ skip }) => {
       if (!database) return skip(skipReason);
       const store = createPgMemoryStore({ db: database.db, embedder, exactScanMaxRows: 0 });
-      const hits = await store.search('q0', { agentId: 'scale', tagsAll: ['rare', 'common'], topK: 100 });
+      const hits = await store.search('q0', { agentId: 'scale', tagsAll: ['rare', 'common'], topK: 100, mode: 'vector' });
       const expected = Array.from({ length: N }, (_, i) => i).filter((i) => tagsOf(i).includes('rare') && tagsOf(i).includes('common'));
       expect(hits.map((h) => h.memory.key).sort()).toEqual(expected.map((i) => `m${i}`).sort());
     });

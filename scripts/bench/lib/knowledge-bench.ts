@@ -44,6 +44,7 @@ const log = (message: string) => console.error(message);
 
 /** Candidates per retriever, in chunks: enough for Recall@100 over documents of several chunks. */
 export const BENCH_CANDIDATE_CHUNKS = 1000;
+const INGEST_CONCURRENCY = 4;
 
 export async function openKnowledgeBench(dir: string, split: string): Promise<KnowledgeBench> {
   const [corpus, queries, qrels] = await Promise.all([loadCorpus(dir), loadQueries(dir, split), loadQrels(dir, split)]);
@@ -57,16 +58,23 @@ export async function openKnowledgeBench(dir: string, split: string): Promise<Kn
   let started = performance.now();
   const beirIdsOf = new Map<string, string[]>();
   let skipped = 0;
-  for (const [i, doc] of corpus.entries()) {
-    try {
-      const { document } = await store.ingest({ title: doc.title, content: doc.text, format: 'text', source: `beir:${doc.id}` });
-      beirIdsOf.set(document.id, [...(beirIdsOf.get(document.id) ?? []), doc.id]);
-    } catch (err) {
-      if (!(err instanceof DocumentParseError)) throw err;
-      skipped++;
+  // Several documents at a time, so every embedding worker has work (one abstract is a few chunks).
+  let next = 0;
+  let done = 0;
+  const ingestNext = async () => {
+    while (next < corpus.length) {
+      const doc = corpus[next++]!;
+      try {
+        const { document } = await store.ingest({ title: doc.title, content: doc.text, format: 'text', source: `beir:${doc.id}` });
+        beirIdsOf.set(document.id, [...(beirIdsOf.get(document.id) ?? []), doc.id]);
+      } catch (err) {
+        if (!(err instanceof DocumentParseError)) throw err;
+        skipped++;
+      }
+      if (++done % 500 === 0) log(`  ${done} documents, ${((performance.now() - started) / 1000).toFixed(0)} s`);
     }
-    if ((i + 1) % 500 === 0) log(`  ${i + 1} documents, ${((performance.now() - started) / 1000).toFixed(0)} s`);
-  }
+  };
+  await Promise.all(Array.from({ length: INGEST_CONCURRENCY }, ingestNext));
   const chunkRows = await queryRows<{ id: string; document_id: string; text: string }>(
     database.db,
     sql`SELECT id::text AS id, document_id::text AS document_id, text FROM chunks`,

@@ -31,6 +31,7 @@ export function cachingEmbedder(inner: Embedder, dir = process.env.VECTOR_CACHE_
     id: inner.id,
     dimensions: inner.dimensions,
     maxInputTokens: inner.maxInputTokens,
+    ...(inner.countTokens ? { countTokens: inner.countTokens.bind(inner) } : {}),
     hits: 0,
     misses: 0,
     async embed(texts: string[], options?: { signal?: AbortSignal }): Promise<number[][]> {

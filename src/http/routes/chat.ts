@@ -4,8 +4,13 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppContext } from '../../app-context.js';
 import { type ChatErrorReply, describeChatError } from '../../chat/chat-error.js';
 import { type ChatEvent, createChatService } from '../../chat/chat-service.js';
+import { compactionSettingsFor } from '../../compaction/compaction-config.js';
+import { ConversationNotFoundError } from '../../conversations/conversation-types.js';
+import { isDatabaseUnavailable } from '../../db/database-unavailable.js';
 import { DEFAULT_AGENT_ID } from '../../memory/memory-types.js';
+import { notFound } from '../errors.js';
 import { chatBody } from '../schemas/chat-schemas.js';
+import { tenantOf } from '../tenant-context.js';
 import { parseBody } from '../validate.js';
 
 /**
@@ -13,7 +18,21 @@ import { parseBody } from '../validate.js';
  * `Accept: text/event-stream` (an explicit `stream: false` wins over the header).
  */
 export function createChatRoutes(ctx: AppContext): Hono {
-  const service = createChatService({ memories: ctx.memories, knowledge: ctx.knowledge, llm: ctx.llm, prices: ctx.config.LLM_PRICES });
+  const compaction = compactionSettingsFor(ctx.config, ctx.llm?.model);
+  // One service per request, over the tenant's stores: recall, tools and the stored conversation
+  // all stay inside the tenant. Building one is a few closures.
+  const serviceFor = (tenantId: string) =>
+    createChatService({
+      memories: ctx.memories.forTenant(tenantId),
+      knowledge: ctx.knowledge?.forTenant(tenantId),
+      llm: ctx.llm,
+      prices: ctx.config.LLM_PRICES,
+      conversations: ctx.conversations.forTenant(tenantId),
+      backgroundTasks: ctx.backgroundTasks,
+      compaction,
+      summaryTimeoutMs: ctx.config.COMPACTION_SUMMARY_TIMEOUT_MS,
+      onSummaryFallback: (err) => ctx.logger.warn({ err }, 'summarizer failed: rule-based checkpoint or summary used'),
+    });
   const body = chatBody(ctx.config.MAX_TOP_K);
   const routes = new Hono();
 
@@ -22,6 +41,12 @@ export function createChatRoutes(ctx: AppContext): Hono {
     const { stream: streamFlag, agentId, ...rest } = await parseBody(c, body);
     const streaming = streamFlag ?? (c.req.header('accept') ?? '').includes('text/event-stream');
     const request = { ...rest, agentId: agentId ?? DEFAULT_AGENT_ID };
+    const tenantId = tenantOf(c);
+    const service = serviceFor(tenantId);
+    // Checked before any streaming starts, so another agent's (or tenant's) conversation id is a plain 404.
+    if (request.conversationId !== undefined && (await ctx.conversations.forTenant(tenantId).ownedByOther(request.conversationId, request.agentId))) {
+      throw notFound(new ConversationNotFoundError(request.conversationId, request.agentId).message);
+    }
 
     if (!streaming) {
       try {
@@ -54,17 +79,24 @@ export function createChatRoutes(ctx: AppContext): Hono {
             return send('tool_start', { id: event.id, name: event.name, arguments: event.arguments });
           case 'tool_end':
             return send('tool_end', { id: event.id, name: event.name, isError: event.isError, result: event.result, sources: event.sources });
+          case 'compaction':
+            return send('compaction', {
+              strategy: event.strategy,
+              strategies: event.strategies,
+              tokensBefore: event.tokensBefore,
+              tokensAfter: event.tokensAfter,
+              limit: event.limit,
+            });
           case 'done':
             return send('done', event.reply);
           case 'error': {
             if (controller.signal.aborted) return;
             // Headers are long gone, so the status travels in the event next to the usual error body.
-            const described = describeChatError(event.error) ?? {
-              status: 500,
-              code: 'internal_error',
-              message: 'Internal server error',
-            };
-            if (described.status === 500 && ctx.config.LOG_LEVEL !== 'silent') console.error('POST /v1/chat stream failed:', event.error);
+            const described = describeChatError(event.error) ??
+              (isDatabaseUnavailable(event.error)
+                ? { status: 503, code: 'database_unavailable', message: 'The database is unavailable; retry later.' }
+                : { status: 500, code: 'internal_error', message: 'Internal server error' });
+            if (described.status === 500) ctx.logger.error({ err: event.error }, 'POST /v1/chat stream failed');
             return send('error', { status: described.status, ...errorBody(described) });
           }
         }

@@ -5,6 +5,7 @@ import { detectFormat } from '../../knowledge/parsers/document-format.js';
 import { invalidJson, notFound, validationError } from '../errors.js';
 import { TAG_LIST_PARAMS } from '../schemas/memory-schemas.js';
 import { documentIdParams, ingestFormFields, ingestJsonBody, listChunksQuery, listDocumentsQuery } from '../schemas/document-schemas.js';
+import { tenantOf } from '../tenant-context.js';
 import { parseQuery, parseWith, readJsonBody } from '../validate.js';
 
 /**
@@ -12,36 +13,37 @@ import { parseQuery, parseWith, readJsonBody } from '../validate.js';
  * Parse errors become 415 (unsupported type) or 422 (corrupt or empty file) in the app's error handler.
  */
 export function createDocumentRoutes(ctx: AppContext): Hono {
-  const { documents } = ctx;
+  // The request's tenant's documents only: another tenant's id is a 404, like a missing one.
+  const documentsOf = (c: Context) => ctx.documents.forTenant(tenantOf(c));
   const routes = new Hono();
 
   routes.post('/', async (c) => {
     const input = isForm(c) ? await formInput(c) : await jsonInput(c);
-    return replyIngested(c, await documents.ingest({ ...input, signal: c.req.raw.signal }));
+    return replyIngested(c, await documentsOf(c).ingest({ ...input, signal: c.req.raw.signal }));
   });
 
   routes.get('/', async (c) => {
     const options = parseQuery(c, listDocumentsQuery, { lists: TAG_LIST_PARAMS });
-    return c.json(await documents.list(options));
+    return c.json(await documentsOf(c).list(options));
   });
 
   routes.get('/:id', async (c) => {
     const { id } = idOf(c);
-    const document = await documents.get(id);
+    const document = await documentsOf(c).get(id);
     if (!document) throw documentNotFound(id);
     return c.json({ document });
   });
 
   routes.get('/:id/chunks', async (c) => {
     const { id } = idOf(c);
-    const page = await documents.chunks(id, parseQuery(c, listChunksQuery));
+    const page = await documentsOf(c).chunks(id, parseQuery(c, listChunksQuery));
     if (!page) throw documentNotFound(id);
     return c.json(page);
   });
 
   routes.delete('/:id', async (c) => {
     const { id } = idOf(c);
-    if (!(await documents.delete(id))) throw documentNotFound(id);
+    if (!(await documentsOf(c).delete(id))) throw documentNotFound(id);
     return c.body(null, 204);
   });
 
@@ -72,6 +74,8 @@ async function formInput(c: Context): Promise<IngestDocumentInput> {
   if (Array.isArray(file) || typeof file === 'string') {
     throw validationError([{ path: 'file', message: 'must be exactly one uploaded file' }], 'body');
   }
+  // The name becomes the default title, and Postgres text cannot hold NUL.
+  if (file.name.includes('\u0000')) throw validationError([{ path: 'file', message: 'the file name must not contain NUL (\\u0000) characters' }], 'body');
   const strings: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(fields)) {
     const values = Array.isArray(value) ? value : [value];

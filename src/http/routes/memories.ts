@@ -13,11 +13,12 @@ import {
   saveMemoryBody,
   searchMemoriesBody,
 } from '../schemas/memory-schemas.js';
+import { tenantOf } from '../tenant-context.js';
 import { parseBody, parseQuery, parseWith, queryObject, readJsonBody } from '../validate.js';
 
-/** `/v1/memories`: save, read, list, search and delete memories. */
+/** `/v1/memories`: save, read, list, search and delete the memories of the request's tenant. */
 export function createMemoryRoutes(ctx: AppContext): Hono {
-  const { memories } = ctx;
+  const memoriesOf = (c: Context) => ctx.memories.forTenant(tenantOf(c));
   const searchBody = searchMemoriesBody(ctx.config.MAX_TOP_K);
   const routes = new Hono();
 
@@ -25,14 +26,14 @@ export function createMemoryRoutes(ctx: AppContext): Hono {
   routes.post('/search', async (c) => {
     const agentId = queryAgentId(c);
     const { query, ...options } = await parseBody(c, searchBody);
-    const hits = await memories.search(query, { ...options, agentId: oneAgentId(options.agentId, agentId) });
+    const hits = await memoriesOf(c).search(query, { ...options, agentId: oneAgentId(options.agentId, agentId) });
     return c.json({ hits });
   });
 
   routes.post('/', async (c) => {
     const agentId = queryAgentId(c);
     const body = await parseBody(c, saveMemoryBody);
-    const result = await memories.save({ ...body, key: body.key ?? randomUUID(), agentId: oneAgentId(body.agentId, agentId) });
+    const result = await memoriesOf(c).save({ ...body, key: body.key ?? randomUUID(), agentId: oneAgentId(body.agentId, agentId) });
     return replySaved(c, result);
   });
 
@@ -40,14 +41,14 @@ export function createMemoryRoutes(ctx: AppContext): Hono {
     const { key } = keyOf(c);
     const agentId = queryAgentId(c);
     const body = await parseBody(c, putMemoryBody);
-    const result = await memories.save({ ...body, key, agentId: oneAgentId(body.agentId, agentId) });
+    const result = await memoriesOf(c).save({ ...body, key, agentId: oneAgentId(body.agentId, agentId) });
     return replySaved(c, result);
   });
 
   routes.get('/:key', async (c) => {
     const { key } = keyOf(c);
     const agentId = queryAgentId(c);
-    const memory = await memories.get(key, agentId);
+    const memory = await memoriesOf(c).get(key, agentId);
     if (!memory) throw memoryNotFound(key, agentId);
     return c.json({ memory });
   });
@@ -55,13 +56,13 @@ export function createMemoryRoutes(ctx: AppContext): Hono {
   routes.delete('/:key', async (c) => {
     const { key } = keyOf(c);
     const agentId = queryAgentId(c);
-    if (!(await memories.delete(key, agentId))) throw memoryNotFound(key, agentId);
+    if (!(await memoriesOf(c).delete(key, agentId))) throw memoryNotFound(key, agentId);
     return c.body(null, 204);
   });
 
   routes.get('/', async (c) => {
     const options = parseQuery(c, listMemoriesQuery, { lists: TAG_LIST_PARAMS });
-    return c.json(await memories.list(options));
+    return c.json(await memoriesOf(c).list(options));
   });
 
   // The filter comes in the body or the query string: some clients cannot send a DELETE body.
@@ -72,7 +73,7 @@ export function createMemoryRoutes(ctx: AppContext): Hono {
       throw validationError([{ path: '', message: 'give the filter in the body or in the query string, not both' }]);
     }
     const filter = body === undefined ? parseWith(deleteByTagsInput, query, 'query') : parseWith(deleteByTagsInput, body, 'body');
-    return c.json({ deleted: await memories.deleteByTags(filter) });
+    return c.json({ deleted: await memoriesOf(c).deleteByTags(filter) });
   });
 
   return routes;

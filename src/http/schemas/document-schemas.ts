@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { RERANKERS, SEARCH_MODES } from '../../knowledge/knowledge-search.js';
+import { RERANKERS, type RerankerChoice, SEARCH_MODES } from '../../knowledge/knowledge-search.js';
 import { DOCUMENT_FORMATS } from '../../knowledge/parsers/document-format.js';
+import { fusionWeightsSchema } from './fusion-weights-schema.js';
 import { MEMORY_LIMITS, metadataSchema, notBlank, queryInt, storableString, tagsSchema } from './memory-schemas.js';
 
 /** Every input limit of the document and search routes, in one place. */
@@ -116,17 +117,21 @@ export const listChunksQuery = z.strictObject({
   cursor: z.string().max(DOCUMENT_LIMITS.cursorMaxChars).optional(),
 });
 
-export function searchBody(maxTopK: number) {
+/**
+ * `rerankers` are those this server can run (KnowledgeSearch.rerankers); asking for another is a
+ * 400 naming `reranker`. Leaving it out uses the search's default (RERANKER_DEFAULT).
+ */
+export function searchBody(maxTopK: number, rerankers: readonly RerankerChoice[] = ['none', 'lexical']) {
   return z.strictObject({
     query: storableString(1, MEMORY_LIMITS.queryMaxChars).refine(notBlank, 'must not be blank'),
     topK: z.number().int().min(1).max(maxTopK).default(MEMORY_LIMITS.topKDefault),
     candidateK: z.number().int().min(1).max(DOCUMENT_LIMITS.candidateKMax).optional(),
     mode: z.enum(SEARCH_MODES).default('hybrid'),
-    reranker: z.enum(RERANKERS).default('none'),
-    weights: z
-      .strictObject({ vector: z.number().min(0).max(1000), text: z.number().min(0).max(1000), k: z.number().min(0).max(10_000).optional() })
-      .refine((w) => w.vector + w.text > 0, 'vector and text must not both be 0')
+    reranker: z
+      .enum(RERANKERS)
+      .refine((r) => rerankers.includes(r), `is not configured on this server (available: ${rerankers.join(', ')}); cross-encoder needs RERANKER_MODEL`)
       .optional(),
+    weights: fusionWeightsSchema.optional(),
     ...tagFilterFields,
   });
 }

@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { SEARCH_MODES } from '../../knowledge/knowledge-search.js';
 import { normalizeTag, normalizeTags } from '../../memory/tags.js';
+import { fusionWeightsSchema } from './fusion-weights-schema.js';
 
 /** Every input limit of the memory routes, in one place. */
 export const MEMORY_LIMITS = {
@@ -88,7 +90,9 @@ export const metadataSchema = z
       ctx.addIssue({ code: 'custom', message: `must be at most ${MEMORY_LIMITS.metadataMaxBytes} bytes as JSON (got ${bytes})` });
     }
   })
-  .transform((value) => value as Record<string, unknown>);
+  .transform((value) => value as Record<string, unknown>)
+  // The checks above are code; without this, the OpenAPI document would show `{}` (anything).
+  .meta({ type: 'object', description: `A JSON object, at most ${MEMORY_LIMITS.metadataMaxBytes} bytes as JSON and ${MEMORY_LIMITS.metadataMaxDepth} levels deep.` });
 
 // The first unstorable value only: a hostile body could otherwise produce thousands of issues.
 function findMetadataProblem(value: unknown, path: (string | number)[], depth: number): { path: (string | number)[]; message: string } | null {
@@ -153,12 +157,22 @@ export const keyParams = z.strictObject({ key: keySchema });
 export const agentIdQuery = z.strictObject({ agentId: agentIdSchema.optional() });
 
 export function searchMemoriesBody(maxTopK: number) {
-  return z.strictObject({
-    query: searchQuerySchema,
-    topK: z.number().int().min(1).max(maxTopK).default(MEMORY_LIMITS.topKDefault),
-    minScore: z.number().min(-1).max(1).optional(),
-    ...tagFilterFields,
-  });
+  return z
+    .strictObject({
+      query: searchQuerySchema,
+      topK: z.number().int().min(1).max(maxTopK).default(MEMORY_LIMITS.topKDefault),
+      mode: z.enum(SEARCH_MODES).default('hybrid'),
+      /** A cosine-similarity threshold on the vector side; meaningless in text mode. */
+      minScore: z.number().min(-1).max(1).optional(),
+      weights: fusionWeightsSchema.optional(),
+      ...tagFilterFields,
+    })
+    // Refused rather than ignored: a client sending it expects a filter that text mode cannot apply.
+    .superRefine((body, ctx) => {
+      if (body.mode === 'text' && body.minScore !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['minScore'], message: 'is a cosine similarity; text mode has none (use hybrid or vector)' });
+      }
+    });
 }
 
 export const listMemoriesQuery = z.strictObject({

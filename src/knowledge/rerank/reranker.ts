@@ -14,5 +14,10 @@ export type Reranked<T extends RerankCandidate> = T & { rerankScore: number };
  */
 export interface Reranker {
   readonly id: string;
-  rerank<T extends RerankCandidate>(query: string, hits: readonly T[], topK: number): Promise<Reranked<T>[]>;
+  /** Returns the best `topK` of `hits` by `rerankScore`; a model-based reranker stops when `signal` aborts. */
+  rerank<T extends RerankCandidate>(query: string, hits: readonly T[], topK: number, options?: RerankOptions): Promise<Reranked<T>[]>;
+}
+
+export interface RerankOptions {
+  signal?: AbortSignal | undefined;
 }

@@ -18,7 +18,8 @@ export const TINY_BERT = {
 } as const;
 
 const SPECIAL_TOKENS = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'] as const;
-const WORDS = [
+/** The whole words of the vocabulary; anything else is spelt with letter pieces. */
+export const WORDS: readonly string[] = [
   'the', 'a', 'of', 'and', 'to', 'in', 'is', 'on', 'with', 'for', 'cat', 'dog', 'sat', 'mat',
   'ran', 'park', 'memory', 'vector', 'search', 'model', 'database', 'query', 'fast', 'slow',
   'red', 'blue', 'green', 'sun', 'moon', 'rain', 'train', 'book', 'read', 'write', 'code',
@@ -46,10 +47,17 @@ export async function writeTinyBertModel(dir: string): Promise<string> {
   const vocab = tinyBertVocabulary();
   await mkdir(path.join(dir, 'onnx'), { recursive: true });
   await writeFile(path.join(dir, 'config.json'), JSON.stringify(configJson(vocab.length), null, 2));
-  await writeFile(path.join(dir, 'tokenizer.json'), JSON.stringify(tokenizerJson(vocab), null, 2));
-  await writeFile(path.join(dir, 'tokenizer_config.json'), JSON.stringify(tokenizerConfigJson(), null, 2));
+  await writeTinyBertTokenizer(dir);
   await writeFile(path.join(dir, 'onnx', 'model.onnx'), modelOnnx(vocab.length));
   return dir;
+}
+
+/** tokenizer.json and tokenizer_config.json of the tiny vocabulary, for other tiny BERT-shaped models. */
+export async function writeTinyBertTokenizer(dir: string, maxLength: number = TINY_BERT.maxLength): Promise<void> {
+  const vocab = tinyBertVocabulary();
+  await mkdir(dir, { recursive: true });
+  await writeFile(path.join(dir, 'tokenizer.json'), JSON.stringify(tokenizerJson(vocab), null, 2));
+  await writeFile(path.join(dir, 'tokenizer_config.json'), JSON.stringify(tokenizerConfigJson(maxLength), null, 2));
 }
 
 function configJson(vocabSize: number) {
@@ -67,11 +75,11 @@ function configJson(vocabSize: number) {
   };
 }
 
-function tokenizerConfigJson() {
+function tokenizerConfigJson(maxLength: number) {
   return {
     tokenizer_class: 'BertTokenizer',
     do_lower_case: true,
-    model_max_length: TINY_BERT.maxLength,
+    model_max_length: maxLength,
     cls_token: '[CLS]',
     sep_token: '[SEP]',
     pad_token: '[PAD]',
@@ -135,8 +143,8 @@ function tokenizerJson(vocab: string[]) {
 }
 
 // Field numbers and enum values from onnx/onnx.proto.
-const FLOAT = 1;
-const INT64 = 7;
+export const FLOAT = 1;
+export const INT64 = 7;
 const ATTRIBUTE_INT = 2;
 
 function modelOnnx(vocabSize: number): Uint8Array {
@@ -161,25 +169,30 @@ function modelOnnx(vocabSize: number): Uint8Array {
     node('Mul', ['activated', 'mask_3d'], ['last_hidden_state']),
   ];
 
+  return onnxModel('tiny_bert', nodes, initializers, [valueInfo('last_hidden_state', FLOAT, ['batch', 'sequence', d])]);
+}
+
+/** A ModelProto (opset 17) taking BERT's three [batch, sequence] int64 inputs. */
+export function onnxModel(graphName: string, nodes: Build[], initializers: Build[], outputs: Build[]): Uint8Array {
   return new ProtobufWriter()
     .varint(1, 8) // ir_version
     .string(2, 'memrag-test')
     .message(7, (graph) => {
       for (const n of nodes) graph.message(1, n);
-      graph.string(2, 'tiny_bert');
+      graph.string(2, graphName);
       for (const t of initializers) graph.message(5, t);
       for (const name of ['input_ids', 'attention_mask', 'token_type_ids']) {
         graph.message(11, valueInfo(name, INT64, ['batch', 'sequence']));
       }
-      graph.message(12, valueInfo('last_hidden_state', FLOAT, ['batch', 'sequence', d]));
+      for (const o of outputs) graph.message(12, o);
     })
     .message(8, (opset) => opset.string(1, '').varint(2, 17))
     .finish();
 }
 
-type Build = (writer: ProtobufWriter) => void;
+export type Build = (writer: ProtobufWriter) => void;
 
-function node(opType: string, inputs: string[], outputs: string[], attributes?: Build): Build {
+export function node(opType: string, inputs: string[], outputs: string[], attributes?: Build): Build {
   return (w) => {
     for (const i of inputs) w.string(1, i);
     for (const o of outputs) w.string(2, o);
@@ -189,18 +202,18 @@ function node(opType: string, inputs: string[], outputs: string[], attributes?: 
   };
 }
 
-function intAttribute(w: ProtobufWriter, name: string, value: number): void {
+export function intAttribute(w: ProtobufWriter, name: string, value: number): void {
   w.message(5, (a) => a.string(1, name).varint(3, value).varint(20, ATTRIBUTE_INT));
 }
 
-function floatTensor(name: string, dims: number[], data: Float32Array): Build {
+export function floatTensor(name: string, dims: number[], data: Float32Array): Build {
   return (w) => {
     w.packedVarints(1, dims).varint(2, FLOAT).string(8, name);
     w.bytes(9, new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
   };
 }
 
-function int64Tensor(name: string, dims: number[], data: bigint[]): Build {
+export function int64Tensor(name: string, dims: number[], data: bigint[]): Build {
   return (w) => {
     const raw = BigInt64Array.from(data);
     w.packedVarints(1, dims).varint(2, INT64).string(8, name);
@@ -208,7 +221,7 @@ function int64Tensor(name: string, dims: number[], data: bigint[]): Build {
   };
 }
 
-function valueInfo(name: string, elemType: number, shape: (string | number)[]): Build {
+export function valueInfo(name: string, elemType: number, shape: (string | number)[]): Build {
   return (w) => {
     w.string(1, name);
     w.message(2, (type) =>

@@ -1,0 +1,182 @@
+/**
+ * Ingestion and search through the HTTP API, on each driver, with the configured embedder (default
+ * the bundled model in a worker pool sized to the cores):
+ *
+ *  1. POST /v1/documents for the first BENCH_DOCS SciFact abstracts, BENCH_CONCURRENCY at a time:
+ *     documents/s, chunks/s, and the share of the wall time the embedder was idle (time spent
+ *     outside it: parsing, chunking, SQL, HTTP).
+ *  2. The embedder pool alone on the very texts the ingest embedded (title + chunk), in the same
+ *     per-document batches and concurrency: the ceiling ingestion is measured against.
+ *  3. POST /v1/search latency (query embedding included) for each mode, one request at a time.
+ *
+ *   npm run bench:knowledge
+ *   BENCH_DRIVERS=pglite,pg BENCH_DOCS=1000 BENCH_QUERIES=200 BENCH_DATABASE_URL=postgres://… npm run bench:knowledge
+ */
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serve } from '@hono/node-server';
+import { sql } from 'drizzle-orm';
+import pg from 'pg';
+import { createAppContext } from '../../src/app-context.js';
+import { loadConfig } from '../../src/config/config.js';
+import { queryRows } from '../../src/db/query-rows.js';
+import { createEmbedder } from '../../src/embeddings/create-embedder.js';
+import type { Embedder } from '../../src/embeddings/embedder.js';
+import { createApp } from '../../src/http/app.js';
+import { loadCorpus, loadQueries } from './lib/beir.js';
+
+const repoRoot = resolve(fileURLToPath(import.meta.url), '../../..');
+const dir = resolve(repoRoot, process.env.BEIR_DIR ?? '../shared/datasets/scifact');
+const DOCS = Number(process.env.BENCH_DOCS ?? 500);
+const QUERIES = Number(process.env.BENCH_QUERIES ?? 100);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
+const serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+const drivers = (process.env.BENCH_DRIVERS ?? (serverUrl ? 'pglite,pg' : 'pglite')).split(',').map((d) => d.trim());
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+};
+
+/** Wall time during which at least one embed call was running: overlapping calls count once. */
+function busyTimed(inner: Embedder): Embedder & { busyMs(): number } {
+  let active = 0;
+  let since = 0;
+  let busy = 0;
+  return {
+    id: inner.id,
+    dimensions: inner.dimensions,
+    maxInputTokens: inner.maxInputTokens,
+    ...(inner.countTokens ? { countTokens: inner.countTokens.bind(inner) } : {}),
+    async embed(texts, options) {
+      if (active++ === 0) since = performance.now();
+      try {
+        return await inner.embed(texts, options);
+      } finally {
+        if (--active === 0) busy += performance.now() - since;
+      }
+    },
+    close: () => inner.close(),
+    busyMs: () => busy + (active > 0 ? performance.now() - since : 0),
+  };
+}
+
+/** Runs `work` over the items, `concurrency` at a time. */
+async function pooled<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) await work(items[next++]!);
+    }),
+  );
+}
+
+async function freshServerDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  if (!serverUrl) throw new Error('set BENCH_DATABASE_URL (or TEST_DATABASE_URL) for the pg driver');
+  const name = 'memrag_bench_knowledge';
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+async function benchDriver(driver: string) {
+  const server = driver === 'pg' ? await freshServerDatabase() : undefined;
+  const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', DATA_DIR: 'memory://', DATABASE_URL: server?.url });
+  const embedder = busyTimed(await createEmbedder(config));
+  const ctx = await createAppContext(config, { embedder });
+  const listener = serve({ fetch: createApp(ctx).fetch, port: 0, hostname: '127.0.0.1' });
+  await new Promise<void>((r) => listener.once('listening', () => r()));
+  const base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return res.json() as Promise<unknown>;
+  };
+
+  try {
+    const corpus = (await loadCorpus(dir)).filter((d) => d.text.trim() !== '').slice(0, DOCS);
+    // One warm-up document, so model loading in the workers is not counted.
+    await post('/v1/documents', { title: 'warm-up', text: 'Warm-up document for the embedder workers.', source: 'bench:warm-up' });
+    const busyBefore = embedder.busyMs();
+    const started = performance.now();
+    await pooled(corpus, CONCURRENCY, async (doc) => {
+      await post('/v1/documents', { title: doc.title || doc.id, text: doc.text, source: `beir:${doc.id}` });
+    });
+    const wallMs = performance.now() - started;
+    const busyMs = embedder.busyMs() - busyBefore;
+    const perDocument = await queryRows<{ texts: string[] }>(
+      ctx.database.db,
+      sql`SELECT array_agg(CASE WHEN c.context = '' THEN c.text ELSE c.context || E'\n\n' || c.text END ORDER BY c.index) AS texts
+          FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.source LIKE 'beir:%' GROUP BY c.document_id`,
+    );
+    const chunkCount = perDocument.reduce((n, r) => n + r.texts.length, 0);
+
+    // The ceiling: the same pool embedding the same batches, with nothing else to do.
+    const poolStarted = performance.now();
+    await pooled(perDocument, CONCURRENCY, async (r) => {
+      await embedder.embed(r.texts);
+    });
+    const poolMs = performance.now() - poolStarted;
+
+    const queries = (await loadQueries(dir, 'train')).slice(0, QUERIES);
+    const latency: Record<string, number[]> = { hybrid: [], vector: [], text: [] };
+    for (const mode of Object.keys(latency)) {
+      for (const q of queries) {
+        const t = performance.now();
+        await post('/v1/search', { query: q.text, topK: 10, mode });
+        latency[mode]!.push(performance.now() - t);
+      }
+    }
+
+    return {
+      ingest: {
+        driver,
+        documents: corpus.length,
+        chunks: chunkCount,
+        'docs/s': (corpus.length / (wallMs / 1000)).toFixed(1),
+        'chunks/s': (chunkCount / (wallMs / 1000)).toFixed(1),
+        'pool alone chunks/s': (chunkCount / (poolMs / 1000)).toFixed(1),
+        'vs pool': `${((poolMs / wallMs) * 100).toFixed(1)}%`,
+        'time outside embedder': `${(((wallMs - busyMs) / wallMs) * 100).toFixed(1)}%`,
+      },
+      search: Object.entries(latency).map(([mode, xs]) => ({
+        driver,
+        mode,
+        queries: xs.length,
+        'p50 ms': pct(xs, 50).toFixed(1),
+        'p95 ms': pct(xs, 95).toFixed(1),
+      })),
+    };
+  } finally {
+    await new Promise<void>((r) => listener.close(() => r()));
+    await ctx.close();
+    await server?.drop();
+  }
+}
+
+const ingest = [];
+const search = [];
+console.log(`knowledge over HTTP: ${DOCS} SciFact documents, concurrency ${CONCURRENCY}, ${QUERIES} queries per mode; drivers ${drivers.join(', ')}`);
+for (const driver of drivers) {
+  const result = await benchDriver(driver);
+  ingest.push(result.ingest);
+  search.push(...result.search);
+  console.table([result.ingest]);
+}
+console.log('\ningestion');
+console.table(ingest);
+console.log('search latency through HTTP (query embedding included, topK 10, candidateK 50)');
+console.table(search);

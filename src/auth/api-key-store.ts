@@ -1,0 +1,88 @@
+import { and, desc, eq, isNull, like, or, sql } from 'drizzle-orm';
+import type { Db } from '../db/database.js';
+import { apiKeys } from '../db/schema.js';
+import { generateApiKey, hashApiKey } from './api-key-secret.js';
+
+/** A stored key as listings show it: never its hash. */
+export interface ApiKeyRecord {
+  id: string;
+  tenantId: string;
+  name: string;
+  prefix: string;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+const recordColumns = {
+  id: apiKeys.id,
+  tenantId: apiKeys.tenantId,
+  name: apiKeys.name,
+  prefix: apiKeys.prefix,
+  createdAt: apiKeys.createdAt,
+  revokedAt: apiKeys.revokedAt,
+};
+
+/** Stores a new key for `tenantId`; the returned `key` is the only time it exists in clear. */
+export async function createApiKey(db: Db, input: { tenantId: string; name?: string | undefined }): Promise<ApiKeyRecord & { key: string }> {
+  const { key, prefix } = generateApiKey();
+  const [row] = await db
+    .insert(apiKeys)
+    .values({ tenantId: input.tenantId, name: input.name ?? '', keyHash: hashApiKey(key), prefix })
+    .returning(recordColumns);
+  return { ...row!, key };
+}
+
+/** Every stored key, revoked ones included, newest first. */
+export async function listApiKeys(db: Db): Promise<ApiKeyRecord[]> {
+  return db.select(recordColumns).from(apiKeys).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
+}
+
+export type RevokeResult =
+  | { status: 'revoked' | 'already_revoked'; key: ApiKeyRecord }
+  | { status: 'not_found' }
+  /** A prefix shared by several keys: none is revoked, the caller must name one by id. */
+  | { status: 'ambiguous'; matches: ApiKeyRecord[] };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Revokes the key with this id, or the one key whose prefix starts with `idOrPrefix`. */
+export async function revokeApiKey(db: Db, idOrPrefix: string): Promise<RevokeResult> {
+  return db.transaction(async (txn) => {
+    const tx = txn as unknown as Db;
+    const escaped = idOrPrefix.replace(/[\\%_]/g, (c) => `\\${c}`);
+    const byPrefix = like(apiKeys.prefix, `${escaped}%`);
+    const matches = await tx
+      .select(recordColumns)
+      .from(apiKeys)
+      .where(UUID.test(idOrPrefix) ? or(eq(apiKeys.id, idOrPrefix), byPrefix) : byPrefix)
+      .for('update');
+    if (matches.length === 0) return { status: 'not_found' as const };
+    if (matches.length > 1) return { status: 'ambiguous' as const, matches };
+    const [match] = matches as [ApiKeyRecord];
+    if (match.revokedAt !== null) return { status: 'already_revoked' as const, key: match };
+    const [revoked] = await tx
+      .update(apiKeys)
+      .set({ revokedAt: sql`now()` })
+      .where(and(eq(apiKeys.id, match.id), isNull(apiKeys.revokedAt)))
+      .returning(recordColumns);
+    return { status: 'revoked' as const, key: revoked! };
+  });
+}
+
+/** The tenant of the unrevoked key with this hash, or null. */
+export async function findActiveApiKey(db: Db, keyHash: string): Promise<{ id: string; tenantId: string } | null> {
+  const [row] = await db
+    .select({ id: apiKeys.id, tenantId: apiKeys.tenantId })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)));
+  return row ?? null;
+}
+
+/**
+ * Whether any key was ever stored, revoked ones included: once keys are in use, revoking the last
+ * one must lock the API, never open it.
+ */
+export async function anyApiKeyStored(db: Db): Promise<boolean> {
+  const [row] = await db.select({ id: apiKeys.id }).from(apiKeys).limit(1);
+  return row !== undefined;
+}

@@ -1,0 +1,119 @@
+import type { AgentHooks } from '../agent/agent-loop.js';
+import type { ChatMessage } from '../agent/messages.js';
+import { repairToolResults } from '../agent/tool-history.js';
+import type { CompactionSettings } from '../compaction/compaction-settings.js';
+import { type CompactionStrategy, compactPrompt } from '../compaction/compactor.js';
+import { type HistoryTurn, groupTurns } from '../compaction/conversation-turns.js';
+import type { StructuralSummary } from '../compaction/structural-summary.js';
+import type { Summarizer } from '../compaction/summarizer.js';
+import type { TurnCheckpoint } from '../compaction/turn-checkpoint.js';
+import type { CheckpointScheduler } from '../conversations/checkpoint-scheduler.js';
+import { ConversationNotFoundError, type ConversationStore, type NewMessage } from '../conversations/conversation-types.js';
+import { recordConversationCompaction } from '../observability/metrics.js';
+
+export interface CompactionReport {
+  /** The last (strongest) stage applied. */
+  strategy: CompactionStrategy;
+  strategies: CompactionStrategy[];
+  tokensBefore: number;
+  tokensAfter: number;
+  limit: number;
+}
+
+export interface ConversationTurnOptions {
+  store: ConversationStore;
+  checkpoints: CheckpointScheduler;
+  conversationId: string;
+  agentId: string;
+  settings: CompactionSettings;
+  /** Writes structural summaries; undefined: rule-based. */
+  summarizer?: Summarizer | undefined;
+  signal?: AbortSignal | undefined;
+  onCompaction?: ((report: CompactionReport) => void) | undefined;
+  onFallback?: ((error: unknown) => void) | undefined;
+}
+
+/** One turn of a stored conversation: the history to send, compaction before each LLM call, and the append after. */
+export interface ConversationTurn {
+  /** Stored messages, oldest first; the agent loop gets them before the new user message. */
+  history: ChatMessage[];
+  /** Compacts every request of the turn; `fixedTokens` is what the tool definitions cost. */
+  compactionHook(fixedTokens: number): AgentHooks;
+  /** Appends the turn (the user's message and the agent's) in one transaction, then checkpoints it in the background. */
+  finish(messages: NewMessage[]): Promise<void>;
+}
+
+/**
+ * Loads the conversation (none yet is an empty history: the first turn creates it). An id owned
+ * by another agent or tenant is refused before any model runs.
+ */
+export async function beginConversationTurn(options: ConversationTurnOptions): Promise<ConversationTurn> {
+  const { store, conversationId, agentId } = options;
+  const loaded = await store.load(conversationId, agentId);
+  if (!loaded && (await store.ownedByOther(conversationId, agentId))) throw new ConversationNotFoundError(conversationId, agentId);
+  const turns: HistoryTurn[] = groupTurns(loaded?.messages ?? []);
+  const checkpoints = new Map<number, TurnCheckpoint>((loaded?.checkpoints ?? []).map((c) => [c.turn, c]));
+  let summary: StructuralSummary | undefined = loaded?.summary ?? undefined;
+  const history = turns.flatMap((t) => t.messages);
+  const stored = new Set<ChatMessage>(history);
+
+  // Turns whose checkpoint was lost (a crash before it was written, an import without them).
+  const missing = turns.filter((t) => !checkpoints.has(t.turn));
+  if (missing.length > 0) options.checkpoints.backfill(conversationId, missing);
+
+  const compactionHook = (fixedTokens: number): AgentHooks => ({
+    async beforeLlm(request) {
+      const systemCount = request.findIndex((m) => m.role !== 'system');
+      const system = systemCount === -1 ? request : request.slice(0, systemCount);
+      const rest = systemCount === -1 ? [] : request.slice(systemCount);
+      // Everything after the last stored message is this turn's: its question, tool calls so far, a nudge.
+      let lastStored = -1;
+      rest.forEach((m, i) => {
+        if (stored.has(m)) lastStored = i;
+      });
+      const result = await compactPrompt({
+        system,
+        history: turns,
+        live: rest.slice(lastStored + 1),
+        checkpoints,
+        summary,
+        fixedTokens,
+        settings: options.settings,
+        summarizer: options.summarizer,
+        signal: options.signal,
+        onFallback: options.onFallback,
+      });
+      if (result.summaryUpdated && result.summary) {
+        summary = result.summary;
+        // Stored at once: later requests of this turn and later turns start from it, never recompute it.
+        await store.saveSummary(conversationId, result.summary);
+      }
+      if (result.strategies.length === 0) return;
+      // The tokens saved are credited to the strongest stage: the stages' shares are not separable.
+      result.strategies.forEach((strategy, i) =>
+        recordConversationCompaction(strategy, i === result.strategies.length - 1 ? { before: result.tokensBefore, after: result.tokensAfter } : undefined),
+      );
+      options.onCompaction?.({
+        strategy: result.strategies.at(-1)!,
+        strategies: result.strategies,
+        tokensBefore: result.tokensBefore,
+        tokensAfter: result.tokensAfter,
+        limit: result.limit,
+      });
+      // Compaction keeps call/result pairs whole; this guards a stored history that was not.
+      return repairToolResults(result.messages);
+    },
+  });
+
+  async function finish(messages: NewMessage[]): Promise<void> {
+    const appended = await store.appendTurn({ id: conversationId, agentId, messages });
+    options.checkpoints.schedule(conversationId, {
+      turn: appended.turn,
+      firstSeq: appended.firstSeq,
+      lastSeq: appended.lastSeq,
+      messages: messages.map((m) => m.message),
+    });
+  }
+
+  return { history, compactionHook, finish };
+}

@@ -1,0 +1,48 @@
+/**
+ * Work that runs after a reply has gone out (checkpoint writing), tracked so that it is written
+ * once per key, can be awaited (tests, benchmarks) and is aborted and drained at shutdown instead
+ * of racing the database's close.
+ */
+export interface BackgroundTasks {
+  /** Starts `task` unless one with the same key is running; false when it was already running or closed. */
+  run(key: string, task: (signal: AbortSignal) => Promise<void>): boolean;
+  has(key: string): boolean;
+  /** Resolves when nothing is running, including tasks started while waiting. */
+  whenIdle(): Promise<void>;
+  /** Refuses new tasks, aborts the running ones and waits for them to settle. */
+  close(): Promise<void>;
+}
+
+export function createBackgroundTasks(onError: (key: string, error: unknown) => void = () => {}): BackgroundTasks {
+  const running = new Map<string, Promise<void>>();
+  const controller = new AbortController();
+  let closed = false;
+
+  const run: BackgroundTasks['run'] = (key, task) => {
+    if (closed || running.has(key)) return false;
+    // Started at once (an async function runs up to its first await), so a close right after
+    // `run` finds the task listening to its signal.
+    const done = (async () => task(controller.signal))()
+      .catch((error: unknown) => {
+        if (!controller.signal.aborted) onError(key, error);
+      })
+      .finally(() => running.delete(key));
+    running.set(key, done);
+    return true;
+  };
+
+  const whenIdle = async () => {
+    while (running.size > 0) await Promise.all(running.values());
+  };
+
+  return {
+    run,
+    has: (key) => running.has(key),
+    whenIdle,
+    async close() {
+      closed = true;
+      controller.abort(new Error('shutting down'));
+      await whenIdle();
+    },
+  };
+}

@@ -1,0 +1,117 @@
+import type { ChatMessage } from '../agent/messages.js';
+import type { StructuralSummary } from '../compaction/structural-summary.js';
+import type { TurnCheckpoint } from '../compaction/turn-checkpoint.js';
+
+export interface Conversation {
+  id: string;
+  agentId: string;
+  title: string;
+  turnCount: number;
+  messageCount: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface StoredMessage {
+  seq: number;
+  turn: number;
+  message: ChatMessage;
+  metadata: Record<string, unknown>;
+  createdAt: Date;
+}
+
+export interface StoredCheckpoint extends TurnCheckpoint {
+  createdAt: Date;
+}
+
+export interface StoredSummary extends StructuralSummary {
+  updatedAt: Date;
+}
+
+/** Everything a turn needs to rebuild and compact its prompt, read in one go. */
+export interface LoadedConversation {
+  conversation: Conversation;
+  messages: StoredMessage[];
+  checkpoints: StoredCheckpoint[];
+  summary: StoredSummary | null;
+}
+
+export interface ConversationPage {
+  items: Conversation[];
+  nextCursor: string | null;
+}
+
+export interface NewMessage {
+  message: ChatMessage;
+  metadata?: Record<string, unknown> | undefined;
+}
+
+export interface AppendedTurn {
+  conversation: Conversation;
+  turn: number;
+  firstSeq: number;
+  lastSeq: number;
+  /** The turn's first message started the conversation. */
+  created: boolean;
+}
+
+/** A conversation as `export` writes it and `import` reads it back. */
+export interface ConversationExport {
+  format: 'memrag.conversation';
+  version: 1;
+  conversation: { id: string; agentId: string; title: string; createdAt: string; updatedAt: string };
+  messages: Array<{
+    seq: number;
+    turn: number;
+    role: 'user' | 'assistant' | 'tool';
+    content: string | null;
+    toolCalls?: Array<{ id: string; name: string; arguments: string }> | undefined;
+    toolCallId?: string | undefined;
+    isError?: boolean | undefined;
+    metadata?: Record<string, unknown> | undefined;
+    createdAt?: string | undefined;
+  }>;
+  checkpoints: TurnCheckpoint[];
+  summary: StructuralSummary | null;
+}
+
+/**
+ * Also for an id another agent or another tenant owns: an agent can neither read nor continue
+ * another's conversation.
+ */
+export class ConversationNotFoundError extends Error {
+  constructor(
+    readonly id: string,
+    readonly agentId: string,
+  ) {
+    super(`No conversation ${JSON.stringify(id)} for agent ${JSON.stringify(agentId)}`);
+    this.name = 'ConversationNotFoundError';
+  }
+}
+
+/** The conversations of one tenant (see `TenantScoped`): no method reads or writes another tenant's. */
+export interface ConversationStore {
+  get(id: string, agentId: string): Promise<Conversation | null>;
+  /**
+   * True when `id` names a conversation that is not this agent's in this tenant (another agent's,
+   * or any conversation of another tenant): such an id can be neither read nor continued. False
+   * when it is this agent's, or free.
+   */
+  ownedByOther(id: string, agentId: string): Promise<boolean>;
+  load(id: string, agentId: string): Promise<LoadedConversation | null>;
+  /** Newest first. */
+  list(options: { agentId: string; limit?: number | undefined; cursor?: string | undefined }): Promise<ConversationPage>;
+  /**
+   * Appends one turn's messages (creating the conversation on its first turn), in one
+   * transaction. Throws ConversationNotFoundError when another agent owns the id.
+   */
+  appendTurn(input: { id: string; agentId: string; messages: NewMessage[] }): Promise<AppendedTurn>;
+  /** Stores a turn's checkpoint unless it has one already; false when it had, or the conversation is gone. */
+  saveCheckpoint(conversationId: string, checkpoint: TurnCheckpoint): Promise<boolean>;
+  /** Stores the structural summary unless a stored one already reaches further; false when not stored. */
+  saveSummary(conversationId: string, summary: StructuralSummary): Promise<boolean>;
+  delete(id: string, agentId: string): Promise<boolean>;
+  export(id: string, agentId: string): Promise<ConversationExport | null>;
+  /** Stores an exported conversation under a new id for `agentId`, in one transaction. */
+  import(data: ConversationExport, agentId: string): Promise<Conversation>;
+}

@@ -1,0 +1,301 @@
+import { randomUUID } from 'node:crypto';
+import { and, asc, desc, eq, getTableColumns, lt, ne, or, sql } from 'drizzle-orm';
+import type { ChatMessage } from '../agent/messages.js';
+import { clipChars } from '../compaction/clip-text.js';
+import type { StructuralSummary } from '../compaction/structural-summary.js';
+import type { TurnCheckpoint } from '../compaction/turn-checkpoint.js';
+import type { Db } from '../db/database.js';
+import { queryRows } from '../db/query-rows.js';
+import { checkpoints, conversationSummaries, conversations, messages } from '../db/schema.js';
+import { decodeCursor, encodeCursor } from '../memory/cursor.js';
+import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
+import {
+  type AppendedTurn,
+  type Conversation,
+  type ConversationExport,
+  ConversationNotFoundError,
+  type ConversationPage,
+  type ConversationStore,
+  type LoadedConversation,
+  type NewMessage,
+  type StoredMessage,
+} from './conversation-types.js';
+import { toExportMessage } from './export-message.js';
+
+const TITLE_MAX_CHARS = 120;
+// Postgres: insert or update on a table violates a foreign key constraint.
+const FOREIGN_KEY_VIOLATION = '23503';
+
+type MessageRow = typeof messages.$inferSelect;
+type MessageInsert = typeof messages.$inferInsert;
+type ConversationRow = Omit<typeof conversations.$inferSelect, 'tenantId'>;
+
+const toConversation = (row: ConversationRow): Conversation => ({
+  id: row.id,
+  agentId: row.agentId,
+  title: row.title,
+  turnCount: row.turnCount,
+  messageCount: row.messageCount,
+  createdAt: row.createdAt,
+  updatedAt: row.updatedAt,
+});
+
+function toChatMessage(row: Pick<MessageRow, 'role' | 'content' | 'toolCalls' | 'toolCallId' | 'isError'>): ChatMessage {
+  switch (row.role) {
+    case 'user':
+      return { role: 'user', content: row.content ?? '' };
+    case 'tool':
+      return { role: 'tool', toolCallId: row.toolCallId ?? '', content: row.content ?? '', ...(row.isError ? { isError: true } : {}) };
+    default:
+      return { role: 'assistant', content: row.content, toolCalls: row.toolCalls };
+  }
+}
+
+function toRow(conversationId: string, seq: number, turn: number, entry: NewMessage): MessageInsert {
+  const m = entry.message;
+  if (m.role === 'system') throw new TypeError('system messages are not stored: the prompt is rebuilt on every turn');
+  return {
+    conversationId,
+    seq,
+    turn,
+    role: m.role,
+    content: m.content,
+    toolCalls: m.role === 'assistant' ? m.toolCalls : [],
+    toolCallId: m.role === 'tool' ? m.toolCallId : null,
+    isError: m.role === 'tool' && m.isError === true,
+    metadata: entry.metadata ?? {},
+  };
+}
+
+const { tenantId: _tenantId, ...conversationColumns } = getTableColumns(conversations);
+
+const checkpointValues = (conversationId: string, c: TurnCheckpoint) => ({
+  conversationId,
+  turn: c.turn,
+  firstSeq: c.firstSeq,
+  lastSeq: c.lastSeq,
+  question: c.question,
+  summary: c.summary,
+  actionableSummary: c.actionableSummary,
+  source: c.source,
+});
+
+function titleOf(entries: readonly NewMessage[]): string {
+  const first = entries.find((e) => e.message.role === 'user')?.message.content ?? '';
+  return clipChars(first.replace(/\s+/g, ' ').trim(), TITLE_MAX_CHARS);
+}
+
+function isForeignKeyViolation(error: unknown): boolean {
+  for (let e: unknown = error; e; e = (e as { cause?: unknown }).cause) {
+    if ((e as { code?: unknown }).code === FOREIGN_KEY_VIOLATION) return true;
+  }
+  return false;
+}
+
+export interface PgConversationStoreOptions {
+  db: Db;
+  /** The tenant whose conversations this store reads and writes, and only those. Default `default`. */
+  tenantId?: string;
+}
+
+export function createPgConversationStore(options: PgConversationStoreOptions): ConversationStore {
+  const { db } = options;
+  const tenantId = options.tenantId ?? DEFAULT_TENANT_ID;
+  const ofTenant = eq(conversations.tenantId, tenantId);
+  // Messages, checkpoints and summaries are reached through their conversation: once it is found
+  // in this tenant, its id selects them.
+  const owned = (id: string, agentId: string) => and(eq(conversations.id, id), ofTenant, eq(conversations.agentId, agentId));
+
+  async function get(id: string, agentId: string): Promise<Conversation | null> {
+    const [row] = await db.select(conversationColumns).from(conversations).where(owned(id, agentId));
+    return row ? toConversation(row) : null;
+  }
+
+  async function ownedByOther(id: string, agentId: string): Promise<boolean> {
+    // Ids are one key space over every tenant (the primary key), so this one query looks past the
+    // tenant: it answers whether the id is free, and reveals nothing of the row it finds.
+    const [row] = await db
+      .select({ id: conversations.id })
+      .from(conversations)
+      .where(and(eq(conversations.id, id), or(ne(conversations.tenantId, tenantId), ne(conversations.agentId, agentId))));
+    return row !== undefined;
+  }
+
+  async function load(id: string, agentId: string): Promise<LoadedConversation | null> {
+    // One snapshot (repeatable read), so the messages, checkpoints and summary agree with each other.
+    return db.transaction(async (tx) => {
+      const [row] = await tx.select(conversationColumns).from(conversations).where(owned(id, agentId));
+      if (!row) return null;
+      const messageRows = await tx.select().from(messages).where(eq(messages.conversationId, id)).orderBy(asc(messages.seq));
+      const checkpointRows = await tx.select().from(checkpoints).where(eq(checkpoints.conversationId, id)).orderBy(asc(checkpoints.turn));
+      const [summary] = await tx.select().from(conversationSummaries).where(eq(conversationSummaries.conversationId, id));
+      return {
+        conversation: toConversation(row),
+        messages: messageRows.map(
+          (r): StoredMessage => ({ seq: r.seq, turn: r.turn, message: toChatMessage(r), metadata: r.metadata, createdAt: r.createdAt }),
+        ),
+        checkpoints: checkpointRows.map(({ conversationId: _c, source, ...c }) => ({ ...c, source: source === 'llm' ? 'llm' : 'rules' })),
+        summary: summary
+          ? { fromTurn: summary.fromTurn, throughTurn: summary.throughTurn, layers: summary.layers, updatedAt: summary.updatedAt }
+          : null,
+      };
+    }, { isolationLevel: 'repeatable read', accessMode: 'read only' });
+  }
+
+  async function list(opts: { agentId: string; limit?: number | undefined; cursor?: string | undefined }): Promise<ConversationPage> {
+    const limit = opts.limit ?? 50;
+    const conditions = [ofTenant, eq(conversations.agentId, opts.agentId)];
+    if (opts.cursor) {
+      const { createdAt, id } = decodeCursor(opts.cursor);
+      const at = sql`${createdAt}::timestamptz`;
+      conditions.push(or(lt(conversations.createdAt, at), and(eq(conversations.createdAt, at), lt(conversations.id, id)))!);
+    }
+    const rows = await db
+      .select({ row: conversationColumns, createdAtText: sql<string>`${conversations.createdAt}::text` })
+      .from(conversations)
+      .where(and(...conditions))
+      .orderBy(desc(conversations.createdAt), desc(conversations.id))
+      .limit(limit + 1);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      items: page.map((r) => toConversation(r.row)),
+      nextCursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAtText, id: last.row.id }) : null,
+    };
+  }
+
+  async function appendTurn(input: { id: string; agentId: string; messages: NewMessage[] }): Promise<AppendedTurn> {
+    if (input.messages.length === 0) throw new RangeError('a turn has at least one message');
+    return db.transaction(async (tx) => {
+      const inserted = await tx
+        .insert(conversations)
+        .values({ id: input.id, tenantId, agentId: input.agentId, title: titleOf(input.messages) })
+        .onConflictDoNothing()
+        .returning({ id: conversations.id });
+      // The row lock orders concurrent turns of one conversation: each gets the next numbers.
+      // An id another tenant or agent holds is not found here, and nothing is appended.
+      const [row] = await tx.select(conversationColumns).from(conversations).where(owned(input.id, input.agentId)).for('update');
+      if (!row) throw new ConversationNotFoundError(input.id, input.agentId);
+      const turn = row.turnCount + 1;
+      const firstSeq = row.messageCount + 1;
+      await tx.insert(messages).values(input.messages.map((entry, i) => toRow(input.id, firstSeq + i, turn, entry)));
+      const [updated] = await tx
+        .update(conversations)
+        .set({ turnCount: turn, messageCount: row.messageCount + input.messages.length, updatedAt: sql`now()` })
+        .where(and(eq(conversations.id, input.id), ofTenant))
+        .returning(conversationColumns);
+      return { conversation: toConversation(updated!), turn, firstSeq, lastSeq: firstSeq + input.messages.length - 1, created: inserted.length > 0 };
+    });
+  }
+
+  /** `SELECT id FROM conversations` of this tenant: a checkpoint or summary is only written under one. */
+  const tenantConversation = (id: string) => sql`SELECT c.id FROM conversations c WHERE c.id = ${id} AND c.tenant_id = ${tenantId}`;
+
+  async function saveCheckpoint(conversationId: string, checkpoint: TurnCheckpoint): Promise<boolean> {
+    const c = checkpointValues(conversationId, checkpoint);
+    try {
+      // One statement, so the conversation cannot change tenant or vanish between the check and the write.
+      const rows = await queryRows(
+        db,
+        sql`INSERT INTO checkpoints (conversation_id, turn, first_seq, last_seq, question, summary, actionable_summary, source)
+          SELECT t.id, ${c.turn}::int, ${c.firstSeq}::int, ${c.lastSeq}::int, ${c.question}, ${c.summary}, ${c.actionableSummary}, ${c.source}
+          FROM (${tenantConversation(conversationId)}) t
+          ON CONFLICT DO NOTHING RETURNING turn`,
+      );
+      return rows.length > 0;
+    } catch (error) {
+      // Deleted while its checkpoint was being written: nothing left to checkpoint.
+      if (isForeignKeyViolation(error)) return false;
+      throw error;
+    }
+  }
+
+  async function saveSummary(conversationId: string, summary: StructuralSummary): Promise<boolean> {
+    try {
+      const rows = await queryRows(
+        db,
+        sql`INSERT INTO conversation_summaries (conversation_id, from_turn, through_turn, layers)
+          SELECT t.id, ${summary.fromTurn}::int, ${summary.throughTurn}::int, ${JSON.stringify(summary.layers)}::jsonb
+          FROM (${tenantConversation(conversationId)}) t
+          ON CONFLICT (conversation_id) DO UPDATE
+            SET from_turn = excluded.from_turn, through_turn = excluded.through_turn, layers = excluded.layers, updated_at = now()
+            -- Two turns compacting at once: the summary reaching further wins, whatever the order.
+            WHERE conversation_summaries.through_turn <= excluded.through_turn
+          RETURNING conversation_id`,
+      );
+      return rows.length > 0;
+    } catch (error) {
+      if (isForeignKeyViolation(error)) return false;
+      throw error;
+    }
+  }
+
+  async function del(id: string, agentId: string): Promise<boolean> {
+    const rows = await db.delete(conversations).where(owned(id, agentId)).returning({ id: conversations.id });
+    return rows.length > 0;
+  }
+
+  async function exportConversation(id: string, agentId: string): Promise<ConversationExport | null> {
+    const loaded = await load(id, agentId);
+    if (!loaded) return null;
+    const { conversation } = loaded;
+    return {
+      format: 'memrag.conversation',
+      version: 1,
+      conversation: {
+        id: conversation.id,
+        agentId: conversation.agentId,
+        title: conversation.title,
+        createdAt: conversation.createdAt.toISOString(),
+        updatedAt: conversation.updatedAt.toISOString(),
+      },
+      messages: loaded.messages.map(toExportMessage),
+      checkpoints: loaded.checkpoints.map(({ createdAt: _c, ...c }) => c),
+      summary: loaded.summary ? { fromTurn: loaded.summary.fromTurn, throughTurn: loaded.summary.throughTurn, layers: loaded.summary.layers } : null,
+    };
+  }
+
+  async function importConversation(data: ConversationExport, agentId: string): Promise<Conversation> {
+    const id = randomUUID();
+    const rows: MessageInsert[] = data.messages.map((m) => ({
+      conversationId: id,
+      seq: m.seq,
+      turn: m.turn,
+      role: m.role,
+      content: m.content,
+      toolCalls: m.role === 'assistant' ? (m.toolCalls ?? []) : [],
+      toolCallId: m.role === 'tool' ? (m.toolCallId ?? null) : null,
+      isError: m.role === 'tool' && m.isError === true,
+      metadata: m.metadata ?? {},
+      ...(m.createdAt ? { createdAt: new Date(m.createdAt) } : {}),
+    }));
+    const turnCount = data.messages.reduce((n, m) => Math.max(n, m.turn), 0);
+    return db.transaction(async (tx) => {
+      const [row] = await tx
+        .insert(conversations)
+        .values({
+          id,
+          tenantId,
+          agentId,
+          title: data.conversation.title,
+          turnCount,
+          messageCount: rows.length,
+          createdAt: new Date(data.conversation.createdAt),
+          updatedAt: new Date(data.conversation.updatedAt),
+        })
+        .returning(conversationColumns);
+      // In slices: a long conversation would pass Postgres's 65,535 bind parameters in one insert.
+      for (let i = 0; i < rows.length; i += 1_000) await tx.insert(messages).values(rows.slice(i, i + 1_000));
+      for (let i = 0; i < data.checkpoints.length; i += 1_000) {
+        await tx.insert(checkpoints).values(data.checkpoints.slice(i, i + 1_000).map((c) => checkpointValues(id, c)));
+      }
+      if (data.summary) {
+        const { fromTurn, throughTurn, layers } = data.summary;
+        await tx.insert(conversationSummaries).values({ conversationId: id, fromTurn, throughTurn, layers });
+      }
+      return toConversation(row!);
+    });
+  }
+
+  return { get, ownedByOther, load, list, appendTurn, saveCheckpoint, saveSummary, delete: del, export: exportConversation, import: importConversation };
+}

@@ -1,0 +1,218 @@
+import { type SQL, sql } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import type { Bm25Params } from '../knowledge/bm25/bm25.js';
+import type { Db } from './database.js';
+import { queryRows } from './query-rows.js';
+import { intArray, textArray, uuidArray } from './sql-arrays.js';
+
+/**
+ * The tables of one BM25 index in the database: postings (tenant_id, `<document>`, term, tf), term
+ * statistics (tenant_id, term, df) and corpus statistics with one row per tenant (tenant_id,
+ * `<total>`, total_length, analyzer_id). Chunks and memories each have one, with the same shape.
+ *
+ * Every function takes the tenant, and touches that tenant's rows only: each tenant is a corpus
+ * of its own, so one tenant's writes never move another's document frequencies or scores, and
+ * its corpus row lock serialises that tenant's writers only.
+ */
+export interface Bm25IndexTables {
+  postings: string;
+  /** The postings column naming the indexed row. */
+  documentColumn: string;
+  termStats: string;
+  corpusStats: string;
+  /** The corpus statistics column counting indexed rows. */
+  totalColumn: string;
+}
+
+export interface Bm25Corpus {
+  total: number;
+  totalLength: number;
+  analyzerId: string;
+}
+
+/** One indexed row: its id, the analyzer's term frequencies of its text, and its length in terms. */
+export interface Bm25Document {
+  id: string;
+  termFrequencies: ReadonlyMap<string, number>;
+  length: number;
+}
+
+export interface Bm25Candidate {
+  id: string;
+  score: number;
+}
+
+const id = (name: string) => sql.identifier(name);
+
+// Elements per array parameter: large batches keep round trips few, well inside a message's size.
+const ARRAY_BATCH = 10_000;
+
+/**
+ * Creates the tenant's corpus row if missing and locks it. Every writer of the tenant's postings
+ * takes this lock first, so they are serialised (their term upserts never deadlock) and each sees
+ * exact statistics; writers of other tenants do not wait.
+ */
+export async function lockBm25Corpus(tx: Db, t: Bm25IndexTables, tenantId: string, analyzerId: string): Promise<Bm25Corpus> {
+  await tx.execute(sql`INSERT INTO ${id(t.corpusStats)} (tenant_id, ${id(t.totalColumn)}, total_length, analyzer_id)
+    VALUES (${tenantId}, 0, 0, ${analyzerId}) ON CONFLICT (tenant_id) DO NOTHING`);
+  const [row] = await queryRows<{ total: string | number; total_length: string | number; analyzer_id: string }>(
+    tx,
+    sql`SELECT ${id(t.totalColumn)} AS total, total_length, analyzer_id FROM ${id(t.corpusStats)} WHERE tenant_id = ${tenantId} FOR UPDATE`,
+  );
+  return { total: Number(row!.total), totalLength: Number(row!.total_length), analyzerId: row!.analyzer_id };
+}
+
+/** The tenant's corpus statistics as last committed; `null` before its first write. */
+export async function readBm25Corpus(db: Db, t: Bm25IndexTables, tenantId: string): Promise<Bm25Corpus | null> {
+  const [row] = await queryRows<{ total: string | number; total_length: string | number; analyzer_id: string }>(
+    db,
+    sql`SELECT ${id(t.totalColumn)} AS total, total_length, analyzer_id FROM ${id(t.corpusStats)} WHERE tenant_id = ${tenantId}`,
+  );
+  return row ? { total: Number(row.total), totalLength: Number(row.total_length), analyzerId: row.analyzer_id } : null;
+}
+
+/** Records the analyzer of the tenant's postings; only valid with its lock held and none of its postings left. */
+export async function setBm25Analyzer(tx: Db, t: Bm25IndexTables, tenantId: string, analyzerId: string): Promise<void> {
+  await tx.execute(sql`UPDATE ${id(t.corpusStats)} SET analyzer_id = ${analyzerId} WHERE tenant_id = ${tenantId}`);
+}
+
+/** Adds the postings of the tenant's rows not indexed before, their document frequencies and their lengths. */
+export async function addBm25Documents(tx: Db, t: Bm25IndexTables, tenantId: string, documents: readonly Bm25Document[]): Promise<void> {
+  if (documents.length === 0) return;
+  const ids: string[] = [];
+  const terms: string[] = [];
+  const tfs: number[] = [];
+  const documentFrequency = new Map<string, number>();
+  let totalLength = 0;
+  for (const d of documents) {
+    totalLength += d.length;
+    for (const [term, tf] of d.termFrequencies) {
+      ids.push(d.id);
+      terms.push(term);
+      tfs.push(tf);
+      documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
+    }
+  }
+  for (let i = 0; i < terms.length; i += ARRAY_BATCH) {
+    const end = i + ARRAY_BATCH;
+    await tx.execute(sql`INSERT INTO ${id(t.postings)} (tenant_id, ${id(t.documentColumn)}, term, tf)
+      SELECT ${tenantId}, * FROM unnest(${uuidArray(ids.slice(i, end))}, ${textArray(terms.slice(i, end))}, ${intArray(tfs.slice(i, end))})`);
+  }
+  // Sorted, as every writer does, though the corpus lock already keeps writers apart.
+  const distinct = [...documentFrequency.keys()].sort();
+  for (let i = 0; i < distinct.length; i += ARRAY_BATCH) {
+    const batch = distinct.slice(i, i + ARRAY_BATCH);
+    await tx.execute(sql`INSERT INTO ${id(t.termStats)} (tenant_id, term, df)
+      SELECT ${tenantId}, * FROM unnest(${textArray(batch)}, ${intArray(batch.map((term) => documentFrequency.get(term)!))})
+      ON CONFLICT (tenant_id, term) DO UPDATE SET df = ${id(t.termStats)}.df + excluded.df`);
+  }
+  await adjustBm25Totals(tx, t, tenantId, documents.length, totalLength);
+}
+
+/**
+ * Deletes the tenant's postings of the rows `documentIds` selects (a query returning their ids)
+ * and takes them out of its document frequencies. The row count and length totals are the
+ * caller's to adjust (`adjustBm25Totals`), since only it knows which of those rows were indexed.
+ */
+export async function removeBm25Postings(tx: Db, t: Bm25IndexTables, tenantId: string, documentIds: SQL): Promise<void> {
+  // One statement's CTEs share a snapshot: terms whose last posting goes are deleted, the others decremented.
+  await tx.execute(sql`
+    WITH gone AS (
+      DELETE FROM ${id(t.postings)} p WHERE p.tenant_id = ${tenantId} AND p.${id(t.documentColumn)} IN (${documentIds}) RETURNING p.term
+    ),
+    dec AS (SELECT term, count(*)::int AS n FROM gone GROUP BY term),
+    dropped AS (
+      DELETE FROM ${id(t.termStats)} s USING dec WHERE s.tenant_id = ${tenantId} AND s.term = dec.term AND s.df <= dec.n RETURNING s.term
+    )
+    UPDATE ${id(t.termStats)} s SET df = s.df - dec.n FROM dec WHERE s.tenant_id = ${tenantId} AND s.term = dec.term AND s.df > dec.n`);
+}
+
+export async function adjustBm25Totals(tx: Db, t: Bm25IndexTables, tenantId: string, documents: number, length: number): Promise<void> {
+  if (documents === 0 && length === 0) return;
+  await tx.execute(sql`UPDATE ${id(t.corpusStats)}
+    SET ${id(t.totalColumn)} = ${id(t.totalColumn)} + ${documents}::bigint, total_length = total_length + ${length}::bigint
+    WHERE tenant_id = ${tenantId}`);
+}
+
+/** Empties the tenant's index: its postings, its document frequencies, and its totals. */
+export async function clearBm25Index(tx: Db, t: Bm25IndexTables, tenantId: string): Promise<void> {
+  await tx.execute(sql`DELETE FROM ${id(t.postings)} WHERE tenant_id = ${tenantId}`);
+  await tx.execute(sql`DELETE FROM ${id(t.termStats)} WHERE tenant_id = ${tenantId}`);
+  await tx.execute(sql`UPDATE ${id(t.corpusStats)} SET ${id(t.totalColumn)} = 0, total_length = 0 WHERE tenant_id = ${tenantId}`);
+}
+
+export interface Bm25QueryOptions {
+  /** Query terms and how often each occurs in the query. */
+  terms: ReadonlyMap<string, number>;
+  /** The indexed table, its id column and its length column (NULL or absent rows are never scored). */
+  table: PgTable;
+  idColumn: PgColumn;
+  lengthColumn: PgColumn;
+  /** Conditions on `table` (its tenant included), applied inside the query, before the LIMIT. */
+  where: SQL;
+  limit: number;
+  params: Bm25Params;
+}
+
+/**
+ * The tenant's rows by BM25 over its postings and statistics, computed in the database; OR over
+ * the query's terms. The formula is bm25.ts's, term for term: Lucene's idf times the saturated,
+ * length-normalised tf, a term repeated in the query counting each time. Empty when the tenant
+ * has nothing indexed.
+ */
+export async function bm25Candidates(db: Db, t: Bm25IndexTables, tenantId: string, q: Bm25QueryOptions): Promise<Bm25Candidate[]> {
+  if (q.terms.size === 0 || q.limit <= 0) return [];
+  const terms = [...q.terms.keys()];
+  const k1 = sql`${q.params.k1}::float8`;
+  const b = sql`${q.params.b}::float8`;
+  const total = sql`s.${id(t.totalColumn)}`;
+  // The postings are read by term first (the primary key's (tenant, term) prefix), in a
+  // materialised CTE, and only then joined to the rows and their filter. Left to itself the
+  // planner may instead walk every row of the tenant and probe its postings, which is quadratic;
+  // it does so whenever statistics are missing, and PGlite never runs autovacuum's ANALYZE.
+  const rows = await queryRows<{ id: string; score: number | string }>(
+    db,
+    sql`WITH matched AS MATERIALIZED (
+        SELECT p.${id(t.documentColumn)} AS doc, p.tf, t.df, q.qtf
+        FROM unnest(${textArray(terms)}, ${intArray(terms.map((term) => q.terms.get(term)!))}) AS q(term, qtf)
+        JOIN ${id(t.termStats)} t ON t.tenant_id = ${tenantId} AND t.term = q.term
+        JOIN ${id(t.postings)} p ON p.tenant_id = ${tenantId} AND p.term = q.term
+      )
+      SELECT matched.doc::text AS id,
+        SUM(matched.qtf * ln(1 + (${total} - matched.df + 0.5::float8) / (matched.df + 0.5::float8))
+                  * matched.tf * (${k1} + 1) / (matched.tf + ${k1} * (1 - ${b} + ${b} * ${q.lengthColumn} / (s.total_length::float8 / ${total})))) AS score
+      FROM matched
+      JOIN ${q.table} ON ${q.idColumn} = matched.doc
+      JOIN ${id(t.corpusStats)} s ON s.tenant_id = ${tenantId}
+      WHERE ${total} > 0 AND ${q.where}
+      GROUP BY matched.doc
+      ORDER BY score DESC, matched.doc
+      LIMIT ${q.limit}`,
+  );
+  return rows.map((r) => ({ id: r.id, score: Number(r.score) }));
+}
+
+/** Query terms and their counts, as `bm25Candidates` takes them. */
+export function queryTermCounts(terms: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
+  return counts;
+}
+
+/** The BM25 index of document chunks. */
+export const CHUNK_BM25: Bm25IndexTables = Object.freeze({
+  postings: 'postings',
+  documentColumn: 'chunk_id',
+  termStats: 'term_stats',
+  corpusStats: 'corpus_stats',
+  totalColumn: 'total_chunks',
+});
+
+/** The BM25 index of memories. */
+export const MEMORY_BM25: Bm25IndexTables = Object.freeze({
+  postings: 'memory_postings',
+  documentColumn: 'memory_id',
+  termStats: 'memory_term_stats',
+  corpusStats: 'memory_corpus_stats',
+  totalColumn: 'total',
+});

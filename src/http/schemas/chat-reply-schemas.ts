@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import { errorReplySchema } from './error-reply-schemas.js';
+
+/** What `POST /v1/chat` answers: one JSON reply, or Server-Sent Events whose `done` carries the same reply. */
+
+const sourceNumber = z.number().int().min(1).meta({ description: 'The `n` of `[n]` in the answer.' });
+const documentPlace = {
+  documentId: z.uuid(),
+  title: z.string(),
+  chunkId: z.uuid(),
+  headingPath: z.array(z.string()),
+  start: z.number().int().min(0),
+  end: z.number().int().min(0),
+};
+
+export const citationSchema = z
+  .discriminatedUnion('kind', [
+    z.object({ id: sourceNumber, kind: z.literal('memory'), key: z.string(), agentId: z.string(), snippet: z.string() }),
+    z.object({ id: sourceNumber, kind: z.literal('document'), ...documentPlace, snippet: z.string() }),
+  ])
+  .meta({ id: 'Citation', description: 'What one `[n]` of the answer cites: a memory, or a chunk of a document.' });
+
+/** A source as the model saw it, full text included; `retrieval` and `tool_end` events carry them. */
+export const chatSourceSchema = z
+  .discriminatedUnion('kind', [
+    z.object({
+      id: sourceNumber,
+      kind: z.literal('memory'),
+      key: z.string(),
+      agentId: z.string(),
+      content: z.string(),
+      tags: z.array(z.string()),
+      score: z.number(),
+    }),
+    z.object({ id: sourceNumber, kind: z.literal('document'), ...documentPlace, text: z.string(), score: z.number() }),
+  ])
+  .meta({ id: 'ChatSource' });
+
+export const chatToolCallSchema = z
+  .object({
+    id: z.string(),
+    name: z.string().meta({ description: '`search_memories`, `save_memory`, `delete_memory` or `search_knowledge`.' }),
+    arguments: z.unknown().meta({ description: 'As the model sent them: parsed when valid JSON, else the raw text.' }),
+    result: z.string().meta({ description: "A preview of the tool's result." }),
+    isError: z.boolean(),
+  })
+  .meta({ id: 'ChatToolCall' });
+
+export const chatReplySchema = z
+  .object({
+    conversationId: z.uuid().meta({ description: "The request's, or a new one." }),
+    answer: z.string(),
+    citations: z.array(citationSchema),
+    toolCalls: z.array(chatToolCallSchema),
+    usage: z.object({
+      promptTokens: z.number().int().min(0),
+      completionTokens: z.number().int().min(0),
+      totalTokens: z.number().int().min(0),
+    }),
+    costUsd: z.number().nullable().meta({ description: 'Null when no price is known for the model (LLM_PRICES), or no model ran.' }),
+    stopReason: z.enum(['completed', 'max_iterations', 'budget']),
+    mode: z.enum(['llm', 'extractive']).meta({ description: '`extractive` without a configured LLM: the best-matching sentences of the sources.' }),
+    note: z.string().optional().meta({ description: 'Why the reply is what it is, when that needs saying (e.g. extractive).' }),
+  })
+  .meta({ id: 'ChatReply' });
+
+// As CompactionStrategy in compaction/compactor.ts, which is a type only.
+const compactionStrategy = z.enum(['checkpoints', 'structural_summary', 'drop_turns', 'truncate_tool_results']);
+
+/** One SSE frame: `event: <event>` and `data: <data as JSON>`. */
+export const chatStreamEventSchema = z
+  .discriminatedUnion('event', [
+    z.object({
+      event: z.literal('retrieval'),
+      data: z.object({ conversationId: z.uuid(), sources: z.array(chatSourceSchema) }),
+    }),
+    z.object({ event: z.literal('delta'), data: z.object({ text: z.string().meta({ description: 'The next piece of the answer.' }) }) }),
+    z.object({
+      event: z.literal('tool_start'),
+      data: z.object({ id: z.string(), name: z.string(), arguments: z.unknown() }),
+    }),
+    z.object({
+      event: z.literal('tool_end'),
+      data: z.object({
+        id: z.string(),
+        name: z.string(),
+        isError: z.boolean(),
+        result: z.string(),
+        sources: z.array(chatSourceSchema).meta({ description: 'Sources the tool found, numbered after those before.' }),
+      }),
+    }),
+    z.object({
+      event: z.literal('compaction'),
+      data: z
+        .object({
+          strategy: compactionStrategy.meta({ description: 'The last (strongest) stage applied.' }),
+          strategies: z.array(compactionStrategy),
+          tokensBefore: z.number().int().min(0),
+          tokensAfter: z.number().int().min(0),
+          limit: z.number().int().min(0),
+        })
+        .meta({ description: "The conversation's history was compacted to fit the model's window before a model call." }),
+    }),
+    z.object({ event: z.literal('done'), data: chatReplySchema }),
+    z.object({
+      event: z.literal('error'),
+      data: errorReplySchema.extend({
+        status: z.number().int().meta({ description: 'The HTTP status the error would have had; headers were already sent.' }),
+      }),
+    }),
+  ])
+  .meta({
+    id: 'ChatStreamEvent',
+    description:
+      'One Server-Sent Event of a streamed chat, as `event: <event>` and `data: <data as JSON>`: `retrieval` first (the recalled ' +
+      'sources), then `delta`s of the answer, `tool_start`/`tool_end` pairs and `compaction` notices, and last either `done` (the whole reply, as without ' +
+      'streaming) or `error`.',
+  });

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+
+/** What the memory routes answer. Dates travel as ISO 8601 strings (JSON has no dates). */
+
+const rankSchema = z.number().int().min(1).nullable();
+
+export const memorySchema = z
+  .object({
+    key: z.string(),
+    content: z.string(),
+    tags: z.array(z.string()).meta({ description: 'Trimmed and case-folded.' }),
+    metadata: z.record(z.string(), z.unknown()),
+    agentId: z.string(),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .meta({ id: 'Memory' });
+
+export const saveMemoryReplySchema = z
+  .object({
+    memory: memorySchema,
+    created: z.boolean().meta({ description: 'True for a new key (201), false for a replaced memory (200).' }),
+    reembedded: z.boolean().meta({ description: 'False when the content was unchanged and its vector was kept.' }),
+  })
+  .meta({ id: 'SaveMemoryReply' });
+
+export const memoryReplySchema = z.object({ memory: memorySchema }).meta({ id: 'MemoryReply' });
+
+export const memoryPageSchema = z
+  .object({
+    items: z.array(memorySchema),
+    nextCursor: z.string().nullable().meta({ description: 'Pass as `cursor` for the next page; null on the last one.' }),
+  })
+  .meta({ id: 'MemoryPage' });
+
+export const memorySearchHitSchema = z
+  .object({
+    memory: memorySchema,
+    score: z.number().meta({ description: 'Hybrid: the fused (weighted RRF) score. Vector: cosine similarity. Text: BM25.' }),
+    ranks: z
+      .object({ vector: rankSchema, text: rankSchema })
+      .meta({ description: "1-based rank in each side's candidates; null where the memory was not among them." }),
+  })
+  .meta({ id: 'MemorySearchHit' });
+
+export const memorySearchReplySchema = z.object({ hits: z.array(memorySearchHitSchema) }).meta({ id: 'MemorySearchReply' });
+
+export const deleteByTagsReplySchema = z
+  .object({ deleted: z.number().int().min(0).meta({ description: 'How many memories were deleted.' }) })
+  .meta({ id: 'DeleteByTagsReply' });
+
+export const tagCountsReplySchema = z
+  .object({ tags: z.array(z.object({ tag: z.string(), count: z.number().int().min(1) })) })
+  .meta({ id: 'TagCountsReply' });

@@ -1,0 +1,42 @@
+import type { Embedder } from '../embeddings/embedder.js';
+import { embeddedTexts, embeddingDuration } from './metrics.js';
+
+/** An embedder whose calls are timed and counted, and which knows whether it was closed (for /readyz). */
+export interface InstrumentedEmbedder extends Embedder {
+  /** The embedder doing the work, for health checks that know its kind. */
+  readonly inner: Embedder;
+  readonly closed: boolean;
+}
+
+export function instrumentEmbedder(inner: Embedder): InstrumentedEmbedder {
+  const labels = { embedder: inner.id };
+  let closed = false;
+  return {
+    id: inner.id,
+    dimensions: inner.dimensions,
+    maxInputTokens: inner.maxInputTokens,
+    // Chunking counts with the model's own tokenizer when there is one; losing it here would
+    // silently fall back to the estimate.
+    ...(inner.countTokens ? { countTokens: inner.countTokens.bind(inner) } : {}),
+    inner,
+    get closed() {
+      return closed;
+    },
+    async embed(texts, options) {
+      const stop = embeddingDuration.startTimer(labels);
+      try {
+        const vectors = await inner.embed(texts, options);
+        stop({ outcome: 'ok' });
+        embeddedTexts.inc(labels, texts.length);
+        return vectors;
+      } catch (err) {
+        stop({ outcome: 'error' });
+        throw err;
+      }
+    },
+    close() {
+      closed = true;
+      return inner.close();
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * One registry for the process, served at `/metrics`. Module-level rather than per app context,
+ * so that code with no context at hand (compaction, background work) can record too; several
+ * contexts in one process (tests) simply add up.
+ */
+export const metricsRegistry = new Registry();
+
+// Process CPU, resident memory, heap, event-loop lag, GC: the first things to look at under load.
+collectDefaultMetrics({ register: metricsRegistry });
+
+// Requests span sub-millisecond reads to multi-second ingestions and LLM turns.
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+export const httpRequestDuration = new Histogram({
+  name: 'memrag_http_request_duration_seconds',
+  help: 'Time to the response headers, by route pattern (not raw path), method and status; a streamed body may last longer',
+  labelNames: ['method', 'route', 'status'] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [metricsRegistry],
+});
+
+export const httpRequestsInFlight = new Gauge({
+  name: 'memrag_http_requests_in_flight',
+  help: 'Requests received and not yet answered (to the response headers)',
+  registers: [metricsRegistry],
+});
+
+export const llmRequestDuration = new Histogram({
+  name: 'memrag_llm_request_duration_seconds',
+  help: 'Duration of one LLM call as the agent sees it, retries included, by model, mode (complete|stream) and outcome (ok|error|aborted)',
+  labelNames: ['model', 'mode', 'outcome'] as const,
+  buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120],
+  registers: [metricsRegistry],
+});
+
+export const llmTimeToFirstToken = new Histogram({
+  name: 'memrag_llm_time_to_first_token_seconds',
+  help: 'Streaming LLM calls: time from the request to the first text delta, by model',
+  labelNames: ['model'] as const,
+  buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30],
+  registers: [metricsRegistry],
+});
+
+export const llmTokens = new Counter({
+  name: 'memrag_llm_tokens_total',
+  help: 'Tokens reported by the LLM provider, by model and type (prompt|completion)',
+  labelNames: ['model', 'type'] as const,
+  registers: [metricsRegistry],
+});
+
+export const embeddingDuration = new Histogram({
+  name: 'memrag_embedding_duration_seconds',
+  help: 'Duration of one embed call (a search query, a memory, or a batch of document chunks), by embedder and outcome',
+  labelNames: ['embedder', 'outcome'] as const,
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [metricsRegistry],
+});
+
+export const embeddedTexts = new Counter({
+  name: 'memrag_embedded_texts_total',
+  help: 'Texts embedded, by embedder',
+  labelNames: ['embedder'] as const,
+  registers: [metricsRegistry],
+});
+
+const compactions = new Counter({
+  name: 'memrag_compactions_total',
+  help: 'Conversation-history compactions before an LLM call, by strategy',
+  labelNames: ['strategy'] as const,
+  registers: [metricsRegistry],
+});
+
+const compactionTokensSaved = new Counter({
+  name: 'memrag_compaction_tokens_saved_total',
+  help: 'Prompt tokens removed by compaction (estimated tokens before minus after), by strategy',
+  labelNames: ['strategy'] as const,
+  registers: [metricsRegistry],
+});
+
+/**
+ * For the conversation compaction code: call once each time a strategy is applied to a prompt
+ * (`checkpoints`, `structural`, `drop_turns`, `truncate`, …), with the estimated token counts
+ * around it when known. Keep `strategy` to a small fixed set: each value is a time series.
+ */
+export function recordConversationCompaction(strategy: string, tokens?: { before: number; after: number }): void {
+  compactions.inc({ strategy });
+  if (tokens && tokens.before > tokens.after) compactionTokensSaved.inc({ strategy }, tokens.before - tokens.after);
+}

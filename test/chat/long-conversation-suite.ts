@@ -1,0 +1,166 @@
+import type { Hono } from 'hono';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLlmProvider } from '../../src/agent/llm-provider.js';
+import type { AppContext } from '../../src/app-context.js';
+import { compactionLimit } from '../../src/compaction/compaction-settings.js';
+import { compactionSettingsFor } from '../../src/compaction/compaction-config.js';
+import { toolPairingProblems } from '../compaction/tool-pairing.js';
+import { call, createApp } from '../http/http-test-context.js';
+import { type ScriptedLlmServer, startScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { conversationModel, fromWire, kindOf, requestTokens } from './scripted-conversation-llm.js';
+
+const MODEL = 'scripted-small';
+/** A small window for this model only: the deployment default stays large, so the per-model setting is what applies. */
+export const LONG_CONVERSATION_ENV = {
+  CONTEXT_WINDOW_TOKENS: '128000',
+  COMPACTION_MODELS: JSON.stringify({ [MODEL]: { contextWindow: 6_000, outputReserve: 500, recentMessages: 8 } }),
+};
+const FACT_TURN = 3;
+const FACT = 'Please remember that my locker code is 4512.';
+
+const question = (turn: number) => (turn === FACT_TURN ? FACT : `Turn ${turn}: what do my notes say about subject ${turn % 17}?`);
+
+interface Harness {
+  ctx: AppContext;
+  llm: ScriptedLlmServer;
+  app: Hono;
+}
+
+/**
+ * The issue's long-conversation test, run on each driver: 200 turns with tool calls through
+ * POST /v1/chat against a 6k-token window, with the scripted LLM writing checkpoints and summaries.
+ * `open` builds an app context with LONG_CONVERSATION_ENV on a database of its own.
+ */
+export function longConversationSuite(name: string, open: () => Promise<AppContext | { skipReason: string }>) {
+  describe(`long conversations (${name})`, () => {
+    let ctx: AppContext | undefined;
+    let skipReason: string | undefined;
+    const servers: ScriptedLlmServer[] = [];
+
+    beforeAll(async () => {
+      const opened = await open();
+      if ('skipReason' in opened) {
+        skipReason = opened.skipReason;
+        console.warn(`[${name}] skipped: ${skipReason}`);
+        return;
+      }
+      ctx = opened;
+      // Memories for search_memories to find: every tool result is a few hundred tokens.
+      for (let i = 0; i < 17; i++) {
+        await ctx.memories.forTenant('default').save({ key: `note-${i}`, content: `Notes on subject ${i}: ${'a fairly long note about the subject, with details. '.repeat(6)}` });
+      }
+    });
+    afterAll(async () => {
+      await ctx?.close();
+      for (const server of servers) await server.close();
+    });
+
+    async function harness(options: Parameters<typeof conversationModel>[0] = {}): Promise<Harness> {
+      const llm = await startScriptedLlmServer(conversationModel(options));
+      servers.push(llm);
+      const provider = createLlmProvider({ baseURL: llm.url, apiKey: 'k', model: MODEL, retry: { maxAttempts: 1 } });
+      return { ctx: ctx!, llm, app: createApp({ ...ctx!, llm: provider }) };
+    }
+
+    async function turn(h: Harness, conversationId: string | undefined, n: number, topK = 2) {
+      const res = await call(h.app, 'POST', '/v1/chat', { message: question(n), topK, ...(conversationId ? { conversationId } : {}) });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body as { conversationId: string; answer: string };
+    }
+
+    it('keeps 200 turns within the window, tool calls with their results, and turn 3 in view through a summary', async ({ skip }) => {
+      if (!ctx) return skip(skipReason);
+      const h = await harness();
+      const limit = compactionLimit(compactionSettingsFor(ctx.config, MODEL));
+      let conversationId: string | undefined;
+      for (let n = 1; n <= 200; n++) {
+        conversationId = (await turn(h, conversationId, n)).conversationId;
+        // Checkpoints are written after the reply; a user's next message comes later than that.
+        await ctx.backgroundTasks.whenIdle();
+      }
+
+      const requests = h.llm.requests;
+      expect(requests.filter((r) => kindOf(r) === 'chat')).toHaveLength(400);
+      for (const [i, request] of requests.entries()) {
+        expect(requestTokens(request), `request ${i} (${kindOf(request)})`).toBeLessThanOrEqual(limit);
+        expect(toolPairingProblems(fromWire(request.body.messages)), `request ${i}`).toEqual([]);
+      }
+      // Without compaction the last request would hold the whole history.
+      const last = requests.filter((r) => kindOf(r) === 'chat').at(-1)!;
+      const seen = JSON.stringify(last.body.messages);
+      expect(seen).toContain('locker code is 4512');
+      expect(seen).not.toContain(FACT);
+      expect(seen).toContain('Summary of turns 2-');
+      expect(seen).toContain(question(200));
+
+      // Every turn was checkpointed exactly once (by the rules when short: turn 3's search found
+      // nothing); summaries were extended, never redone.
+      const stored = await call(h.app, 'GET', `/v1/conversations/${conversationId}`);
+      expect(stored.body.checkpoints.map((c: { turn: number }) => c.turn)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+      const byLlm = stored.body.checkpoints.filter((c: { source: string }) => c.source === 'llm').length;
+      expect(byLlm).toBeGreaterThanOrEqual(190);
+      const checkpointInputs = requests.filter((r) => kindOf(r) === 'checkpoint').map((r) => /User: ([^\n]*)/.exec(String(r.body.messages[1]!.content))?.[1]);
+      expect(checkpointInputs).toHaveLength(byLlm);
+      expect(new Set(checkpointInputs).size).toBe(byLlm);
+      const summaryTurns = requests
+        .filter((r) => kindOf(r) === 'summary')
+        .flatMap((r) => [...String(r.body.messages[1]!.content).matchAll(/^Turn (\d+):/gm)].map((m) => Number(m[1])));
+      expect(summaryTurns.length).toBeGreaterThan(0);
+      expect(new Set(summaryTurns).size).toBe(summaryTurns.length);
+
+      expect(stored.body.conversation).toMatchObject({ turnCount: 200, messageCount: 800 });
+      expect(stored.body.summary.layers.length).toBeLessThanOrEqual(3);
+      expect(stored.body.tokens.history).toBeGreaterThan(10 * limit);
+      expect(stored.body.tokens.compacted).toBeLessThanOrEqual(limit);
+    });
+
+    it('goes on with rule-based checkpoints and summaries when the summarizer fails', async ({ skip }) => {
+      if (!ctx) return skip(skipReason);
+      const h = await harness({ failSummaries: true });
+      const limit = compactionLimit(compactionSettingsFor(ctx.config, MODEL));
+      let conversationId: string | undefined;
+      for (let n = 1; n <= 60; n++) {
+        conversationId = (await turn(h, conversationId, n)).conversationId;
+        await ctx.backgroundTasks.whenIdle();
+      }
+      const failed = h.llm.requests.filter((r) => kindOf(r) !== 'chat');
+      expect(failed.length).toBeGreaterThan(60);
+      for (const request of h.llm.requests) expect(requestTokens(request)).toBeLessThanOrEqual(limit);
+      const stored = await call(h.app, 'GET', `/v1/conversations/${conversationId}`);
+      expect(stored.body.conversation.turnCount).toBe(60);
+      expect(stored.body.checkpoints).toHaveLength(60);
+      expect(stored.body.checkpoints.every((c: { source: string }) => c.source === 'rules')).toBe(true);
+      expect(stored.body.summary.layers.every((l: { source: string }) => l.source === 'rules')).toBe(true);
+    });
+
+    it('streams a compaction event and does not wait for the checkpoint before replying', async ({ skip }) => {
+      if (!ctx) return skip(skipReason);
+      const h = await harness({ summaryDelayMs: 1_500 });
+      let conversationId: string | undefined;
+      for (let n = 1; n <= 12; n++) conversationId = (await turn(h, conversationId, n)).conversationId;
+      await ctx.backgroundTasks.whenIdle();
+
+      const started = Date.now();
+      const res = await h.app.request('/v1/chat', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ message: question(13), topK: 2, conversationId, stream: true }),
+      });
+      const events = (await res.text()).split('\n\n').filter(Boolean).map((block) => ({
+        event: /^event: (.*)$/m.exec(block)?.[1],
+        data: JSON.parse(/^data: (.*)$/m.exec(block)?.[1] ?? 'null') as Record<string, unknown>,
+      }));
+      expect(Date.now() - started).toBeLessThan(1_500);
+      const compaction = events.find((e) => e.event === 'compaction');
+      expect(compaction?.data).toMatchObject({ strategy: expect.any(String), strategies: expect.any(Array), limit: expect.any(Number) });
+      expect(compaction!.data.tokensAfter as number).toBeLessThan(compaction!.data.tokensBefore as number);
+      expect(events.at(-1)?.event).toBe('done');
+      // The reply is out; turn 13's checkpoint is still being written.
+      const before = await call(h.app, 'GET', `/v1/conversations/${conversationId}`);
+      expect(before.body.checkpoints.map((c: { turn: number }) => c.turn)).not.toContain(13);
+      await ctx.backgroundTasks.whenIdle();
+      const after = await call(h.app, 'GET', `/v1/conversations/${conversationId}`);
+      expect(after.body.checkpoints.map((c: { turn: number }) => c.turn)).toContain(13);
+    });
+  });
+}

@@ -1,0 +1,402 @@
+import type { Hono } from 'hono';
+import { inspectRoutes } from 'hono/dev';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLlmProvider } from '../../src/agent/llm-provider.js';
+import type { AppContext } from '../../src/app-context.js';
+import { createApiKey, revokeApiKey } from '../../src/auth/api-key-store.js';
+import { reply, startScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { type JsonReply, createApp, createTestContext } from './http-test-context.js';
+
+/** A database for one suite: env for createTestContext (DATABASE_URL or nothing for PGlite). */
+export type IsolationDatabase = { env: Record<string, string>; release(): Promise<void> } | { skipReason: string };
+
+const ALPHA_ENV_KEY = 'alpha-env-key-0123456789';
+
+// Words only tenant alpha's data contains: any of them in a reply to tenant beta is a leak.
+const ALPHA_MEMORY = 'The vault code is zanzibarite 4417';
+const ALPHA_DOCUMENT = [
+  '# Pterosaur field notes',
+  '',
+  'The quetzalcoatlus migration crosses the giant pterosaur valley every spring.',
+  '',
+  '## Feeding',
+  '',
+  'Each quetzalcoatlus eats fish from the vault lake at dawn.',
+].join('\n');
+const ALPHA_WORDS = ['zanzibarite', 'quetzalcoatlus', 'alpha-only', 'Alpha keeps'];
+
+type Caller = (method: string, path: string, body?: unknown) => Promise<JsonReply>;
+
+/**
+ * Tenant isolation over HTTP, on every `/v1` route: tenant `alpha` (a key from API_KEYS) holds
+ * memories, a document and a conversation; tenant `beta` (a key from the `api_keys` table) must
+ * not read, list, search, change or delete any of it. The route list comes from the app itself,
+ * so a route added without a probe here fails the suite.
+ */
+export function tenantIsolationSuite(name: string, open: () => Promise<IsolationDatabase>) {
+  describe(`tenant isolation over HTTP (${name})`, () => {
+    let ctx: AppContext | undefined;
+    let app: Hono;
+    let release: (() => Promise<void>) | undefined;
+    let skipReason: string | undefined;
+    let alpha: Caller;
+    let beta: Caller;
+    let betaKey: string;
+    const seeded = { documentId: '', chunkIds: [] as string[], conversationId: '', exported: undefined as any };
+
+    const as =
+      (target: () => Hono, key: string): Caller =>
+      async (method, path, body) => {
+        const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+        const init: RequestInit = { method, headers };
+        if (body !== undefined) {
+          init.body = JSON.stringify(body);
+          headers['content-type'] = 'application/json';
+        }
+        const res = await target().request(path, init);
+        const text = await res.text();
+        const parsed = text && res.headers.get('content-type')?.includes('json') ? (JSON.parse(text) as unknown) : text;
+        return { status: res.status, headers: res.headers, body: parsed };
+      };
+
+    beforeAll(async () => {
+      const opened = await open();
+      if ('skipReason' in opened) {
+        skipReason = opened.skipReason;
+        console.warn(`[${name}] skipped: ${skipReason}`);
+        return;
+      }
+      release = () => opened.release();
+      // No cache: a revocation must show on the very next request here (caching has its own test).
+      ctx = await createTestContext({ ...opened.env, API_KEYS: `alpha:${ALPHA_ENV_KEY}`, API_KEY_CACHE_MS: '0' });
+      app = createApp(ctx);
+      betaKey = (await createApiKey(ctx.database.db, { tenantId: 'beta', name: 'isolation suite' })).key;
+      alpha = as(() => app, ALPHA_ENV_KEY);
+      beta = as(() => app, betaKey);
+
+      const ok = (res: JsonReply) => {
+        expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+        return res;
+      };
+      ok(await alpha('PUT', '/v1/memories/alpha-secret', { content: ALPHA_MEMORY, tags: ['alpha-only', 'shared-tag'] }));
+      ok(await alpha('PUT', '/v1/memories/alpha-bob?agentId=bob', { content: 'Bob of alpha also knows zanzibarite', tags: ['alpha-only'] }));
+      ok(await alpha('PUT', '/v1/memories/alpha-delete-probe', { content: 'A zanzibarite note nobody else may delete', tags: ['alpha-only'] }));
+      ok(await alpha('PUT', '/v1/memories/shared-key', { content: 'Alpha keeps green tea under the shared key' }));
+      ok(await beta('PUT', '/v1/memories/shared-key', { content: 'Beta stores coffee beans under the shared key' }));
+      const ingested = ok(
+        await alpha('POST', '/v1/documents', { title: 'Alpha field notes', text: ALPHA_DOCUMENT, format: 'markdown', tags: ['alpha-only'], source: 'wiki://alpha' }),
+      );
+      seeded.documentId = ingested.body.document.id;
+      seeded.chunkIds = (await alpha('GET', `/v1/documents/${seeded.documentId}/chunks`)).body.items.map((c: { id: string }) => c.id);
+      // Extractive (no LLM): the turn is still stored, with alpha's memory cited.
+      const chat = ok(await alpha('POST', '/v1/chat', { message: 'What is the vault code zanzibarite?' }));
+      seeded.conversationId = chat.body.conversationId;
+      await ctx.backgroundTasks.whenIdle();
+      seeded.exported = ok(await alpha('GET', `/v1/conversations/${seeded.conversationId}/export`)).body;
+    });
+    afterAll(async () => {
+      await ctx?.backgroundTasks.whenIdle();
+      await ctx?.close();
+      await release?.();
+    });
+
+    /** Everything alpha can see; compared before and after each of beta's requests. */
+    async function alphaState() {
+      const get = async (path: string) => {
+        const res = await alpha('GET', path);
+        expect(res.status, path).toBe(200);
+        return res.body;
+      };
+      const state = {
+        memories: await get('/v1/memories?limit=200'),
+        bobMemories: await get('/v1/memories?agentId=bob&limit=200'),
+        tags: await get('/v1/tags'),
+        documents: await get('/v1/documents'),
+        document: await get(`/v1/documents/${seeded.documentId}`),
+        chunks: await get(`/v1/documents/${seeded.documentId}/chunks`),
+        conversations: await get('/v1/conversations'),
+        conversation: await get(`/v1/conversations/${seeded.conversationId}`),
+      };
+      // Alpha sees its own data on each read route: a route serving some fixed tenant would not.
+      expect(state.memories.items.map((m: { key: string }) => m.key).sort()).toEqual(['alpha-delete-probe', 'alpha-secret', 'shared-key']);
+      expect(state.bobMemories.items.map((m: { key: string }) => m.key)).toEqual(['alpha-bob']);
+      expect(state.tags.tags).toEqual(expect.arrayContaining([{ tag: 'alpha-only', count: 2 }, { tag: 'shared-tag', count: 1 }]));
+      expect(state.documents.items.map((d: { id: string }) => d.id)).toEqual([seeded.documentId]);
+      expect(state.conversations.items.map((c: { id: string }) => c.id)).toEqual([seeded.conversationId]);
+      return state;
+    }
+
+    /** Nothing of alpha's in a reply to beta: neither its words nor its ids. */
+    function expectNothingOfAlpha(res: JsonReply, what: string) {
+      const text = JSON.stringify(res.body);
+      for (const word of [...ALPHA_WORDS, seeded.documentId, seeded.conversationId, ...seeded.chunkIds]) {
+        expect(text.includes(word), `${what}: the reply to beta contains ${JSON.stringify(word)}: ${text.slice(0, 500)}`).toBe(false);
+      }
+    }
+
+    function expectNotFound(res: JsonReply, what: string) {
+      expect(res.status, `${what}: ${JSON.stringify(res.body)}`).toBe(404);
+      expect(res.body.error.code).toBe('not_found');
+    }
+
+    /**
+     * One probe per route: beta's attempts at alpha's data, by id and by search. Each runs
+     * between two snapshots of alpha's state, which must be equal.
+     */
+    const probes: Record<string, () => Promise<void>> = {
+      'POST /v1/memories/search': async () => {
+        for (const mode of ['hybrid', 'vector', 'text']) {
+          for (const agentId of ['default', 'bob']) {
+            const res = await beta('POST', '/v1/memories/search', { query: ALPHA_MEMORY, mode, agentId, topK: 50 });
+            expect(res.status).toBe(200);
+            expectNothingOfAlpha(res, `memory search (${mode}, ${agentId})`);
+          }
+        }
+        const tagged = await beta('POST', '/v1/memories/search', { query: 'zanzibarite vault code', tagsAny: ['alpha-only'] });
+        expect(tagged.body.hits).toEqual([]);
+      },
+      'POST /v1/memories': async () => {
+        const res = await beta('POST', '/v1/memories', { key: 'alpha-secret', content: 'Beta writes its own secret', agentId: 'bob' });
+        // Beta's own new memory under the same key, not alpha's replaced.
+        expect(res.status).toBe(201);
+        expect(res.body).toMatchObject({ created: true, memory: { content: 'Beta writes its own secret' } });
+      },
+      'GET /v1/memories/:key': async () => {
+        expectNotFound(await beta('GET', '/v1/memories/alpha-delete-probe'), 'get by key');
+        expectNotFound(await beta('GET', '/v1/memories/alpha-bob?agentId=bob'), 'get by key (bob)');
+        const shared = await beta('GET', '/v1/memories/shared-key');
+        expect(shared.body.memory.content).toBe('Beta stores coffee beans under the shared key');
+      },
+      'PUT /v1/memories/:key': async () => {
+        const res = await beta('PUT', '/v1/memories/alpha-secret', { content: 'Beta notes, nothing else', tags: ['beta'] });
+        expect(res.status).toBe(201);
+        expect(res.body.created).toBe(true);
+        expectNothingOfAlpha(res, 'put');
+      },
+      'DELETE /v1/memories/:key': async () => {
+        expectNotFound(await beta('DELETE', '/v1/memories/alpha-delete-probe'), 'delete by key');
+        expectNotFound(await beta('DELETE', '/v1/memories/alpha-bob?agentId=bob'), 'delete by key (bob)');
+      },
+      'GET /v1/memories': async () => {
+        for (const query of ['', '?agentId=bob', '?tagsAny=alpha-only', '?limit=200']) {
+          const res = await beta('GET', `/v1/memories${query}`);
+          expect(res.status).toBe(200);
+          expectNothingOfAlpha(res, `list ${query}`);
+        }
+      },
+      'DELETE /v1/memories': async () => {
+        for (const agentId of ['default', 'bob']) {
+          const res = await beta('DELETE', `/v1/memories?tagsAny=alpha-only,shared-tag&agentId=${agentId}`);
+          expect(res.status).toBe(200);
+          expect(res.body).toEqual({ deleted: 0 });
+        }
+      },
+      'GET /v1/tags': async () => {
+        for (const query of ['', '?agentId=bob']) {
+          const res = await beta('GET', `/v1/tags${query}`);
+          expect(res.status).toBe(200);
+          expect(res.body.tags.map((t: { tag: string }) => t.tag)).not.toContain('shared-tag');
+          expectNothingOfAlpha(res, `tags ${query}`);
+        }
+      },
+      'POST /v1/chat': async () => {
+        // Continuing alpha's conversation: a 404 before anything runs, streamed or not.
+        expectNotFound(await beta('POST', '/v1/chat', { message: 'And then?', conversationId: seeded.conversationId }), 'chat continuation');
+        expectNotFound(await beta('POST', '/v1/chat', { message: 'And then?', conversationId: seeded.conversationId, stream: true }), 'streamed continuation');
+        // Recall (extractive): words alpha's memory and document share with the question find nothing.
+        const recalled = await beta('POST', '/v1/chat', { message: 'What is the vault code? Where does the giant pterosaur migration cross?' });
+        expect(recalled.status).toBe(200);
+        expectNothingOfAlpha(recalled, 'chat recall');
+        // Tools: what the model asks for stays inside beta, whatever it asks.
+        const server = await startScriptedLlmServer([
+          reply.toolCalls([
+            { id: 't1', name: 'search_memories', arguments: JSON.stringify({ query: 'vault code', topK: 20 }) },
+            { id: 't2', name: 'search_knowledge', arguments: JSON.stringify({ query: 'giant pterosaur migration', topK: 20 }) },
+            { id: 't3', name: 'delete_memory', arguments: JSON.stringify({ key: 'alpha-delete-probe' }) },
+          ]),
+          reply.text('Nothing of the kind here.'),
+        ]);
+        try {
+          const llm = createLlmProvider({ baseURL: server.url, apiKey: 'k', model: 'scripted', retry: { maxAttempts: 1 } });
+          const withLlm = as(() => createApp({ ...ctx!, llm }), betaKey);
+          const res = await withLlm('POST', '/v1/chat', { message: 'What is the vault code?' });
+          expect(res.status, JSON.stringify(res.body)).toBe(200);
+          expect(res.body.toolCalls.map((t: { name: string }) => t.name)).toEqual(['search_memories', 'search_knowledge', 'delete_memory']);
+          expect(res.body.toolCalls[2].result).toContain('"deleted":false');
+          expectNothingOfAlpha(res, 'chat tools');
+          // Neither the recalled sources nor the tool results the model read hold anything of alpha's.
+          expectNothingOfAlpha({ status: 200, headers: res.headers, body: server.requests.map((r) => r.body.messages) }, 'LLM prompts');
+          await ctx!.backgroundTasks.whenIdle();
+        } finally {
+          await server.close();
+        }
+      },
+      'GET /v1/conversations': async () => {
+        for (const query of ['', '?agentId=bob', '?limit=200']) {
+          const res = await beta('GET', `/v1/conversations${query}`);
+          expect(res.status).toBe(200);
+          expectNothingOfAlpha(res, `conversation list ${query}`);
+        }
+      },
+      'POST /v1/conversations/import': async () => {
+        // Beta uploads a history under alpha's conversation id: stored as beta's, under a new id.
+        const exported = structuredClone(seeded.exported);
+        for (const m of exported.messages) if (typeof m.content === 'string') m.content = 'Beta text.';
+        for (const c of exported.checkpoints) Object.assign(c, { question: 'Beta text.', summary: 'Beta text.', actionableSummary: 'Beta text.' });
+        exported.conversation.title = 'Beta import';
+        const res = await beta('POST', '/v1/conversations/import', exported);
+        expect(res.status, JSON.stringify(res.body)).toBe(201);
+        expect(res.body.conversation.id).not.toBe(seeded.conversationId);
+        expect(res.body.importedFrom).toBe(seeded.conversationId);
+        expectNotFound(await alpha('GET', `/v1/conversations/${res.body.conversation.id}`), "alpha reading beta's import");
+      },
+      'GET /v1/conversations/:id': async () => {
+        expectNotFound(await beta('GET', `/v1/conversations/${seeded.conversationId}`), 'conversation by id');
+        expectNotFound(await beta('GET', `/v1/conversations/${seeded.conversationId}?agentId=bob`), 'conversation by id (bob)');
+      },
+      'GET /v1/conversations/:id/export': async () => {
+        expectNotFound(await beta('GET', `/v1/conversations/${seeded.conversationId}/export`), 'export');
+      },
+      'DELETE /v1/conversations/:id': async () => {
+        expectNotFound(await beta('DELETE', `/v1/conversations/${seeded.conversationId}`), 'conversation delete');
+      },
+      'POST /v1/documents': async () => {
+        // Alpha's source: a document of beta's own, not a replacement of alpha's.
+        const res = await beta('POST', '/v1/documents', { title: 'Beta page', text: 'Beta keeps its own page here.', source: 'wiki://alpha' });
+        expect(res.status).toBe(201);
+        expect(res.body.status).toBe('created');
+        expect(res.body.document.id).not.toBe(seeded.documentId);
+      },
+      'GET /v1/documents': async () => {
+        for (const query of ['', '?tagsAny=alpha-only', '?limit=200']) {
+          const res = await beta('GET', `/v1/documents${query}`);
+          expect(res.status).toBe(200);
+          expectNothingOfAlpha(res, `document list ${query}`);
+        }
+      },
+      'GET /v1/documents/:id': async () => {
+        expectNotFound(await beta('GET', `/v1/documents/${seeded.documentId}`), 'document by id');
+      },
+      'GET /v1/documents/:id/chunks': async () => {
+        expectNotFound(await beta('GET', `/v1/documents/${seeded.documentId}/chunks`), 'chunks');
+      },
+      'DELETE /v1/documents/:id': async () => {
+        expectNotFound(await beta('DELETE', `/v1/documents/${seeded.documentId}`), 'document delete');
+      },
+      'POST /v1/search': async () => {
+        for (const mode of ['hybrid', 'vector', 'text']) {
+          for (const reranker of ['none', 'lexical']) {
+            const res = await beta('POST', '/v1/search', { query: ALPHA_DOCUMENT, mode, reranker, topK: 50 });
+            expect(res.status).toBe(200);
+            expectNothingOfAlpha(res, `document search (${mode}, ${reranker})`);
+          }
+        }
+      },
+    };
+
+    const live = () => ctx !== undefined;
+
+    it('has an isolation probe for every /v1 route the app registers, and no stale one', ({ skip }) => {
+      if (!live()) return skip(skipReason);
+      const routes = new Set(
+        inspectRoutes(app)
+          .filter((r) => !r.isMiddleware && r.path.startsWith('/v1/'))
+          .map((r) => `${r.method} ${r.path}`),
+      );
+      expect(routes.size).toBeGreaterThan(15);
+      expect([...routes].filter((r) => !(r in probes)), 'routes without an isolation probe').toEqual([]);
+      expect(Object.keys(probes).filter((p) => !routes.has(p)), 'probes of routes that no longer exist').toEqual([]);
+    });
+
+    for (const [route, probe] of Object.entries(probes)) {
+      it(`${route}: tenant beta neither sees nor changes tenant alpha's data`, async ({ skip }) => {
+        if (!live()) return skip(skipReason);
+        const before = await alphaState();
+        await probe();
+        expect(await alphaState()).toEqual(before);
+      });
+    }
+
+    it("confines the candidate queries themselves (vector scan and BM25) to the tenant, not just the hits", async ({ skip }) => {
+      if (!live()) return skip(skipReason);
+      // Hits are read back per tenant too, so a leaking candidate query would only show as missing
+      // hits; asked directly, it must not return alpha's chunks at all.
+      const search = ctx!.search.forTenant('beta');
+      const [vector] = await ctx!.embedder.embed([ALPHA_DOCUMENT]);
+      const noTags = { tagsAny: [], tagsAll: [], tagsNone: [] };
+      const candidates = [...(await search.vectorCandidates(vector!, noTags, 1000)), ...(await search.textCandidates(ALPHA_DOCUMENT, noTags, 1000))];
+      expect(candidates.filter((c) => seeded.chunkIds.includes(c.id))).toEqual([]);
+      const own = ctx!.search.forTenant('alpha');
+      expect((await own.textCandidates('quetzalcoatlus', noTags, 1000)).map((c) => c.id).sort()).toEqual([...seeded.chunkIds].sort());
+    });
+
+    it('keeps one memory per tenant under the same key', async ({ skip }) => {
+      if (!live()) return skip(skipReason);
+      expect((await alpha('GET', '/v1/memories/shared-key')).body.memory.content).toBe('Alpha keeps green tea under the shared key');
+      expect((await beta('GET', '/v1/memories/shared-key')).body.memory.content).toBe('Beta stores coffee beans under the shared key');
+    });
+
+    it('makes two documents of identical content ingested by two tenants', async ({ skip }) => {
+      if (!live()) return skip(skipReason);
+      const res = await beta('POST', '/v1/documents', { title: 'Beta copy', text: ALPHA_DOCUMENT, format: 'markdown' });
+      // Not `unchanged` with alpha's document: the content hash is unique per tenant only.
+      expect(res.status).toBe(201);
+      expect(res.body.status).toBe('created');
+      expect(res.body.document.id).not.toBe(seeded.documentId);
+      expect(res.body.document.contentHash).toBe((await alpha('GET', `/v1/documents/${seeded.documentId}`)).body.document.contentHash);
+      const again = await beta('POST', '/v1/documents', { title: 'Beta copy', text: ALPHA_DOCUMENT, format: 'markdown' });
+      expect(again.body).toMatchObject({ status: 'unchanged', document: { id: res.body.document.id } });
+      // Each tenant's search finds its own copy only.
+      const alphaHits = (await alpha('POST', '/v1/search', { query: 'quetzalcoatlus migration', topK: 50 })).body.hits;
+      const betaHits = (await beta('POST', '/v1/search', { query: 'quetzalcoatlus migration', topK: 50 })).body.hits;
+      expect(new Set(alphaHits.map((h: { documentId: string }) => h.documentId))).toEqual(new Set([seeded.documentId]));
+      const betaDocuments = betaHits.map((h: { documentId: string }) => h.documentId);
+      expect(betaDocuments[0]).toBe(res.body.document.id);
+      expect(betaDocuments).not.toContain(seeded.documentId);
+    });
+
+    it("leaves tenant alpha's BM25 scores unchanged when tenant beta writes", async ({ skip }) => {
+      if (!live()) return skip(skipReason);
+      const scores = async () => ({
+        memories: (await alpha('POST', '/v1/memories/search', { query: 'zanzibarite vault code', mode: 'text', topK: 50 })).body.hits.map(
+          (h: { memory: { key: string }; score: number }) => [h.memory.key, h.score],
+        ),
+        chunks: (await alpha('POST', '/v1/search', { query: 'quetzalcoatlus pterosaur vault', mode: 'text', topK: 50 })).body.hits.map(
+          (h: { chunkId: string; score: number }) => [h.chunkId, h.score],
+        ),
+      });
+      const before = await scores();
+      expect(before.memories.length).toBeGreaterThan(0);
+      expect(before.chunks.length).toBeGreaterThan(0);
+      // Beta's corpus grows with alpha's query terms: shared statistics would move alpha's idf and average length.
+      for (let i = 0; i < 6; i++) {
+        expect((await beta('PUT', `/v1/memories/bm25-${i}`, { content: `zanzibarite vault code ${'filler '.repeat(i * 5)}` })).status).toBe(201);
+        const text = `Quetzalcoatlus pterosaur vault ${i}. ${'Long filler sentence about nothing. '.repeat(i * 3)}`;
+        expect((await beta('POST', '/v1/documents', { title: `Beta ${i}`, text })).status).toBe(201);
+      }
+      expect(await scores()).toEqual(before);
+      // And beta's own text search ranks beta's memories by beta's statistics.
+      const betaHits = (await beta('POST', '/v1/memories/search', { query: 'zanzibarite vault code', mode: 'text', topK: 50 })).body.hits;
+      expect(betaHits.map((h: { memory: { key: string } }) => h.memory.key).sort()).toEqual(['bm25-0', 'bm25-1', 'bm25-2', 'bm25-3', 'bm25-4', 'bm25-5']);
+    });
+
+    it("refuses a revoked key with 401, while the tenant's other keys go on working", async ({ skip }) => {
+      if (!live()) return skip(skipReason);
+      const second = await createApiKey(ctx!.database.db, { tenantId: 'alpha', name: 'second alpha key' });
+      const alphaTable = as(() => app, second.key);
+      // A table key and an env key of one tenant see the same data.
+      expect((await alphaTable('GET', '/v1/memories/alpha-secret')).body.memory.content).toBe(ALPHA_MEMORY);
+      expect(await revokeApiKey(ctx!.database.db, second.prefix)).toMatchObject({ status: 'revoked' });
+      const refused = await alphaTable('GET', '/v1/memories/alpha-secret');
+      expect(refused.status).toBe(401);
+      expect(refused.body.error).toMatchObject({ code: 'unauthorized', message: 'The API key is not valid' });
+      expect((await alpha('GET', '/v1/memories/alpha-secret')).status).toBe(200);
+      for (const headers of [{}, { authorization: 'Bearer not-a-key' }, { authorization: `Basic ${ALPHA_ENV_KEY}` }] as Record<string, string>[]) {
+        const res = await app.request('/v1/memories/alpha-secret', { headers });
+        expect(res.status).toBe(401);
+        expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="memrag"/);
+        expect(((await res.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
+      }
+    });
+  });
+}

@@ -1,0 +1,3 @@
+import { tenantIsolationSuite } from './tenant-isolation-suite.js';
+
+tenantIsolationSuite('PGlite', async () => ({ env: {}, release: async () => {} }));

@@ -1,0 +1,114 @@
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite/vector';
+import { sql } from 'drizzle-orm';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createAppContext } from '../../src/app-context.js';
+import { loadConfig } from '../../src/config/config.js';
+import type { Db } from '../../src/db/database.js';
+import { queryRows } from '../../src/db/query-rows.js';
+import { ensureVectorSpace } from '../../src/db/vector-space.js';
+import { createHashEmbedder } from '../support/hash-embedder.js';
+import { acquireRealPostgres } from '../support/real-postgres.js';
+
+const LEGACY = [
+  { key: 'ingrid', content: 'Ingrid Halvorsen runs the glacier tours' },
+  { key: 'parking', content: 'Parking spot 7G-118 at the depot' },
+  { key: 'tea', content: 'Alice prefers green tea' },
+];
+
+/** The migrations folder as it was before the memory BM25 index (0000 and 0001 only). */
+function migrationsBeforeMemoryPostings(): string {
+  const source = resolve('migrations');
+  const folder = mkdtempSync(join(tmpdir(), 'memrag-migrations-'));
+  mkdirSync(join(folder, 'meta'));
+  const journal = JSON.parse(readFileSync(join(source, 'meta', '_journal.json'), 'utf8')) as { entries: { idx: number; tag: string }[] };
+  journal.entries = journal.entries.filter((e) => e.idx < 2);
+  writeFileSync(join(folder, 'meta', '_journal.json'), JSON.stringify(journal));
+  for (const { tag } of journal.entries) copyFileSync(join(source, `${tag}.sql`), join(folder, `${tag}.sql`));
+  return folder;
+}
+
+/** Memories written by the previous release: the schema of 0001, saved without any postings. */
+async function seedLegacy(db: Db): Promise<void> {
+  const embedder = createHashEmbedder(64);
+  await ensureVectorSpace(db, embedder);
+  const vectors = await embedder.embed(LEGACY.map((m) => m.content));
+  for (const [i, m] of LEGACY.entries()) {
+    await db.execute(sql`INSERT INTO memories (agent_id, key, content, embedding)
+      VALUES ('default', ${m.key}, ${m.content}, ${`[${vectors[i]!.join(',')}]`}::vector)`);
+  }
+}
+
+function upgradeSuite(name: string, prepare: () => Promise<{ env: Record<string, string>; release(): Promise<void> } | { skipReason: string }>) {
+  describe(`upgrading a store with memories to the BM25 index (${name})`, () => {
+    it('migrates, then indexes the existing memories at start, before the first search', async ({ skip }) => {
+      const prepared = await prepare();
+      if ('skipReason' in prepared) return skip(prepared.skipReason);
+      try {
+        const ctx = await createAppContext(loadConfig({ LOG_LEVEL: 'silent', ...prepared.env }), { embedder: createHashEmbedder(64) });
+        try {
+          const hits = await ctx.memories.forTenant('default').search('Halvorsen', { mode: 'text' });
+          expect(hits.map((h) => [h.memory.key, h.ranks])).toEqual([['ingrid', { vector: null, text: 1 }]]);
+          expect((await ctx.memories.forTenant('default').search('7G-118 parking')).map((h) => h.memory.key)[0]).toBe('parking');
+          const [stats] = await queryRows<{ total: string; total_length: string }>(ctx.database.db, sql`SELECT total, total_length FROM memory_corpus_stats`);
+          const [lengths] = await queryRows<{ n: number; unindexed: number; len: string }>(
+            ctx.database.db,
+            sql`SELECT count(*)::int AS n, count(*) FILTER (WHERE bm25_length IS NULL)::int AS unindexed, sum(bm25_length) AS len FROM memories`,
+          );
+          expect(lengths).toMatchObject({ n: 3, unindexed: 0 });
+          expect([Number(stats!.total), Number(stats!.total_length)]).toEqual([3, Number(lengths!.len)]);
+          // The memories themselves are as they were: not re-saved, not re-embedded.
+          expect((await ctx.memories.forTenant('default').get('tea'))?.updatedAt).toEqual((await ctx.memories.forTenant('default').get('tea'))?.createdAt);
+        } finally {
+          await ctx.close();
+        }
+      } finally {
+        await prepared.release();
+      }
+    });
+  });
+}
+
+const cleanups: (() => void)[] = [];
+afterAll(() => {
+  for (const cleanup of cleanups) cleanup();
+});
+
+upgradeSuite('PGlite', async () => {
+  const migrations = migrationsBeforeMemoryPostings();
+  const dataDir = mkdtempSync(join(tmpdir(), 'memrag-upgrade-'));
+  cleanups.push(() => rmSync(migrations, { recursive: true, force: true }), () => rmSync(dataDir, { recursive: true, force: true }));
+  const client = await PGlite.create({ dataDir, extensions: { vector } });
+  try {
+    const db = drizzlePglite(client);
+    await migratePglite(db, { migrationsFolder: migrations });
+    await seedLegacy(db as unknown as Db);
+  } finally {
+    await client.close();
+  }
+  return { env: { DATA_DIR: dataDir }, release: async () => {} };
+});
+
+upgradeSuite('PostgreSQL server', async () => {
+  const server = await acquireRealPostgres();
+  if ('skipReason' in server) return server;
+  const migrations = migrationsBeforeMemoryPostings();
+  cleanups.push(() => rmSync(migrations, { recursive: true, force: true }));
+  const pool = new pg.Pool({ connectionString: server.url, max: 2 });
+  try {
+    const db = drizzlePg(pool);
+    await migratePg(db, { migrationsFolder: migrations });
+    await seedLegacy(db as unknown as Db);
+  } finally {
+    await pool.end();
+  }
+  return { env: { DATABASE_URL: server.url }, release: () => server.release() };
+});

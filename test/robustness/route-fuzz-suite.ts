@@ -1,0 +1,213 @@
+import fc from 'fast-check';
+import type { Hono } from 'hono';
+import { inspectRoutes } from 'hono/dev';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import type { AppContext } from '../../src/app-context.js';
+import { type ApiOperation, apiOperations } from '../../src/http/openapi/api-operations.js';
+import { openApiOptionsFrom } from '../../src/http/openapi/openapi-document.js';
+import { errorReplySchema } from '../../src/http/schemas/error-reply-schemas.js';
+import { call, createApp, createTestContext } from '../http/http-test-context.js';
+import { type FuzzRequest, fuzzRequests, multipartRequests, oddTextRequests } from './support/fuzz-requests.js';
+import { createRequestOracle } from './support/request-oracle.js';
+import { type FuzzSeeds, conversationExport, genericBase, knownBases } from './support/route-bases.js';
+import { type TableFingerprint, createTableFingerprinter } from './support/table-fingerprint.js';
+
+/**
+ * Every route of the app, fuzzed: each request is a valid one with one to three parts broken
+ * (see support/fuzz-requests.ts). Whatever comes in, the reply is never a 5xx; an error is the
+ * JSON error body; a request the route's own schemas refuse is a 4xx; and a 4xx writes nothing
+ * (every table's row count and row versions are compared before and after). Routes are read from
+ * the app, so a route added later is fuzzed without editing this file.
+ *
+ * Bounded in time per route; FUZZ_SEED replays a run, FUZZ_RUNS and FUZZ_MS widen it.
+ */
+const SEED = Number(process.env.FUZZ_SEED ?? 60_006);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 200);
+
+export interface FuzzTarget {
+  ctx: AppContext;
+  app: Hono;
+  routes: { method: string; path: string }[];
+  operations: ApiOperation[];
+  fingerprint: () => Promise<TableFingerprint>;
+  seeds: FuzzSeeds;
+  release(): Promise<void>;
+}
+
+/**
+ * The app over a database configured by `env`, seeded through its own API. Awaited at the top of
+ * a test file, so that the routes are known when the tests are declared.
+ */
+export async function prepareFuzzTarget(env: Record<string, string>, release: () => Promise<void> = async () => {}): Promise<FuzzTarget> {
+  const ctx = await createTestContext(env);
+  const app = createApp(ctx);
+  const routes = inspectRoutes(app).filter((r) => !r.isMiddleware);
+  const operations = apiOperations({ maxTopK: openApiOptionsFrom(ctx).maxTopK, rerankers: ctx.search.rerankers });
+  const fingerprint = await createTableFingerprinter(ctx.database.db);
+  const memory = await call(app, 'PUT', '/v1/memories/seeded', { content: 'Alice prefers green tea', tags: ['alice'] });
+  const document = await call(app, 'POST', '/v1/documents', { title: 'Tea', text: '# Tea\n\nGreen tea is steamed, black tea is oxidised.', format: 'markdown', tags: ['tea'] });
+  const conversation = await call(app, 'POST', '/v1/conversations/import', conversationExport());
+  for (const res of [memory, document, conversation]) if (res.status !== 201) throw new Error(`seeding failed: ${JSON.stringify(res.body)}`);
+  const seeds = { memoryKey: 'seeded', documentId: document.body.document.id, conversationId: conversation.body.conversation.id };
+  return {
+    ctx,
+    app,
+    routes,
+    operations,
+    fingerprint,
+    seeds,
+    async release() {
+      await ctx.close();
+      await release();
+    },
+  };
+}
+
+/** `msPerRoute`: the time each property of each route gets (FUZZ_MS overrides it). */
+export function routeFuzzSuite(name: string, target: FuzzTarget | { skipReason: string }, msPerRoute: number) {
+  const MS_PER_ROUTE = Number(process.env.FUZZ_MS ?? msPerRoute);
+  if ('skipReason' in target) {
+    describe.skip(`fuzzing every route (${name}): ${target.skipReason}`, () => {
+      it('skipped', () => {});
+    });
+    return;
+  }
+  const { ctx, app, routes, operations, fingerprint, seeds } = target;
+  afterAll(async () => {
+    await target.release();
+  });
+  const runParameters = { seed: SEED, numRuns: RUNS, interruptAfterTimeLimit: MS_PER_ROUTE, markInterruptAsFailure: false };
+
+  function fail(req: FuzzRequest, why: string, status: number, text: string): never {
+    throw new Error(`${req.method} ${req.url.slice(0, 300)}\n  mutations: ${req.mutations.join('; ')}\n  ${why}: ${status} ${text.slice(0, 600)}`);
+  }
+
+  describe(`fuzzing every route (${name})`, () => {
+    it('finds the routes to fuzz', () => {
+      expect(routes.length).toBeGreaterThan(20);
+      expect(new Set(routes.map((r) => r.path))).toContain('/v1/memories/:key');
+    });
+
+    for (const route of routes) {
+      const key = `${route.method} ${route.path}`;
+      const base = knownBases(seeds)[key] ?? genericBase(route.method, route.path);
+      const operation = operations.find((op) => op.method.toUpperCase() === route.method && op.path === route.path);
+      const check = createChecker(createRequestOracle(route.method, route.path, operation));
+
+      it(`${key}: broken requests`, async () => {
+        await fc.assert(fc.asyncProperty(fuzzRequests(route.method, route.path, base), check), runParameters);
+        await check.drain();
+        const { mustReject } = check.counts;
+        report(key, 'broken', check.counts);
+        // Known routes with inputs must have been sent requests they refuse, or the oracle is saying nothing.
+        if (knownBases(seeds)[key] && operation && (operation.params || operation.query || operation.body)) expect(mustReject).toBeGreaterThan(0);
+      });
+
+      const formSchema = operation?.body?.content['multipart/form-data'] as z.ZodObject | undefined;
+      if (formSchema) {
+        it(`${key}: multipart uploads`, async () => {
+          // Twice the time: parsing files (pdf.js above all) makes each request slower.
+          await fc.assert(fc.asyncProperty(multipartRequests(route.method, route.path, Object.keys(formSchema.shape)), check), {
+            ...runParameters,
+            interruptAfterTimeLimit: 2 * MS_PER_ROUTE,
+          });
+          await check.drain();
+          report(key, 'multipart', check.counts);
+        });
+      }
+
+      const odd = oddTextRequests(route.method, route.path, base);
+      if (odd) {
+        it(`${key}: odd text`, async () => {
+          await fc.assert(fc.asyncProperty(odd, check), runParameters);
+          await check.drain();
+          report(key, 'odd text', check.counts);
+        });
+      }
+    }
+  });
+
+
+  interface Counts {
+    requests: number;
+    mustReject: number;
+    rejected: number;
+    slowestMs: number;
+    slowest: string;
+  }
+
+  function report(key: string, kind: string, c: Counts) {
+    if (process.env.FUZZ_REPORT) console.log(`${key} (${kind}): ${c.requests} requests, ${c.mustReject} invalid by its schemas, ${c.rejected} refused; slowest ${c.slowestMs} ms: ${c.slowest}`);
+    Object.assign(c, { requests: 0, mustReject: 0, rejected: 0, slowestMs: 0, slowest: '' });
+  }
+
+  /** The checks every fuzzed request is held to (see the file comment), counting what it saw. */
+  function createChecker(judge: ReturnType<typeof createRequestOracle>) {
+    const counts: Counts = { requests: 0, mustReject: 0, rejected: 0, slowestMs: 0, slowest: '' };
+    const check = async (req: FuzzRequest) => {
+      counts.requests += 1;
+      // PGlite and app.request() resolve on microtasks alone: without a macrotask turn now and then,
+      // the worker never reads vitest's RPC replies, and a long run dies of "Timeout calling onTaskUpdate".
+      await new Promise((resolve) => setImmediate(resolve));
+      // A blank body is no body, to the routes as to the oracle.
+      const blank = req.body === undefined || (typeof req.body === 'string' && req.body.trim() === '');
+      const verdict = await judge(req.url, blank ? 'none' : req.multipart ? 'opaque' : (req.json ?? { ok: false }));
+      const mustReject = verdict.routed && verdict.invalid.length > 0;
+      if (mustReject) counts.mustReject += 1;
+
+      const before = await fingerprint();
+      const started = performance.now();
+      const res = await app.request(req.url, { method: req.method, headers: req.headers, ...(req.body === undefined ? {} : { body: req.body }) });
+      const text = await res.text();
+      const ms = performance.now() - started;
+      if (ms > counts.slowestMs) Object.assign(counts, { slowestMs: Math.round(ms), slowest: `${res.status} ${fc.stringify(req)}`.slice(0, 300) });
+      const type = res.headers.get('content-type') ?? '';
+      if (res.status >= 500) fail(req, 'a server error', res.status, text);
+      if (type.startsWith('text/event-stream') && /"status":5\d\d/.test(text)) fail(req, 'a server error inside the event stream', res.status, text);
+      if (res.status >= 400) {
+        counts.rejected += 1;
+        if (!type.startsWith('application/json')) fail(req, `an error that is not JSON (${type})`, res.status, text);
+        let body: unknown;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          fail(req, 'an error body that does not parse', res.status, text);
+        }
+        if (!errorReplySchema.safeParse(body).success) fail(req, 'an error body not of the {error:{code,message,details}} shape', res.status, text);
+        const after = await fingerprint();
+        if (JSON.stringify(after) !== JSON.stringify(before)) {
+          fail(req, `a refused request that wrote (${JSON.stringify(before)} → ${JSON.stringify(after)})`, res.status, text);
+        }
+      } else {
+        if (mustReject) fail(req, `accepted although its ${verdict.invalid.join(', ')} fails the route's schema`, res.status, text);
+        // A chat reply schedules checkpoint writing; it must not land inside the next request's comparison.
+        await ctx.backgroundTasks.whenIdle();
+      }
+    };
+    // fast-check's interruptAfterTimeLimit abandons the run in progress rather than waiting for it:
+    // its request would go on writing into the next test's comparisons, and a failure would be lost.
+    const pending = new Set<Promise<void>>();
+    let lateFailure: unknown;
+    const tracked = (req: FuzzRequest) => {
+      const run = check(req);
+      const settled = run.then(
+        () => {},
+        (err: unknown) => {
+          lateFailure ??= err;
+        },
+      );
+      pending.add(settled);
+      void settled.finally(() => pending.delete(settled));
+      return run;
+    };
+    /** Waits for abandoned runs; throws what one of them found. */
+    const drain = async () => {
+      await Promise.all(pending);
+      const found = lateFailure;
+      lateFailure = undefined;
+      if (found) throw found;
+    };
+    return Object.assign(tracked, { counts, drain });
+  }
+}

@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+
+/** What the fuzz tests seed through the API before they start, so that reads have something to find. */
+export interface FuzzSeeds {
+  memoryKey: string;
+  documentId: string;
+  conversationId: string;
+}
+
+/** A request a route accepts (or answers 404 to): the starting point each mutation breaks one part of. */
+export interface BaseRequest {
+  params: Record<string, string>;
+  query: [string, string][];
+  body?: Record<string, unknown>;
+}
+
+export function conversationExport(id = randomUUID()) {
+  return {
+    format: 'memrag.conversation',
+    version: 1,
+    conversation: { id, agentId: 'default', title: 'Tea talk', createdAt: '2025-01-01T00:00:00.000Z', updatedAt: '2025-01-01T00:00:00.000Z' },
+    messages: [
+      { seq: 1, turn: 1, role: 'user', content: 'What does Alice drink?' },
+      { seq: 2, turn: 1, role: 'assistant', content: 'Green tea.', toolCalls: [] },
+    ],
+    checkpoints: [],
+    summary: null,
+  };
+}
+
+/**
+ * A base request for each route this suite knows. A route it does not know (added later) still
+ * gets fuzzed, from a generic base (`genericBase`); it is only held to the weaker checks then,
+ * since the suite cannot tell which of its inputs are valid.
+ */
+export function knownBases(seeds: FuzzSeeds): Record<string, BaseRequest> {
+  const absent = '00000000-0000-4000-8000-000000000000';
+  return {
+    'GET /healthz': { params: {}, query: [] },
+    'GET /readyz': { params: {}, query: [] },
+    'GET /metrics': { params: {}, query: [] },
+    'GET /openapi.json': { params: {}, query: [] },
+    'GET /docs': { params: {}, query: [] },
+    'GET /docs/:asset': { params: { asset: 'swagger-init.js' }, query: [] },
+    'POST /v1/memories/search': { params: {}, query: [], body: { query: 'green tea', topK: 3, mode: 'hybrid', tagsAny: ['alice'], weights: { vector: 1, text: 1 } } },
+    'POST /v1/memories': { params: {}, query: [], body: { key: 'fuzz', content: 'fuzzed content', tags: ['fuzz'], metadata: { n: 1, list: ['a'] } } },
+    'PUT /v1/memories/:key': { params: { key: seeds.memoryKey }, query: [], body: { content: 'Alice prefers green tea', tags: ['alice'], metadata: { v: 1 } } },
+    'GET /v1/memories/:key': { params: { key: seeds.memoryKey }, query: [['agentId', 'default']] },
+    // Destructive routes aim at nothing, so that a request the route accepts deletes nothing the suite relies on.
+    'DELETE /v1/memories/:key': { params: { key: 'absent-key' }, query: [] },
+    'GET /v1/memories': { params: {}, query: [['tagsAny', 'alice'], ['limit', '5']] },
+    'DELETE /v1/memories': { params: {}, query: [['tagsAny', 'no-such-tag']] },
+    'GET /v1/tags': { params: {}, query: [['agentId', 'default']] },
+    'POST /v1/chat': { params: {}, query: [], body: { message: 'What does Alice drink?', topK: 2, tagsAny: ['alice'] } },
+    'GET /v1/conversations': { params: {}, query: [['limit', '5']] },
+    'POST /v1/conversations/import': { params: {}, query: [], body: conversationExport() },
+    'GET /v1/conversations/:id': { params: { id: seeds.conversationId }, query: [] },
+    'GET /v1/conversations/:id/export': { params: { id: seeds.conversationId }, query: [['agentId', 'default']] },
+    'DELETE /v1/conversations/:id': { params: { id: absent }, query: [] },
+    'POST /v1/documents': {
+      params: {},
+      query: [],
+      body: { title: 'Tea guide', text: '# Tea\n\nGreen tea is steamed.', format: 'markdown', tags: ['tea'], source: 'wiki://tea', maxTokens: 64, overlapTokens: 8 },
+    },
+    'GET /v1/documents': { params: {}, query: [['tagsAny', 'tea'], ['limit', '5']] },
+    'GET /v1/documents/:id': { params: { id: seeds.documentId }, query: [] },
+    'GET /v1/documents/:id/chunks': { params: { id: seeds.documentId }, query: [['limit', '5']] },
+    'DELETE /v1/documents/:id': { params: { id: absent }, query: [] },
+    'POST /v1/search': { params: {}, query: [], body: { query: 'green tea', topK: 3, candidateK: 20, mode: 'hybrid', reranker: 'lexical', tagsAny: ['tea'] } },
+  };
+}
+
+export function genericBase(method: string, path: string): BaseRequest {
+  const params = Object.fromEntries([...path.matchAll(/:(\w+)/g)].map((m) => [m[1]!, 'x']));
+  return { params, query: [], ...(['POST', 'PUT', 'PATCH'].includes(method) ? { body: {} } : {}) };
+}
