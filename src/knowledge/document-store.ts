@@ -178,7 +178,8 @@ export function createDocumentStore(options: DocumentStoreOptions): DocumentStor
     const existing = await findByHash(db, tenantId, contentHash);
     if (existing) return { document: existing, status: 'unchanged' };
 
-    const title = (input.title?.trim() || defaultTitle(text, parsed.markup, input.filename)).slice(0, 1000);
+    // Cut by code points: a UTF-16 cut could split a surrogate pair, which Postgres stores as U+FFFD.
+    const title = Array.from(input.title?.trim() || defaultTitle(text, parsed.markup, input.filename)).slice(0, 1000).join('');
     const tags = normalizeTags(input.tags);
     const metadata = input.metadata ?? {};
     const prepared = prepareChunks({
@@ -392,5 +393,6 @@ function defaultTitle(text: string, markup: 'markdown' | 'plain', filename: stri
     if (heading?.text.trim()) return heading.text.trim();
   }
   const firstLine = text.split('\n').find((line) => line.trim() !== '')?.trim() ?? 'Untitled';
-  return firstLine.length > 120 ? `${firstLine.slice(0, 117)}...` : firstLine;
+  const points = Array.from(firstLine);
+  return points.length > 120 ? `${points.slice(0, 117).join('')}...` : firstLine;
 }

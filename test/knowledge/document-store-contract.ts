@@ -115,6 +115,14 @@ export function documentStoreContract(name: string, open: () => Promise<Database
       await expectStatsConsistent();
     });
 
+    it('a title cut at 1,000 characters split an astral character into U+FFFD', async ({ skip }) => {
+      if (!live()) return skip(skipReason);
+      const title = `${'t'.repeat(999)}😀 and more`;
+      const { document } = await store.ingest({ title, content: 'Emoji titles are cut whole.', format: 'text' });
+      expect(document.title).toBe(`${'t'.repeat(999)}😀`);
+      expect(document.title).not.toContain('\uFFFD');
+    });
+
     it('keeps every chunk, title included, within the embedder input limit', async ({ skip }) => {
       if (!live()) return skip(skipReason);
       const small: Embedder = { ...createHashEmbedder(64), maxInputTokens: 20 };

@@ -254,12 +254,12 @@ describe('the database stops mid-run (PostgreSQL through a cuttable relay)', () 
     const started = Date.now();
     const hung = await Promise.all([send('GET', '/v1/memories?limit=1'), send('PUT', '/v1/memories/hung', { content: 'sent into a hung database' })]);
     // A request on a pooled connection waits out the request timeout; one that needs a new
-    // connection meets the connect timeout first.
-    const [onPooled, other] = hung;
-    expect(onPooled!.status, JSON.stringify(onPooled!.body)).toBe(504);
-    expect(onPooled!.body.error.code).toBe('request_timeout');
-    if (other!.status === 503) expectUnavailable(other!, 'a request needing a new connection');
-    else expect(other!.body.error.code).toBe('request_timeout');
+    // connection (the pool kept fewer idle than asked for) meets the connect timeout first.
+    expect(hung.some((res) => res.status === 504)).toBe(true);
+    for (const res of hung) {
+      if (res.status === 503) expectUnavailable(res, 'a request needing a new connection');
+      else expect(res.body.error, JSON.stringify(res.body)).toMatchObject({ code: 'request_timeout' });
+    }
     expect(Date.now() - started).toBeLessThan(REQUEST_TIMEOUT_MS + 2_000);
     // Their queries still hold connections until the connections die (a real partition: TCP's
     // retransmission timeout); the cut stands for that here.

@@ -39,7 +39,7 @@ function clip(text: string, max = 160): string {
   return shown.length > max ? `${shown.slice(0, max)}…(${text.length} chars)` : shown;
 }
 
-function describe(value: unknown): string {
+function describeValue(value: unknown): string {
   if (value instanceof RawJson) return `raw ${clip(value.text)}`;
   if (Array.isArray(value)) return value.length > 8 ? `array(${value.length})` : clip(toJsonText(value));
   return clip(toJsonText(value));
@@ -187,9 +187,9 @@ function applyBody(base: Record<string, unknown>, steps: BodyStep[]): Record<str
 }
 
 function describeBodyStep(step: BodyStep): string {
-  if (step.kind === 'add') return `body add ${clip(step.name, 40)}=${describe(step.value)}`;
+  if (step.kind === 'add') return `body add ${clip(step.name, 40)}=${describeValue(step.value)}`;
   if (step.kind === 'delete') return `body delete ${step.path.join('.')}`;
-  return `body set ${step.path.join('.')}=${describe(step.value)}`;
+  return `body set ${step.path.join('.')}=${describeValue(step.value)}`;
 }
 
 interface RawBody {
