@@ -5,6 +5,7 @@ import type { AppContext } from '../../src/app-context.js';
 import { createFakeKnowledgeRetriever } from '../chat/fake-knowledge-retriever.js';
 import { type Script, type ScriptedLlmServer, reply, startScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { call, clearMemories, createApp, createTestContext } from './http-test-context.js';
+import { parseSse } from '../support/parse-sse.js';
 
 let ctx: AppContext;
 let server: ScriptedLlmServer | undefined;
@@ -30,25 +31,7 @@ async function appWithLlm(script: Script, extra: Partial<AppContext> = {}): Prom
   return { app: createApp({ ...ctx, llm, ...extra }), llm: server };
 }
 
-interface SseEvent {
-  event: string;
-  data: any;
-}
 
-function parseSse(text: string): SseEvent[] {
-  return text
-    .split('\n\n')
-    .filter((block) => block.trim() !== '')
-    .map((block) => {
-      const lines = block.split('\n');
-      const event = lines.find((l) => l.startsWith('event: '))?.slice(7) ?? 'message';
-      const data = lines
-        .filter((l) => l.startsWith('data: '))
-        .map((l) => l.slice(6))
-        .join('\n');
-      return { event, data: JSON.parse(data) as unknown };
-    });
-}
 
 function postChat(app: Hono, body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal) {
   return app.request('/v1/chat', {

@@ -9,6 +9,7 @@ import { errorReplySchema } from '../../src/http/schemas/error-reply-schemas.js'
 import { reply as llmReply, startScriptedLlmServer } from '../support/scripted-llm-server.js';
 import { type JsonReply, call, createApp, createTestContext } from './http-test-context.js';
 import { type DocumentValidator, documentValidator } from './openapi/document-validator.js';
+import { parseSse } from '../support/parse-sse.js';
 
 /**
  * Real replies of every route against the OpenAPI document: each status must be documented, the
@@ -59,20 +60,6 @@ function expectReply(method: string, honoPath: string, reply: JsonReply, status?
   return reply.body;
 }
 
-function parseSse(text: string): { event: string; data: unknown }[] {
-  return text
-    .split('\n\n')
-    .filter((block) => block.trim() !== '')
-    .map((block) => {
-      const lines = block.split('\n');
-      const event = lines.find((l) => l.startsWith('event: '))?.slice(7) ?? 'message';
-      const data = lines
-        .filter((l) => l.startsWith('data: '))
-        .map((l) => l.slice(6))
-        .join('\n');
-      return { event, data: JSON.parse(data) as unknown };
-    });
-}
 
 describe('replies match the OpenAPI document', () => {
   it('probes', async () => {
