@@ -10,7 +10,7 @@
  */
 import { resolve } from 'node:path';
 import { evaluate, type RetrievalMetrics } from './bench/lib/beir.js';
-import { documentRanking, fusedChunks, openKnowledgeBench } from './bench/lib/knowledge-bench.js';
+import { documentRanking, openKnowledgeBench, rankedPassages } from './bench/lib/knowledge-bench.js';
 
 const [folder, split = 'train'] = process.argv.slice(2).filter((a) => a !== '--');
 if (!folder) {
@@ -22,14 +22,14 @@ const bench = await openKnowledgeBench(resolve(folder), split);
 try {
   const measure = (rank: (c: (typeof bench.candidates)[number]) => string[]): RetrievalMetrics =>
     evaluate(new Map(bench.candidates.map((c) => [c.query.id, documentRanking(rank(c), bench.docsOfChunk)])), bench.qrels);
-  const text = measure((c) => c.text);
-  const vector = measure((c) => c.vector);
+  const text = measure((c) => rankedPassages(c, 'text', { vector: 0, text: 1 }));
+  const vector = measure((c) => rankedPassages(c, 'vector', { vector: 1, text: 0 }));
   console.log(`\n${bench.embedder.id}: BM25 alone nDCG@10 ${text.ndcgAt10.toFixed(4)}, vector alone ${vector.ndcgAt10.toFixed(4)}\n`);
 
   const results: { vector: number; k: number; m: RetrievalMetrics }[] = [];
   for (const k of [20, 60]) {
     for (const w of [0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.7, 1, 1.5, 2]) {
-      results.push({ vector: w, k, m: measure((c) => fusedChunks(c, { vector: w, text: 1, k })) });
+      results.push({ vector: w, k, m: measure((c) => rankedPassages(c, 'hybrid', { vector: w, text: 1, k })) });
     }
   }
   console.log('| vector weight (text 1) | k | nDCG@10 | Recall@100 | vs BM25 |');

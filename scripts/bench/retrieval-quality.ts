@@ -2,7 +2,7 @@
  * Retrieval quality of `/v1/search` on a BEIR dataset (default SciFact, training split): nDCG@10
  * and Recall@100 for vector, BM25 (text), hybrid (weighted RRF with the configured embedder's
  * calibrated weights) and hybrid + lexical rerank. Documents are ingested through the document
- * store into an in-memory PGlite; chunk rankings count each document at its best chunk.
+ * store into an in-memory PGlite; rankings count each document at its best passage (or chunk).
  *
  *   npm run bench:retrieval
  *   BEIR_DIR=../shared/datasets/scifact BEIR_SPLIT=train npx tsx scripts/bench/retrieval-quality.ts
@@ -14,22 +14,22 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fusionWeightsFor } from '../../src/knowledge/knowledge-search.js';
 import { evaluate } from './lib/beir.js';
-import { documentRanking, fusedChunks, lexicallyReranked, openKnowledgeBench } from './lib/knowledge-bench.js';
+import { documentRanking, lexicallyReranked, openKnowledgeBench, rankedPassages } from './lib/knowledge-bench.js';
 
 const repoRoot = resolve(fileURLToPath(import.meta.url), '../../..');
 const dir = resolve(repoRoot, process.env.BEIR_DIR ?? '../shared/datasets/scifact');
 const split = process.env.BEIR_SPLIT ?? 'train';
-// As /v1/search reranks: the first 50 fused chunks (its default candidateK).
+// As /v1/search reranks: the first 50 fused passages (its default candidateK).
 const RERANK_DEPTH = Number(process.env.RERANK_DEPTH ?? 50);
 
 const bench = await openKnowledgeBench(dir, split);
 try {
   const weights = fusionWeightsFor(bench.embedder.id);
   const variants: [string, (c: (typeof bench.candidates)[number]) => string[]][] = [
-    ['vector', (c) => c.vector],
-    ['text (BM25)', (c) => c.text],
-    [`hybrid (vector ${weights.vector} : text ${weights.text})`, (c) => fusedChunks(c, weights)],
-    ['hybrid + lexical rerank', (c) => lexicallyReranked(c.query.text, fusedChunks(c, weights), bench.chunkText, RERANK_DEPTH)],
+    ['vector', (c) => rankedPassages(c, 'vector', weights)],
+    ['text (BM25)', (c) => rankedPassages(c, 'text', weights)],
+    [`hybrid (vector ${weights.vector} : text ${weights.text}, k ${weights.k ?? 60})`, (c) => rankedPassages(c, 'hybrid', weights)],
+    ['hybrid + lexical rerank', (c) => lexicallyReranked(bench, c, weights, RERANK_DEPTH)],
   ];
   console.log(`\n${bench.embedder.id}, ${bench.candidates.length} judged ${split} queries of ${dir}\n`);
   console.log('| mode | nDCG@10 | Recall@100 |');

@@ -143,8 +143,13 @@ export const chunks = pgTable(
     start: integer('start').notNull(),
     end: integer('end').notNull(),
     tokenCount: integer('token_count').notNull(),
-    /** Terms the analyzer made of the indexed text: BM25's document length. */
-    bm25Length: integer('bm25_length').notNull(),
+    /**
+     * The first chunk of this chunk's BM25 passage (consecutive chunks of the document, indexed
+     * together); a chunk that starts a passage names itself. The postings are the first chunk's.
+     */
+    passageId: uuid('passage_id').notNull(),
+    /** On a passage's first chunk: the number of terms in the passage, BM25's document length. NULL on the others. */
+    bm25Length: integer('bm25_length'),
     embedding: vectorColumn('embedding'),
     tags: text('tags').array().notNull().default(sql`'{}'::text[]`),
   },
@@ -153,10 +158,12 @@ export const chunks = pgTable(
     index('chunks_tags_gin_idx').using('gin', t.tags).with({ fastupdate: false }),
     // Counts a tenant's matches before a filtered vector search (exact scan or HNSW).
     index('chunks_tenant_idx').on(t.tenantId),
+    // A passage's chunks, to pick the one a hit cites.
+    index('chunks_passage_idx').on(t.passageId),
   ],
 );
 
-/** BM25 postings: how often each term occurs in each chunk's indexed text; the tenant leads the key. */
+/** BM25 postings: how often each term occurs in each passage, keyed by its first chunk; the tenant leads the key. */
 export const postings = pgTable(
   'postings',
   {
@@ -170,7 +177,7 @@ export const postings = pgTable(
   (t) => [primaryKey({ columns: [t.tenantId, t.term, t.chunkId] }), index('postings_chunk_idx').on(t.chunkId)],
 );
 
-/** A tenant's chunks holding each term (BM25's document frequency), kept in step with `postings`. */
+/** A tenant's passages holding each term (BM25's document frequency), kept in step with `postings`. */
 export const termStats = pgTable(
   'term_stats',
   {
@@ -182,8 +189,9 @@ export const termStats = pgTable(
 );
 
 /**
- * One row of BM25 statistics per tenant over its chunks, and the analyzer that produced its
- * postings: the row lock also serialises the tenant's writers of postings and statistics.
+ * One row of BM25 statistics per tenant over its passages (`total_chunks` counts passages: the
+ * name predates them, when every chunk was one), and the analyzer that produced its postings: the
+ * row lock also serialises the tenant's writers of postings and statistics.
  */
 export const corpusStats = pgTable('corpus_stats', {
   tenantId: text('tenant_id').primaryKey().default('default'),

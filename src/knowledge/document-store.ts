@@ -265,7 +265,8 @@ export function createDocumentStore(options: DocumentStoreOptions): DocumentStor
           start: c.start,
           end: c.end,
           tokenCount: c.tokenCount,
-          bm25Length: c.bm25Length,
+          passageId: ids[c.passage]!,
+          bm25Length: c.passageTerms?.length ?? null,
           embedding: vectors[i + j]!,
           tags,
         })),
@@ -275,17 +276,17 @@ export function createDocumentStore(options: DocumentStoreOptions): DocumentStor
       tx,
       CHUNK_BM25,
       tenantId,
-      prepared.map((c, i) => ({ id: ids[i]!, termFrequencies: c.termFrequencies, length: c.bm25Length })),
+      prepared.flatMap((c, i) => (c.passageTerms ? [{ id: ids[i]!, termFrequencies: c.passageTerms.termFrequencies, length: c.passageTerms.length }] : [])),
     );
   }
 
-  /** Deletes a document's chunks and postings, taking them out of the BM25 statistics. */
+  /** Deletes a document's chunks and postings, taking its passages out of the BM25 statistics. */
   async function removeChunks(tx: Db, documentId: string): Promise<void> {
     await removeBm25Postings(tx, CHUNK_BM25, tenantId, sql`SELECT id FROM chunks WHERE tenant_id = ${tenantId} AND document_id = ${documentId}`);
     await tx.execute(sql`
       WITH gone AS (DELETE FROM chunks WHERE tenant_id = ${tenantId} AND document_id = ${documentId} RETURNING bm25_length)
       UPDATE corpus_stats SET
-        total_chunks = total_chunks - (SELECT count(*) FROM gone),
+        total_chunks = total_chunks - (SELECT count(bm25_length) FROM gone),
         total_length = total_length - (SELECT coalesce(sum(bm25_length), 0) FROM gone)
       WHERE tenant_id = ${tenantId}`);
   }

@@ -11,7 +11,7 @@ import { normalizeTags } from '../memory/tags.js';
 import { type Analyzer, defaultAnalyzer } from './bm25/analyzer.js';
 import { type Bm25Params, DEFAULT_BM25_PARAMS } from './bm25/bm25.js';
 import { AnalyzerMismatchError } from './document-store.js';
-import { fuse } from './fusion.js';
+import { type ChunkCandidate, type PassageCandidate, type RankedPassage, citedChunk, rankPassages } from './passage-ranking.js';
 import { LexicalReranker } from './rerank/lexical-reranker.js';
 import type { Reranker } from './rerank/reranker.js';
 import { RERANKERS, type RerankerChoice } from './rerank/reranker-choice.js';
@@ -66,27 +66,28 @@ export interface KnowledgeQueryOptions {
   signal?: AbortSignal | undefined;
 }
 
+/**
+ * One hit per passage (consecutive chunks BM25 indexes together), citing the chunk of it that
+ * best answers the query.
+ */
 export interface SearchHit extends KnowledgeHit {
   chunkIndex: number;
   /** The part of the chunk around the first query term, with `…` where it was cut. */
   snippet: string;
-  /** 1-based rank of the chunk in each retriever's candidates, null where it was not among them. */
+  /** 1-based rank of the chunk's passage in each retriever's candidates, null where it was not among them. */
   ranks: { vector: number | null; text: number | null };
   /** The reranker's score, when one was used; `score` stays the first stage's. */
   rerankScore?: number;
 }
 
-export interface Candidate {
-  id: string;
-  score: number;
-}
+export type { ChunkCandidate, PassageCandidate };
 
 export interface KnowledgeSearch extends KnowledgeRetriever {
   search(query: string, options?: KnowledgeQueryOptions): Promise<SearchHit[]>;
   /** Chunks nearest to a vector in the embedder's space, filter applied inside the scan. */
-  vectorCandidates(vector: number[], filter: TagFilter, limit: number): Promise<Candidate[]>;
-  /** Chunks by BM25 over the postings, computed in the database; OR over the query's terms. */
-  textCandidates(query: string, filter: TagFilter, limit: number): Promise<Candidate[]>;
+  vectorCandidates(vector: number[], filter: TagFilter, limit: number): Promise<ChunkCandidate[]>;
+  /** Passages by BM25 over the postings, computed in the database; OR over the query's terms. */
+  textCandidates(query: string, filter: TagFilter, limit: number): Promise<PassageCandidate[]>;
   readonly weights: Readonly<FusionWeights>;
   /** The rerankers a query may name here: `cross-encoder` only when one was given. */
   readonly rerankers: readonly RerankerChoice[];
@@ -127,6 +128,7 @@ export function createKnowledgeSearch(options: KnowledgeSearchOptions): Knowledg
   const bm25 = options.bm25 ?? DEFAULT_BM25_PARAMS;
   const weights = Object.freeze({ ...(options.weights ?? fusionWeightsFor(embedder.id)) });
   const lexical = options.lexicalReranker ?? new LexicalReranker({ analyzer });
+  const citing = new LexicalReranker({ analyzer });
   const rerankerByChoice: Partial<Record<RerankerChoice, Reranker>> = { lexical, 'cross-encoder': options.crossEncoderReranker };
   const rerankers = RERANKERS.filter((r) => r === 'none' || rerankerByChoice[r] !== undefined);
   const defaultReranker = options.defaultReranker ?? 'none';
@@ -136,7 +138,7 @@ export function createKnowledgeSearch(options: KnowledgeSearchOptions): Knowledg
   // The tenant goes inside both candidate queries, like the tags: before the LIMIT, never after.
   const filterSql = (filter: TagFilter): SQL => and(sql`${chunks.tenantId} = ${tenantId}`, ...tagConditions(chunks.tags, filter))!;
 
-  async function vectorCandidates(vector: number[], filter: TagFilter, limit: number): Promise<Candidate[]> {
+  async function vectorCandidates(vector: number[], filter: TagFilter, limit: number): Promise<ChunkCandidate[]> {
     if (vector.length !== embedder.dimensions) {
       throw new RangeError(`query vector has ${vector.length} dimensions; the store holds ${embedder.dimensions}`);
     }
@@ -150,7 +152,7 @@ export function createKnowledgeSearch(options: KnowledgeSearchOptions): Knowledg
         limit,
         ranked: (tx, n) =>
           tx
-            .select({ id: chunks.id, distance: sql<number>`${distance}` })
+            .select({ id: chunks.id, passageId: chunks.passageId, distance: sql<number>`${distance}` })
             .from(chunks)
             .where(and(where, sql`${chunks.embedding} IS NOT NULL`))
             .orderBy(distance)
@@ -159,17 +161,18 @@ export function createKnowledgeSearch(options: KnowledgeSearchOptions): Knowledg
       options,
     );
     return rows
-      .map((r) => ({ id: r.id, score: 1 - Number(r.distance) }))
+      .map((r) => ({ id: r.id, passageId: r.passageId, score: 1 - Number(r.distance) }))
       .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
       .slice(0, limit);
   }
 
-  async function textCandidates(query: string, filter: TagFilter, limit: number): Promise<Candidate[]> {
+  async function textCandidates(query: string, filter: TagFilter, limit: number): Promise<PassageCandidate[]> {
     const terms = queryTermCounts(analyzer.analyze(query));
     if (terms.size === 0 || limit <= 0) return [];
     const stats = await readBm25Corpus(db, CHUNK_BM25, tenantId);
     if (!stats || stats.total === 0) return [];
     if (stats.analyzerId !== analyzer.id) throw new AnalyzerMismatchError(stats.analyzerId, analyzer.id);
+    // Postings belong to each passage's first chunk, so the chunk ids found are the passages'.
     return bm25Candidates(db, CHUNK_BM25, tenantId, {
       terms,
       table: chunks,
@@ -200,37 +203,17 @@ export function createKnowledgeSearch(options: KnowledgeSearchOptions): Knowledg
     const vectorHits = mode === 'text' ? [] : await vectorSide();
     const textHits = mode === 'vector' ? [] : await textCandidates(query, filter, candidateK);
 
-    const vectorRanks = new Map(vectorHits.map((h, i) => [h.id, i + 1]));
-    const textRanks = new Map(textHits.map((h, i) => [h.id, i + 1]));
-    let ranked: Candidate[];
-    if (mode === 'hybrid') {
-      const w = opts.weights ?? weights;
-      ranked = fuse(
-        [
-          { ids: vectorHits.map((h) => h.id), weight: w.vector },
-          { ids: textHits.map((h) => h.id), weight: w.text },
-        ],
-        w.k ?? 60,
-      ).map((h) => ({ id: h.id, score: h.score }));
-    } else {
-      ranked = mode === 'vector' ? vectorHits : textHits;
-    }
+    const passages = rankPassages(mode, vectorHits, textHits, opts.weights ?? weights);
 
-    const wanted = reranker ? ranked.slice(0, candidateK) : ranked.slice(0, topK);
-    const details = await chunkDetails(wanted.map((h) => h.id));
+    const wanted = reranker ? passages.slice(0, candidateK) : passages.slice(0, topK);
+    const chunksOf = await passageChunks(wanted.map((p) => p.passageId));
     const queryTerms = new Set(analyzer.analyze(query));
-    let hits: SearchHit[] = wanted.flatMap((h) => {
-      const d = details.get(h.id);
-      // A chunk deleted between the candidate query and this one is left out.
-      if (!d) return [];
-      return [
-        {
-          ...d,
-          score: h.score,
-          snippet: makeSnippet(d.text, queryTerms, analyzer),
-          ranks: { vector: vectorRanks.get(h.id) ?? null, text: textRanks.get(h.id) ?? null },
-        },
-      ];
+    let hits: SearchHit[] = wanted.flatMap((p: RankedPassage) => {
+      const cited = citedChunk(query, mode, p, chunksOf.get(p.passageId) ?? [], citing);
+      // A passage deleted between the candidate query and this one is left out.
+      if (!cited) return [];
+      const { passageId: _passageId, ...chunk } = cited;
+      return [{ ...chunk, score: p.score, snippet: makeSnippet(chunk.text, queryTerms, analyzer), ranks: p.ranks }];
     });
     if (reranker) {
       const reranked = await reranker.rerank(
@@ -244,11 +227,13 @@ export function createKnowledgeSearch(options: KnowledgeSearchOptions): Knowledg
     return hits.slice(0, topK);
   }
 
-  async function chunkDetails(ids: string[]): Promise<Map<string, Omit<SearchHit, 'score' | 'snippet' | 'ranks'>>> {
-    if (ids.length === 0) return new Map();
+  /** The chunks of these passages, by passage, in document order. */
+  async function passageChunks(passageIds: string[]): Promise<Map<string, (Omit<SearchHit, 'score' | 'snippet' | 'ranks'> & { passageId: string })[]>> {
+    if (passageIds.length === 0) return new Map();
     const rows = await db
       .select({
         chunkId: chunks.id,
+        passageId: chunks.passageId,
         documentId: chunks.documentId,
         title: documents.title,
         chunkIndex: chunks.index,
@@ -259,8 +244,15 @@ export function createKnowledgeSearch(options: KnowledgeSearchOptions): Knowledg
       })
       .from(chunks)
       .innerJoin(documents, sql`${documents.id} = ${chunks.documentId}`)
-      .where(and(sql`${chunks.tenantId} = ${tenantId}`, sql`${documents.tenantId} = ${tenantId}`, sql`${chunks.id} = ANY(${uuidArray(ids)})`));
-    return new Map(rows.map((r) => [r.chunkId, r]));
+      .where(and(sql`${chunks.tenantId} = ${tenantId}`, sql`${documents.tenantId} = ${tenantId}`, sql`${chunks.passageId} = ANY(${uuidArray(passageIds)})`))
+      .orderBy(chunks.passageId, chunks.index);
+    const byPassage = new Map<string, typeof rows>();
+    for (const row of rows) {
+      const list = byPassage.get(row.passageId);
+      if (list) list.push(row);
+      else byPassage.set(row.passageId, [row]);
+    }
+    return byPassage;
   }
 
   return { search, vectorCandidates, textCandidates, weights, rerankers, defaultReranker };

@@ -1,12 +1,19 @@
 import type { Analyzer } from './bm25/analyzer.js';
 import { type Chunk, chunkText } from './chunker.js';
 import { approximateTokenCount } from './chunking/approximate-token-count.js';
+import { DEFAULT_PASSAGE_TOKENS, groupPassages } from './passages.js';
 
 export interface ChunkingOptions {
   /** Tokens per chunk before the embedder's limit applies; default 256. */
   maxTokens?: number;
   /** Tokens repeated from a chunk's end at the next chunk's start; default an eighth of the chunk size. */
   overlapTokens?: number;
+  /**
+   * Tokens per BM25 passage: consecutive chunks of a document are indexed for BM25 together up to
+   * this size (the title included); default 512. At or below the chunk size, every chunk is a
+   * passage of its own.
+   */
+  passageTokens?: number;
 }
 
 export const DEFAULT_CHUNK_TOKENS = 256;
@@ -14,11 +21,20 @@ export const DEFAULT_CHUNK_TOKENS = 256;
 export interface PreparedChunk extends Chunk {
   /** Embedded and indexed in front of the chunk's text: the document title, or '' when it does not fit. */
   context: string;
-  /** What the embedder and BM25 see: `context`, a blank line, `text`. */
+  /** What the embedder sees: `context`, a blank line, `text`. */
   indexedText: string;
+  /** Index of the first chunk of the chunk's BM25 passage. */
+  passage: number;
+  /** On a passage's first chunk only: the terms BM25 indexes for the whole passage. */
+  passageTerms: PassageTerms | null;
+}
+
+export interface PassageTerms {
+  /** `context`, a blank line, and the source text from the passage's first chunk to its last. */
+  text: string;
   termFrequencies: Map<string, number>;
-  /** BM25 document length: the number of terms in `indexedText`. */
-  bm25Length: number;
+  /** BM25 document length: the number of terms in `text`. */
+  length: number;
 }
 
 export interface PrepareChunksInput {
@@ -40,10 +56,40 @@ export const indexedTextOf = (context: string, text: string): string => (context
  * Chunks a document for indexing. The title goes in front of every chunk (it is what a chunk
  * from the middle of a document most lacks for both the embedder and BM25) when it takes at most
  * a quarter of the window; the chunks are cut shorter by that much, so `context + text` never
- * exceeds the embedder's input limit.
+ * exceeds the embedder's input limit. The chunks are then grouped into BM25 passages.
  */
 export function prepareChunks(input: PrepareChunksInput): PreparedChunk[] {
   const countTokens = input.countTokens ?? approximateTokenCount;
+  const { chunks, context } = chunkForEmbedder(input, countTokens);
+  const contextTokens = context === '' ? 0 : countTokens(context) + 1;
+  const passages = groupPassages({
+    chunks,
+    source: input.text,
+    maxTokens: input.options?.passageTokens ?? DEFAULT_PASSAGE_TOKENS,
+    countTokens,
+    contextTokens,
+  });
+  const prepared: PreparedChunk[] = [];
+  for (const p of passages) {
+    const text = indexedTextOf(context, input.text.slice(p.start, p.end));
+    const termFrequencies = input.analyzer.termFrequencies(text);
+    let length = 0;
+    for (const tf of termFrequencies.values()) length += tf;
+    for (let i = p.first; i <= p.last; i++) {
+      const chunk = chunks[i]!;
+      prepared.push({
+        ...chunk,
+        context,
+        indexedText: indexedTextOf(context, chunk.text),
+        passage: p.first,
+        passageTerms: i === p.first ? { text, termFrequencies, length } : null,
+      });
+    }
+  }
+  return prepared;
+}
+
+function chunkForEmbedder(input: PrepareChunksInput, countTokens: (text: string) => number): { chunks: Chunk[]; context: string } {
   const limit = Math.floor(input.maxInputTokens);
   if (!(limit >= 2)) throw new RangeError(`the embedder's input limit must be at least 2 tokens, got ${input.maxInputTokens}`);
   const title = input.title.replace(/\s+/g, ' ').trim();
@@ -55,11 +101,11 @@ export function prepareChunks(input: PrepareChunksInput): PreparedChunk[] {
     const maxTokens = Math.max(1, Math.min(input.options?.maxTokens ?? DEFAULT_CHUNK_TOKENS, room));
     const overlapTokens = Math.min(input.options?.overlapTokens ?? Math.floor(maxTokens / 8), maxTokens - 1);
     const chunks = chunkText(input.text, { maxTokens, overlapTokens, markup: input.markup, countTokens });
-    if (context === '') return chunks.map((chunk) => prepared(chunk, '', input.analyzer));
+    if (context === '') return { chunks, context };
     // Subword tokens are not additive: a title and a chunk joined can take a token or two more
     // than apart. Measured on the joined text, and cut again with less room when it overflows.
     const overflow = Math.max(...chunks.map((c) => countTokens(indexedTextOf(context, c.text)) - limit));
-    if (overflow <= 0) return chunks.map((chunk) => prepared(chunk, context, input.analyzer));
+    if (overflow <= 0) return { chunks, context };
     room -= overflow;
     // Past a few attempts (or no room left) the title goes: chunks alone are within the limit.
     if (attempt >= 3 || room < 1) {
@@ -67,12 +113,4 @@ export function prepareChunks(input: PrepareChunksInput): PreparedChunk[] {
       room = limit;
     }
   }
-}
-
-function prepared(chunk: Chunk, context: string, analyzer: Analyzer): PreparedChunk {
-  const indexedText = indexedTextOf(context, chunk.text);
-  const termFrequencies = analyzer.termFrequencies(indexedText);
-  let bm25Length = 0;
-  for (const tf of termFrequencies.values()) bm25Length += tf;
-  return { ...chunk, context, indexedText, termFrequencies, bm25Length };
 }

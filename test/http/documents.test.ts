@@ -59,15 +59,31 @@ describe('POST /v1/documents (JSON)', () => {
   });
 
   it('answers 400 naming the offending fields', async () => {
-    const bad = await call(app, 'POST', '/v1/documents', { text: '', format: 'pdf', maxTokens: 2, overlapTokens: 1, colour: 'red' });
+    const bad = await call(app, 'POST', '/v1/documents', { text: '', format: 'pdf', maxTokens: 2, overlapTokens: 1, passageTokens: 0, colour: 'red' });
     expect(bad.status).toBe(400);
     const paths = bad.body.error.details.map((d: { path: string }) => d.path);
-    expect(paths).toEqual(expect.arrayContaining(['text', 'format', 'maxTokens', 'colour']));
+    expect(paths).toEqual(expect.arrayContaining(['text', 'format', 'maxTokens', 'passageTokens', 'colour']));
     expect(bad.body.error.message).toContain('text');
     const overlap = await call(app, 'POST', '/v1/documents', { text: 'x y z', maxTokens: 16, overlapTokens: 16 });
     expect(overlap.status).toBe(400);
     expect(overlap.body.error.details).toEqual([{ path: 'overlapTokens', message: 'must be less than maxTokens' }]);
     expect((await call(app, 'POST', '/v1/documents', '{not json')).status).toBe(400);
+  });
+
+  it('indexes runs of chunks as BM25 passages of passageTokens, one hit per passage', async () => {
+    const sentences = Array.from({ length: 12 }, (_, i) => `Sentence ${i} is about kettle number ${i}.`).join(' ');
+    const whole = await call(app, 'POST', '/v1/documents', { title: 'Kettles', text: sentences, maxTokens: 16, overlapTokens: 0 });
+    const split = await call(app, 'POST', '/v1/documents', { title: 'Kettles again', text: `${sentences} Again.`, maxTokens: 16, overlapTokens: 0, passageTokens: 1 });
+    expect(whole.status).toBe(201);
+    expect(split.status).toBe(201);
+    const hits = async (id: string) => {
+      const res = await call(app, 'POST', '/v1/search', { query: 'kettle', mode: 'text', topK: 50 });
+      return res.body.hits.filter((h: { documentId: string }) => h.documentId === id);
+    };
+    // One passage holds the whole short document; one per chunk with passageTokens at most the chunk size.
+    expect(await hits(whole.body.document.id)).toHaveLength(1);
+    expect(await hits(split.body.document.id)).toHaveLength(split.body.document.chunkCount);
+    expect(split.body.document.chunkCount).toBeGreaterThan(2);
   });
 });
 
@@ -109,9 +125,11 @@ describe('POST /v1/documents (multipart)', () => {
     const empty = await upload({ name: 'empty.md', data: '  \n' });
     expect(empty.status).toBe(422);
 
-    const badFields = await upload({ name: 'a.txt', data: 'hello' }, { metadata: '[1', maxTokens: 'many', unknown: 'x' });
+    const badFields = await upload({ name: 'a.txt', data: 'hello' }, { metadata: '[1', maxTokens: 'many', passageTokens: '1.5', unknown: 'x' });
     expect(badFields.status).toBe(400);
-    expect(badFields.body.error.details.map((d: { path: string }) => d.path)).toEqual(expect.arrayContaining(['metadata', 'maxTokens', 'unknown']));
+    expect(badFields.body.error.details.map((d: { path: string }) => d.path)).toEqual(
+      expect.arrayContaining(['metadata', 'maxTokens', 'passageTokens', 'unknown']),
+    );
 
     const form = new FormData();
     form.append('title', 'no file');

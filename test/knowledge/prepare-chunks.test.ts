@@ -17,7 +17,49 @@ describe('prepareChunks', () => {
       expect(c.context).toBe('A Short Title');
       expect(c.indexedText).toBe(`A Short Title\n\n${c.text}`);
       expect(approximateTokenCount(c.context) + 1 + c.tokenCount).toBeLessThanOrEqual(64);
-      expect(c.bm25Length).toBe(defaultAnalyzer.analyze(c.indexedText).length);
+    }
+  });
+
+  it('groups consecutive chunks into BM25 passages of at most passageTokens, title included, covering their chunks once', () => {
+    const text = words(600);
+    const chunks = prepareChunks({
+      title: 'A Short Title',
+      text,
+      markup: 'plain',
+      maxInputTokens: 64,
+      analyzer: defaultAnalyzer,
+      options: { maxTokens: 40, overlapTokens: 8, passageTokens: 200 },
+    });
+    const leads = chunks.filter((c) => c.passageTerms !== null);
+    expect(leads.length).toBeGreaterThan(1);
+    expect(leads.length).toBeLessThan(chunks.length);
+    const covered = new Set<string>();
+    for (const [i, c] of chunks.entries()) {
+      expect(c.index).toBe(i);
+      const lead = chunks[c.passage]!;
+      expect(lead.passageTerms).not.toBeNull();
+      // Passages are runs: a chunk's passage starts at or after the previous chunk's.
+      if (i > 0) expect(c.passage).toBeGreaterThanOrEqual(chunks[i - 1]!.passage);
+      if (c.passageTerms) {
+        const members = chunks.filter((m) => m.passage === c.index);
+        const body = text.slice(c.start, members[members.length - 1]!.end);
+        expect(c.passageTerms.text).toBe(`A Short Title\n\n${body}`);
+        expect(approximateTokenCount(c.passageTerms.text)).toBeLessThanOrEqual(200 + 1);
+        expect(c.passageTerms.length).toBe(defaultAnalyzer.analyze(c.passageTerms.text).length);
+        for (const word of body.split(' ')) covered.add(word);
+        // Within a passage, the overlap between its chunks is indexed once.
+        expect(defaultAnalyzer.analyze(body)).toHaveLength(new Set(body.split(' ')).size);
+      }
+    }
+    expect(covered.size).toBe(600);
+  });
+
+  it('makes every chunk a passage of its own when passageTokens is at most the chunk size', () => {
+    const chunks = prepareChunks({ title: '', text: words(300), markup: 'plain', maxInputTokens: 64, analyzer: defaultAnalyzer, options: { passageTokens: 1 } });
+    expect(chunks.length).toBeGreaterThan(3);
+    for (const c of chunks) {
+      expect(c.passage).toBe(c.index);
+      expect(c.passageTerms?.text).toBe(c.indexedText);
     }
   });
 

@@ -1,8 +1,9 @@
 /**
  * A BEIR corpus ingested through the document store (PGlite in memory, the configured embedder
  * behind a vector cache), and per-query candidate lists from the knowledge search's own vector
- * and BM25 queries, so that benchmark and calibration measure exactly what `/v1/search` runs.
- * Chunk rankings become document rankings by each document's best chunk.
+ * and BM25 queries, ranked into passages as `/v1/search` ranks them, so that benchmark and
+ * calibration measure exactly what it runs. Passage rankings become document rankings by each
+ * document's best passage.
  */
 import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
@@ -13,8 +14,8 @@ import { ensureVectorSpace } from '../../../src/db/vector-space.js';
 import { createEmbedder } from '../../../src/embeddings/create-embedder.js';
 import type { Embedder } from '../../../src/embeddings/embedder.js';
 import { createDocumentStore } from '../../../src/knowledge/document-store.js';
-import { type FusionWeights, type KnowledgeSearch, createKnowledgeSearch } from '../../../src/knowledge/knowledge-search.js';
-import { fuse } from '../../../src/knowledge/fusion.js';
+import { type FusionWeights, type KnowledgeSearch, type SearchMode, createKnowledgeSearch } from '../../../src/knowledge/knowledge-search.js';
+import { type ChunkCandidate, type PassageChunk, citedChunk, rankPassages } from '../../../src/knowledge/passage-ranking.js';
 import { DocumentParseError } from '../../../src/knowledge/parsers/document-parse-error.js';
 import { LexicalReranker } from '../../../src/knowledge/rerank/lexical-reranker.js';
 import { type BeirQuery, type Qrels, loadCorpus, loadQrels, loadQueries } from './beir.js';
@@ -22,8 +23,9 @@ import { cachingEmbedder } from './vector-cache.js';
 
 export interface QueryCandidates {
   query: BeirQuery;
-  /** Chunk ids, best first. */
-  vector: string[];
+  /** Chunks, nearest first. */
+  vector: ChunkCandidate[];
+  /** Passage ids (their first chunk's), best first. */
   text: string[];
 }
 
@@ -35,7 +37,8 @@ export interface KnowledgeBench {
   candidates: QueryCandidates[];
   /** Chunk id → the BEIR ids of its document (identical abstracts are stored once). */
   docsOfChunk: Map<string, string[]>;
-  chunkText: Map<string, string>;
+  /** Passage id → its chunks, in document order. */
+  passageChunks: Map<string, PassageChunk[]>;
   close(): Promise<void>;
 }
 
@@ -75,13 +78,22 @@ export async function openKnowledgeBench(dir: string, split: string): Promise<Kn
     }
   };
   await Promise.all(Array.from({ length: INGEST_CONCURRENCY }, ingestNext));
-  const chunkRows = await queryRows<{ id: string; document_id: string; text: string }>(
+  const chunkRows = await queryRows<{ id: string; passage_id: string; document_id: string; index: number; text: string }>(
     database.db,
-    sql`SELECT id::text AS id, document_id::text AS document_id, text FROM chunks`,
+    sql`SELECT id::text AS id, passage_id::text AS passage_id, document_id::text AS document_id, index, text FROM chunks ORDER BY passage_id, index`,
   );
-  log(`  ${chunkRows.length} chunks in ${((performance.now() - started) / 1000).toFixed(0)} s; ${skipped} empty documents skipped`);
   const docsOfChunk = new Map(chunkRows.map((r) => [r.id, beirIdsOf.get(r.document_id) ?? []]));
-  const chunkText = new Map(chunkRows.map((r) => [r.id, r.text]));
+  const passageChunks = new Map<string, PassageChunk[]>();
+  for (const r of chunkRows) {
+    const chunk = { chunkId: r.id, chunkIndex: r.index, text: r.text };
+    const list = passageChunks.get(r.passage_id);
+    if (list) list.push(chunk);
+    else passageChunks.set(r.passage_id, [chunk]);
+  }
+  log(
+    `  ${chunkRows.length} chunks in ${passageChunks.size} passages in ${((performance.now() - started) / 1000).toFixed(0)} s; ` +
+      `${skipped} empty documents skipped`,
+  );
 
   const search = createKnowledgeSearch({ db: database.db, embedder });
   started = performance.now();
@@ -91,7 +103,7 @@ export async function openKnowledgeBench(dir: string, split: string): Promise<Kn
   let textMs = 0;
   for (const [i, query] of judged.entries()) {
     let t = performance.now();
-    const vector = (await search.vectorCandidates(queryVectors[i]!, NO_TAGS, BENCH_CANDIDATE_CHUNKS)).map((h) => h.id);
+    const vector = await search.vectorCandidates(queryVectors[i]!, NO_TAGS, BENCH_CANDIDATE_CHUNKS);
     vectorMs += performance.now() - t;
     t = performance.now();
     const text = (await search.textCandidates(query.text, NO_TAGS, BENCH_CANDIDATE_CHUNKS)).map((h) => h.id);
@@ -109,7 +121,7 @@ export async function openKnowledgeBench(dir: string, split: string): Promise<Kn
     qrels,
     candidates,
     docsOfChunk,
-    chunkText,
+    passageChunks,
     async close() {
       await database.close();
       await embedder.close();
@@ -117,7 +129,7 @@ export async function openKnowledgeBench(dir: string, split: string): Promise<Kn
   };
 }
 
-/** Documents in the order of their best chunk. */
+/** Documents in the order of their best chunk or passage (a passage is named by its first chunk). */
 export function documentRanking(chunkIds: readonly string[], docsOfChunk: ReadonlyMap<string, string[]>, limit = 100): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
@@ -132,18 +144,23 @@ export function documentRanking(chunkIds: readonly string[], docsOfChunk: Readon
   return out;
 }
 
-export function fusedChunks(c: QueryCandidates, weights: FusionWeights): string[] {
-  return fuse(
-    [
-      { ids: c.vector, weight: weights.vector },
-      { ids: c.text, weight: weights.text },
-    ],
-    weights.k ?? 60,
-  ).map((h) => h.id);
+/** Passage ids as `/v1/search` ranks them in this mode. */
+export function rankedPassages(c: QueryCandidates, mode: SearchMode, weights: FusionWeights): string[] {
+  const text = c.text.map((id, i) => ({ id, score: -i }));
+  return rankPassages(mode, c.vector, text, weights).map((p) => p.passageId);
 }
 
-/** The lexical reranker over the first `depth` chunks, the rest kept in order behind them (for recall). */
-export function lexicallyReranked(query: string, chunkIds: readonly string[], chunkText: ReadonlyMap<string, string>, depth: number, reranker = new LexicalReranker()): string[] {
-  const head = chunkIds.slice(0, depth).map((id) => ({ id, text: chunkText.get(id) ?? '' }));
-  return [...reranker.rerankSync(query, head, head.length).map((h) => h.id), ...chunkIds.slice(depth)];
+/**
+ * As `/v1/search` with the lexical reranker: each of the first `depth` hybrid passages cites its
+ * chunk, the reranker orders those chunks, and the rest follow in order behind them (for recall).
+ * Returns chunk ids.
+ */
+export function lexicallyReranked(bench: KnowledgeBench, c: QueryCandidates, weights: FusionWeights, depth: number, reranker = new LexicalReranker()): string[] {
+  const passages = rankPassages('hybrid', c.vector, c.text.map((id, i) => ({ id, score: -i })), weights);
+  const citing = new LexicalReranker();
+  const head = passages.slice(0, depth).flatMap((p) => {
+    const cited = citedChunk(c.query.text, 'hybrid', p, bench.passageChunks.get(p.passageId) ?? [], citing);
+    return cited ? [{ id: cited.chunkId, text: cited.text }] : [];
+  });
+  return [...reranker.rerankSync(c.query.text, head, head.length).map((h) => h.id), ...passages.slice(depth).map((p) => p.passageId)];
 }

@@ -363,7 +363,8 @@ export function apiOperations({ maxTopK, rerankers }: ApiOperationsOptions): Api
       tag: TAGS.documents,
       summary: 'Ingest a document (JSON text, or a multipart file upload)',
       description:
-        'Chunks by structure to at most `maxTokens` with `overlapTokens` between neighbours, embeds and indexes the chunks, ' +
+        'Chunks by structure to at most `maxTokens` with `overlapTokens` between neighbours, embeds the chunks and indexes ' +
+        'runs of them up to `passageTokens` as BM25 passages, ' +
         'all in one transaction. Identical text again answers the stored document (`unchanged`); a known `source` with new ' +
         'text replaces that document (`replaced`, same id). A multipart upload carries `file` (.txt, .md, .html, .pdf) and ' +
         'the same fields as text: `tags` repeated, comma-separated or a JSON array, `metadata` as a JSON object.',
@@ -434,11 +435,13 @@ export function apiOperations({ maxTopK, rerankers }: ApiOperationsOptions): Api
       tag: TAGS.search,
       summary: 'Search document chunks (hybrid, vector or BM25; optional rerank)',
       description:
-        'Each retriever returns `candidateK` candidates, filtered by tags in SQL; hybrid mode fuses them by weighted reciprocal ' +
-        'rank fusion. A `reranker` reorders the first `candidateK` and returns the best `topK` with `rerankScore`; without ' +
+        'Each retriever returns `candidateK` candidates, filtered by tags in SQL: BM25 scores passages (runs of a document\'s ' +
+        'chunks), the vector side chunks, which count for their passage at its nearest chunk. Hybrid mode fuses passages by ' +
+        'weighted reciprocal rank fusion. Each hit is one passage, citing its chunk that covers most of the query (vector ' +
+        'mode: its nearest). A `reranker` reorders the first `candidateK` and returns the best `topK` with `rerankScore`; without ' +
         `one, RERANKER_DEFAULT applies. Rerankers on this server: ${rerankers.join(', ')}.`,
       body: { required: true, content: json(searchBody(maxTopK, rerankers)) },
-      responses: { 200: { description: 'The best `topK` chunks, best first, with citation fields.', content: json(searchReplySchema) } },
+      responses: { 200: { description: 'The best `topK` passages, best first, each as the chunk it cites, with citation fields.', content: json(searchReplySchema) } },
     },
   ];
 }

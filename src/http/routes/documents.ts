@@ -58,8 +58,8 @@ function isForm(c: Context): boolean {
 async function jsonInput(c: Context): Promise<IngestDocumentInput> {
   const raw = await readJsonBody(c);
   if (raw === undefined) throw invalidJson('The request body is empty; a JSON object (or a multipart file upload) is expected');
-  const { text, format, maxTokens, overlapTokens, ...rest } = parseWith(ingestJsonBody, raw, 'body');
-  return { ...rest, content: text, format, chunking: { maxTokens, overlapTokens } };
+  const { text, format, maxTokens, overlapTokens, passageTokens, ...rest } = parseWith(ingestJsonBody, raw, 'body');
+  return { ...rest, content: text, format, chunking: { maxTokens, overlapTokens, passageTokens } };
 }
 
 async function formInput(c: Context): Promise<IngestDocumentInput> {
@@ -83,13 +83,13 @@ async function formInput(c: Context): Promise<IngestDocumentInput> {
     // Only tags may repeat; any other field given twice stays an array and fails validation.
     strings[name] = values.length === 1 ? (values[0] as string) : (values as string[]);
   }
-  const { format, maxTokens, overlapTokens, ...rest } = parseWith(ingestFormFields, strings, 'body');
+  const { format, maxTokens, overlapTokens, passageTokens, ...rest } = parseWith(ingestFormFields, strings, 'body');
   return {
     ...rest,
     content: new Uint8Array(await file.arrayBuffer()),
     filename: file.name,
     format: format ?? detectFormat(file.name, file.type),
-    chunking: { maxTokens, overlapTokens },
+    chunking: { maxTokens, overlapTokens, passageTokens },
   };
 }
 

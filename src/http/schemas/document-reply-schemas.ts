@@ -71,7 +71,7 @@ export const searchHitSchema = z
     score: z.number().meta({ description: 'First-stage score: fused (hybrid), cosine (vector) or BM25 (text).' }),
     ranks: z
       .object({ vector: rankSchema, text: rankSchema })
-      .meta({ description: "1-based rank in each retriever's candidates; null where the chunk was not among them." }),
+      .meta({ description: "1-based rank of the hit's passage in each retriever's candidates; null where it was not among them." }),
     rerankScore: z.number().optional().meta({ description: "The reranker's score, when one ran; hits are in its order." }),
   })
   .meta({ id: 'SearchHit' });

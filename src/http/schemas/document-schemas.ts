@@ -12,6 +12,7 @@ export const DOCUMENT_LIMITS = {
   textMaxChars: 5_000_000,
   chunkTokensMin: 8,
   chunkTokensMax: 8192,
+  passageTokensMax: 65_536,
   candidateKMax: 1000,
   pageDefault: 50,
   pageMax: 200,
@@ -23,6 +24,13 @@ export const DOCUMENT_LIMITS = {
 const chunkingFields = {
   maxTokens: z.number().int().min(DOCUMENT_LIMITS.chunkTokensMin).max(DOCUMENT_LIMITS.chunkTokensMax).optional(),
   overlapTokens: z.number().int().min(0).max(DOCUMENT_LIMITS.chunkTokensMax - 1).optional(),
+  passageTokens: z
+    .number()
+    .int()
+    .min(1)
+    .max(DOCUMENT_LIMITS.passageTokensMax)
+    .optional()
+    .meta({ description: 'Tokens per BM25 passage (consecutive chunks scored together), default 512; at most the chunk size: one passage per chunk.' }),
 };
 
 const documentFields = {
@@ -95,6 +103,7 @@ export const ingestFormFields = z
     format: z.enum(DOCUMENT_FORMATS).optional(),
     maxTokens: formInt(chunkingFields.maxTokens.unwrap()).optional(),
     overlapTokens: formInt(chunkingFields.overlapTokens.unwrap()).optional(),
+    passageTokens: formInt(chunkingFields.passageTokens.unwrap()).optional(),
   })
   .refine(overlapBelowMax, OVERLAP_ISSUE);
 
