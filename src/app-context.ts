@@ -15,6 +15,7 @@ import { assertCompactionConfig } from './compaction/compaction-config.js';
 import type { ConversationStore } from './conversations/conversation-types.js';
 import { createPgConversationStore } from './conversations/pg-conversation-store.js';
 import { indexUnindexedMemories } from './memory/memory-text-index.js';
+import { regroupLegacyPassages } from './knowledge/passage-regrouping.js';
 import { createPgMemoryStore } from './memory/pg-memory-store.js';
 import { instrumentEmbedder } from './observability/instrumented-embedder.js';
 import { instrumentLlmProvider } from './observability/instrumented-llm.js';
@@ -98,6 +99,8 @@ export async function createAppContext(config: Config, options: AppContextOption
     await ensureVectorSpace(database.db, embedder);
     // Memories saved before their BM25 index existed are indexed before the first search.
     await indexUnindexedMemories(database.db);
+    // Likewise the chunks of documents indexed before BM25 passages: grouped once, nothing re-embedded.
+    await regroupLegacyPassages(database.db, { countTokens: embedder.countTokens?.bind(embedder) });
     // Asked once now, so the server knows at start whether keys are required (main binds by it).
     await auth.isRequired();
     // Loaded (a model, worker threads) once the store is known to be usable.

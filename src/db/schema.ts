@@ -107,6 +107,8 @@ export const documents = pgTable(
     metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull().default({}),
     /** The extracted, normalised text; chunk offsets refer to it. */
     text: text('text').notNull(),
+    /** The BM25 passage size its chunks were grouped by; NULL for documents indexed before passages (one per chunk). */
+    passageTokens: integer('passage_tokens'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },

@@ -12,6 +12,7 @@ import { findMarkdownHeadings } from './chunking/markdown-headings.js';
 import type { DocumentFormat } from './parsers/document-format.js';
 import { parseDocument } from './parsers/parse-document.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
+import { DEFAULT_PASSAGE_TOKENS } from './passages.js';
 import { type ChunkingOptions, type PreparedChunk, prepareChunks } from './prepare-chunks.js';
 
 export interface IngestDocumentInput {
@@ -182,6 +183,7 @@ export function createDocumentStore(options: DocumentStoreOptions): DocumentStor
     const title = Array.from(input.title?.trim() || defaultTitle(text, parsed.markup, input.filename)).slice(0, 1000).join('');
     const tags = normalizeTags(input.tags);
     const metadata = input.metadata ?? {};
+    const passageTokens = input.chunking?.passageTokens ?? DEFAULT_PASSAGE_TOKENS;
     const prepared = prepareChunks({
       title,
       text,
@@ -212,12 +214,12 @@ export function createDocumentStore(options: DocumentStoreOptions): DocumentStor
         await removeChunks(tx, id);
         await tx
           .update(documents)
-          .set({ title, contentHash, format: input.format, tags, metadata, text, updatedAt: sql`now()` })
+          .set({ title, contentHash, format: input.format, tags, metadata, text, passageTokens, updatedAt: sql`now()` })
           .where(and(ofTenant, eq(documents.id, id)));
       } else {
         id = randomUUID();
         status = 'created';
-        await tx.insert(documents).values({ id, tenantId, title, source, contentHash, format: input.format, tags, metadata, text });
+        await tx.insert(documents).values({ id, tenantId, title, source, contentHash, format: input.format, tags, metadata, text, passageTokens });
       }
       await insertChunks(tx, id, tags, prepared, vectors);
       const document = await findById(tx, tenantId, id);

@@ -61,32 +61,48 @@ export const indexedTextOf = (context: string, text: string): string => (context
 export function prepareChunks(input: PrepareChunksInput): PreparedChunk[] {
   const countTokens = input.countTokens ?? approximateTokenCount;
   const { chunks, context } = chunkForEmbedder(input, countTokens);
-  const contextTokens = context === '' ? 0 : countTokens(context) + 1;
-  const passages = groupPassages({
+  const passages = preparePassages({
     chunks,
     source: input.text,
-    maxTokens: input.options?.passageTokens ?? DEFAULT_PASSAGE_TOKENS,
+    context,
+    passageTokens: input.options?.passageTokens,
     countTokens,
-    contextTokens,
+    analyzer: input.analyzer,
   });
-  const prepared: PreparedChunk[] = [];
+  return chunks.map((chunk, i) => ({ ...chunk, context, indexedText: indexedTextOf(context, chunk.text), ...passages[i]! }));
+}
+
+export interface PreparePassagesInput {
+  /** A document's chunks, in order, with offsets into `source`. */
+  chunks: readonly Chunk[];
+  source: string;
+  /** What is indexed in front of every chunk and passage (the title), or ''. */
+  context: string;
+  /** Default `DEFAULT_PASSAGE_TOKENS`. */
+  passageTokens?: number | undefined;
+  countTokens: (text: string) => number;
+  analyzer: Analyzer;
+}
+
+/** Each chunk's BM25 passage, and on each passage's first chunk the passage's terms. */
+export function preparePassages(input: PreparePassagesInput): Pick<PreparedChunk, 'passage' | 'passageTerms'>[] {
+  const { chunks, source, context, countTokens } = input;
+  const passages = groupPassages({
+    chunks,
+    source,
+    maxTokens: input.passageTokens ?? DEFAULT_PASSAGE_TOKENS,
+    countTokens,
+    contextTokens: context === '' ? 0 : countTokens(context) + 1,
+  });
+  const out: Pick<PreparedChunk, 'passage' | 'passageTerms'>[] = [];
   for (const p of passages) {
-    const text = indexedTextOf(context, input.text.slice(p.start, p.end));
+    const text = indexedTextOf(context, source.slice(p.start, p.end));
     const termFrequencies = input.analyzer.termFrequencies(text);
     let length = 0;
     for (const tf of termFrequencies.values()) length += tf;
-    for (let i = p.first; i <= p.last; i++) {
-      const chunk = chunks[i]!;
-      prepared.push({
-        ...chunk,
-        context,
-        indexedText: indexedTextOf(context, chunk.text),
-        passage: p.first,
-        passageTerms: i === p.first ? { text, termFrequencies, length } : null,
-      });
-    }
+    for (let i = p.first; i <= p.last; i++) out.push({ passage: p.first, passageTerms: i === p.first ? { text, termFrequencies, length } : null });
   }
-  return prepared;
+  return out;
 }
 
 function chunkForEmbedder(input: PrepareChunksInput, countTokens: (text: string) => number): { chunks: Chunk[]; context: string } {

@@ -107,6 +107,9 @@ function migrationSuite(name: string, prepare: () => Promise<{ env: Record<strin
           hits.forEach((h, i) => expect(Math.abs(h.score - expected[i]!.score)).toBeLessThan(1e-9));
           const [chunkHit] = await ctx.search.forTenant('default').search('centrifugal pump', { mode: 'text' });
           expect(chunkHit).toMatchObject({ documentId: DOCUMENT_ID, title: 'Pump guide' });
+          // Migration 0005 made the chunk a passage of its own; the start regrouped its document.
+          expect(await queryRows(db, sql`SELECT passage_tokens FROM documents`)).toEqual([{ passage_tokens: 512 }]);
+          expect(await queryRows(db, sql`SELECT count(*)::int AS n FROM chunks WHERE passage_id = id AND bm25_length IS NOT NULL`)).toEqual([{ n: 1 }]);
           expect((await ctx.conversations.forTenant('default').load(CONVERSATION_ID, 'default'))?.messages).toHaveLength(2);
 
           // Another tenant starts empty, and may reuse the keys, sources and ids' content of the first.

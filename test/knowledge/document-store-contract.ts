@@ -9,7 +9,8 @@ import { InMemoryBm25Index } from '../../src/knowledge/bm25/bm25.js';
 import { AnalyzerMismatchError, type DocumentStore, createDocumentStore } from '../../src/knowledge/document-store.js';
 import { type KnowledgeSearch, createKnowledgeSearch } from '../../src/knowledge/knowledge-search.js';
 import { DocumentParseError } from '../../src/knowledge/parsers/document-parse-error.js';
-import { indexedTextOf } from '../../src/knowledge/prepare-chunks.js';
+import { regroupLegacyPassages } from '../../src/knowledge/passage-regrouping.js';
+import { indexedTextOf, prepareChunks } from '../../src/knowledge/prepare-chunks.js';
 import { createHashEmbedder } from '../support/hash-embedder.js';
 
 const NO_TAGS = { tagsAny: [], tagsAll: [], tagsNone: [] };
@@ -307,6 +308,39 @@ export function documentStoreContract(name: string, open: () => Promise<Database
       expect(cited[0]!.text).toContain('Hip fractures');
       expect(cited[0]!.chunkIndex).toBeGreaterThan(0);
       await expectStatsConsistent();
+    });
+
+    it('regroups the chunks of documents indexed before passages as an ingest groups them, without embedding', async ({ skip }) => {
+      if (!live()) return skip(skipReason);
+      const texts = [GUIDE, `${GUIDE}\n\n## More\n\nExtra widgets need extra names and extra colours.`];
+      const legacy = [];
+      for (const text of texts) legacy.push(await store.ingest({ title: 'Guide', content: text, format: 'markdown', chunking: { maxTokens: 16, passageTokens: 1 } }));
+      const current = await store.ingest({ title: 'Other', content: 'Gadgets are not widgets.', format: 'text' });
+      // As migration 0005 leaves documents indexed before passages: one passage per chunk, no size.
+      await db().execute(sql`UPDATE documents SET passage_tokens = NULL WHERE id IN (${legacy[0]!.document.id}, ${legacy[1]!.document.id})`);
+      const calls = embedder.calls;
+
+      expect(await regroupLegacyPassages(db(), { batchSize: 1 })).toBe(2);
+      expect(await regroupLegacyPassages(db())).toBe(0);
+      expect(embedder.calls).toBe(calls);
+      await expectStatsConsistent();
+      for (const [i, text] of texts.entries()) {
+        const expected = prepareChunks({ title: 'Guide', text: text.trim(), markup: 'markdown', maxInputTokens: embedder.maxInputTokens, analyzer: createAnalyzer(), options: { maxTokens: 16 } });
+        const stored = await queryRows<{ id: string; passage_id: string; index: number }>(
+          db(),
+          sql`SELECT id::text AS id, passage_id::text AS passage_id, index FROM chunks WHERE document_id = ${legacy[i]!.document.id} ORDER BY index`,
+        );
+        expect(stored).toHaveLength(expected.length);
+        const indexOf = new Map(stored.map((r) => [r.id, r.index]));
+        expect(stored.map((r) => indexOf.get(r.passage_id))).toEqual(expected.map((c) => c.passage));
+        expect(new Set(stored.map((r) => r.passage_id)).size).toBeLessThan(stored.length);
+      }
+      const [row] = await queryRows<{ n: number }>(db(), sql`SELECT count(*)::int AS n FROM documents WHERE passage_tokens IS NULL`);
+      expect(Number(row!.n)).toBe(0);
+      expect((await search.search('widget colours', { mode: 'text', topK: 5 })).map((h) => h.documentId)).toEqual(
+        expect.arrayContaining([legacy[0]!.document.id, legacy[1]!.document.id]),
+      );
+      expect((await search.textCandidates('gadgets', NO_TAGS, 5)).map((h) => h.id)).toEqual([(await store.chunks(current.document.id))!.items[0]!.id]);
     });
 
     it('refuses to mix postings of two analyzers', async ({ skip }) => {
