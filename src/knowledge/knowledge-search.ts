@@ -121,6 +121,22 @@ export function createTenantKnowledgeSearch(options: Omit<KnowledgeSearchOptions
   return { ...tenantScoped((tenantId) => createKnowledgeSearch({ ...options, tenantId })), weights, rerankers, defaultReranker };
 }
 
+/** How many more chunks the vector side fetches when its first candidateK fall in fewer passages. */
+const VECTOR_WIDENING = 4;
+
+const passagesIn = (hits: readonly ChunkCandidate[]): number => new Set(hits.map((h) => h.passageId)).size;
+
+/** The hits up to the last chunk of the first `passages` passages. */
+function withinPassages(hits: readonly ChunkCandidate[], passages: number): ChunkCandidate[] {
+  const seen = new Set<string>();
+  return hits.filter((h) => {
+    if (seen.has(h.passageId)) return true;
+    if (seen.size >= passages) return false;
+    seen.add(h.passageId);
+    return true;
+  });
+}
+
 export function createKnowledgeSearch(options: KnowledgeSearchOptions): KnowledgeSearch {
   const { db, embedder } = options;
   const tenantId = options.tenantId ?? DEFAULT_TENANT_ID;
@@ -197,7 +213,11 @@ export function createKnowledgeSearch(options: KnowledgeSearchOptions): Knowledg
     const vectorSide = async () => {
       const [vector] = await embedder.embed([query], opts.signal ? { signal: opts.signal } : {});
       if (!vector) throw new Error(`embedder ${embedder.id} returned no vector`);
-      return vectorCandidates(vector, filter, candidateK);
+      const hits = await vectorCandidates(vector, filter, candidateK);
+      // candidateK chunks may fall in fewer passages, and a hit is a passage: widen once to find
+      // candidateK of them, so vector mode still returns topK hits when topK = candidateK.
+      if (hits.length < candidateK || passagesIn(hits) >= candidateK) return hits;
+      return withinPassages(await vectorCandidates(vector, filter, candidateK * VECTOR_WIDENING), candidateK);
     };
     // One after the other: on PGlite the vector search's transaction holds the only connection.
     const vectorHits = mode === 'text' ? [] : await vectorSide();

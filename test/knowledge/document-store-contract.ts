@@ -343,6 +343,22 @@ export function documentStoreContract(name: string, open: () => Promise<Database
       expect((await search.textCandidates('gadgets', NO_TAGS, 5)).map((h) => h.id)).toEqual([(await store.chunks(current.document.id))!.items[0]!.id]);
     });
 
+    // Regression: candidateK chunks that share passages gave fewer than topK hits (1 of 3 here).
+    it('vector mode returned one hit for topK 3 when its 3 nearest chunks shared a passage', async ({ skip }) => {
+      if (!live()) return skip(skipReason);
+      for (let d = 0; d < 4; d++) {
+        const text = Array.from({ length: 8 }, (_, i) => `Document ${d} paragraph ${i} says something about widgets.`).join('\n\n');
+        await store.ingest({ title: `Doc ${d}`, content: text, format: 'text', chunking: { maxTokens: 12, overlapTokens: 0 } });
+      }
+      const [{ n }] = (await queryRows<{ n: number }>(db(), sql`SELECT count(*)::int AS n FROM chunks`)) as [{ n: number }];
+      expect(Number(n)).toBeGreaterThanOrEqual(16);
+      for (const mode of ['vector', 'hybrid', 'text'] as const) {
+        const hits = await search.search('paragraph about widgets', { mode, topK: 3, candidateK: 3 });
+        expect(hits, mode).toHaveLength(3);
+        expect(new Set(hits.map((h) => h.documentId)).size, mode).toBe(3);
+      }
+    });
+
     it('refuses to mix postings of two analyzers', async ({ skip }) => {
       if (!live()) return skip(skipReason);
       await store.ingest({ content: 'Stemmed postings here.', format: 'text' });
