@@ -39,7 +39,7 @@ export async function regroupLegacyPassages(db: Db, options: RegroupPassagesOpti
         if (corpus.analyzerId !== analyzer.id) throw new AnalyzerMismatchError(corpus.analyzerId, analyzer.id);
         // No row locks needed: every writer of the tenant's documents holds the corpus lock we hold.
         const docs = await tx
-          .select({ id: documents.id, text: documents.text })
+          .select({ id: documents.id, title: documents.title, text: documents.text })
           .from(documents)
           .where(and(eq(documents.tenantId, tenantId), isNull(documents.passageTokens)))
           .orderBy(asc(documents.id))
@@ -58,7 +58,7 @@ export async function regroupLegacyPassages(db: Db, options: RegroupPassagesOpti
 async function regroup(
   tx: Db,
   tenantId: string,
-  docs: { id: string; text: string }[],
+  docs: { id: string; title: string; text: string }[],
   analyzer: Analyzer,
   countTokens: (text: string) => number,
 ): Promise<void> {
@@ -69,7 +69,6 @@ async function regroup(
       documentId: chunks.documentId,
       index: chunks.index,
       text: chunks.text,
-      context: chunks.context,
       headingPath: chunks.headingPath,
       start: chunks.start,
       end: chunks.end,
@@ -90,7 +89,7 @@ async function regroup(
   for (const doc of docs) {
     const own = rows.filter((r) => r.documentId === doc.id);
     if (own.length === 0) continue;
-    const passages = preparePassages({ chunks: own, source: doc.text, context: own[0]!.context, countTokens, analyzer });
+    const passages = preparePassages({ chunks: own, source: doc.text, title: doc.title, countTokens, analyzer });
     for (const [i, chunk] of own.entries()) {
       const { passage, passageTerms } = passages[i]!;
       if (chunk.bm25Length !== null) {

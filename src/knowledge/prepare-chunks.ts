@@ -30,7 +30,7 @@ export interface PreparedChunk extends Chunk {
 }
 
 export interface PassageTerms {
-  /** `context`, a blank line, and the source text from the passage's first chunk to its last. */
+  /** The whole title, a blank line, and the source text from the passage's first chunk to its last. */
   text: string;
   termFrequencies: Map<string, number>;
   /** BM25 document length: the number of terms in `text`. */
@@ -56,7 +56,8 @@ export const indexedTextOf = (context: string, text: string): string => (context
  * Chunks a document for indexing. The title goes in front of every chunk (it is what a chunk
  * from the middle of a document most lacks for both the embedder and BM25) when it takes at most
  * a quarter of the window; the chunks are cut shorter by that much, so `context + text` never
- * exceeds the embedder's input limit. The chunks are then grouped into BM25 passages.
+ * exceeds the embedder's input limit. The chunks are then grouped into BM25 passages, each with
+ * the whole title in front: BM25 has no window, and a long title is what it most often matches.
  */
 export function prepareChunks(input: PrepareChunksInput): PreparedChunk[] {
   const countTokens = input.countTokens ?? approximateTokenCount;
@@ -64,7 +65,7 @@ export function prepareChunks(input: PrepareChunksInput): PreparedChunk[] {
   const passages = preparePassages({
     chunks,
     source: input.text,
-    context,
+    title: input.title,
     passageTokens: input.options?.passageTokens,
     countTokens,
     analyzer: input.analyzer,
@@ -76,8 +77,8 @@ export interface PreparePassagesInput {
   /** A document's chunks, in order, with offsets into `source`. */
   chunks: readonly Chunk[];
   source: string;
-  /** What is indexed in front of every chunk and passage (the title), or ''. */
-  context: string;
+  /** The document's title, indexed in front of every passage (white space collapsed). */
+  title: string;
   /** Default `DEFAULT_PASSAGE_TOKENS`. */
   passageTokens?: number | undefined;
   countTokens: (text: string) => number;
@@ -86,17 +87,18 @@ export interface PreparePassagesInput {
 
 /** Each chunk's BM25 passage, and on each passage's first chunk the passage's terms. */
 export function preparePassages(input: PreparePassagesInput): Pick<PreparedChunk, 'passage' | 'passageTerms'>[] {
-  const { chunks, source, context, countTokens } = input;
+  const { chunks, source, countTokens } = input;
+  const title = collapseSpace(input.title);
   const passages = groupPassages({
     chunks,
     source,
     maxTokens: input.passageTokens ?? DEFAULT_PASSAGE_TOKENS,
     countTokens,
-    contextTokens: context === '' ? 0 : countTokens(context) + 1,
+    contextTokens: title === '' ? 0 : countTokens(title) + 1,
   });
   const out: Pick<PreparedChunk, 'passage' | 'passageTerms'>[] = [];
   for (const p of passages) {
-    const text = indexedTextOf(context, source.slice(p.start, p.end));
+    const text = indexedTextOf(title, source.slice(p.start, p.end));
     const termFrequencies = input.analyzer.termFrequencies(text);
     let length = 0;
     for (const tf of termFrequencies.values()) length += tf;
@@ -108,7 +110,7 @@ export function preparePassages(input: PreparePassagesInput): Pick<PreparedChunk
 function chunkForEmbedder(input: PrepareChunksInput, countTokens: (text: string) => number): { chunks: Chunk[]; context: string } {
   const limit = Math.floor(input.maxInputTokens);
   if (!(limit >= 2)) throw new RangeError(`the embedder's input limit must be at least 2 tokens, got ${input.maxInputTokens}`);
-  const title = input.title.replace(/\s+/g, ' ').trim();
+  const title = collapseSpace(input.title);
   // One token more for the blank line between title and chunk.
   const titleTokens = title === '' ? 0 : countTokens(title) + 1;
   let context = titleTokens > 0 && titleTokens <= limit / 4 ? title : '';
@@ -130,3 +132,5 @@ function chunkForEmbedder(input: PrepareChunksInput, countTokens: (text: string)
     }
   }
 }
+
+const collapseSpace = (text: string): string => text.replace(/\s+/g, ' ').trim();

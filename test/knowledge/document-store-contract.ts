@@ -256,21 +256,21 @@ export function documentStoreContract(name: string, open: () => Promise<Database
       for (const [i, text] of corpus.entries()) await store.ingest({ title: `Doc ${i}`, content: `${text} ${text.split(' ').slice(0, i + 2).join(' ')}`, format: 'text' });
       // Several passages of several chunks each.
       await store.ingest({ title: 'Guide', content: GUIDE, format: 'markdown', chunking: { maxTokens: 16, overlapTokens: 3, passageTokens: 40 } });
-      const rows = await queryRows<{ id: string; passage_id: string; context: string; start: number; end: number; document: string }>(
+      const rows = await queryRows<{ id: string; passage_id: string; title: string; start: number; end: number; document: string }>(
         db(),
-        sql`SELECT c.id::text AS id, c.passage_id::text AS passage_id, c.context, c.start, c."end", d.text AS document
+        sql`SELECT c.id::text AS id, c.passage_id::text AS passage_id, d.title, c.start, c."end", d.text AS document
             FROM chunks c JOIN documents d ON d.id = c.document_id ORDER BY c.document_id, c.index`,
       );
-      const passages = new Map<string, { context: string; document: string; start: number; end: number }>();
+      const passages = new Map<string, { title: string; document: string; start: number; end: number }>();
       for (const row of rows) {
         const p = passages.get(row.passage_id);
         if (p) p.end = row.end;
-        else passages.set(row.passage_id, { context: row.context, document: row.document, start: row.start, end: row.end });
+        else passages.set(row.passage_id, { title: row.title, document: row.document, start: row.start, end: row.end });
       }
       expect(passages.size).toBeGreaterThan(corpus.length + 1);
       expect(passages.size).toBeLessThan(rows.length);
       const reference = new InMemoryBm25Index();
-      for (const [id, p] of passages) reference.add(id, indexedTextOf(p.context, p.document.slice(p.start, p.end)));
+      for (const [id, p] of passages) reference.add(id, indexedTextOf(p.title, p.document.slice(p.start, p.end)));
       for (const query of ['vitamin D fractures', 'infection smokers smoking', 'fox dog dog', 'doc', 'widget installer plans', 'nothing matches xyzzy']) {
         const expected = reference.search(query, { topK: 100 });
         const actual = await search.textCandidates(query, NO_TAGS, 100);

@@ -78,12 +78,15 @@ describe('prepareChunks', () => {
     expect(chunkCount).toBeGreaterThan(corpus.length);
   });
 
-  it('leaves out a title longer than a quarter of the window, and honours smaller maxTokens and overlap', () => {
+  it('leaves out of the chunks, not the passages, a title longer than a quarter of the window, and honours smaller maxTokens and overlap', () => {
     const chunks = prepareChunks({ title: words(30), text: words(200), markup: 'plain', maxInputTokens: 64, analyzer: defaultAnalyzer, options: { maxTokens: 20, overlapTokens: 5 } });
     for (const c of chunks) {
       expect(c.context).toBe('');
       expect(c.tokenCount).toBeLessThanOrEqual(20);
+      // BM25 has no window: the passage keeps the title the embedder had no room for.
+      if (c.passageTerms) expect(c.passageTerms.text.startsWith(`${words(30)}\n\n`)).toBe(true);
     }
+    expect(chunks.filter((c) => c.passageTerms).length).toBeGreaterThan(0);
     // Overlap: each chunk after the first starts before the previous one ended.
     expect(chunks.slice(1).every((c, i) => c.start < chunks[i]!.end)).toBe(true);
   });
