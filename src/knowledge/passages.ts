@@ -4,8 +4,9 @@ import type { Chunk } from './chunker.js';
  * Default size of a BM25 passage, in the embedder's tokens. Only the embedder has a window
  * (128 tokens for the bundled model); BM25 does not, and on SciFact it ranks abstracts far
  * better as a whole than by their best 128-token chunk (nDCG@10 0.697 at 512-token passages,
- * 0.698 on whole abstracts, 0.644 on chunks: `npm run bench:passages`). 512 holds a whole
- * abstract and is still a passage, not a book, for long documents.
+ * 0.698 on whole abstracts, 0.669 on chunks with the whole title in front of each:
+ * `npm run bench:passages`). 512 holds most abstracts whole and is still a passage, not a book,
+ * for long documents.
  */
 export const DEFAULT_PASSAGE_TOKENS = 512;
 
