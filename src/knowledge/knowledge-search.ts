@@ -33,13 +33,13 @@ export interface FusionWeights {
 
 /**
  * Fusion weights per embedder, from `npm run calibrate` on SciFact's training split
- * (scripts/calibrate.ts). The bundled USE-lite is a weak retriever on its own there (chunked:
- * nDCG@10 0.283 against BM25's 0.644), so BM25 must dominate: 0.1 already scored 0.011 below
- * BM25 and 1:1 loses a quarter of it; 0.02 (0.6444) is the best of the sweep and only breaks
- * BM25's ties.
+ * (scripts/calibrate.ts). The bundled USE-lite is a weak retriever on its own there (nDCG@10
+ * 0.283 against BM25's 0.697 on passages), so BM25 must dominate: vector 0.1 already scores below
+ * BM25 and 1:1 loses a fifth of it; 0.05 at k 20 (0.698) is the sweep's best and mostly breaks
+ * BM25's near-ties.
  */
 export const FUSION_WEIGHTS_BY_EMBEDDER: Readonly<Record<string, FusionWeights>> = Object.freeze({
-  'bundled:use-lite': { vector: 0.02, text: 1, k: 60 },
+  'bundled:use-lite': { vector: 0.05, text: 1, k: 20 },
 });
 
 /** For embedders not calibrated yet: BM25 still leads; run `npm run calibrate` for a better value. */
