@@ -137,7 +137,7 @@ export const chunks = pgTable(
     index: integer('index').notNull(),
     text: text('text').notNull(),
     /**
-     * Embedded and indexed in front of `text` (the document title, when it fits the embedder's
+     * Embedded in front of `text` (the document title, when it fits the embedder's
      * window); not part of the document's text, so not covered by `start`/`end`.
      */
     context: text('context').notNull().default(''),

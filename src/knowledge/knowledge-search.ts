@@ -121,7 +121,7 @@ export function createTenantKnowledgeSearch(options: Omit<KnowledgeSearchOptions
   return { ...tenantScoped((tenantId) => createKnowledgeSearch({ ...options, tenantId })), weights, rerankers, defaultReranker };
 }
 
-/** How many more chunks the vector side fetches when its first candidateK fall in fewer passages. */
+/** How many more chunks the vector side fetches when its first candidateK fall in fewer than topK passages. */
 const VECTOR_WIDENING = 4;
 
 const passagesIn = (hits: readonly ChunkCandidate[]): number => new Set(hits.map((h) => h.passageId)).size;
@@ -214,9 +214,10 @@ export function createKnowledgeSearch(options: KnowledgeSearchOptions): Knowledg
       const [vector] = await embedder.embed([query], opts.signal ? { signal: opts.signal } : {});
       if (!vector) throw new Error(`embedder ${embedder.id} returned no vector`);
       const hits = await vectorCandidates(vector, filter, candidateK);
-      // candidateK chunks may fall in fewer passages, and a hit is a passage: widen once to find
-      // candidateK of them, so vector mode still returns topK hits when topK = candidateK.
-      if (hits.length < candidateK || passagesIn(hits) >= candidateK) return hits;
+      // candidateK chunks may fall in fewer than topK passages, and a hit is a passage: widen once,
+      // so vector mode still returns topK hits when topK = candidateK. Only then: a wider HNSW
+      // search costs several times as much.
+      if (hits.length < candidateK || passagesIn(hits) >= topK) return hits;
       return withinPassages(await vectorCandidates(vector, filter, candidateK * VECTOR_WIDENING), candidateK);
     };
     // One after the other: on PGlite the vector search's transaction holds the only connection.

@@ -19,7 +19,7 @@ export interface ChunkingOptions {
 export const DEFAULT_CHUNK_TOKENS = 256;
 
 export interface PreparedChunk extends Chunk {
-  /** Embedded and indexed in front of the chunk's text: the document title, or '' when it does not fit. */
+  /** Embedded in front of the chunk's text: the document title, or '' when it does not fit the window. */
   context: string;
   /** What the embedder sees: `context`, a blank line, `text`. */
   indexedText: string;
@@ -54,8 +54,7 @@ export const indexedTextOf = (context: string, text: string): string => (context
 
 /**
  * Chunks a document for indexing. The title goes in front of every chunk (it is what a chunk
- * from the middle of a document most lacks for both the embedder and BM25) when it takes at most
- * a quarter of the window; the chunks are cut shorter by that much, so `context + text` never
+ * from the middle of a document most lacks) when it takes at most a quarter of the window; the chunks are cut shorter by that much, so `context + text` never
  * exceeds the embedder's input limit. The chunks are then grouped into BM25 passages, each with
  * the whole title in front: BM25 has no window, and a long title is what it most often matches.
  */

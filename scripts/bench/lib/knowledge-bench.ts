@@ -146,9 +146,17 @@ export function documentRanking(chunkIds: readonly string[], docsOfChunk: Readon
 
 /** Passage ids as `/v1/search` ranks them in this mode. */
 export function rankedPassages(c: QueryCandidates, mode: SearchMode, weights: FusionWeights): string[] {
-  const text = c.text.map((id, i) => ({ id, score: -i }));
-  return rankPassages(mode, c.vector, text, weights).map((p) => p.passageId);
+  return passagesOf(c, mode, weights).map((p) => p.passageId);
 }
+
+// Only the text side's order is kept, and fusion needs no more.
+const passagesOf = (c: QueryCandidates, mode: SearchMode, weights: FusionWeights) =>
+  rankPassages(
+    mode,
+    c.vector,
+    c.text.map((id, i) => ({ id, score: -i })),
+    weights,
+  );
 
 /**
  * As `/v1/search` with the lexical reranker: each of the first `depth` hybrid passages cites its
@@ -156,7 +164,7 @@ export function rankedPassages(c: QueryCandidates, mode: SearchMode, weights: Fu
  * Returns chunk ids.
  */
 export function lexicallyReranked(bench: KnowledgeBench, c: QueryCandidates, weights: FusionWeights, depth: number, reranker = new LexicalReranker()): string[] {
-  const passages = rankPassages('hybrid', c.vector, c.text.map((id, i) => ({ id, score: -i })), weights);
+  const passages = passagesOf(c, 'hybrid', weights);
   const citing = new LexicalReranker();
   const head = passages.slice(0, depth).flatMap((p) => {
     const cited = citedChunk(c.query.text, 'hybrid', p, bench.passageChunks.get(p.passageId) ?? [], citing);
