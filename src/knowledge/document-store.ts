@@ -125,6 +125,18 @@ export function normalizeDocumentText(text: string): string {
 
 export const contentHashOf = (normalizedText: string): string => createHash('sha256').update(normalizedText, 'utf8').digest('hex');
 
+/** The columns of a `StoredChunk`. */
+export const storedChunkColumns = {
+  id: chunks.id,
+  documentId: chunks.documentId,
+  index: chunks.index,
+  text: chunks.text,
+  headingPath: chunks.headingPath,
+  start: chunks.start,
+  end: chunks.end,
+  tokenCount: chunks.tokenCount,
+};
+
 const documentColumns = {
   id: documents.id,
   title: documents.title,
@@ -340,16 +352,7 @@ export function createDocumentStore(options: DocumentStoreOptions): DocumentStor
     const [doc] = await db.select({ id: documents.id }).from(documents).where(and(ofTenant, eq(documents.id, id)));
     if (!doc) return null;
     const rows = await db
-      .select({
-        id: chunks.id,
-        documentId: chunks.documentId,
-        index: chunks.index,
-        text: chunks.text,
-        headingPath: chunks.headingPath,
-        start: chunks.start,
-        end: chunks.end,
-        tokenCount: chunks.tokenCount,
-      })
+      .select(storedChunkColumns)
       .from(chunks)
       .where(and(eq(chunks.tenantId, tenantId), eq(chunks.documentId, id), gt(chunks.index, after)))
       .orderBy(asc(chunks.index))

@@ -5,7 +5,7 @@ import { chunks, documents } from '../db/schema.js';
 import { intArray, uuidArray } from '../db/sql-arrays.js';
 import { type Analyzer, defaultAnalyzer } from './bm25/analyzer.js';
 import { approximateTokenCount } from './chunking/approximate-token-count.js';
-import { AnalyzerMismatchError } from './document-store.js';
+import { AnalyzerMismatchError, storedChunkColumns } from './document-store.js';
 import { DEFAULT_PASSAGE_TOKENS } from './passages.js';
 import { preparePassages } from './prepare-chunks.js';
 
@@ -64,17 +64,7 @@ async function regroup(
 ): Promise<void> {
   const docIds = uuidArray(docs.map((d) => d.id));
   const rows = await tx
-    .select({
-      id: chunks.id,
-      documentId: chunks.documentId,
-      index: chunks.index,
-      text: chunks.text,
-      headingPath: chunks.headingPath,
-      start: chunks.start,
-      end: chunks.end,
-      tokenCount: chunks.tokenCount,
-      bm25Length: chunks.bm25Length,
-    })
+    .select({ ...storedChunkColumns, bm25Length: chunks.bm25Length })
     .from(chunks)
     .where(and(eq(chunks.tenantId, tenantId), sql`${chunks.documentId} = ANY(${docIds})`))
     .orderBy(asc(chunks.documentId), asc(chunks.index));
