@@ -9,6 +9,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
+import { startAutoAnalyze } from './pglite-auto-analyze.js';
 import { releaseClientsWhoseBeginFails } from './release-on-failed-begin.js';
 import * as schema from './schema.js';
 
@@ -33,7 +34,10 @@ export interface OpenDatabaseOptions {
    * would hold every request until the client gave up.
    */
   connectTimeoutMs?: number;
-  /** PGlite only: how often planner statistics are refreshed (it has no autovacuum). Default 5 minutes. */
+  /**
+   * PGlite only, which has no autovacuum: how often the tables' write counters are checked, to
+   * analyze those that changed as much as autovacuum would wait for. Default 5 s.
+   */
   analyzeIntervalMs?: number;
 }
 
@@ -78,21 +82,17 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
   await migratePglite(db, { migrationsFolder });
   // PGlite has no autovacuum, so nothing would ever gather planner statistics: every table would
   // look empty, and the planner picks nested loops that are quadratic at a few thousand rows.
-  const analyze = () => client.exec('ANALYZE').catch(() => {});
-  await analyze();
-  const timer = setInterval(() => void analyze(), options.analyzeIntervalMs ?? PGLITE_ANALYZE_INTERVAL_MS);
-  timer.unref();
+  await client.exec('ANALYZE');
+  const autoAnalyze = startAutoAnalyze(client, options.analyzeIntervalMs === undefined ? {} : { intervalMs: options.analyzeIntervalMs });
   return {
     db: db as unknown as Db,
     driver: 'pglite',
-    close: () => {
-      clearInterval(timer);
-      return client.close();
+    close: async () => {
+      await autoAnalyze.stop();
+      await client.close();
     },
   };
 }
-
-const PGLITE_ANALYZE_INTERVAL_MS = 5 * 60_000;
 
 /** The migrations ship beside package.json, whether running from `src/` under tsx or from `dist/`. */
 function findMigrationsFolder(): string {
