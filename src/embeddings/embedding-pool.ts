@@ -36,8 +36,10 @@ interface Task {
 
 interface Slot {
   worker: Worker;
-  state: 'starting' | 'idle' | 'busy' | 'gone';
-  task?: Task;
+  /** `ready`: started and serving, with `tasks.length` tasks sent to it. */
+  state: 'starting' | 'ready' | 'gone';
+  /** Sent to the worker and not answered yet, oldest first: the worker serves them in order. */
+  tasks: Task[];
   lastError?: Error;
   ready: Deferred<void>;
 }
@@ -49,6 +51,13 @@ interface Identity {
 }
 
 let nextTaskId = 1;
+
+/**
+ * Tasks a worker holds at once: the one it computes and the next. With only one, a worker that
+ * finishes waits until this thread takes its result and sends more, and this thread may be busy
+ * for milliseconds (a PGlite statement runs on it): measured as idle workers during ingestion.
+ */
+const TASKS_PER_WORKER = 2;
 
 /**
  * Runs a local embedder in a pool of worker threads, for real parallelism: the bundled model's
@@ -107,7 +116,7 @@ export class EmbeddingPool implements Embedder {
       throw error;
     }
     pool = new EmbeddingPool(spec, options.batchSize ?? 32, options.maxFailedRestarts ?? 3, identity!, slots, options.countTokens);
-    for (const slot of slots) if (slot.state === 'idle') slot.worker.unref();
+    for (const slot of slots) if (slot.state === 'ready') slot.worker.unref();
     return pool;
   }
 
@@ -168,21 +177,23 @@ export class EmbeddingPool implements Embedder {
     const closed = new Error('EmbeddingPool was closed');
     for (const task of this.queue.splice(0)) settle(task, (t) => t.reject(closed));
     const slots = [...this.slots];
-    for (const slot of slots) if (slot.task) settle(slot.task, (t) => t.reject(closed));
+    for (const slot of slots) for (const task of slot.tasks.splice(0)) settle(task, (t) => t.reject(closed));
     await Promise.all(slots.map((s) => s.worker.terminate()));
     this.slots.clear();
   }
 
   private dispatch(): void {
     this.dropAbandoned();
-    for (const slot of this.slots) {
-      if (this.queue.length === 0) return;
-      if (slot.state !== 'idle') continue;
-      const task = this.queue.shift()!;
-      slot.state = 'busy';
-      slot.task = task;
-      slot.worker.ref();
-      slot.worker.postMessage({ type: 'embed', taskId: task.id, texts: task.texts } satisfies ToWorker);
+    // Idle workers first, then a next task to each busy one.
+    for (let held = 0; held < TASKS_PER_WORKER; held++) {
+      for (const slot of this.slots) {
+        if (this.queue.length === 0) return;
+        if (slot.state !== 'ready' || slot.tasks.length !== held) continue;
+        const task = this.queue.shift()!;
+        slot.tasks.push(task);
+        slot.worker.ref();
+        slot.worker.postMessage({ type: 'embed', taskId: task.id, texts: task.texts } satisfies ToWorker);
+      }
     }
   }
 
@@ -203,29 +214,30 @@ export class EmbeddingPool implements Embedder {
         }
         settleStartup(slot, message);
         this.failedRestarts = 0;
-        this.becomeIdle(slot);
+        this.serveNext(slot);
         return;
       case 'init-failed':
         settleStartup(slot, message);
         return;
       case 'result':
       case 'failed': {
-        const task = slot.task;
+        const task = slot.tasks[0];
         if (!task || message.taskId !== task.id) return;
-        slot.task = undefined;
+        slot.tasks.shift();
         if (message.type === 'failed') settle(task, (t) => t.reject(deserializeError(message.error)));
         else settle(task, (t) => t.resolve(unflatten(message.vectors, message.count, this.dimensions)));
-        this.becomeIdle(slot);
+        this.serveNext(slot);
         return;
       }
     }
   }
 
-  private becomeIdle(slot: Slot): void {
+  /** After a worker started or answered: gives it more work, or lets the process exit without it. */
+  private serveNext(slot: Slot): void {
     if (slot.state === 'gone') return;
-    slot.state = 'idle';
+    slot.state = 'ready';
     this.dispatch();
-    if (slot.state === 'idle') slot.worker.unref();
+    if (slot.tasks.length === 0) slot.worker.unref();
   }
 
   private onExit(slot: Slot, code: number): void {
@@ -234,9 +246,12 @@ export class EmbeddingPool implements Embedder {
     this.slots.delete(slot);
     const error = exitError(slot, code);
     slot.ready.reject(error);
-    if (slot.task) settle(slot.task, (t) => t.reject(error));
-    slot.task = undefined;
+    // The batch it was computing is rejected; the next one it held never started, and goes back
+    // to the front of the queue for the other workers or the replacement.
+    const [crashed, ...unstarted] = slot.tasks.splice(0);
+    if (crashed) settle(crashed, (t) => t.reject(error));
     if (this.closing) return;
+    this.queue.unshift(...unstarted);
 
     if (wasStarting) this.failedRestarts += 1;
     if (this.failedRestarts < this.maxFailedRestarts) {
@@ -248,6 +263,7 @@ export class EmbeddingPool implements Embedder {
       );
       for (const task of this.queue.splice(0)) settle(task, (t) => t.reject(fatal));
     }
+    this.dispatch();
   }
 }
 
@@ -261,7 +277,7 @@ function spawnSlot(
   onExit: (slot: Slot, code: number) => void,
 ): Slot {
   const worker = createWorker(spec);
-  const slot: Slot = { worker, state: 'starting', ready: deferred() };
+  const slot: Slot = { worker, state: 'starting', tasks: [], ready: deferred() };
   // Startup failures are reported through ready; nobody may be awaiting it for a replacement.
   slot.ready.promise.catch(() => undefined);
   worker.on('message', (message: FromWorker) => onMessage(slot, message));
@@ -279,7 +295,7 @@ function createWorker(spec: EmbedderModuleSpec): Worker {
 
 function settleStartup(slot: Slot, message: FromWorker): void {
   if (message.type === 'ready') {
-    slot.state = 'idle';
+    slot.state = 'ready';
     slot.ready.resolve();
   } else if (message.type === 'init-failed') {
     slot.lastError = deserializeError(message.error);

@@ -216,26 +216,28 @@ export function createDocumentStore(options: DocumentStoreOptions): DocumentStor
       const raced = await findByHash(tx, tenantId, contentHash);
       if (raced) return { document: raced, status: 'unchanged' as const };
 
-      let id: string;
+      let row: { [K in keyof typeof documentColumns]: unknown } | undefined;
       let status: IngestResult['status'];
       const [previous] =
         source === null ? [] : await tx.select({ id: documents.id }).from(documents).where(and(ofTenant, eq(documents.source, source))).for('update');
       if (previous) {
-        id = previous.id;
         status = 'replaced';
-        await removeChunks(tx, id);
-        await tx
+        await removeChunks(tx, previous.id);
+        [row] = await tx
           .update(documents)
           .set({ title, contentHash, format: input.format, tags, metadata, text, passageTokens, updatedAt: sql`now()` })
-          .where(and(ofTenant, eq(documents.id, id)));
+          .where(and(ofTenant, eq(documents.id, previous.id)))
+          .returning(documentColumns);
       } else {
-        id = randomUUID();
         status = 'created';
-        await tx.insert(documents).values({ id, tenantId, title, source, contentHash, format: input.format, tags, metadata, text, passageTokens });
+        [row] = await tx
+          .insert(documents)
+          .values({ id: randomUUID(), tenantId, title, source, contentHash, format: input.format, tags, metadata, text, passageTokens })
+          .returning(documentColumns);
       }
-      await insertChunks(tx, id, tags, prepared, vectors);
-      const document = await findById(tx, tenantId, id);
-      return { document: document!, status };
+      const document = toDocument({ ...row!, chunkCount: prepared.length });
+      await insertChunks(tx, document.id, tags, prepared, vectors);
+      return { document, status };
     });
   }
 

@@ -89,6 +89,34 @@ describe('EmbeddingPool dispatch and failure handling', () => {
     expect(pool.size).toBe(2);
   });
 
+  it('workers sat idle while this thread was busy: a worker holds its next batch and starts it on its own', async () => {
+    const single = await EmbeddingPool.start(scripted(), { workers: 1, batchSize: 1 });
+    try {
+      const pending = single.embed(['clock', 'clock']);
+      // A PGlite statement or a long parse blocks this thread the same way.
+      const blockedUntil = Date.now() + 400;
+      while (Date.now() < blockedUntil);
+      const [first, second] = await pending;
+      expect(first![0]).toBeLessThan(blockedUntil);
+      expect(second![0]).toBeLessThan(blockedUntil);
+    } finally {
+      await single.close();
+    }
+  });
+
+  it('a batch held behind one that crashes its worker is served by the replacement, not rejected', async () => {
+    const single = await EmbeddingPool.start(scripted(), { workers: 1, batchSize: 1 });
+    try {
+      const crashing = single.embed(['crash']);
+      const behind = single.embed(['x']);
+      await expect(crashing).rejects.toBeInstanceOf(EmbeddingWorkerCrashedError);
+      expect(await behind).toEqual(await single.embed(['x']));
+      expect(single.size).toBe(1);
+    } finally {
+      await single.close();
+    }
+  });
+
   it('stops waiting when the signal aborts', async () => {
     const controller = new AbortController();
     const pending = pool.embed(['slow', 'a', 'b', 'c', 'd', 'e'], { signal: controller.signal });
