@@ -16,18 +16,19 @@
  *   BENCH_DOCS=all BENCH_POOL_DOCS=1000 npm run bench:knowledge   # the whole corpus, the ceiling on a sample
  */
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import { sql } from 'drizzle-orm';
-import pg from 'pg';
 import { createAppContext } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
 import { queryRows } from '../../src/db/query-rows.js';
 import { createEmbedder } from '../../src/embeddings/create-embedder.js';
 import { createApp } from '../../src/http/app.js';
 import { loadCorpus, loadQueries } from './lib/beir.js';
+import { freshServerDatabase } from './lib/fresh-server-database.js';
 
 const repoRoot = resolve(fileURLToPath(import.meta.url), '../../..');
 const dir = resolve(repoRoot, process.env.BEIR_DIR ?? '../shared/datasets/scifact');
@@ -53,27 +54,9 @@ async function pooled<T>(items: readonly T[], concurrency: number, work: (item: 
   );
 }
 
-async function freshServerDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  if (!serverUrl) throw new Error('set BENCH_DATABASE_URL (or TEST_DATABASE_URL) for the pg driver');
-  const name = 'memrag_bench_knowledge';
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: serverUrl });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
-}
-
 async function benchDriver(driver: string) {
-  const server = driver === 'pg' ? await freshServerDatabase() : undefined;
+  if (driver === 'pg' && !serverUrl) throw new Error('set BENCH_DATABASE_URL (or TEST_DATABASE_URL) for the pg driver');
+  const server = driver === 'pg' ? await freshServerDatabase(serverUrl!, 'memrag_bench_knowledge') : undefined;
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', DATA_DIR: 'memory://', DATABASE_URL: server?.url });
   const embedder = await createEmbedder(config);
   const ctx = await createAppContext(config, { embedder });
@@ -91,12 +74,16 @@ async function benchDriver(driver: string) {
     // One warm-up document, so model loading in the workers is not counted.
     await post('/v1/documents', { title: 'warm-up', text: 'Warm-up document for the embedder workers.', source: 'bench:warm-up' });
     const eluBefore = performance.eventLoopUtilization();
+    const cpuBefore = process.cpuUsage();
     const started = performance.now();
     await pooled(corpus, CONCURRENCY, async (doc) => {
       await post('/v1/documents', { title: doc.title || doc.id, text: doc.text, source: `beir:${doc.id}` });
     });
     const wallMs = performance.now() - started;
     const mainThreadBusy = performance.eventLoopUtilization(eluBefore).utilization;
+    const cpu = process.cpuUsage(cpuBefore);
+    // All threads of this process (embedding workers included), in cores: below the core count, CPU sat idle.
+    const coresUsed = (cpu.user + cpu.system) / 1000 / wallMs;
     const perDocument = await queryRows<{ texts: string[] }>(
       ctx.database.db,
       sql`SELECT array_agg(CASE WHEN c.context = '' THEN c.text ELSE c.context || E'\n\n' || c.text END ORDER BY c.index) AS texts
@@ -134,6 +121,7 @@ async function benchDriver(driver: string) {
         'pool alone chunks/s': `${poolChunksPerSecond.toFixed(1)} (${sample.length} docs)`,
         'vs pool': `${((ingestChunksPerSecond / poolChunksPerSecond) * 100).toFixed(1)}%`,
         'main thread busy': `${(mainThreadBusy * 100).toFixed(1)}%`,
+        'cores used': `${coresUsed.toFixed(2)} of ${os.availableParallelism()}`,
       },
       search: Object.entries(latency).map(([mode, xs]) => ({
         driver,
