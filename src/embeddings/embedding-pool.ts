@@ -54,8 +54,8 @@ let nextTaskId = 1;
 
 /**
  * Tasks a worker holds at once: the one it computes and the next. With only one, a worker that
- * finishes waits until this thread takes its result and sends more, and this thread may be busy
- * for milliseconds (a PGlite statement runs on it): measured as idle workers during ingestion.
+ * finishes waits until this thread takes its result and sends more, and during ingestion this
+ * thread is often busy for milliseconds at a time (PGlite's statements run on it).
  */
 const TASKS_PER_WORKER = 2;
 
