@@ -26,6 +26,7 @@ import type { Embedder } from '../../src/embeddings/embedder.js';
 import { type DocumentStore, createDocumentStore } from '../../src/knowledge/document-store.js';
 import { type BeirDocument, loadCorpus } from './lib/beir.js';
 import { freshServerDatabase } from './lib/fresh-server-database.js';
+import { pooled } from './lib/pooled.js';
 import { cachingEmbedder } from './lib/vector-cache.js';
 
 const repoRoot = resolve(fileURLToPath(import.meta.url), '../../..');
@@ -76,18 +77,12 @@ async function ingestAll(embedder: Embedder, url: string | undefined, docs: read
   try {
     await ensureVectorSpace(database.db, embedder);
     const store = createDocumentStore({ db: database.db, embedder });
-    const ingest = (d: BeirDocument) => ingestDocument(store, d);
-    for (const d of warmUp) await ingest(d);
+    for (const d of warmUp) await ingestDocument(store, d);
 
     const serverBefore = url ? serverCpuMs() : 0;
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (next < docs.length) await ingest(docs[next++]!);
-      }),
-    );
+    await pooled(docs, CONCURRENCY, (d) => ingestDocument(store, d));
     const wallMs = performance.now() - started;
     const cpu = process.cpuUsage(cpuBefore);
     const serverMs = url ? serverCpuMs() - serverBefore : 0;
@@ -121,8 +116,7 @@ try {
   }
   const misses = model.misses;
   for (const driver of drivers) {
-    if (driver === 'pg' && !serverUrl) throw new Error('set BENCH_DATABASE_URL (or TEST_DATABASE_URL) for the pg driver');
-    const server = driver === 'pg' ? await freshServerDatabase(serverUrl!, 'memrag_bench_ingest_cost') : undefined;
+    const server = driver === 'pg' ? await freshServerDatabase(serverUrl, 'memrag_bench_ingest_cost') : undefined;
     try {
       rows.push(await ingestAll(asWorkerWould(model), server?.url, docs, warmUp));
       if (model.misses !== misses) throw new Error('a measured run embedded texts the first pass did not: its figures include the model');

@@ -32,6 +32,7 @@ import { createEmbedder } from '../../src/embeddings/create-embedder.js';
 import { createApp } from '../../src/http/app.js';
 import { loadCorpus, loadQueries } from './lib/beir.js';
 import { freshServerDatabase } from './lib/fresh-server-database.js';
+import { pooled } from './lib/pooled.js';
 
 const repoRoot = resolve(fileURLToPath(import.meta.url), '../../..');
 const dir = resolve(repoRoot, process.env.BEIR_DIR ?? '../shared/datasets/scifact');
@@ -48,19 +49,8 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 };
 
-/** Runs `work` over the items, `concurrency` at a time. */
-async function pooled<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-      while (next < items.length) await work(items[next++]!);
-    }),
-  );
-}
-
 async function benchDriver(driver: string) {
-  if (driver === 'pg' && !serverUrl) throw new Error('set BENCH_DATABASE_URL (or TEST_DATABASE_URL) for the pg driver');
-  const server = driver === 'pg' ? await freshServerDatabase(serverUrl!, 'memrag_bench_knowledge') : undefined;
+  const server = driver === 'pg' ? await freshServerDatabase(serverUrl, 'memrag_bench_knowledge') : undefined;
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', DATA_DIR: 'memory://', DATABASE_URL: server?.url });
   const embedder = await createEmbedder(config);
   const ctx = await createAppContext(config, { embedder });

@@ -1,7 +1,8 @@
 import pg from 'pg';
 
 /** An empty database `name` on the server `serverUrl` names (dropped first if it exists), and how to drop it. */
-export async function freshServerDatabase(serverUrl: string, name: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function freshServerDatabase(serverUrl: string | undefined, name: string): Promise<{ url: string; drop(): Promise<void> }> {
+  if (!serverUrl) throw new Error('set BENCH_DATABASE_URL (or TEST_DATABASE_URL) for the pg driver');
   if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain database name: ${name}`);
   const admin = async (statement: string) => {
     const client = new pg.Client({ connectionString: serverUrl });
