@@ -10,6 +10,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { startAutoAnalyze } from './pglite-auto-analyze.js';
+import { bindPgliteVectorsAsBinary } from './vector-wire-format.js';
 import { releaseClientsWhoseBeginFails } from './release-on-failed-begin.js';
 import * as schema from './schema.js';
 
@@ -80,6 +81,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
   const client = await PGlite.create({ ...(dataDir ? { dataDir } : {}), extensions: { vector } });
   const db = drizzlePglite(client, { schema });
   await migratePglite(db, { migrationsFolder });
+  await bindPgliteVectorsAsBinary(client);
   // PGlite has no autovacuum, so nothing would ever gather planner statistics: every table would
   // look empty, and the planner picks nested loops that are quadratic at a few thousand rows.
   await client.exec('ANALYZE');

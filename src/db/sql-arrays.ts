@@ -1,4 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
+import { vectorToBinary } from './vector-wire-format.js';
 
 /**
  * Arrays as one bound parameter in Postgres' array literal syntax, which both drivers pass
@@ -14,5 +15,5 @@ export function quoteArrayElement(value: string): string {
   return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }
 
-/** A query vector as a parameter. */
-export const vectorParam = (v: readonly number[]): SQL => sql`${`[${v.join(',')}]`}::vector`;
+/** A query vector as a parameter, bound in binary. */
+export const vectorParam = (v: readonly number[]): SQL => sql`${vectorToBinary(v)}::vector`;

@@ -1,17 +1,18 @@
 import { customType } from 'drizzle-orm/pg-core';
+import { vectorToBinary } from './vector-wire-format.js';
 
 /**
  * A pgvector column declared without a dimension: the dimension belongs to the configured
  * embedder, so it is fixed at start-up by `ensureVectorSpace` rather than by a migration.
  */
-export const vectorColumn = customType<{ data: number[]; driverData: string }>({
+export const vectorColumn = customType<{ data: number[]; driverData: Buffer | string }>({
   dataType() {
     return 'vector';
   },
   toDriver(value) {
-    return `[${value.join(',')}]`;
+    return vectorToBinary(value);
   },
   fromDriver(value) {
-    return JSON.parse(value) as number[];
+    return JSON.parse(String(value)) as number[];
   },
 });
