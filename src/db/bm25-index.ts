@@ -46,6 +46,8 @@ const id = (name: string) => sql.identifier(name);
 
 // Elements per array parameter: large batches keep round trips few, well inside a message's size.
 const ARRAY_BATCH = 10_000;
+// Beyond a batch or two the statement's own cost dwarfs a round trip's.
+const MAX_WRITES_PER_STATEMENT = 3;
 
 /**
  * Creates the tenant's corpus row if missing and locks it. Every writer of the tenant's postings
@@ -53,12 +55,19 @@ const ARRAY_BATCH = 10_000;
  * exact statistics; writers of other tenants do not wait.
  */
 export async function lockBm25Corpus(tx: Db, t: Bm25IndexTables, tenantId: string, analyzerId: string): Promise<Bm25Corpus> {
-  await tx.execute(sql`INSERT INTO ${id(t.corpusStats)} (tenant_id, ${id(t.totalColumn)}, total_length, analyzer_id)
-    VALUES (${tenantId}, 0, 0, ${analyzerId}) ON CONFLICT (tenant_id) DO NOTHING`);
-  const [row] = await queryRows<{ total: string | number; total_length: string | number; analyzer_id: string }>(
-    tx,
-    sql`SELECT ${id(t.totalColumn)} AS total, total_length, analyzer_id FROM ${id(t.corpusStats)} WHERE tenant_id = ${tenantId} FOR UPDATE`,
-  );
+  // Locked first, created only when missing: one statement in the common case, and none that
+  // writes (an upsert's no-op update would leave a row version behind every locked read).
+  const locked = () =>
+    queryRows<{ total: string | number; total_length: string | number; analyzer_id: string }>(
+      tx,
+      sql`SELECT ${id(t.totalColumn)} AS total, total_length, analyzer_id FROM ${id(t.corpusStats)} WHERE tenant_id = ${tenantId} FOR UPDATE`,
+    );
+  let [row] = await locked();
+  if (!row) {
+    await tx.execute(sql`INSERT INTO ${id(t.corpusStats)} (tenant_id, ${id(t.totalColumn)}, total_length, analyzer_id)
+      VALUES (${tenantId}, 0, 0, ${analyzerId}) ON CONFLICT (tenant_id) DO NOTHING`);
+    [row] = await locked();
+  }
   return { total: Number(row!.total), totalLength: Number(row!.total_length), analyzerId: row!.analyzer_id };
 }
 
@@ -93,20 +102,30 @@ export async function addBm25Documents(tx: Db, t: Bm25IndexTables, tenantId: str
       documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
     }
   }
+  const writes: SQL[] = [];
   for (let i = 0; i < terms.length; i += ARRAY_BATCH) {
     const end = i + ARRAY_BATCH;
-    await tx.execute(sql`INSERT INTO ${id(t.postings)} (tenant_id, ${id(t.documentColumn)}, term, tf)
+    writes.push(sql`INSERT INTO ${id(t.postings)} (tenant_id, ${id(t.documentColumn)}, term, tf)
       SELECT ${tenantId}, * FROM unnest(${uuidArray(ids.slice(i, end))}, ${textArray(terms.slice(i, end))}, ${intArray(tfs.slice(i, end))})`);
   }
   // Sorted, as every writer does, though the corpus lock already keeps writers apart.
   const distinct = [...documentFrequency.keys()].sort();
   for (let i = 0; i < distinct.length; i += ARRAY_BATCH) {
     const batch = distinct.slice(i, i + ARRAY_BATCH);
-    await tx.execute(sql`INSERT INTO ${id(t.termStats)} (tenant_id, term, df)
+    writes.push(sql`INSERT INTO ${id(t.termStats)} (tenant_id, term, df)
       SELECT ${tenantId}, * FROM unnest(${textArray(batch)}, ${intArray(batch.map((term) => documentFrequency.get(term)!))})
       ON CONFLICT (tenant_id, term) DO UPDATE SET df = ${id(t.termStats)}.df + excluded.df`);
   }
-  await adjustBm25Totals(tx, t, tenantId, documents.length, totalLength);
+  writes.push(totalsUpdate(t, tenantId, documents.length, totalLength));
+  // Each statement costs a round trip, and on PGlite a fixed toll of protocol work on the main
+  // thread: the writes of a small batch (one document's chunks, one memory) go as one statement.
+  // Data-modifying CTEs run to completion whether or not anything reads them.
+  if (writes.length === 1 || writes.length > MAX_WRITES_PER_STATEMENT) {
+    for (const w of writes) await tx.execute(w);
+    return;
+  }
+  const ctes = writes.slice(0, -1).map((w, i) => sql`${sql.raw(`w${i}`)} AS (${w})`);
+  await tx.execute(sql`WITH ${sql.join(ctes, sql`, `)} ${writes[writes.length - 1]!}`);
 }
 
 /**
@@ -129,10 +148,13 @@ export async function removeBm25Postings(tx: Db, t: Bm25IndexTables, tenantId: s
 
 export async function adjustBm25Totals(tx: Db, t: Bm25IndexTables, tenantId: string, documents: number, length: number): Promise<void> {
   if (documents === 0 && length === 0) return;
-  await tx.execute(sql`UPDATE ${id(t.corpusStats)}
-    SET ${id(t.totalColumn)} = ${id(t.totalColumn)} + ${documents}::bigint, total_length = total_length + ${length}::bigint
-    WHERE tenant_id = ${tenantId}`);
+  await tx.execute(totalsUpdate(t, tenantId, documents, length));
 }
+
+const totalsUpdate = (t: Bm25IndexTables, tenantId: string, documents: number, length: number) =>
+  sql`UPDATE ${id(t.corpusStats)}
+    SET ${id(t.totalColumn)} = ${id(t.totalColumn)} + ${documents}::bigint, total_length = total_length + ${length}::bigint
+    WHERE tenant_id = ${tenantId}`;
 
 /** Empties the tenant's index: its postings, its document frequencies, and its totals. */
 export async function clearBm25Index(tx: Db, t: Bm25IndexTables, tenantId: string): Promise<void> {

@@ -216,23 +216,25 @@ export function createDocumentStore(options: DocumentStoreOptions): DocumentStor
       const raced = await findByHash(tx, tenantId, contentHash);
       if (raced) return { document: raced, status: 'unchanged' as const };
 
-      let row: { [K in keyof typeof documentColumns]: unknown } | undefined;
-      let status: IngestResult['status'];
-      const [previous] =
-        source === null ? [] : await tx.select({ id: documents.id }).from(documents).where(and(ofTenant, eq(documents.source, source))).for('update');
-      if (previous) {
+      // Inserted unless this source is stored already: one statement for a new document.
+      let status: IngestResult['status'] = 'created';
+      let [row] = await tx
+        .insert(documents)
+        .values({ id: randomUUID(), tenantId, title, source, contentHash, format: input.format, tags, metadata, text, passageTokens })
+        .onConflictDoNothing({ target: [documents.tenantId, documents.source] })
+        .returning(documentColumns);
+      if (!row) {
         status = 'replaced';
-        await removeChunks(tx, previous.id);
+        const [previous] = await tx
+          .select({ id: documents.id })
+          .from(documents)
+          .where(and(ofTenant, eq(documents.source, source!)))
+          .for('update');
+        await removeChunks(tx, previous!.id);
         [row] = await tx
           .update(documents)
           .set({ title, contentHash, format: input.format, tags, metadata, text, passageTokens, updatedAt: sql`now()` })
-          .where(and(ofTenant, eq(documents.id, previous.id)))
-          .returning(documentColumns);
-      } else {
-        status = 'created';
-        [row] = await tx
-          .insert(documents)
-          .values({ id: randomUUID(), tenantId, title, source, contentHash, format: input.format, tags, metadata, text, passageTokens })
+          .where(and(ofTenant, eq(documents.id, previous!.id)))
           .returning(documentColumns);
       }
       const document = toDocument({ ...row!, chunkCount: prepared.length });

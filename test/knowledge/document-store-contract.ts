@@ -195,6 +195,19 @@ export function documentStoreContract(name: string, open: () => Promise<Database
       await expectStatsConsistent();
     });
 
+    it('keeps one document per source when several versions of it arrive at once', async ({ skip }) => {
+      if (!live()) return skip(skipReason);
+      const versions = await Promise.all(
+        [0, 1, 2].map((i) => store.ingest({ content: `Version ${i} of the page, words${i}.`, format: 'text', source: 'https://example.com/page' })),
+      );
+      expect(versions.map((v) => v.status).sort()).toEqual(['created', 'replaced', 'replaced']);
+      expect(new Set(versions.map((v) => v.document.id)).size).toBe(1);
+      const stored = await store.get(versions[0]!.document.id);
+      expect(versions.map((v) => v.document.contentHash)).toContain(stored!.contentHash);
+      expect(await counts()).toMatchObject({ documents: 1, chunks: stored!.chunkCount });
+      await expectStatsConsistent();
+    });
+
     it('deletes a document with its chunks, postings and statistics', async ({ skip }) => {
       if (!live()) return skip(skipReason);
       const keep = await store.ingest({ content: GUIDE, format: 'markdown', chunking: { maxTokens: 30 } });
