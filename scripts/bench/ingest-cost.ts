@@ -24,6 +24,7 @@ import { ensureVectorSpace } from '../../src/db/vector-space.js';
 import { createEmbedder } from '../../src/embeddings/create-embedder.js';
 import type { Embedder } from '../../src/embeddings/embedder.js';
 import { type DocumentStore, createDocumentStore } from '../../src/knowledge/document-store.js';
+import { asWorkerWould } from './lib/as-worker-would.js';
 import { type BeirDocument, loadCorpus } from './lib/beir.js';
 import { freshServerDatabase } from './lib/fresh-server-database.js';
 import { pooled } from './lib/pooled.js';
@@ -52,21 +53,6 @@ function serverCpuMs(): number {
     }
   }
   return ticks * 10; // USER_HZ is 100 on Linux.
-}
-
-/**
- * The cached vectors, handed over on a later turn of the event loop, as a worker's answer would
- * be: resolved at once, the ingests would chain on microtasks only and starve every timer (PGlite's
- * statistics upkeep among them).
- */
-function asWorkerWould(inner: Embedder): Embedder {
-  return {
-    ...inner,
-    async embed(texts, options) {
-      await new Promise((r) => setImmediate(r));
-      return inner.embed(texts, options);
-    },
-  };
 }
 
 const ingestDocument = (store: DocumentStore, d: BeirDocument) =>
@@ -109,7 +95,7 @@ try {
   // A first pass fills the vector cache (in memory, no vector index), so that no measured run embeds.
   const fill = await openDatabase({});
   try {
-    const store = createDocumentStore({ db: fill.db, embedder: model });
+    const store = createDocumentStore({ db: fill.db, embedder: asWorkerWould(model) });
     for (const d of [...warmUp, ...docs]) await ingestDocument(store, d);
   } finally {
     await fill.close();

@@ -123,6 +123,13 @@ export function createTenantKnowledgeSearch(options: Omit<KnowledgeSearchOptions
 
 /** How many more chunks the vector side fetches when its first candidateK fall in fewer than topK passages. */
 const VECTOR_WIDENING = 4;
+/**
+ * The HNSW candidate list of a chunk search, at least: the chunks' graph is built sparse (m 8) for
+ * cheap inserts, and a wider search makes up for it. On all of SciFact (`npm run bench:hnsw`), 400
+ * finds 99.05% of the exact 10 nearest chunks (99.55% on pgvector's default graph searched with
+ * 200), in 14.2 ms instead of 10.4.
+ */
+const CHUNK_EF_SEARCH = 400;
 
 const passagesIn = (hits: readonly ChunkCandidate[]): number => new Set(hits.map((h) => h.passageId)).size;
 
@@ -174,7 +181,7 @@ export function createKnowledgeSearch(options: KnowledgeSearchOptions): Knowledg
             .orderBy(distance)
             .limit(n),
       },
-      options,
+      { ...options, efSearch: options.efSearch ?? CHUNK_EF_SEARCH },
     );
     return rows
       .map((r) => ({ id: r.id, passageId: r.passageId, score: 1 - Number(r.distance) }))

@@ -1,0 +1,66 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Database, openDatabase } from '../../src/db/database.js';
+import { queryRows } from '../../src/db/query-rows.js';
+import { PGVECTOR_HNSW_DEFAULTS, VECTOR_TABLES, ensureVectorSpace } from '../../src/db/vector-space.js';
+import { createHashEmbedder } from '../support/hash-embedder.js';
+import { acquireRealPostgres } from '../support/real-postgres.js';
+
+const drivers: [string, () => Promise<Database | { skipReason: string }>][] = [
+  ['PGlite', () => openDatabase({})],
+  [
+    'PostgreSQL server',
+    async () => {
+      const server = await acquireRealPostgres();
+      if ('skipReason' in server) return server;
+      const database = await openDatabase({ url: server.url });
+      return {
+        ...database,
+        async close() {
+          await database.close();
+          await server.release();
+        },
+      };
+    },
+  ],
+];
+
+for (const [name, open] of drivers) {
+  describe(`HNSW index parameters (${name})`, () => {
+    let database: Database | undefined;
+    let skipReason: string | undefined;
+
+    beforeAll(async () => {
+      const opened = await open();
+      if ('skipReason' in opened) skipReason = opened.skipReason;
+      else database = opened;
+    });
+    afterAll(() => database?.close());
+
+    const optionsOf = async (index: string) => {
+      const [row] = await queryRows<{ options: string[] | null }>(
+        database!.db,
+        sql`SELECT reloptions AS options FROM pg_class WHERE relname = ${index}`,
+      );
+      return row?.options;
+    };
+
+    it("builds each table's index with its own m and ef_construction, and leaves an existing index as it was built", async ({ skip }) => {
+      if (!database) return skip(skipReason);
+      await ensureVectorSpace(database.db, createHashEmbedder(16));
+      for (const t of VECTOR_TABLES) {
+        const { m, efConstruction } = t.hnsw ?? PGVECTOR_HNSW_DEFAULTS;
+        expect(await optionsOf(t.indexName)).toEqual([`m=${m}`, `ef_construction=${efConstruction}`]);
+      }
+      const chunks = VECTOR_TABLES.find((t) => t.table === 'chunks')!;
+      expect(chunks.hnsw).toBeDefined();
+      expect(chunks.hnsw).not.toEqual(PGVECTOR_HNSW_DEFAULTS);
+
+      // Built before its parameters were set (a store from an earlier version): kept, not rebuilt at start.
+      await database.db.execute(sql.raw(`DROP INDEX ${chunks.indexName}`));
+      await database.db.execute(sql.raw(`CREATE INDEX ${chunks.indexName} ON chunks USING hnsw (embedding vector_cosine_ops)`));
+      await ensureVectorSpace(database.db, createHashEmbedder(16));
+      expect(await optionsOf(chunks.indexName)).toBeNull();
+    });
+  });
+}
