@@ -10,9 +10,9 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { startAutoAnalyze } from './pglite-auto-analyze.js';
-import { bindPgliteVectorsAsBinary } from './vector-wire-format.js';
 import { releaseClientsWhoseBeginFails } from './release-on-failed-begin.js';
 import * as schema from './schema.js';
+import { bindPgliteVectorsAsBinary } from './vector-wire-format.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 
