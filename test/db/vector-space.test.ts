@@ -4,25 +4,11 @@ import { type Database, openDatabase } from '../../src/db/database.js';
 import { queryRows } from '../../src/db/query-rows.js';
 import { PGVECTOR_HNSW_DEFAULTS, VECTOR_TABLES, ensureVectorSpace } from '../../src/db/vector-space.js';
 import { createHashEmbedder } from '../support/hash-embedder.js';
-import { acquireRealPostgres } from '../support/real-postgres.js';
+import { openRealDatabase } from '../support/real-database.js';
 
 const drivers: [string, () => Promise<Database | { skipReason: string }>][] = [
   ['PGlite', () => openDatabase({})],
-  [
-    'PostgreSQL server',
-    async () => {
-      const server = await acquireRealPostgres();
-      if ('skipReason' in server) return server;
-      const database = await openDatabase({ url: server.url });
-      return {
-        ...database,
-        async close() {
-          await database.close();
-          await server.release();
-        },
-      };
-    },
-  ],
+  ['PostgreSQL server', openRealDatabase],
 ];
 
 for (const [name, open] of drivers) {

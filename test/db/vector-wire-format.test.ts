@@ -4,7 +4,7 @@ import { type Database, openDatabase } from '../../src/db/database.js';
 import { queryRows } from '../../src/db/query-rows.js';
 import { vectorParam } from '../../src/db/sql-arrays.js';
 import { vectorToBinary } from '../../src/db/vector-wire-format.js';
-import { acquireRealPostgres } from '../support/real-postgres.js';
+import { openRealDatabase } from '../support/real-database.js';
 
 describe('vectorToBinary', () => {
   it('writes dimensions, a zero, then big-endian float4s', () => {
@@ -18,21 +18,7 @@ describe('vectorToBinary', () => {
 
 const drivers: [string, () => Promise<Database | { skipReason: string }>][] = [
   ['PGlite', () => openDatabase({})],
-  [
-    'PostgreSQL server',
-    async () => {
-      const server = await acquireRealPostgres();
-      if ('skipReason' in server) return server;
-      const database = await openDatabase({ url: server.url });
-      return {
-        ...database,
-        async close() {
-          await database.close();
-          await server.release();
-        },
-      };
-    },
-  ],
+  ['PostgreSQL server', openRealDatabase],
 ];
 
 for (const [name, open] of drivers) {

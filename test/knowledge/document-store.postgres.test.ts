@@ -1,19 +1,4 @@
-import { type Database, openDatabase } from '../../src/db/database.js';
-import { acquireRealPostgres } from '../support/real-postgres.js';
+import { openRealDatabase } from '../support/real-database.js';
 import { documentStoreContract } from './document-store-contract.js';
-
-/** A fresh database on the real server, dropped when the suite closes it. */
-async function openRealDatabase(): Promise<Database | { skipReason: string }> {
-  const server = await acquireRealPostgres();
-  if ('skipReason' in server) return server;
-  const database = await openDatabase({ url: server.url });
-  return {
-    ...database,
-    async close() {
-      await database.close();
-      await server.release();
-    },
-  };
-}
 
 documentStoreContract('PostgreSQL server', openRealDatabase);
