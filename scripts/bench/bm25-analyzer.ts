@@ -10,9 +10,9 @@
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { createAnalyzer, type AnalyzerOptions } from '../../src/knowledge/bm25/analyzer.js';
-import { InMemoryBm25Index } from '../../src/knowledge/bm25/bm25.js';
-import { LexicalReranker } from '../../src/knowledge/rerank/lexical-reranker.js';
+import { createAnalyzer, type AnalyzerOptions } from '../../src/retrieval/bm25/analyzer.js';
+import { InMemoryBm25Index } from '../../src/retrieval/bm25/bm25.js';
+import { LexicalReranker } from '../../src/retrieval/rerank/lexical-reranker.js';
 import { evaluate, loadCorpus, loadQrels, loadQueries, type RetrievalMetrics } from './lib/beir.js';
 
 const repoRoot = resolve(fileURLToPath(import.meta.url), '../../..');

@@ -11,9 +11,9 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUNDLED_USE_MAX_INPUT_TOKENS } from '../../src/embeddings/bundled-use-embedder.js';
 import { loadUseLiteTokenizer } from '../../src/embeddings/use-lite-tokenizer.js';
-import { defaultAnalyzer } from '../../src/knowledge/bm25/analyzer.js';
-import { InMemoryBm25Index } from '../../src/knowledge/bm25/bm25.js';
-import { prepareChunks } from '../../src/knowledge/prepare-chunks.js';
+import { defaultAnalyzer } from '../../src/retrieval/bm25/analyzer.js';
+import { InMemoryBm25Index } from '../../src/retrieval/bm25/bm25.js';
+import { prepareChunks } from '../../src/documents/prepare-chunks.js';
 import { evaluate, loadCorpus, loadQrels, loadQueries } from './lib/beir.js';
 
 const repoRoot = resolve(fileURLToPath(import.meta.url), '../../..');

@@ -23,7 +23,7 @@ import { openDatabase } from '../../src/db/database.js';
 import { ensureVectorSpace } from '../../src/db/vector-space.js';
 import { createEmbedder } from '../../src/embeddings/create-embedder.js';
 import type { Embedder } from '../../src/embeddings/embedder.js';
-import { type DocumentStore, createDocumentStore } from '../../src/knowledge/document-store.js';
+import { type DocumentStore, createDocumentStore } from '../../src/documents/document-store.js';
 import { asWorkerWould } from './lib/as-worker-would.js';
 import { type BeirDocument, loadCorpus } from './lib/beir.js';
 import { freshServerDatabase } from './lib/fresh-server-database.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { compactionModelsEnv } from '../compaction/compaction-models-schema.js';
-import { RERANKERS } from '../knowledge/rerank/reranker-choice.js';
+import { RERANKERS } from '../retrieval/rerank/reranker-choice.js';
 import { parseEnvApiKeys } from '../auth/env-api-keys.js';
 
 const bool = z

@@ -7,7 +7,7 @@ import type { TurnCheckpoint } from '../compaction/turn-checkpoint.js';
 import type { Db } from '../db/database.js';
 import { queryRows } from '../db/query-rows.js';
 import { checkpoints, conversationSummaries, conversations, messages } from '../db/schema.js';
-import { decodeCursor, encodeCursor } from '../memory/cursor.js';
+import { decodeCursor, encodeCursor } from '../retrieval/cursor.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
 import {
   type AppendedTurn,

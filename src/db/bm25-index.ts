@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import type { Bm25Params } from '../knowledge/bm25/bm25.js';
+import type { Bm25Params } from '../retrieval/bm25/bm25.js';
 import type { Db } from './database.js';
 import { queryRows } from './query-rows.js';
 import { intArray, textArray, uuidArray } from './sql-arrays.js';

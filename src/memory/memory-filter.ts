@@ -2,7 +2,7 @@ import { type SQL, and, sql } from 'drizzle-orm';
 import { memories } from '../db/schema.js';
 import { tagConditions } from '../db/tag-filter.js';
 import { DEFAULT_AGENT_ID, type MemoryFilter } from './memory-types.js';
-import { normalizeTags } from './tags.js';
+import { normalizeTags } from '../retrieval/tags.js';
 
 /** A filter after normalisation: what the SQL is built from. */
 export interface NormalizedFilter {

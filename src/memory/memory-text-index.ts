@@ -3,8 +3,8 @@ import { MEMORY_BM25, addBm25Documents, clearBm25Index, lockBm25Corpus, setBm25A
 import type { Db } from '../db/database.js';
 import { memories, memoryCorpusStats } from '../db/schema.js';
 import { intArray, uuidArray } from '../db/sql-arrays.js';
-import { type Analyzer, defaultAnalyzer } from '../knowledge/bm25/analyzer.js';
-import { AnalyzerMismatchError } from '../knowledge/document-store.js';
+import { type Analyzer, defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
+import { AnalyzerMismatchError } from '../documents/document-store.js';
 import { MEMORY_REINDEX_REMEDY } from './pg-memory-store.js';
 
 export interface IndexMemoriesOptions {

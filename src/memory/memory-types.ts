@@ -1,4 +1,4 @@
-import type { FusionWeights, SearchMode } from '../knowledge/knowledge-search.js';
+import type { FusionWeights, SearchMode } from '../documents/knowledge-search.js';
 
 export const DEFAULT_AGENT_ID = 'default';
 

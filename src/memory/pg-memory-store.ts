@@ -15,13 +15,13 @@ import { type VectorScanOptions, filteredVectorSearch } from '../db/filtered-vec
 import { memories } from '../db/schema.js';
 import { uuidArray, vectorParam } from '../db/sql-arrays.js';
 import type { Embedder } from '../embeddings/embedder.js';
-import { type Analyzer, defaultAnalyzer } from '../knowledge/bm25/analyzer.js';
-import { type Bm25Params, DEFAULT_BM25_PARAMS } from '../knowledge/bm25/bm25.js';
-import { AnalyzerMismatchError } from '../knowledge/document-store.js';
-import { fuse } from '../knowledge/fusion.js';
-import { type FusionWeights, fusionWeightsFor } from '../knowledge/knowledge-search.js';
+import { type Analyzer, defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
+import { type Bm25Params, DEFAULT_BM25_PARAMS } from '../retrieval/bm25/bm25.js';
+import { AnalyzerMismatchError } from '../documents/document-store.js';
+import { fuse } from '../retrieval/fusion.js';
+import { type FusionWeights, fusionWeightsFor } from '../documents/knowledge-search.js';
 import { type NormalizedFilter, filterToSql, normalizeFilter } from './memory-filter.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { decodeCursor, encodeCursor } from '../retrieval/cursor.js';
 import {
   DEFAULT_AGENT_ID,
   type ListMemoriesOptions,
@@ -36,7 +36,7 @@ import {
   type TagCount,
   type VectorSearchOptions,
 } from './memory-types.js';
-import { normalizeTags } from './tags.js';
+import { normalizeTags } from '../retrieval/tags.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
 
 export interface PgMemoryStoreOptions extends VectorScanOptions {

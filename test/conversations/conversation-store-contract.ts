@@ -7,7 +7,7 @@ import type { TurnCheckpoint } from '../../src/compaction/turn-checkpoint.js';
 import { ConversationNotFoundError, type ConversationStore } from '../../src/conversations/conversation-types.js';
 import { createPgConversationStore } from '../../src/conversations/pg-conversation-store.js';
 import type { Database } from '../../src/db/database.js';
-import { InvalidCursorError } from '../../src/memory/cursor.js';
+import { InvalidCursorError } from '../../src/retrieval/cursor.js';
 
 const turnOne: ChatMessage[] = [
   { role: 'user', content: 'What tea does Alice like?\nShe said so yesterday.' },

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { reembedAll } from '../../src/db/reembed.js';
 import { VectorSpaceMismatchError, ensureVectorSpace, readSpace } from '../../src/db/vector-space.js';
-import { createDocumentStore } from '../../src/knowledge/document-store.js';
-import { createKnowledgeSearch } from '../../src/knowledge/knowledge-search.js';
+import { createDocumentStore } from '../../src/documents/document-store.js';
+import { createKnowledgeSearch } from '../../src/documents/knowledge-search.js';
 import { createPgMemoryStore } from '../../src/memory/pg-memory-store.js';
 import { createHashEmbedder } from '../support/hash-embedder.js';
 

@@ -16,8 +16,8 @@ import { loadConfig } from '../../src/config/config.js';
 import type { Db } from '../../src/db/database.js';
 import { queryRows } from '../../src/db/query-rows.js';
 import { ensureVectorSpace } from '../../src/db/vector-space.js';
-import { defaultAnalyzer } from '../../src/knowledge/bm25/analyzer.js';
-import { InMemoryBm25Index } from '../../src/knowledge/bm25/bm25.js';
+import { defaultAnalyzer } from '../../src/retrieval/bm25/analyzer.js';
+import { InMemoryBm25Index } from '../../src/retrieval/bm25/bm25.js';
 import { createHashEmbedder } from '../support/hash-embedder.js';
 import { acquireRealPostgres } from '../support/real-postgres.js';
 

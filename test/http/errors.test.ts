@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/app-context.js';
-import { encodeCursor } from '../../src/memory/cursor.js';
+import { encodeCursor } from '../../src/retrieval/cursor.js';
 import { createCapturedLogger } from '../support/captured-logger.js';
 import { type JsonReply, call, clearMemories, createApp, createTestContext } from './http-test-context.js';
 

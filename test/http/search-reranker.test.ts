@@ -5,7 +5,7 @@ import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/app-context.js';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
-import { writeTinyCrossEncoderModel } from '../knowledge/rerank/support/tiny-cross-encoder-model.js';
+import { writeTinyCrossEncoderModel } from '../retrieval/rerank/support/tiny-cross-encoder-model.js';
 import { call, createApp, createTestContext } from './http-test-context.js';
 
 // The tiny cross-encoder scores a pair by the vocabulary words query and passage share.

@@ -1,7 +1,7 @@
 import { type Context, Hono } from 'hono';
 import type { AppContext } from '../../app-context.js';
-import type { IngestDocumentInput, IngestResult } from '../../knowledge/document-store.js';
-import { detectFormat } from '../../knowledge/parsers/document-format.js';
+import type { IngestDocumentInput, IngestResult } from '../../documents/document-store.js';
+import { detectFormat } from '../../documents/parsers/document-format.js';
 import { invalidJson, notFound, validationError } from '../errors.js';
 import { TAG_LIST_PARAMS } from '../schemas/memory-schemas.js';
 import { documentIdParams, ingestFormFields, ingestJsonBody, listChunksQuery, listDocumentsQuery } from '../schemas/document-schemas.js';

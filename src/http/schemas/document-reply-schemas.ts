@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DOCUMENT_FORMATS } from '../../knowledge/parsers/document-format.js';
+import { DOCUMENT_FORMATS } from '../../documents/parsers/document-format.js';
 
 /** What the document and knowledge-search routes answer. */
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { RERANKERS, type RerankerChoice, SEARCH_MODES } from '../../knowledge/knowledge-search.js';
-import { DOCUMENT_FORMATS } from '../../knowledge/parsers/document-format.js';
+import { RERANKERS, type RerankerChoice, SEARCH_MODES } from '../../documents/knowledge-search.js';
+import { DOCUMENT_FORMATS } from '../../documents/parsers/document-format.js';
 import { fusionWeightsSchema } from './fusion-weights-schema.js';
 import { MEMORY_LIMITS, metadataSchema, notBlank, queryInt, storableString, tagsSchema } from './memory-schemas.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { SEARCH_MODES } from '../../knowledge/knowledge-search.js';
-import { normalizeTag, normalizeTags } from '../../memory/tags.js';
+import { SEARCH_MODES } from '../../documents/knowledge-search.js';
+import { normalizeTag, normalizeTags } from '../../retrieval/tags.js';
 import { fusionWeightsSchema } from './fusion-weights-schema.js';
 
 /** Every input limit of the memory routes, in one place. */

@@ -3,9 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { env } from '@huggingface/transformers';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CrossEncoderModel } from '../../../src/knowledge/rerank/cross-encoder-model.js';
-import { CrossEncoderReranker } from '../../../src/knowledge/rerank/cross-encoder-reranker.js';
-import { CrossEncoderWorkers } from '../../../src/knowledge/rerank/cross-encoder-workers.js';
+import { CrossEncoderModel } from '../../../src/retrieval/rerank/cross-encoder-model.js';
+import { CrossEncoderReranker } from '../../../src/retrieval/rerank/cross-encoder-reranker.js';
+import { CrossEncoderWorkers } from '../../../src/retrieval/rerank/cross-encoder-workers.js';
 import { TINY_CROSS_ENCODER, expectedOverlap, writeTinyCrossEncoderModel } from './support/tiny-cross-encoder-model.js';
 
 const QUERY = 'the cat sat on the mat';

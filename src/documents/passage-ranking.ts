@@ -1,6 +1,6 @@
-import { fuse } from './fusion.js';
+import { fuse } from '../retrieval/fusion.js';
 import type { FusionWeights, SearchMode } from './knowledge-search.js';
-import type { LexicalReranker } from './rerank/lexical-reranker.js';
+import type { LexicalReranker } from '../retrieval/rerank/lexical-reranker.js';
 
 /** A chunk found by the vector side, with the passage it belongs to. */
 export interface ChunkCandidate {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyze, createAnalyzer, defaultAnalyzer, termFrequencies } from '../../../src/knowledge/bm25/analyzer.js';
+import { analyze, createAnalyzer, defaultAnalyzer, termFrequencies } from '../../../src/retrieval/bm25/analyzer.js';
 
 describe('BM25 analyzer', () => {
   it('lower-cases, drops Lucene stopwords and Porter-stems', () => {

@@ -5,9 +5,9 @@ import { CHUNK_BM25, addBm25Documents, lockBm25Corpus, removeBm25Postings, setBm
 import { chunks, documents } from '../db/schema.js';
 import { tagConditions } from '../db/tag-filter.js';
 import type { Embedder } from '../embeddings/embedder.js';
-import { InvalidCursorError, decodeCursor, encodeCursor } from '../memory/cursor.js';
-import { normalizeTags } from '../memory/tags.js';
-import { type Analyzer, defaultAnalyzer } from './bm25/analyzer.js';
+import { InvalidCursorError, decodeCursor, encodeCursor } from '../retrieval/cursor.js';
+import { normalizeTags } from '../retrieval/tags.js';
+import { type Analyzer, defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
 import { findMarkdownHeadings } from './chunking/markdown-headings.js';
 import type { DocumentFormat } from './parsers/document-format.js';
 import { parseDocument } from './parsers/parse-document.js';

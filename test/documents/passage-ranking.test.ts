@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { citedChunk, rankPassages } from '../../src/knowledge/passage-ranking.js';
-import { LexicalReranker } from '../../src/knowledge/rerank/lexical-reranker.js';
+import { citedChunk, rankPassages } from '../../src/documents/passage-ranking.js';
+import { LexicalReranker } from '../../src/retrieval/rerank/lexical-reranker.js';
 
 const weights = { vector: 1, text: 1, k: 60 };
 // Chunks a1, a2 belong to passage a; b1 to b; c1 to c.

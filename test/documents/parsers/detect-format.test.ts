@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { detectFormat } from '../../../src/knowledge/parsers/document-format.js';
-import { DocumentParseError } from '../../../src/knowledge/parsers/document-parse-error.js';
+import { detectFormat } from '../../../src/documents/parsers/document-format.js';
+import { DocumentParseError } from '../../../src/documents/parsers/document-parse-error.js';
 
 describe('detectFormat', () => {
   it.each([

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DocumentParseError } from '../../../src/knowledge/parsers/document-parse-error.js';
-import { parseDocument } from '../../../src/knowledge/parsers/parse-document.js';
+import { DocumentParseError } from '../../../src/documents/parsers/document-parse-error.js';
+import { parseDocument } from '../../../src/documents/parsers/parse-document.js';
 import { minimalPdf, toBytes } from '../support/minimal-pdf.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/documents/${name}`, import.meta.url));

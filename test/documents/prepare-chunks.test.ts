@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { defaultAnalyzer } from '../../src/knowledge/bm25/analyzer.js';
-import { approximateTokenCount } from '../../src/knowledge/chunking/approximate-token-count.js';
-import { prepareChunks } from '../../src/knowledge/prepare-chunks.js';
-import { makeSnippet } from '../../src/knowledge/snippet.js';
+import { defaultAnalyzer } from '../../src/retrieval/bm25/analyzer.js';
+import { approximateTokenCount } from '../../src/documents/chunking/approximate-token-count.js';
+import { prepareChunks } from '../../src/documents/prepare-chunks.js';
+import { makeSnippet } from '../../src/retrieval/snippet.js';
 import { loadUseLiteTokenizer } from '../../src/embeddings/use-lite-tokenizer.js';
 import { BUNDLED_USE_MAX_INPUT_TOKENS } from '../../src/embeddings/bundled-use-embedder.js';
 import { loadCorpus } from '../../scripts/bench/lib/beir.js';

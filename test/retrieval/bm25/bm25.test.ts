@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createAnalyzer } from '../../../src/knowledge/bm25/analyzer.js';
+import { createAnalyzer } from '../../../src/retrieval/bm25/analyzer.js';
 import {
   DEFAULT_BM25_PARAMS,
   InMemoryBm25Index,
@@ -7,7 +7,7 @@ import {
   bm25Score,
   bm25TermScore,
   bm25TermWeight,
-} from '../../../src/knowledge/bm25/bm25.js';
+} from '../../../src/retrieval/bm25/bm25.js';
 import { seededRandom } from '../../support/vector-fixtures.js';
 
 describe('BM25 formula', () => {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { AutoTokenizer, type PreTrainedTokenizer } from '@huggingface/transformers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PairEncoder, longestFirst } from '../../../src/knowledge/rerank/pair-encoder.js';
+import { PairEncoder, longestFirst } from '../../../src/retrieval/rerank/pair-encoder.js';
 import { writeTinyBertTokenizer } from '../../embeddings/support/tiny-bert-model.js';
 
 describe('longestFirst', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fuse } from '../../src/knowledge/fusion.js';
+import { fuse } from '../../src/retrieval/fusion.js';
 
 describe('fuse (weighted reciprocal rank fusion)', () => {
   it('sums weight / (k + rank) over the lists holding an id', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LexicalReranker } from '../../../src/knowledge/rerank/lexical-reranker.js';
-import type { Reranker } from '../../../src/knowledge/rerank/reranker.js';
+import { LexicalReranker } from '../../../src/retrieval/rerank/lexical-reranker.js';
+import type { Reranker } from '../../../src/retrieval/rerank/reranker.js';
 
 describe('LexicalReranker', () => {
   const reranker: Reranker = new LexicalReranker();
