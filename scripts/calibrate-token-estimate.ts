@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { estimateTextTokens } from '../src/compaction/token-estimate.js';
-import { seededRandom } from '../test/support/vector-fixtures.js';
+import { seededRandom } from '../testkit/vector-fixtures.js';
 
 type Encode = (text: string) => number[];
 

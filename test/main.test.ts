@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LogLine } from './support/captured-logger.js';
-import { type ScriptedLlmServer, reply, startScriptedLlmServer } from './support/scripted-llm-server.js';
+import { type ScriptedLlmServer, reply, startScriptedLlmServer } from '../testkit/scripted-llm-server.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 

@@ -15,8 +15,8 @@ import { defineTool } from '../../src/agent/tool.js';
 import { createAppContext } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createApp } from '../../src/http/app.js';
-import { createHashEmbedder } from '../../test/support/hash-embedder.js';
-import { reply, startScriptedLlmServer } from '../../test/support/scripted-llm-server.js';
+import { createHashEmbedder } from '../../testkit/hash-embedder.js';
+import { reply, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 200);
 

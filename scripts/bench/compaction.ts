@@ -23,8 +23,8 @@ import { estimateToolSpecTokens } from '../../src/compaction/token-estimate.js';
 import { createCheckpointScheduler } from '../../src/conversations/checkpoint-scheduler.js';
 import { createPgConversationStore } from '../../src/conversations/pg-conversation-store.js';
 import { openDatabase } from '../../src/db/database.js';
-import { conversationModel, kindOf, requestTokens } from '../../test/chat/scripted-conversation-llm.js';
-import { startScriptedLlmServer } from '../../test/support/scripted-llm-server.js';
+import { conversationModel, kindOf, requestTokens } from '../../testkit/scripted-conversation-llm.js';
+import { startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 200);
 const WINDOW = Number(process.env.BENCH_WINDOW ?? DEFAULT_COMPACTION_SETTINGS.contextWindow);

@@ -14,7 +14,7 @@ import { memories } from '../../src/db/schema.js';
 import { ensureVectorSpace } from '../../src/db/vector-space.js';
 import type { Embedder } from '../../src/embeddings/embedder.js';
 import { createPgMemoryStore } from '../../src/memory/pg-memory-store.js';
-import { seededRandom } from '../../test/support/vector-fixtures.js';
+import { seededRandom } from '../../testkit/vector-fixtures.js';
 
 const N = Number(process.env.BENCH_N ?? 100_000);
 const DIMS = Number(process.env.BENCH_DIMS ?? 512);

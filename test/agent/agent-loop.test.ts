@@ -5,7 +5,7 @@ import { AbortedError, EmptyReplyError } from '../../src/agent/llm-errors.js';
 import { createLlmProvider } from '../../src/agent/llm-provider.js';
 import { defineTool } from '../../src/agent/tool.js';
 import { MISSING_TOOL_RESULT } from '../../src/agent/tool-history.js';
-import { reply, startScriptedLlmServer, type Script, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { reply, startScriptedLlmServer, type Script, type ScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
 
 let server: ScriptedLlmServer | undefined;
 afterEach(async () => {

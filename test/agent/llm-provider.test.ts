@@ -7,7 +7,7 @@ import {
   RateLimitError,
   TransientError,
 } from '../../src/agent/llm-errors.js';
-import { reply, startScriptedLlmServer, type Script, type ScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { reply, startScriptedLlmServer, type Script, type ScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
 
 let server: ScriptedLlmServer | undefined;
 afterEach(async () => {

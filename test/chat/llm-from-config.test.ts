@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { llmProviderFromConfig } from '../../src/chat/llm-from-config.js';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { call, createApp, createTestContext } from '../http/http-test-context.js';
-import { type ScriptedLlmServer, reply, startScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { type ScriptedLlmServer, reply, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
 
 let server: ScriptedLlmServer | undefined;
 afterEach(async () => {

@@ -6,8 +6,8 @@ import { compactionLimit } from '../../src/compaction/compaction-settings.js';
 import { compactionSettingsFor } from '../../src/compaction/compaction-config.js';
 import { toolPairingProblems } from '../compaction/tool-pairing.js';
 import { call, createApp } from '../http/http-test-context.js';
-import { type ScriptedLlmServer, startScriptedLlmServer } from '../support/scripted-llm-server.js';
-import { conversationModel, fromWire, kindOf, requestTokens } from './scripted-conversation-llm.js';
+import { type ScriptedLlmServer, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
+import { conversationModel, fromWire, kindOf, requestTokens } from '../../testkit/scripted-conversation-llm.js';
 
 const MODEL = 'scripted-small';
 /** A small window for this model only: the deployment default stays large, so the per-model setting is what applies. */

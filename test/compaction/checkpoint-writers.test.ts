@@ -4,7 +4,7 @@ import { writeTurnCheckpoint, parseCheckpointReply } from '../../src/compaction/
 import { buildRuleBasedCheckpoint } from '../../src/compaction/rule-based-checkpoint.js';
 import { SummarizerTimeoutError, createLlmSummarizer } from '../../src/compaction/summarizer.js';
 import { CHECKPOINT_QUESTION_MAX_CHARS, type CompletedTurn } from '../../src/compaction/turn-checkpoint.js';
-import { type Script, type ScriptedLlmServer, reply, startScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { type Script, type ScriptedLlmServer, reply, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
 import { createFakeSummarizer } from './fake-summarizer.js';
 import { FACT, turnMessages } from './history-fixtures.js';
 

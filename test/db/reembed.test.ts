@@ -5,7 +5,7 @@ import { VectorSpaceMismatchError, ensureVectorSpace, readSpace } from '../../sr
 import { createDocumentStore } from '../../src/documents/document-store.js';
 import { createKnowledgeSearch } from '../../src/documents/knowledge-search.js';
 import { createPgMemoryStore } from '../../src/memory/pg-memory-store.js';
-import { createHashEmbedder } from '../support/hash-embedder.js';
+import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 
 describe('reembedAll', () => {
   let database: Database;

@@ -18,7 +18,7 @@ import { queryRows } from '../../src/db/query-rows.js';
 import { ensureVectorSpace } from '../../src/db/vector-space.js';
 import { defaultAnalyzer } from '../../src/retrieval/bm25/analyzer.js';
 import { InMemoryBm25Index } from '../../src/retrieval/bm25/bm25.js';
-import { createHashEmbedder } from '../support/hash-embedder.js';
+import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 import { acquireRealPostgres } from '../support/real-postgres.js';
 
 const MEMORIES = [

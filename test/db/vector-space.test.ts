@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/database.js';
 import { queryRows } from '../../src/db/query-rows.js';
 import { PGVECTOR_HNSW_DEFAULTS, VECTOR_TABLES, ensureVectorSpace } from '../../src/db/vector-space.js';
-import { createHashEmbedder } from '../support/hash-embedder.js';
+import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 import { openRealDatabase } from '../support/real-database.js';
 
 const drivers: [string, () => Promise<Database | { skipReason: string }>][] = [

@@ -11,7 +11,7 @@ import { type KnowledgeSearch, createKnowledgeSearch } from '../../src/documents
 import { DocumentParseError } from '../../src/documents/parsers/document-parse-error.js';
 import { regroupLegacyPassages } from '../../src/documents/passage-regrouping.js';
 import { indexedTextOf, prepareChunks } from '../../src/documents/prepare-chunks.js';
-import { createHashEmbedder } from '../support/hash-embedder.js';
+import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 
 const NO_TAGS = { tagsAny: [], tagsAll: [], tagsNone: [] };
 

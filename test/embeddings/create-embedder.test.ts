@@ -8,7 +8,7 @@ import { createEmbedder } from '../../src/embeddings/create-embedder.js';
 import { EmbeddingPool } from '../../src/embeddings/embedding-pool.js';
 import { OpenAiEmbedder } from '../../src/embeddings/openai-embedder.js';
 import { TransformersEmbedder } from '../../src/embeddings/transformers-embedder.js';
-import { startFakeEmbeddingsServer, type FakeEmbeddingsServer } from './support/fake-embeddings-server.js';
+import { startFakeEmbeddingsServer, type FakeEmbeddingsServer } from '../../testkit/fake-embeddings-server.js';
 import { TINY_BERT, writeTinyBertModel } from './support/tiny-bert-model.js';
 import { maxAbsDifference } from './support/vector-assertions.js';
 

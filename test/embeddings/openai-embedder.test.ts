@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { l2Normalize } from '../../src/embeddings/l2-normalize.js';
 import { OpenAiEmbedder } from '../../src/embeddings/openai-embedder.js';
-import { FAKE_DEFAULT_DIMENSIONS, fakeVector, startFakeEmbeddingsServer, type FakeEmbeddingsServer } from './support/fake-embeddings-server.js';
+import { FAKE_DEFAULT_DIMENSIONS, fakeVector, startFakeEmbeddingsServer, type FakeEmbeddingsServer } from '../../testkit/fake-embeddings-server.js';
 import { expectUnitVectors, maxAbsDifference } from './support/vector-assertions.js';
 
 describe('OpenAiEmbedder against a local OpenAI-compatible server', () => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type UseLiteTokenizer, type UseLiteVocabulary, loadUseLiteTokenizer } from '../../src/embeddings/use-lite-tokenizer.js';
 import { loadCorpus } from '../../scripts/bench/lib/beir.js';
-import { seededRandom } from '../support/vector-fixtures.js';
+import { seededRandom } from '../../testkit/vector-fixtures.js';
 
 const SCIFACT = path.resolve(import.meta.dirname, '../../../shared/datasets/scifact');
 

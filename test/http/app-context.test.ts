@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createAppContext } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
 import { VectorSpaceMismatchError } from '../../src/db/vector-space.js';
-import { createHashEmbedder } from '../support/hash-embedder.js';
+import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 
 describe('createAppContext', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'memrag-ctx-'));

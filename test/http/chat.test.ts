@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createLlmProvider } from '../../src/agent/llm-provider.js';
 import type { AppContext } from '../../src/app-context.js';
 import { createFakeKnowledgeRetriever } from '../chat/fake-knowledge-retriever.js';
-import { type Script, type ScriptedLlmServer, reply, startScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { type Script, type ScriptedLlmServer, reply, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
 import { call, clearMemories, createApp, createTestContext } from './http-test-context.js';
 import { parseSse } from '../support/parse-sse.js';
 

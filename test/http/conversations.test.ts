@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLlmProvider } from '../../src/agent/llm-provider.js';
 import type { AppContext } from '../../src/app-context.js';
-import { type ScriptedLlmServer, reply, startScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { type ScriptedLlmServer, reply, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
 import { call, createApp, createTestContext } from './http-test-context.js';
 
 let ctx: AppContext;

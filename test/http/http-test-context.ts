@@ -3,7 +3,7 @@ import type { Hono } from 'hono';
 import { type AppContext, createAppContext } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createApp } from '../../src/http/app.js';
-import { createHashEmbedder } from '../support/hash-embedder.js';
+import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 
 /** An app over an in-memory PGlite and the hash embedder; `env` overrides configuration. */
 export async function createTestContext(env: Record<string, string> = {}): Promise<AppContext> {

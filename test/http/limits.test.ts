@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AppContext, createAppContext } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { Embedder } from '../../src/embeddings/embedder.js';
-import { createHashEmbedder } from '../support/hash-embedder.js';
+import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 import { createApp, createTestContext } from './http-test-context.js';
 
 describe('rate limit', () => {

@@ -9,8 +9,8 @@ import type { Embedder } from '../../src/embeddings/embedder.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { recordConversationCompaction } from '../../src/observability/metrics.js';
 import { type LogLine, createCapturedLogger } from '../support/captured-logger.js';
-import { createHashEmbedder } from '../support/hash-embedder.js';
-import { type ScriptedLlmServer, reply, startScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { createHashEmbedder } from '../../testkit/hash-embedder.js';
+import { type ScriptedLlmServer, reply, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
 import { createApp } from './http-test-context.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -6,7 +6,7 @@ import type { AppContext } from '../../src/app-context.js';
 import { apiOperations } from '../../src/http/openapi/api-operations.js';
 import { toOpenApiPath } from '../../src/http/openapi/openapi-document.js';
 import { errorReplySchema } from '../../src/http/schemas/error-reply-schemas.js';
-import { reply as llmReply, startScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { reply as llmReply, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
 import { type JsonReply, call, createApp, createTestContext } from './http-test-context.js';
 import { type DocumentValidator, documentValidator } from './openapi/document-validator.js';
 import { parseSse } from '../support/parse-sse.js';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLlmProvider } from '../../src/agent/llm-provider.js';
 import type { AppContext } from '../../src/app-context.js';
 import { createApiKey, revokeApiKey } from '../../src/auth/api-key-store.js';
-import { reply, startScriptedLlmServer } from '../support/scripted-llm-server.js';
+import { reply, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
 import { type JsonReply, createApp, createTestContext } from './http-test-context.js';
 
 /** A database for one suite: env for createTestContext (DATABASE_URL or nothing for PGlite). */

@@ -12,8 +12,8 @@ import { InvalidCursorError } from '../../src/retrieval/cursor.js';
 import { indexUnindexedMemories } from '../../src/memory/memory-text-index.js';
 import type { MemoryStore } from '../../src/memory/memory-types.js';
 import { createPgMemoryStore } from '../../src/memory/pg-memory-store.js';
-import { createHashEmbedder } from '../support/hash-embedder.js';
-import { clusteredVectors, cosine, createTableEmbedder, seededRandom } from '../support/vector-fixtures.js';
+import { createHashEmbedder } from '../../testkit/hash-embedder.js';
+import { clusteredVectors, cosine, createTableEmbedder, seededRandom } from '../../testkit/vector-fixtures.js';
 
 /**
  * The MemoryStore contract, run against each driver. `open` returns an empty, migrated database

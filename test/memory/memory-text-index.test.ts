@@ -15,7 +15,7 @@ import { loadConfig } from '../../src/config/config.js';
 import type { Db } from '../../src/db/database.js';
 import { queryRows } from '../../src/db/query-rows.js';
 import { ensureVectorSpace } from '../../src/db/vector-space.js';
-import { createHashEmbedder } from '../support/hash-embedder.js';
+import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 import { acquireRealPostgres } from '../support/real-postgres.js';
 
 const LEGACY = [

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.js';
 import { checkReadiness } from '../../src/observability/readiness.js';
-import { createHashEmbedder } from '../support/hash-embedder.js';
+import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 
 describe('checkReadiness', () => {
   it('gives up on a database that does not answer within the timeout', async () => {

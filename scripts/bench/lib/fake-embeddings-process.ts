@@ -4,7 +4,7 @@
  * autocannon's event loop and its latency would be the load generator's, not the endpoint's.
  * Prints its base URL, then serves until SIGTERM.
  */
-import { startFakeEmbeddingsServer } from '../../../test/embeddings/support/fake-embeddings-server.js';
+import { startFakeEmbeddingsServer } from '../../../testkit/fake-embeddings-server.js';
 
 const server = await startFakeEmbeddingsServer();
 // Nothing reads what was asked; over a long run the record would only grow.

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ProtobufWriter } from './protobuf-writer.js';
-import { seededRandom } from '../../support/vector-fixtures.js';
+import { seededRandom } from '../../../testkit/vector-fixtures.js';
 
 /**
  * Writes a tiny BERT-shaped feature-extraction model folder (config.json, tokenizer.json,

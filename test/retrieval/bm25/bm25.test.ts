@@ -8,7 +8,7 @@ import {
   bm25TermScore,
   bm25TermWeight,
 } from '../../../src/retrieval/bm25/bm25.js';
-import { seededRandom } from '../../support/vector-fixtures.js';
+import { seededRandom } from '../../../testkit/vector-fixtures.js';
 
 describe('BM25 formula', () => {
   it('uses idf = ln(1 + (N - df + 0.5) / (df + 0.5))', () => {

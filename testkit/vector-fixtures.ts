@@ -1,4 +1,4 @@
-import type { Embedder } from '../../src/embeddings/embedder.js';
+import type { Embedder } from '../src/embeddings/embedder.js';
 
 /** Seeded PRNG (mulberry32), so hand-made vector sets are the same on every run. */
 export function seededRandom(seed: number): () => number {

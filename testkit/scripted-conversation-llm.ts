@@ -1,7 +1,7 @@
-import type { ChatMessage, ToolSpec } from '../../src/agent/messages.js';
-import { CHECKPOINT_INSTRUCTIONS } from '../../src/compaction/llm-checkpoint-writer.js';
-import { estimateMessagesTokens, estimateToolSpecTokens } from '../../src/compaction/token-estimate.js';
-import { type ScriptedReply, type ScriptedRequest, reply } from '../support/scripted-llm-server.js';
+import type { ChatMessage, ToolSpec } from '../src/agent/messages.js';
+import { CHECKPOINT_INSTRUCTIONS } from '../src/compaction/llm-checkpoint-writer.js';
+import { estimateMessagesTokens, estimateToolSpecTokens } from '../src/compaction/token-estimate.js';
+import { type ScriptedReply, type ScriptedRequest, reply } from './scripted-llm-server.js';
 
 /** The agent's messages back from what the OpenAI client put on the wire. */
 export function fromWire(messages: ScriptedRequest['body']['messages']): ChatMessage[] {

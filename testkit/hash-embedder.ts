@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Embedder } from '../../src/embeddings/embedder.js';
+import type { Embedder } from '../src/embeddings/embedder.js';
 
 /**
  * A deterministic bag-of-words embedder for tests: each lower-cased word hashes to a signed
