@@ -1,5 +1,5 @@
 import type { ChatMessage, ToolSpec } from '../agent/messages.js';
-import { approximateTokenCount } from '../documents/chunking/approximate-token-count.js';
+import { approximateTokenCount } from '../text/approximate-token-count.js';
 
 /**
  * Role markers and separators around every message in a chat template; OpenAI's o200k chat

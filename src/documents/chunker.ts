@@ -1,4 +1,4 @@
-import { approximateTokenCount } from './chunking/approximate-token-count.js';
+import { approximateTokenCount } from '../text/approximate-token-count.js';
 import { findMarkdownHeadings, type MarkdownHeading } from './chunking/markdown-headings.js';
 import {
   SPLIT_LEVELS,

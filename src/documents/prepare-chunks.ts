@@ -1,6 +1,6 @@
 import type { Analyzer } from '../retrieval/bm25/analyzer.js';
 import { type Chunk, chunkText } from './chunker.js';
-import { approximateTokenCount } from './chunking/approximate-token-count.js';
+import { approximateTokenCount } from '../text/approximate-token-count.js';
 import { DEFAULT_PASSAGE_TOKENS, groupPassages } from './passages.js';
 
 export interface ChunkingOptions {

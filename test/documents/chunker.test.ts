@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chunkText, type Chunk, type ChunkOptions } from '../../src/documents/chunker.js';
-import { approximateTokenCount } from '../../src/documents/chunking/approximate-token-count.js';
+import { approximateTokenCount } from '../../src/text/approximate-token-count.js';
 import { seededRandom } from '../../testkit/vector-fixtures.js';
 
 const words = (text: string) => text.split(/\s+/).filter(Boolean).length;

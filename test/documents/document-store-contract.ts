@@ -147,7 +147,7 @@ export function documentStoreContract(name: string, open: () => Promise<Database
       };
       const { document } = await tight.ingest({ title: 'Tokens', content: GUIDE, format: 'markdown', chunking: { maxTokens: 500 } });
       expect(document.chunkCount).toBeGreaterThan(3);
-      const { approximateTokenCount } = await import('../../src/documents/chunking/approximate-token-count.js');
+      const { approximateTokenCount } = await import('../../src/text/approximate-token-count.js');
       for (const text of seen) expect(approximateTokenCount(text.replace('\n\n', ' '))).toBeLessThanOrEqual(20);
       expect(seen.every((t) => t.startsWith('Tokens\n\n'))).toBe(true);
     });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defaultAnalyzer } from '../../src/retrieval/bm25/analyzer.js';
-import { approximateTokenCount } from '../../src/documents/chunking/approximate-token-count.js';
+import { approximateTokenCount } from '../../src/text/approximate-token-count.js';
 import { prepareChunks } from '../../src/documents/prepare-chunks.js';
 import { makeSnippet } from '../../src/retrieval/snippet.js';
 import { loadUseLiteTokenizer } from '../../src/embeddings/use-lite-tokenizer.js';
