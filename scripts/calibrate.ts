@@ -1,6 +1,6 @@
 /**
  * Sweeps hybrid search's fusion weights on a BEIR dataset and prints the best, to set the
- * configured embedder's entry in FUSION_WEIGHTS_BY_EMBEDDER (src/knowledge/knowledge-search.ts)
+ * configured embedder's entry in FUSION_WEIGHTS_BY_EMBEDDER (src/retrieval/fusion-weights.ts)
  * or FUSION_VECTOR_WEIGHT / FUSION_TEXT_WEIGHT. Tune on a training split only.
  *
  *   npm run calibrate -- ../shared/datasets/scifact [split, default train]

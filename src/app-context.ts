@@ -6,10 +6,11 @@ import { type Database, openDatabase } from './db/database.js';
 import { ensureVectorSpace } from './db/vector-space.js';
 import type { Embedder } from './embeddings/embedder.js';
 import { type DocumentStore, createDocumentStore } from './documents/document-store.js';
-import { type TenantKnowledgeSearch, createTenantKnowledgeSearch, fusionWeightsFor } from './documents/knowledge-search.js';
+import { type TenantDocumentSearch, createTenantDocumentSearch } from './documents/document-search.js';
 import { crossEncoderFromConfig } from './retrieval/rerank/cross-encoder-from-config.js';
 import type { Reranker } from './retrieval/rerank/reranker.js';
 import type { MemoryStore } from './memory/memory-types.js';
+import { configuredFusionWeights } from './retrieval/fusion-weights.js';
 import { type BackgroundTasks, createBackgroundTasks } from './compaction/background-tasks.js';
 import { assertCompactionConfig } from './compaction/compaction-config.js';
 import type { ConversationStore } from './conversations/conversation-types.js';
@@ -39,7 +40,7 @@ export interface AppContext {
   memories: TenantScoped<MemoryStore>;
   documents: TenantScoped<DocumentStore>;
   /** Document retrieval: hybrid, vector and BM25 search over a tenant's chunks (`/v1/search`). */
-  search: TenantKnowledgeSearch;
+  search: TenantDocumentSearch;
   /** The chat's model; undefined when none is configured, and the chat answers extractively. */
   llm?: LlmProvider | undefined;
   /** Document retrieval for the chat: `search`, unless another retriever was given. */
@@ -111,11 +112,10 @@ export async function createAppContext(config: Config, options: AppContextOption
     await database.close().catch(() => {});
     throw err;
   }
-  const calibrated = fusionWeightsFor(embedder.id);
-  const weights = { ...calibrated, vector: config.FUSION_VECTOR_WEIGHT ?? calibrated.vector, text: config.FUSION_TEXT_WEIGHT ?? calibrated.text };
+  const weights = configuredFusionWeights(embedder.id, { vector: config.FUSION_VECTOR_WEIGHT, text: config.FUSION_TEXT_WEIGHT });
   const memories = tenantScoped((tenantId) => createPgMemoryStore({ db: database.db, embedder, weights, tenantId }));
   const documents = tenantScoped((tenantId) => createDocumentStore({ db: database.db, embedder, tenantId }));
-  const search = createTenantKnowledgeSearch({
+  const search = createTenantDocumentSearch({
     db: database.db,
     embedder,
     weights,

@@ -26,7 +26,7 @@ import { vectorParam } from '../../src/db/sql-arrays.js';
 import { VECTOR_TABLES, ensureVectorSpace } from '../../src/db/vector-space.js';
 import { createEmbedder } from '../../src/embeddings/create-embedder.js';
 import { createDocumentStore } from '../../src/documents/document-store.js';
-import { createKnowledgeSearch } from '../../src/documents/knowledge-search.js';
+import { createDocumentSearch } from '../../src/documents/document-search.js';
 import { asWorkerWould } from './lib/as-worker-would.js';
 import { loadCorpus, loadQrels, loadQueries } from './lib/beir.js';
 import { pooled } from './lib/pooled.js';
@@ -109,7 +109,7 @@ try {
       log(`  m ${hnsw.m}, ef_construction ${hnsw.efConstruction}: ingested in ${(wallMs / 1000).toFixed(0)} s`);
       if (model.misses !== misses) throw new Error('a timed ingest embedded texts the first pass did not: its figures include the model');
 
-      const search = createKnowledgeSearch({ db: database.db, embedder, ...(EF_SEARCH ? { efSearch: EF_SEARCH } : {}) });
+      const search = createDocumentSearch({ db: database.db, embedder, ...(EF_SEARCH ? { efSearch: EF_SEARCH } : {}) });
       const keyOf = await chunkKeys(database.db);
       // The same for every setting: computed once.
       if (!exact) {

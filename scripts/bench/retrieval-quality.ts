@@ -12,7 +12,7 @@
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fusionWeightsFor } from '../../src/documents/knowledge-search.js';
+import { fusionWeightsFor } from '../../src/retrieval/fusion-weights.js';
 import { evaluate } from './lib/beir.js';
 import { documentRanking, lexicallyReranked, openKnowledgeBench, rankedPassages } from './lib/knowledge-bench.js';
 

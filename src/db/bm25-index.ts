@@ -1,6 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import type { Bm25Params } from '../retrieval/bm25/bm25.js';
 import type { Db } from './database.js';
 import { queryRows } from './query-rows.js';
 import { intArray, textArray, uuidArray } from './sql-arrays.js';
@@ -156,6 +155,36 @@ const totalsUpdate = (t: Bm25IndexTables, tenantId: string, documents: number, l
     SET ${id(t.totalColumn)} = ${id(t.totalColumn)} + ${documents}::bigint, total_length = total_length + ${length}::bigint
     WHERE tenant_id = ${tenantId}`;
 
+export interface IndexedRows {
+  table: PgTable;
+  idColumn: PgColumn;
+  /** NULL on rows that were never indexed: they leave the totals as they are. */
+  lengthColumn: PgColumn;
+  /** Which rows to delete (their tenant included). */
+  where: SQL;
+}
+
+/**
+ * Deletes the tenant's rows `rows.where` selects, with their postings, and takes them out of the
+ * document frequencies and totals; returns how many rows went. Two statements: the postings, then
+ * the rows and the totals together.
+ */
+export async function deleteBm25Rows(tx: Db, t: Bm25IndexTables, tenantId: string, rows: IndexedRows): Promise<number> {
+  await removeBm25Postings(tx, t, tenantId, sql`SELECT ${rows.idColumn} FROM ${rows.table} WHERE ${rows.where}`);
+  const [row] = await queryRows<{ n: number }>(
+    tx,
+    sql`WITH gone AS (DELETE FROM ${rows.table} WHERE ${rows.where} RETURNING ${rows.lengthColumn} AS len),
+      totals AS (
+        UPDATE ${id(t.corpusStats)} SET
+          ${id(t.totalColumn)} = ${id(t.totalColumn)} - (SELECT count(len) FROM gone),
+          total_length = total_length - (SELECT coalesce(sum(len), 0) FROM gone)
+        WHERE tenant_id = ${tenantId} AND EXISTS (SELECT 1 FROM gone WHERE len IS NOT NULL)
+      )
+      SELECT count(*)::int AS n FROM gone`,
+  );
+  return Number(row?.n ?? 0);
+}
+
 /** Empties the tenant's index: its postings, its document frequencies, and its totals. */
 export async function clearBm25Index(tx: Db, t: Bm25IndexTables, tenantId: string): Promise<void> {
   await tx.execute(sql`DELETE FROM ${id(t.postings)} WHERE tenant_id = ${tenantId}`);
@@ -173,7 +202,8 @@ export interface Bm25QueryOptions {
   /** Conditions on `table` (its tenant included), applied inside the query, before the LIMIT. */
   where: SQL;
   limit: number;
-  params: Bm25Params;
+  /** BM25's term saturation and length normalisation. */
+  params: { k1: number; b: number };
 }
 
 /**

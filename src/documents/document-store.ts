@@ -3,7 +3,9 @@ import { type SQL, and, asc, desc, eq, gt, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.js';
 import { CHUNK_BM25, addBm25Documents, lockBm25Corpus, removeBm25Postings, setBm25Analyzer } from '../db/bm25-index.js';
 import { chunks, documents } from '../db/schema.js';
-import { tagConditions } from '../db/tag-filter.js';
+import { AnalyzerMismatchError } from '../retrieval/analyzer-mismatch-error.js';
+import { tagConditions } from '../retrieval/filter-sql.js';
+import type { Page } from '../retrieval/page.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import { InvalidCursorError, decodeCursor, encodeCursor } from '../retrieval/cursor.js';
 import { normalizeTags } from '../retrieval/tags.js';
@@ -78,11 +80,6 @@ export interface ListDocumentsOptions extends DocumentFilter {
   cursor?: string | undefined;
 }
 
-export interface Page<T> {
-  items: T[];
-  nextCursor: string | null;
-}
-
 export interface DocumentStore {
   ingest(input: IngestDocumentInput): Promise<IngestResult>;
   get(id: string): Promise<StoredDocument | null>;
@@ -104,18 +101,6 @@ export interface DocumentStoreOptions {
   countTokens?: (text: string) => number;
   /** Texts per embedder call. Default 64. */
   embedBatchSize?: number;
-}
-
-/** Postings were written by one analyzer and are about to be written or queried with another. */
-export class AnalyzerMismatchError extends Error {
-  constructor(
-    readonly stored: string,
-    readonly configured: string,
-    remedy = 'Re-ingest the documents (delete and add them again) to index them with the configured analyzer.',
-  ) {
-    super(`The BM25 index was built with analyzer "${stored}", but the configured analyzer is "${configured}". ${remedy}`);
-    this.name = 'AnalyzerMismatchError';
-  }
 }
 
 /** Text as it is hashed, stored and chunked: NFC, `\n` line ends, no outer white space. */

@@ -4,8 +4,8 @@ import type { Db } from '../db/database.js';
 import { memories, memoryCorpusStats } from '../db/schema.js';
 import { intArray, uuidArray } from '../db/sql-arrays.js';
 import { type Analyzer, defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
-import { AnalyzerMismatchError } from '../documents/document-store.js';
-import { MEMORY_REINDEX_REMEDY } from './pg-memory-store.js';
+import { AnalyzerMismatchError } from '../retrieval/analyzer-mismatch-error.js';
+import { MEMORY_REINDEX_REMEDY } from './memory-corpus.js';
 
 export interface IndexMemoriesOptions {
   analyzer?: Analyzer;

@@ -1,4 +1,6 @@
-import type { FusionWeights, SearchMode } from '../documents/knowledge-search.js';
+import type { FusionWeights } from '../retrieval/fusion-weights.js';
+import type { Page } from '../retrieval/page.js';
+import type { SearchMode } from '../retrieval/search-mode.js';
 
 export const DEFAULT_AGENT_ID = 'default';
 
@@ -76,10 +78,7 @@ export interface ListMemoriesOptions extends MemoryFilter {
   cursor?: string;
 }
 
-export interface MemoryPage {
-  items: Memory[];
-  nextCursor: string | null;
-}
+export type MemoryPage = Page<Memory>;
 
 export interface TagCount {
   tag: string;

@@ -3,7 +3,7 @@ import { openDatabase, type Database } from '../../src/db/database.js';
 import { reembedAll } from '../../src/db/reembed.js';
 import { VectorSpaceMismatchError, ensureVectorSpace, readSpace } from '../../src/db/vector-space.js';
 import { createDocumentStore } from '../../src/documents/document-store.js';
-import { createKnowledgeSearch } from '../../src/documents/knowledge-search.js';
+import { createDocumentSearch } from '../../src/documents/document-search.js';
 import { createPgMemoryStore } from '../../src/memory/pg-memory-store.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 
@@ -31,7 +31,7 @@ describe('reembedAll', () => {
     ]);
     expect(progress).toEqual([40, 80, 120, 150, 1]);
     // A chunk is re-embedded as the ingest embedded it: title, blank line, text.
-    const [hybrid] = await createKnowledgeSearch({ db: database.db, embedder: newEmbedder }).search('Manual Pumps move water uphill.', { mode: 'vector', topK: 1 });
+    const [hybrid] = await createDocumentSearch({ db: database.db, embedder: newEmbedder }).search('Manual Pumps move water uphill.', { mode: 'vector', topK: 1 });
     expect(hybrid!.score).toBeCloseTo(1, 5);
     expect(await readSpace(database.db, 'memories')).toEqual({ embedderId: 'test:new-32', dimensions: 32 });
     await ensureVectorSpace(database.db, newEmbedder);

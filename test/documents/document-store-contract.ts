@@ -6,8 +6,9 @@ import { ensureVectorSpace } from '../../src/db/vector-space.js';
 import type { Embedder } from '../../src/embeddings/embedder.js';
 import { createAnalyzer } from '../../src/retrieval/bm25/analyzer.js';
 import { InMemoryBm25Index } from '../../src/retrieval/bm25/bm25.js';
-import { AnalyzerMismatchError, type DocumentStore, createDocumentStore } from '../../src/documents/document-store.js';
-import { type KnowledgeSearch, createKnowledgeSearch } from '../../src/documents/knowledge-search.js';
+import { type DocumentStore, createDocumentStore } from '../../src/documents/document-store.js';
+import { AnalyzerMismatchError } from '../../src/retrieval/analyzer-mismatch-error.js';
+import { type DocumentSearch, createDocumentSearch } from '../../src/documents/document-search.js';
 import { DocumentParseError } from '../../src/documents/parsers/document-parse-error.js';
 import { regroupLegacyPassages } from '../../src/documents/passage-regrouping.js';
 import { indexedTextOf, prepareChunks } from '../../src/documents/prepare-chunks.js';
@@ -33,12 +34,12 @@ Free plans have ten widgets. Paid plans have unlimited widgets and priority supp
  * migrated database of its own.
  */
 export function documentStoreContract(name: string, open: () => Promise<Database | { skipReason: string }>) {
-  describe(`DocumentStore and KnowledgeSearch (${name})`, () => {
+  describe(`DocumentStore and DocumentSearch (${name})`, () => {
     let database: Database | undefined;
     let skipReason: string | undefined;
     const embedder = createHashEmbedder(64);
     let store: DocumentStore;
-    let search: KnowledgeSearch;
+    let search: DocumentSearch;
 
     beforeAll(async () => {
       const opened = await open();
@@ -50,7 +51,7 @@ export function documentStoreContract(name: string, open: () => Promise<Database
       database = opened;
       await ensureVectorSpace(database.db, embedder);
       store = createDocumentStore({ db: database.db, embedder });
-      search = createKnowledgeSearch({ db: database.db, embedder });
+      search = createDocumentSearch({ db: database.db, embedder });
     });
     afterAll(async () => {
       await database?.close();
@@ -378,7 +379,7 @@ export function documentStoreContract(name: string, open: () => Promise<Database
       const other = createAnalyzer({ stem: false });
       const mismatched = createDocumentStore({ db: db(), embedder, analyzer: other });
       await expect(mismatched.ingest({ content: 'Unstemmed postings.', format: 'text' })).rejects.toBeInstanceOf(AnalyzerMismatchError);
-      await expect(createKnowledgeSearch({ db: db(), embedder, analyzer: other }).textCandidates('postings', NO_TAGS, 5)).rejects.toBeInstanceOf(
+      await expect(createDocumentSearch({ db: db(), embedder, analyzer: other }).textCandidates('postings', NO_TAGS, 5)).rejects.toBeInstanceOf(
         AnalyzerMismatchError,
       );
     });
@@ -392,7 +393,7 @@ export function documentStoreContract(name: string, open: () => Promise<Database
         embed: async (texts) => texts.map((t) => (t === 'alpha' || t.includes('zebra') ? axis(0) : axis(1))),
       };
       const geoStore = createDocumentStore({ db: db(), embedder: geometric });
-      const geoSearch = createKnowledgeSearch({ db: db(), embedder: geometric, weights: { vector: 1, text: 1 } });
+      const geoSearch = createDocumentSearch({ db: db(), embedder: geometric, weights: { vector: 1, text: 1 } });
       const lexicalDoc = await geoStore.ingest({ title: 'Letters', content: 'alpha beta gamma delta', format: 'text' });
       const vectorDoc = await geoStore.ingest({ title: 'Animals', content: 'zebra stripes on the savanna', format: 'text' });
 

@@ -7,7 +7,7 @@ import { VectorSpaceMismatchError, ensureVectorSpace } from '../../src/db/vector
 import type { Embedder } from '../../src/embeddings/embedder.js';
 import { createAnalyzer, defaultAnalyzer } from '../../src/retrieval/bm25/analyzer.js';
 import { InMemoryBm25Index } from '../../src/retrieval/bm25/bm25.js';
-import { AnalyzerMismatchError } from '../../src/documents/document-store.js';
+import { AnalyzerMismatchError } from '../../src/retrieval/analyzer-mismatch-error.js';
 import { InvalidCursorError } from '../../src/retrieval/cursor.js';
 import { indexUnindexedMemories } from '../../src/memory/memory-text-index.js';
 import type { MemoryStore } from '../../src/memory/memory-types.js';

@@ -14,8 +14,11 @@ import { ensureVectorSpace } from '../../../src/db/vector-space.js';
 import { createEmbedder } from '../../../src/embeddings/create-embedder.js';
 import type { Embedder } from '../../../src/embeddings/embedder.js';
 import { createDocumentStore } from '../../../src/documents/document-store.js';
-import { type FusionWeights, type KnowledgeSearch, type SearchMode, createKnowledgeSearch } from '../../../src/documents/knowledge-search.js';
-import { type ChunkCandidate, type PassageChunk, citedChunk, rankPassages } from '../../../src/documents/passage-ranking.js';
+import { type DocumentSearch, createDocumentSearch } from '../../../src/documents/document-search.js';
+import { type PassageChunk, citedChunk } from '../../../src/documents/cited-chunk.js';
+import type { FusionWeights } from '../../../src/retrieval/fusion-weights.js';
+import { type VectorCandidate, rankUnits } from '../../../src/retrieval/rank-units.js';
+import type { SearchMode } from '../../../src/retrieval/search-mode.js';
 import { DocumentParseError } from '../../../src/documents/parsers/document-parse-error.js';
 import { LexicalReranker } from '../../../src/retrieval/rerank/lexical-reranker.js';
 import { asWorkerWould } from './as-worker-would.js';
@@ -25,7 +28,7 @@ import { cachingEmbedder } from './vector-cache.js';
 export interface QueryCandidates {
   query: BeirQuery;
   /** Chunks, nearest first. */
-  vector: ChunkCandidate[];
+  vector: VectorCandidate[];
   /** Passage ids (their first chunk's), best first. */
   text: string[];
 }
@@ -33,7 +36,7 @@ export interface QueryCandidates {
 export interface KnowledgeBench {
   database: Database;
   embedder: Embedder;
-  search: KnowledgeSearch;
+  search: DocumentSearch;
   qrels: Qrels;
   candidates: QueryCandidates[];
   /** Chunk id → the BEIR ids of its document (identical abstracts are stored once). */
@@ -97,7 +100,7 @@ export async function openKnowledgeBench(dir: string, split: string): Promise<Kn
       `${skipped} empty documents skipped`,
   );
 
-  const search = createKnowledgeSearch({ db: database.db, embedder });
+  const search = createDocumentSearch({ db: database.db, embedder });
   started = performance.now();
   const candidates: QueryCandidates[] = [];
   const queryVectors = await embedder.embed(judged.map((q) => q.text));
@@ -148,12 +151,12 @@ export function documentRanking(chunkIds: readonly string[], docsOfChunk: Readon
 
 /** Passage ids as `/v1/search` ranks them in this mode. */
 export function rankedPassages(c: QueryCandidates, mode: SearchMode, weights: FusionWeights): string[] {
-  return passagesOf(c, mode, weights).map((p) => p.passageId);
+  return passagesOf(c, mode, weights).map((p) => p.id);
 }
 
 // Only the text side's order is kept, and fusion needs no more.
 const passagesOf = (c: QueryCandidates, mode: SearchMode, weights: FusionWeights) =>
-  rankPassages(
+  rankUnits(
     mode,
     c.vector,
     c.text.map((id, i) => ({ id, score: -i })),
@@ -169,8 +172,8 @@ export function lexicallyReranked(bench: KnowledgeBench, c: QueryCandidates, wei
   const passages = passagesOf(c, 'hybrid', weights);
   const citing = new LexicalReranker();
   const head = passages.slice(0, depth).flatMap((p) => {
-    const cited = citedChunk(c.query.text, 'hybrid', p, bench.passageChunks.get(p.passageId) ?? [], citing);
+    const cited = citedChunk(c.query.text, 'hybrid', p, bench.passageChunks.get(p.id) ?? [], citing);
     return cited ? [{ id: cited.chunkId, text: cited.text }] : [];
   });
-  return [...reranker.rerankSync(c.query.text, head, head.length).map((h) => h.id), ...passages.slice(depth).map((p) => p.passageId)];
+  return [...reranker.rerankSync(c.query.text, head, head.length).map((h) => h.id), ...passages.slice(depth).map((p) => p.id)];
 }

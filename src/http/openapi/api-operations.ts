@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RerankerChoice } from '../../documents/knowledge-search.js';
+import type { RerankerChoice } from '../../retrieval/rerank/reranker-choice.js';
 import { chatReplySchema, chatStreamEventSchema } from '../schemas/chat-reply-schemas.js';
 import { chatBody } from '../schemas/chat-schemas.js';
 import { conversationPageSchema, conversationReplySchema, importConversationReplySchema } from '../schemas/conversation-reply-schemas.js';

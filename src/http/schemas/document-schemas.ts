@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { RERANKERS, type RerankerChoice, SEARCH_MODES } from '../../documents/knowledge-search.js';
+import { RERANKERS, type RerankerChoice } from '../../retrieval/rerank/reranker-choice.js';
+import { SEARCH_MODES } from '../../retrieval/search-mode.js';
 import { DOCUMENT_FORMATS } from '../../documents/parsers/document-format.js';
 import { fusionWeightsSchema } from './fusion-weights-schema.js';
 import { MEMORY_LIMITS, metadataSchema, notBlank, queryInt, storableString, tagsSchema } from './memory-schemas.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SEARCH_MODES } from '../../documents/knowledge-search.js';
+import { SEARCH_MODES } from '../../retrieval/search-mode.js';
 import { normalizeTag, normalizeTags } from '../../retrieval/tags.js';
 import { fusionWeightsSchema } from './fusion-weights-schema.js';
 

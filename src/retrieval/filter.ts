@@ -1,0 +1,38 @@
+import { normalizeTags } from './tags.js';
+
+/** Tag filters as clients give them: any spelling, any case, maybe absent. */
+export interface TagFilterInput {
+  /** At least one of these tags. */
+  tagsAny?: readonly string[] | undefined;
+  /** Every one of these tags. */
+  tagsAll?: readonly string[] | undefined;
+  /** None of these tags. */
+  tagsNone?: readonly string[] | undefined;
+}
+
+/** Tag filters after normalisation (see `normalizeTags`): what a query is built from. */
+export interface TagFilter {
+  tagsAny: readonly string[];
+  tagsAll: readonly string[];
+  tagsNone: readonly string[];
+}
+
+/**
+ * A search or list filter over one corpus, translated from the client's input and not yet SQL
+ * (filter-sql.ts builds that from the corpus's columns). The tenant is the store's, never the
+ * client's: it comes with every filter so that no query can leave it out.
+ */
+export interface CorpusFilter {
+  tenantId: string;
+  /** Columns that must equal a value, by the corpus's name for them (e.g. `agentId`). */
+  equals: Readonly<Record<string, string>>;
+  tags: TagFilter;
+}
+
+export function normalizeTagFilter(input: TagFilterInput = {}): TagFilter {
+  return { tagsAny: normalizeTags(input.tagsAny), tagsAll: normalizeTags(input.tagsAll), tagsNone: normalizeTags(input.tagsNone) };
+}
+
+export function corpusFilter(tenantId: string, input: TagFilterInput = {}, equals: Readonly<Record<string, string>> = {}): CorpusFilter {
+  return { tenantId, equals, tags: normalizeTagFilter(input) };
+}

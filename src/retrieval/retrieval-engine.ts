@@ -1,0 +1,136 @@
+import { and, sql } from 'drizzle-orm';
+import { bm25Candidates, queryTermCounts, readBm25Corpus } from '../db/bm25-index.js';
+import type { Db } from '../db/database.js';
+import { type VectorScanOptions, filteredVectorSearch } from '../db/filtered-vector-search.js';
+import { vectorParam } from '../db/sql-arrays.js';
+import type { Embedder } from '../embeddings/embedder.js';
+import { AnalyzerMismatchError } from './analyzer-mismatch-error.js';
+import { type Analyzer, defaultAnalyzer } from './bm25/analyzer.js';
+import { type Bm25Params, DEFAULT_BM25_PARAMS } from './bm25/bm25.js';
+import type { Corpus } from './corpus.js';
+import type { CorpusFilter } from './filter.js';
+import { filterToSql } from './filter-sql.js';
+import type { FusionWeights } from './fusion-weights.js';
+import { type RankedUnit, type TextCandidate, type VectorCandidate, rankUnits, unitsIn, withinUnits } from './rank-units.js';
+import type { SearchMode } from './search-mode.js';
+
+export interface RetrievalEngineOptions extends VectorScanOptions {
+  db: Db;
+  embedder: Embedder;
+  /** Must be the analyzer that indexed the corpora searched (checked against their statistics). */
+  analyzer?: Analyzer;
+  bm25?: Bm25Params;
+}
+
+export interface CorpusSearchOptions {
+  mode: SearchMode;
+  filter: CorpusFilter;
+  /** Units wanted; the vector side widens once when its rows fall in fewer units. */
+  topK: number;
+  /** Candidates each retriever returns before fusion. */
+  candidateK: number;
+  weights: FusionWeights;
+  /** Cosine similarity below which a row is not a vector candidate. */
+  minScore?: number | undefined;
+  /** The query's vector, when the caller has it already (nothing is embedded then). */
+  vector?: number[] | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * Hybrid search over any corpus: embed the query, rank the nearest rows with the filter inside
+ * the scan, rank units by BM25 over the postings, and fuse the two lists. What a hit is, and what
+ * it shows, is the corpus owner's: the engine returns ranked unit ids.
+ */
+export interface RetrievalEngine {
+  readonly analyzer: Analyzer;
+  search(corpus: Corpus, query: string, options: CorpusSearchOptions): Promise<RankedUnit[]>;
+  /** Rows nearest to a vector in the embedder's space, filter applied inside the scan. */
+  vectorCandidates(corpus: Corpus, vector: number[], filter: CorpusFilter, limit: number): Promise<VectorCandidate[]>;
+  /** Units by BM25 over the postings, computed in the database; OR over the query's terms. */
+  textCandidates(corpus: Corpus, query: string, filter: CorpusFilter, limit: number): Promise<TextCandidate[]>;
+  embedQuery(query: string, signal?: AbortSignal): Promise<number[]>;
+}
+
+/** How many more rows the vector side fetches when its first candidateK fall in fewer than topK units. */
+const VECTOR_WIDENING = 4;
+
+export function createRetrievalEngine(options: RetrievalEngineOptions): RetrievalEngine {
+  const { db, embedder } = options;
+  const analyzer = options.analyzer ?? defaultAnalyzer;
+  const bm25 = options.bm25 ?? DEFAULT_BM25_PARAMS;
+
+  async function embedQuery(query: string, signal?: AbortSignal): Promise<number[]> {
+    const [vector] = await embedder.embed([query], signal ? { signal } : {});
+    if (!vector) throw new Error(`embedder ${embedder.id} returned no vector`);
+    return vector;
+  }
+
+  async function vectorCandidates(corpus: Corpus, vector: number[], filter: CorpusFilter, limit: number): Promise<VectorCandidate[]> {
+    if (vector.length !== embedder.dimensions) {
+      throw new RangeError(`query vector has ${vector.length} dimensions; the store holds ${embedder.dimensions}`);
+    }
+    const where = filterToSql(filter, corpus.filters);
+    const distance = sql`${corpus.embedding} <=> ${vectorParam(vector)}`;
+    const rows = await filteredVectorSearch(
+      db,
+      {
+        table: corpus.table,
+        where,
+        limit,
+        ranked: (tx, n) =>
+          tx
+            .select({ id: corpus.id, unitId: corpus.unit ?? corpus.id, distance: sql<number>`${distance}` })
+            .from(corpus.table)
+            .where(and(where, sql`${corpus.embedding} IS NOT NULL`))
+            .orderBy(distance)
+            .limit(n) as Promise<{ id: string; unitId: string; distance: number }[]>,
+      },
+      { ...options, efSearch: options.efSearch ?? corpus.efSearch },
+    );
+    return rows
+      .map((r) => ({ id: r.id, unitId: r.unitId, score: 1 - Number(r.distance) }))
+      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
+      .slice(0, limit);
+  }
+
+  async function textCandidates(corpus: Corpus, query: string, filter: CorpusFilter, limit: number): Promise<TextCandidate[]> {
+    const terms = queryTermCounts(analyzer.analyze(query));
+    if (terms.size === 0 || limit <= 0) return [];
+    const stats = await readBm25Corpus(db, corpus.bm25, filter.tenantId);
+    if (!stats || stats.total === 0) return [];
+    if (stats.analyzerId !== analyzer.id) throw new AnalyzerMismatchError(stats.analyzerId, analyzer.id, corpus.reindexRemedy);
+    return bm25Candidates(db, corpus.bm25, filter.tenantId, {
+      terms,
+      table: corpus.table,
+      idColumn: corpus.id,
+      lengthColumn: corpus.bm25Length,
+      where: filterToSql(filter, corpus.filters),
+      limit,
+      params: bm25,
+    });
+  }
+
+  async function search(corpus: Corpus, query: string, opts: CorpusSearchOptions): Promise<RankedUnit[]> {
+    const { mode, filter, topK, candidateK, signal } = opts;
+    signal?.throwIfAborted();
+    const vectorSide = async () => {
+      const vector = opts.vector ?? (await embedQuery(query, signal));
+      let hits = await vectorCandidates(corpus, vector, filter, candidateK);
+      // candidateK rows may fall in fewer than topK units, and a hit is a unit: widen once, so
+      // vector mode still returns topK hits when topK = candidateK. Only then: a wider HNSW
+      // search costs several times as much.
+      if (corpus.unit && hits.length >= candidateK && unitsIn(hits) < topK) {
+        hits = withinUnits(await vectorCandidates(corpus, vector, filter, candidateK * VECTOR_WIDENING), candidateK);
+      }
+      const { minScore } = opts;
+      return minScore === undefined ? hits : hits.filter((h) => h.score >= minScore);
+    };
+    // One after the other: on PGlite the vector search's transaction holds the only connection.
+    const vectorHits = mode === 'text' ? [] : await vectorSide();
+    const textHits = mode === 'vector' ? [] : await textCandidates(corpus, query, filter, candidateK);
+    return rankUnits(mode, vectorHits, textHits, opts.weights);
+  }
+
+  return { analyzer, search, vectorCandidates, textCandidates, embedQuery };
+}
