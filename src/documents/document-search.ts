@@ -1,12 +1,8 @@
 import { and, sql } from 'drizzle-orm';
 import type { KnowledgeHit, KnowledgeRetriever } from '../chat/knowledge-retriever.js';
-import type { Db } from '../db/database.js';
-import type { VectorScanOptions } from '../db/filtered-vector-search.js';
 import { chunks, documents } from '../db/schema.js';
 import { uuidArray } from '../db/sql-arrays.js';
-import type { Embedder } from '../embeddings/embedder.js';
-import { type Analyzer, defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
-import type { Bm25Params } from '../retrieval/bm25/bm25.js';
+import { defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
 import { type TagFilter, type TagFilterInput, corpusFilter } from '../retrieval/filter.js';
 import { type FusionWeights, fusionWeightsFor } from '../retrieval/fusion-weights.js';
 import type { RankedUnit, TextCandidate, VectorCandidate } from '../retrieval/rank-units.js';
@@ -14,7 +10,7 @@ import { LexicalReranker } from '../retrieval/rerank/lexical-reranker.js';
 import type { Reranker } from '../retrieval/rerank/reranker.js';
 import { RERANKERS, type RerankerChoice } from '../retrieval/rerank/reranker-choice.js';
 import { RerankerUnavailableError } from '../retrieval/rerank/reranker-unavailable-error.js';
-import { createRetrievalEngine } from '../retrieval/retrieval-engine.js';
+import { type TenantCorpusOptions, createRetrievalEngine } from '../retrieval/retrieval-engine.js';
 import type { SearchMode } from '../retrieval/search-mode.js';
 import { makeSnippet } from '../retrieval/snippet.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
@@ -63,15 +59,7 @@ export interface DocumentSearch extends KnowledgeRetriever {
   readonly defaultReranker: RerankerChoice;
 }
 
-export interface DocumentSearchOptions extends VectorScanOptions {
-  db: Db;
-  embedder: Embedder;
-  /** The tenant whose chunks this search ranks, and only those. Default `default`. */
-  tenantId?: string;
-  analyzer?: Analyzer;
-  bm25?: Bm25Params;
-  /** Default: `fusionWeightsFor(embedder.id)`. */
-  weights?: FusionWeights;
+export interface DocumentSearchOptions extends TenantCorpusOptions {
   /** The `lexical` choice; default a `LexicalReranker` over the same analyzer. */
   lexicalReranker?: Reranker;
   /** The `cross-encoder` choice; without one, asking for it throws RerankerUnavailableError. */

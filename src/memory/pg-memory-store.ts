@@ -1,18 +1,15 @@
 import { type SQL, and, asc, desc, eq, getTableColumns, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.js';
-import type { VectorScanOptions } from '../db/filtered-vector-search.js';
 import { memories } from '../db/schema.js';
 import { uuidArray } from '../db/sql-arrays.js';
-import type { Embedder } from '../embeddings/embedder.js';
-import { type Analyzer, defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
-import type { Bm25Params } from '../retrieval/bm25/bm25.js';
+import { defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
 import { createCorpusIndex } from '../retrieval/corpus-index.js';
 import type { CorpusFilter } from '../retrieval/filter.js';
 import { filterToSql } from '../retrieval/filter-sql.js';
-import { type FusionWeights, fusionWeightsFor } from '../retrieval/fusion-weights.js';
+import { fusionWeightsFor } from '../retrieval/fusion-weights.js';
 import { afterCursor, createdAtText, keysetPage } from '../retrieval/keyset-page.js';
 import type { RankedUnit } from '../retrieval/rank-units.js';
-import { createRetrievalEngine } from '../retrieval/retrieval-engine.js';
+import { type TenantCorpusOptions, createRetrievalEngine } from '../retrieval/retrieval-engine.js';
 import { normalizeTags } from '../retrieval/tags.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
 import { MEMORY_CORPUS, memoryFilter } from './memory-corpus.js';
@@ -31,17 +28,8 @@ import {
   type VectorSearchOptions,
 } from './memory-types.js';
 
-export interface PgMemoryStoreOptions extends VectorScanOptions {
-  db: Db;
-  embedder: Embedder;
-  /** The tenant whose memories this store reads and writes, and only those. Default `default`. */
-  tenantId?: string;
-  /** Must be the analyzer that indexed the stored memories (`indexUnindexedMemories` at start). */
-  analyzer?: Analyzer;
-  bm25?: Bm25Params;
-  /** Hybrid search's fusion weights; default `fusionWeightsFor(embedder.id)`. */
-  weights?: FusionWeights;
-}
+/** The analyzer must be the one that indexed the stored memories (`indexUnindexedMemories` at start). */
+export type PgMemoryStoreOptions = TenantCorpusOptions;
 
 /**
  * Candidates each side of a hybrid search returns: five times topK, for the fusion to choose from,

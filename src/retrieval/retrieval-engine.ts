@@ -22,6 +22,14 @@ export interface RetrievalEngineOptions extends VectorScanOptions {
   bm25?: Bm25Params;
 }
 
+/** What a store or search over one tenant's part of a corpus is built from. */
+export interface TenantCorpusOptions extends RetrievalEngineOptions {
+  /** The tenant whose rows are read and written, and only those. Default `default`. */
+  tenantId?: string;
+  /** Hybrid search's fusion weights; default `fusionWeightsFor(embedder.id)`. */
+  weights?: FusionWeights;
+}
+
 export interface CorpusSearchOptions {
   mode: SearchMode;
   filter: CorpusFilter;
