@@ -162,6 +162,7 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
       candidateK: mode === 'hybrid' ? hybridCandidates(topK) : topK,
       weights: opts.weights ?? weights,
       minScore: opts.minScore,
+      payload: memoryColumns,
     });
     return hydrate(ranked.slice(0, topK), filter);
   }
@@ -169,21 +170,28 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
   async function searchByVector(vector: number[], opts: VectorSearchOptions = {}): Promise<MemorySearchHit[]> {
     const topK = opts.topK ?? 10;
     const filter = memoryFilter(tenantId, opts);
-    const ranked = await engine.search(MEMORY_CORPUS, '', { mode: 'vector', vector, filter, topK, candidateK: topK, weights, minScore: opts.minScore });
+    const ranked = await engine.search(MEMORY_CORPUS, '', { mode: 'vector', vector, filter, topK, candidateK: topK, weights, minScore: opts.minScore, payload: memoryColumns });
     return hydrate(ranked, filter);
   }
 
-  /** The ranked memories that still match the filter (one may have changed or gone since), in rank order. */
+  /**
+   * The ranked memories, in rank order: those the vector side brought along as they were, the
+   * others (found by BM25 only) read again if they still match the filter, since one may have
+   * changed or gone since.
+   */
   async function hydrate(ranked: readonly RankedUnit[], filter: CorpusFilter): Promise<MemorySearchHit[]> {
-    if (ranked.length === 0) return [];
-    const rows = await db
-      .select({ ...memoryColumns, id: memories.id })
-      .from(memories)
-      .where(and(where(filter), sql`${memories.id} = ANY(${uuidArray(ranked.map((h) => h.id))})`));
-    const byId = new Map(rows.map(({ id, ...row }) => [id, toMemory(row)]));
+    const missing = ranked.filter((h) => !h.row).map((h) => h.id);
+    const rows =
+      missing.length === 0
+        ? []
+        : await db
+            .select({ ...memoryColumns, id: memories.id })
+            .from(memories)
+            .where(and(where(filter), sql`${memories.id} = ANY(${uuidArray(missing)})`));
+    const fetched = new Map(rows.map(({ id, ...row }) => [id, row]));
     return ranked.flatMap((h) => {
-      const memory = byId.get(h.id);
-      return memory ? [{ memory, score: h.score, ranks: h.ranks }] : [];
+      const row = (h.row as MemoryRow | undefined) ?? fetched.get(h.id);
+      return row ? [{ memory: toMemory(row), score: h.score, ranks: h.ranks }] : [];
     });
   }
 

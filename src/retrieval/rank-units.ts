@@ -8,6 +8,8 @@ export interface VectorCandidate {
   unitId: string;
   /** Cosine similarity. */
   score: number;
+  /** The columns the caller asked the vector query to bring along (`payload`), when it asked. */
+  row?: Record<string, unknown>;
 }
 
 /** A unit found by BM25. */
@@ -24,6 +26,8 @@ export interface RankedUnit {
   ranks: { vector: number | null; text: number | null };
   /** The unit's rows among the vector candidates, nearest first. */
   vectorIds: string[];
+  /** The payload of the unit's nearest row, when the vector side found it and brought one. */
+  row?: Record<string, unknown>;
 }
 
 /**
@@ -38,19 +42,23 @@ export function rankUnits(
   textHits: readonly TextCandidate[],
   weights: FusionWeights,
 ): RankedUnit[] {
-  const byUnit = new Map<string, { score: number; rank: number; rows: string[] }>();
+  const byUnit = new Map<string, { score: number; rank: number; rows: string[]; row: Record<string, unknown> | undefined }>();
   for (const hit of vectorHits) {
     const seen = byUnit.get(hit.unitId);
     if (seen) seen.rows.push(hit.id);
-    else byUnit.set(hit.unitId, { score: hit.score, rank: byUnit.size + 1, rows: [hit.id] });
+    else byUnit.set(hit.unitId, { score: hit.score, rank: byUnit.size + 1, rows: [hit.id], row: hit.row });
   }
   const textRanks = new Map(textHits.map((h, i) => [h.id, i + 1]));
-  const ranked = (id: string, score: number): RankedUnit => ({
-    id,
-    score,
-    ranks: { vector: byUnit.get(id)?.rank ?? null, text: textRanks.get(id) ?? null },
-    vectorIds: byUnit.get(id)?.rows ?? [],
-  });
+  const ranked = (id: string, score: number): RankedUnit => {
+    const vector = byUnit.get(id);
+    return {
+      id,
+      score,
+      ranks: { vector: vector?.rank ?? null, text: textRanks.get(id) ?? null },
+      vectorIds: vector?.rows ?? [],
+      ...(vector?.row ? { row: vector.row } : {}),
+    };
+  };
 
   if (mode === 'vector') return [...byUnit].map(([id, v]) => ranked(id, v.score));
   if (mode === 'text') return textHits.map((h) => ranked(h.id, h.score));

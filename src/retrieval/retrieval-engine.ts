@@ -1,4 +1,5 @@
-import { and, sql } from 'drizzle-orm';
+import { type SQL, and, sql } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
 import { bm25Candidates, queryTermCounts, readBm25Corpus } from '../db/bm25-index.js';
 import type { Db } from '../db/database.js';
 import { type VectorScanOptions, filteredVectorSearch } from '../db/filtered-vector-search.js';
@@ -30,6 +31,9 @@ export interface TenantCorpusOptions extends RetrievalEngineOptions {
   weights?: FusionWeights;
 }
 
+/** Columns to select beside a vector candidate's id, by the name they get in its `row`. */
+export type Payload = Readonly<Record<string, PgColumn | SQL.Aliased>>;
+
 export interface CorpusSearchOptions {
   mode: SearchMode;
   filter: CorpusFilter;
@@ -40,6 +44,11 @@ export interface CorpusSearchOptions {
   weights: FusionWeights;
   /** Cosine similarity below which a row is not a vector candidate. */
   minScore?: number | undefined;
+  /**
+   * Columns the vector query brings along for each row (`row` on its hits), so that a caller
+   * whose unit is the row needs no second query for the rows the vector side found.
+   */
+  payload?: Payload | undefined;
   /** The query's vector, when the caller has it already (nothing is embedded then). */
   vector?: number[] | undefined;
   signal?: AbortSignal | undefined;
@@ -54,7 +63,7 @@ export interface RetrievalEngine {
   readonly analyzer: Analyzer;
   search(corpus: Corpus, query: string, options: CorpusSearchOptions): Promise<RankedUnit[]>;
   /** Rows nearest to a vector in the embedder's space, filter applied inside the scan. */
-  vectorCandidates(corpus: Corpus, vector: number[], filter: CorpusFilter, limit: number): Promise<VectorCandidate[]>;
+  vectorCandidates(corpus: Corpus, vector: number[], filter: CorpusFilter, limit: number, payload?: Payload): Promise<VectorCandidate[]>;
   /** Units by BM25 over the postings, computed in the database; OR over the query's terms. */
   textCandidates(corpus: Corpus, query: string, filter: CorpusFilter, limit: number): Promise<TextCandidate[]>;
   embedQuery(query: string, signal?: AbortSignal): Promise<number[]>;
@@ -74,7 +83,7 @@ export function createRetrievalEngine(options: RetrievalEngineOptions): Retrieva
     return vector;
   }
 
-  async function vectorCandidates(corpus: Corpus, vector: number[], filter: CorpusFilter, limit: number): Promise<VectorCandidate[]> {
+  async function vectorCandidates(corpus: Corpus, vector: number[], filter: CorpusFilter, limit: number, payload?: Payload): Promise<VectorCandidate[]> {
     if (vector.length !== embedder.dimensions) {
       throw new RangeError(`query vector has ${vector.length} dimensions; the store holds ${embedder.dimensions}`);
     }
@@ -88,16 +97,16 @@ export function createRetrievalEngine(options: RetrievalEngineOptions): Retrieva
         limit,
         ranked: (tx, n) =>
           tx
-            .select({ id: corpus.id, unitId: corpus.unit ?? corpus.id, distance: sql<number>`${distance}` })
+            .select({ ...payload, id: corpus.id, unitId: corpus.unit ?? corpus.id, distance: sql<number>`${distance}` })
             .from(corpus.table)
             .where(and(where, sql`${corpus.embedding} IS NOT NULL`))
             .orderBy(distance)
-            .limit(n) as Promise<{ id: string; unitId: string; distance: number }[]>,
+            .limit(n) as Promise<({ id: string; unitId: string; distance: number } & Record<string, unknown>)[]>,
       },
       { ...options, efSearch: options.efSearch ?? corpus.efSearch },
     );
     return rows
-      .map((r) => ({ id: r.id, unitId: r.unitId, score: 1 - Number(r.distance) }))
+      .map(({ id, unitId, distance, ...row }) => ({ id, unitId, score: 1 - Number(distance), ...(payload ? { row } : {}) }))
       .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
       .slice(0, limit);
   }
@@ -124,12 +133,12 @@ export function createRetrievalEngine(options: RetrievalEngineOptions): Retrieva
     signal?.throwIfAborted();
     const vectorSide = async () => {
       const vector = opts.vector ?? (await embedQuery(query, signal));
-      let hits = await vectorCandidates(corpus, vector, filter, candidateK);
+      let hits = await vectorCandidates(corpus, vector, filter, candidateK, opts.payload);
       // candidateK rows may fall in fewer than topK units, and a hit is a unit: widen once, so
       // vector mode still returns topK hits when topK = candidateK. Only then: a wider HNSW
       // search costs several times as much.
       if (corpus.unit && hits.length >= candidateK && unitsIn(hits) < topK) {
-        hits = withinUnits(await vectorCandidates(corpus, vector, filter, candidateK * VECTOR_WIDENING), candidateK);
+        hits = withinUnits(await vectorCandidates(corpus, vector, filter, candidateK * VECTOR_WIDENING, opts.payload), candidateK);
       }
       const { minScore } = opts;
       return minScore === undefined ? hits : hits.filter((h) => h.score >= minScore);
