@@ -6,7 +6,7 @@ import { intArray, uuidArray } from '../db/sql-arrays.js';
 import { type Analyzer, defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
 import { approximateTokenCount } from '../text/approximate-token-count.js';
 import { AnalyzerMismatchError } from '../retrieval/analyzer-mismatch-error.js';
-import { storedChunkColumns } from './document-store.js';
+import { storedChunkColumns } from './document-rows.js';
 import { DEFAULT_PASSAGE_TOKENS } from './passages.js';
 import { preparePassages } from './prepare-chunks.js';
 

@@ -1,6 +1,7 @@
 import { type Context, Hono } from 'hono';
 import type { AppContext } from '../../app-context.js';
-import type { IngestDocumentInput, IngestResult } from '../../documents/document-store.js';
+import type { IngestDocumentInput } from '../../documents/ingest/ingest-pipeline.js';
+import type { IngestResult } from '../../documents/stored-document.js';
 import { detectFormat } from '../../documents/parsers/document-format.js';
 import { invalidJson, notFound, validationError } from '../errors.js';
 import { TAG_LIST_PARAMS } from '../schemas/memory-schemas.js';

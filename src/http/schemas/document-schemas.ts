@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { RERANKERS, type RerankerChoice } from '../../retrieval/rerank/reranker-choice.js';
 import { SEARCH_MODES } from '../../retrieval/search-mode.js';
-import { DOCUMENT_FORMATS } from '../../documents/parsers/document-format.js';
+import { DOCUMENT_FORMATS, TEXT_DOCUMENT_FORMATS } from '../../documents/parsers/document-format.js';
 import { fusionWeightsSchema } from './fusion-weights-schema.js';
 import { MEMORY_LIMITS, metadataSchema, notBlank, queryInt, storableString, tagsSchema } from './memory-schemas.js';
 
@@ -50,7 +50,7 @@ const OVERLAP_ISSUE = { path: ['overlapTokens'], message: 'must be less than max
 export const ingestJsonBody = z
   .strictObject({
     text: storableString(1, DOCUMENT_LIMITS.textMaxChars).refine(notBlank, 'must not be blank'),
-    format: z.enum(DOCUMENT_FORMATS.filter((f) => f !== 'pdf') as ['text', 'markdown', 'html']).default('text'),
+    format: z.enum(TEXT_DOCUMENT_FORMATS).default('text'),
     ...documentFields,
   })
   .refine(overlapBelowMax, OVERLAP_ISSUE);
