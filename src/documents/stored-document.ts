@@ -1,3 +1,4 @@
+import type { Chunk } from './chunker.js';
 import type { DocumentFormat } from './parsers/document-format.js';
 
 export interface StoredDocument {
@@ -25,14 +26,9 @@ export interface IngestResult {
   status: 'created' | 'replaced' | 'unchanged';
 }
 
-export interface StoredChunk {
+/** A chunk as the chunker cut it, stored under its document. */
+export interface StoredChunk extends Chunk {
   id: string;
   documentId: string;
-  index: number;
-  text: string;
-  headingPath: string[];
-  start: number;
-  end: number;
-  tokenCount: number;
 }
 
