@@ -10,7 +10,7 @@ import { type TenantKnowledgeSearch, createTenantKnowledgeSearch, fusionWeightsF
 import { crossEncoderFromConfig } from './retrieval/rerank/cross-encoder-from-config.js';
 import type { Reranker } from './retrieval/rerank/reranker.js';
 import type { MemoryStore } from './memory/memory-types.js';
-import { type BackgroundTasks, createBackgroundTasks } from './compaction/background-tasks.js';
+import { type BackgroundTasks, createBackgroundTasks } from './background/background-tasks.js';
 import { assertCompactionConfig } from './compaction/compaction-config.js';
 import type { ConversationStore } from './conversations/conversation-types.js';
 import { createPgConversationStore } from './conversations/pg-conversation-store.js';

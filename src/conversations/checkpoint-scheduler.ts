@@ -1,4 +1,4 @@
-import type { BackgroundTasks } from '../compaction/background-tasks.js';
+import type { BackgroundTasks } from '../background/background-tasks.js';
 import { writeTurnCheckpoint } from '../compaction/llm-checkpoint-writer.js';
 import type { Summarizer } from '../compaction/summarizer.js';
 import type { CompletedTurn } from '../compaction/turn-checkpoint.js';
