@@ -17,7 +17,7 @@ import { defineTool, toToolSpec } from '../../src/agent/tool.js';
 import { buildSystemPrompt } from '../../src/chat/system-prompt.js';
 import { beginConversationTurn } from '../../src/chat/conversation-turn.js';
 import { createBackgroundTasks } from '../../src/background/background-tasks.js';
-import { type CompactionSettings, DEFAULT_COMPACTION_SETTINGS, compactionLimit } from '../../src/compaction/compaction-settings.js';
+import { type CompactionSettings, DEFAULT_COMPACTION_SETTINGS, compactionLimit } from '../../src/compaction/compaction-config.js';
 import { createLlmSummarizer } from '../../src/compaction/summarizer.js';
 import { estimateToolSpecTokens } from '../../src/compaction/token-estimate.js';
 import { createCheckpointScheduler } from '../../src/conversations/checkpoint-scheduler.js';

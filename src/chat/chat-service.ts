@@ -4,7 +4,7 @@ import type { LlmProvider } from '../agent/llm-provider.js';
 import type { PriceTable } from '../agent/pricing.js';
 import { toToolSpec } from '../agent/tool.js';
 import type { BackgroundTasks } from '../background/background-tasks.js';
-import { type CompactionSettings, DEFAULT_COMPACTION_SETTINGS, compactionLimit } from '../compaction/compaction-settings.js';
+import { type CompactionSettings, DEFAULT_COMPACTION_SETTINGS, compactionLimit } from '../compaction/compaction-config.js';
 import { createLlmSummarizer } from '../compaction/summarizer.js';
 import { estimateToolSpecTokens } from '../compaction/token-estimate.js';
 import { createCheckpointScheduler } from '../conversations/checkpoint-scheduler.js';

@@ -1,7 +1,7 @@
 import type { AgentHooks } from '../agent/agent-loop.js';
 import type { ChatMessage } from '../agent/messages.js';
 import { repairToolResults } from '../agent/tool-history.js';
-import type { CompactionSettings } from '../compaction/compaction-settings.js';
+import type { CompactionSettings } from '../compaction/compaction-config.js';
 import { type CompactionStrategy, compactPrompt } from '../compaction/compactor.js';
 import { type HistoryTurn, groupTurns } from '../compaction/conversation-turns.js';
 import type { StructuralSummary } from '../compaction/structural-summary.js';

@@ -1,7 +1,6 @@
 import { type Context, Hono } from 'hono';
 import type { AppContext } from '../../app-context.js';
-import { compactionSettingsFor } from '../../compaction/compaction-config.js';
-import { compactionLimit } from '../../compaction/compaction-settings.js';
+import { compactionLimit, compactionSettingsFor } from '../../compaction/compaction-config.js';
 import { compactPrompt } from '../../compaction/compactor.js';
 import { groupTurns } from '../../compaction/conversation-turns.js';
 import { estimateMessagesTokens } from '../../compaction/token-estimate.js';
