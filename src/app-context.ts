@@ -11,8 +11,11 @@ import { crossEncoderFromConfig } from './retrieval/rerank/cross-encoder-from-co
 import type { Reranker } from './retrieval/rerank/reranker.js';
 import type { MemoryStore } from './memory/memory-types.js';
 import { configuredFusionWeights } from './retrieval/fusion-weights.js';
-import { type BackgroundTasks, createBackgroundTasks } from './compaction/background-tasks.js';
-import { assertCompactionConfig } from './compaction/compaction-config.js';
+import { type BackgroundTasks, createBackgroundTasks } from './background/background-tasks.js';
+import { type ChatService, createChatService } from './chat/chat-service.js';
+import { assertCompactionConfig, compactionLimit, compactionSettingsFor } from './compaction/compaction-config.js';
+import { createAfterTurnHooks } from './conversations/after-turn-hooks.js';
+import { createCheckpointHook } from './conversations/checkpoint-hook.js';
 import type { ConversationStore } from './conversations/conversation-types.js';
 import { createPgConversationStore } from './conversations/pg-conversation-store.js';
 import { indexUnindexedMemories } from './memory/memory-text-index.js';
@@ -47,7 +50,9 @@ export interface AppContext {
   knowledge?: TenantScoped<KnowledgeRetriever> | undefined;
   /** Stored chat conversations, their checkpoints and summaries. */
   conversations: TenantScoped<ConversationStore>;
-  /** Work done after a reply (checkpoints); drained before the database closes. */
+  /** The chat (`/v1/chat`) and the views of its stored conversations, over the stores above. */
+  chat: TenantScoped<ChatService>;
+  /** Work done after a reply (the chat's after-turn hooks); drained before the database closes. */
   backgroundTasks: BackgroundTasks;
   /** The `cross-encoder` reranker (RERANKER_MODEL); undefined when none is configured. */
   crossEncoder?: ClosableReranker | undefined;
@@ -127,6 +132,7 @@ export async function createAppContext(config: Config, options: AppContextOption
   const knowledge = options.knowledge ?? search;
   const conversations = tenantScoped((tenantId) => createPgConversationStore({ db: database.db, tenantId }));
   const backgroundTasks = createBackgroundTasks((key, err) => logger.warn({ err, task: key }, 'background task failed'));
+  const chat = createTenantChat({ config, logger, memories, knowledge, llm, conversations, backgroundTasks });
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -145,5 +151,39 @@ export async function createAppContext(config: Config, options: AppContextOption
       }
     })());
 
-  return { config, logger, database, embedder, auth, memories, documents, search, llm, knowledge, conversations, backgroundTasks, crossEncoder, close };
+  return { config, logger, database, embedder, auth, memories, documents, search, llm, knowledge, conversations, chat, backgroundTasks, crossEncoder, close };
+}
+
+/** The parts of a context the chat is built from. */
+export type ChatParts = Pick<AppContext, 'config' | 'logger' | 'memories' | 'knowledge' | 'llm' | 'conversations' | 'backgroundTasks'>;
+
+/**
+ * Every tenant's chat over `parts`, with its after-turn hooks; createAppContext builds it once.
+ * Exported for a context with a part swapped (tests give the chat another model).
+ */
+export function createTenantChat(parts: ChatParts): TenantScoped<ChatService> {
+  const { config, logger, llm } = parts;
+  const compaction = compactionSettingsFor(config, llm?.model);
+  const onSummaryFallback = (err: unknown) => logger.warn({ err }, 'summarizer failed: rule-based checkpoint or summary used');
+  // Each stored turn's work after the reply, each hook a background task of its own: another hook is one line here.
+  const afterTurn = createAfterTurnHooks(
+    [createCheckpointHook({ maxRequestTokens: compactionLimit(compaction), summaryTimeoutMs: config.COMPACTION_SUMMARY_TIMEOUT_MS, onFallback: onSummaryFallback })],
+    parts.backgroundTasks,
+  );
+  // A service per tenant over that tenant's stores: recall, tools and the stored conversation all
+  // stay inside the tenant. Building one is a few closures.
+  return tenantScoped((tenantId) =>
+    createChatService({
+      tenantId,
+      memories: parts.memories.forTenant(tenantId),
+      knowledge: parts.knowledge?.forTenant(tenantId),
+      llm,
+      prices: config.LLM_PRICES,
+      conversations: parts.conversations.forTenant(tenantId),
+      afterTurn,
+      compaction,
+      summaryTimeoutMs: config.COMPACTION_SUMMARY_TIMEOUT_MS,
+      onSummaryFallback,
+    }),
+  );
 }

@@ -16,13 +16,15 @@ import { createLlmProvider } from '../../src/agent/llm-provider.js';
 import { defineTool, toToolSpec } from '../../src/agent/tool.js';
 import { buildSystemPrompt } from '../../src/chat/system-prompt.js';
 import { beginConversationTurn } from '../../src/chat/conversation-turn.js';
-import { createBackgroundTasks } from '../../src/compaction/background-tasks.js';
-import { type CompactionSettings, DEFAULT_COMPACTION_SETTINGS, compactionLimit } from '../../src/compaction/compaction-settings.js';
+import { createBackgroundTasks } from '../../src/background/background-tasks.js';
+import { type CompactionSettings, DEFAULT_COMPACTION_SETTINGS, compactionLimit } from '../../src/compaction/compaction-config.js';
 import { createLlmSummarizer } from '../../src/compaction/summarizer.js';
 import { estimateToolSpecTokens } from '../../src/compaction/token-estimate.js';
-import { createCheckpointScheduler } from '../../src/conversations/checkpoint-scheduler.js';
+import { createAfterTurnHooks } from '../../src/conversations/after-turn-hooks.js';
+import { createCheckpointHook } from '../../src/conversations/checkpoint-hook.js';
 import { createPgConversationStore } from '../../src/conversations/pg-conversation-store.js';
 import { openDatabase } from '../../src/db/database.js';
+import { DEFAULT_TENANT_ID } from '../../src/tenancy/tenant-id.js';
 import { conversationModel, kindOf, requestTokens } from '../../testkit/scripted-conversation-llm.js';
 import { startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
 
@@ -59,10 +61,11 @@ async function run(settings: CompactionSettings): Promise<RunResult> {
   const store = createPgConversationStore({ db: database.db });
   const tasks = createBackgroundTasks((key, error) => console.error(key, error));
   const summarizer = createLlmSummarizer(provider, { timeoutMs: 20_000 });
-  const checkpoints = createCheckpointScheduler({ store, tasks, summarizer, maxRequestTokens: compactionLimit(settings) });
+  const afterTurn = createAfterTurnHooks([createCheckpointHook({ maxRequestTokens: compactionLimit(settings), summaryTimeoutMs: 20_000 })], tasks);
   const toolTokens = estimateToolSpecTokens([toToolSpec(searchNotes)]);
   const systemPrompt = buildSystemPrompt({ hasKnowledge: false });
   const conversationId = crypto.randomUUID();
+  const checkpoints = afterTurn.forConversation({ tenantId: DEFAULT_TENANT_ID, store, conversationId, agentId: 'bench', llm: provider });
   const result: RunResult = { tokensPerTurn: [], maxRequestPerTurn: [], compactionMsPerTurn: [], turnMs: [], summaryCalls: 0, checkpointCalls: 0, strategies: new Map() };
 
   for (let n = 1; n <= TURNS; n++) {
@@ -72,7 +75,7 @@ async function run(settings: CompactionSettings): Promise<RunResult> {
     const started = performance.now();
     const turn = await beginConversationTurn({
       store,
-      checkpoints,
+      afterTurn: checkpoints,
       conversationId,
       agentId: 'bench',
       settings,

@@ -3,12 +3,11 @@ import { type AgentEvent, type StopReason, runAgentTurn } from '../agent/agent-l
 import type { LlmProvider } from '../agent/llm-provider.js';
 import type { PriceTable } from '../agent/pricing.js';
 import { toToolSpec } from '../agent/tool.js';
-import type { BackgroundTasks } from '../compaction/background-tasks.js';
-import { type CompactionSettings, DEFAULT_COMPACTION_SETTINGS, compactionLimit } from '../compaction/compaction-settings.js';
+import { type CompactionSettings, DEFAULT_COMPACTION_SETTINGS } from '../compaction/compaction-config.js';
 import { createLlmSummarizer } from '../compaction/summarizer.js';
 import { estimateToolSpecTokens } from '../compaction/token-estimate.js';
-import { createCheckpointScheduler } from '../conversations/checkpoint-scheduler.js';
-import type { ConversationStore } from '../conversations/conversation-types.js';
+import type { AfterTurnHooks } from '../conversations/after-turn-hooks.js';
+import { ConversationNotFoundError, type ConversationStore } from '../conversations/conversation-types.js';
 import type { MemoryStore } from '../memory/memory-types.js';
 import { type Citation, extractCitations, toCitation } from './citations.js';
 import { createChatTools } from './chat-tools.js';
@@ -18,6 +17,7 @@ import type { KnowledgeRetriever } from './knowledge-retriever.js';
 import { type Source, SourceList } from './sources.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { type CompactionReport, type ConversationTurn, beginConversationTurn } from './conversation-turn.js';
+import { type ConversationView, describeLoadedConversation } from './conversation-view.js';
 
 export const CHAT_TOP_K_DEFAULT = 5;
 /** Tool results are for the model; the client gets a preview, not a second copy of every source. */
@@ -69,42 +69,41 @@ export type ChatEvent =
   | { type: 'error'; error: unknown };
 
 export interface ChatServiceOptions {
+  /** The tenant the stores below belong to; told to the after-turn hooks. */
+  tenantId: string;
   memories: MemoryStore;
   knowledge?: KnowledgeRetriever | undefined;
   /** Without one, replies are extractive. */
   llm?: LlmProvider | undefined;
   prices?: PriceTable | undefined;
   maxIterations?: number;
-  /** Stores conversations; without it (or `backgroundTasks`) each turn stands alone. */
+  /** Stores conversations; without it each turn stands alone. */
   conversations?: ConversationStore | undefined;
-  /** Where checkpoints are written after the reply. */
-  backgroundTasks?: BackgroundTasks | undefined;
+  /** Run on each stored turn after the reply (the checkpoint, ...); none when undefined. */
+  afterTurn?: AfterTurnHooks | undefined;
   /** The model's window and compaction trigger; defaults suit an 8k-token model. */
   compaction?: CompactionSettings | undefined;
   /** How long a summarising request may take before the rule-based fallback is used. */
   summaryTimeoutMs?: number | undefined;
-  /** Told when a checkpoint or summary fell back to the rules. */
+  /** Told when a summary fell back to the rules. */
   onSummaryFallback?: ((error: unknown) => void) | undefined;
 }
 
 export interface ChatService {
   chat(request: ChatRequest): Promise<ChatReply>;
+  /**
+   * Throws ConversationNotFoundError when `conversationId` is another agent's (or another
+   * tenant's): checked before a reply starts streaming, so the refusal is a plain error reply.
+   */
+  assertCanContinue(conversationId: string | undefined, agentId: string): Promise<void>;
+  /** The stored conversation with what it costs in a prompt; null when the agent has none by that id. */
+  describeConversation(id: string, agentId: string): Promise<ConversationView | null>;
 }
 
 export function createChatService(options: ChatServiceOptions): ChatService {
-  const { memories, knowledge, llm, prices, conversations } = options;
+  const { tenantId, memories, knowledge, llm, prices, conversations } = options;
   const compaction = options.compaction ?? DEFAULT_COMPACTION_SETTINGS;
   const summarizer = llm ? createLlmSummarizer(llm, { timeoutMs: options.summaryTimeoutMs ?? 20_000 }) : undefined;
-  const checkpoints =
-    conversations && options.backgroundTasks
-      ? createCheckpointScheduler({
-          store: conversations,
-          tasks: options.backgroundTasks,
-          summarizer,
-          maxRequestTokens: compactionLimit(compaction),
-          onFallback: options.onSummaryFallback,
-        })
-      : undefined;
 
   async function chat(request: ChatRequest): Promise<ChatReply> {
     // A new conversation when no id is given; a given id continues that conversation, or starts
@@ -116,20 +115,19 @@ export function createChatService(options: ChatServiceOptions): ChatService {
     const sources = new SourceList();
     try {
       signal?.throwIfAborted();
-      const stored =
-        conversations && checkpoints
-          ? await beginConversationTurn({
-              store: conversations,
-              checkpoints,
-              conversationId,
-              agentId,
-              settings: compaction,
-              summarizer,
-              signal,
-              onCompaction: (report) => onEvent?.({ type: 'compaction', ...report }),
-              onFallback: options.onSummaryFallback,
-            })
-          : undefined;
+      const stored = conversations
+        ? await beginConversationTurn({
+            store: conversations,
+            afterTurn: options.afterTurn?.forConversation({ tenantId, store: conversations, conversationId, agentId, llm }),
+            conversationId,
+            agentId,
+            settings: compaction,
+            summarizer,
+            signal,
+            onCompaction: (report) => onEvent?.({ type: 'compaction', ...report }),
+            onFallback: options.onSummaryFallback,
+          })
+        : undefined;
       const recalled = await recallSources(sources, { query: message, agentId, topK, candidateK: request.candidateK, memories, knowledge, signal, ...filters });
       onEvent?.({ type: 'retrieval', conversationId, sources: recalled });
 
@@ -226,7 +224,18 @@ export function createChatService(options: ChatServiceOptions): ChatService {
     };
   }
 
-  return { chat };
+  async function assertCanContinue(conversationId: string | undefined, agentId: string): Promise<void> {
+    if (conversationId !== undefined && conversations && (await conversations.ownedByOther(conversationId, agentId))) {
+      throw new ConversationNotFoundError(conversationId, agentId);
+    }
+  }
+
+  async function describeConversation(id: string, agentId: string): Promise<ConversationView | null> {
+    const loaded = await conversations?.load(id, agentId);
+    return loaded ? describeLoadedConversation(loaded, compaction) : null;
+  }
+
+  return { chat, assertCanContinue, describeConversation };
 }
 
 function answerExtractively(

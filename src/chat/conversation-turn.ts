@@ -1,13 +1,13 @@
 import type { AgentHooks } from '../agent/agent-loop.js';
 import type { ChatMessage } from '../agent/messages.js';
 import { repairToolResults } from '../agent/tool-history.js';
-import type { CompactionSettings } from '../compaction/compaction-settings.js';
+import type { CompactionSettings } from '../compaction/compaction-config.js';
 import { type CompactionStrategy, compactPrompt } from '../compaction/compactor.js';
 import { type HistoryTurn, groupTurns } from '../compaction/conversation-turns.js';
 import type { StructuralSummary } from '../compaction/structural-summary.js';
 import type { Summarizer } from '../compaction/summarizer.js';
 import type { TurnCheckpoint } from '../compaction/turn-checkpoint.js';
-import type { CheckpointScheduler } from '../conversations/checkpoint-scheduler.js';
+import type { ConversationAfterTurn } from '../conversations/after-turn-hooks.js';
 import { ConversationNotFoundError, type ConversationStore, type NewMessage } from '../conversations/conversation-types.js';
 import { recordConversationCompaction } from '../observability/metrics.js';
 
@@ -22,7 +22,8 @@ export interface CompactionReport {
 
 export interface ConversationTurnOptions {
   store: ConversationStore;
-  checkpoints: CheckpointScheduler;
+  /** The after-turn hooks of this conversation (the checkpoint, ...); none when undefined. */
+  afterTurn?: ConversationAfterTurn | undefined;
   conversationId: string;
   agentId: string;
   settings: CompactionSettings;
@@ -39,7 +40,7 @@ export interface ConversationTurn {
   history: ChatMessage[];
   /** Compacts every request of the turn; `fixedTokens` is what the tool definitions cost. */
   compactionHook(fixedTokens: number): AgentHooks;
-  /** Appends the turn (the user's message and the agent's) in one transaction, then checkpoints it in the background. */
+  /** Appends the turn (the user's message and the agent's) in one transaction, then starts its after-turn hooks in the background. */
   finish(messages: NewMessage[]): Promise<void>;
 }
 
@@ -57,9 +58,8 @@ export async function beginConversationTurn(options: ConversationTurnOptions): P
   const history = turns.flatMap((t) => t.messages);
   const stored = new Set<ChatMessage>(history);
 
-  // Turns whose checkpoint was lost (a crash before it was written, an import without them).
-  const missing = turns.filter((t) => !checkpoints.has(t.turn));
-  if (missing.length > 0) options.checkpoints.backfill(conversationId, missing);
+  // Turns whose after-turn work was lost (a crash before it was written, an import without it).
+  if (loaded && turns.length > 0) options.afterTurn?.backfill({ loaded, turns });
 
   const compactionHook = (fixedTokens: number): AgentHooks => ({
     async beforeLlm(request) {
@@ -107,7 +107,7 @@ export async function beginConversationTurn(options: ConversationTurnOptions): P
 
   async function finish(messages: NewMessage[]): Promise<void> {
     const appended = await store.appendTurn({ id: conversationId, agentId, messages });
-    options.checkpoints.schedule(conversationId, {
+    options.afterTurn?.completed({
       turn: appended.turn,
       firstSeq: appended.firstSeq,
       lastSeq: appended.lastSeq,

@@ -1,14 +1,96 @@
-import { type Config, ConfigError } from '../config/config.js';
-import type { CompactionSettings } from './compaction-settings.js';
+import { z } from 'zod';
+import { ConfigError } from '../config/config-error.js';
+
+/** How much prompt a model takes, and how compaction treats it. */
+export interface CompactionSettings {
+  /** The model's context window, in tokens. */
+  contextWindow: number;
+  /** Tokens kept free for the reply. */
+  outputReserve: number;
+  /** Share of the usable window (window minus reserve) a prompt may fill before it is compacted. */
+  triggerShare: number;
+  /** Stored messages at the end of the history that compaction keeps as they are (whole turns). */
+  recentMessages: number;
+}
+
+export const DEFAULT_COMPACTION_SETTINGS: CompactionSettings = {
+  contextWindow: 8_192,
+  outputReserve: 1_024,
+  triggerShare: 0.85,
+  recentMessages: 8,
+};
+
+/** The most estimated tokens a request may carry. */
+export function compactionLimit(settings: CompactionSettings): number {
+  return Math.floor((settings.contextWindow - settings.outputReserve) * settings.triggerShare);
+}
+
+/** One model's overrides of the deployment's compaction settings; fields left out keep the deployment's. */
+export const modelCompactionSchema = z.strictObject({
+  contextWindow: z.number().int().min(256).max(100_000_000).optional(),
+  outputReserve: z.number().int().min(0).max(100_000_000).optional(),
+  triggerShare: z.number().gt(0).max(1).optional(),
+  recentMessages: z.number().int().min(0).max(10_000).optional(),
+});
+
+export type ModelCompaction = z.output<typeof modelCompactionSchema>;
+
+/**
+ * COMPACTION_MODELS: a JSON object keyed by model name (as in LLM_MODEL), e.g.
+ * `{"gpt-4o-mini":{"contextWindow":128000,"outputReserve":4096},"llama3.1:8b":{"contextWindow":8192}}`.
+ */
+export const compactionModelsEnv = z
+  .string()
+  .optional()
+  .transform((raw, ctx): Map<string, ModelCompaction> => {
+    const models = new Map<string, ModelCompaction>();
+    if (raw === undefined) return models;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: `is not JSON: ${(error as Error).message}` });
+      return z.NEVER;
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      ctx.addIssue({ code: 'custom', message: 'must be a JSON object keyed by model name' });
+      return z.NEVER;
+    }
+    // Entry by entry into a Map, not through z.record: a model named "__proto__" must stay a key.
+    for (const [model, settings] of Object.entries(value)) {
+      const parsed = modelCompactionSchema.safeParse(settings);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        const field = issue.path.length > 0 ? `.${issue.path.join('.')}` : '';
+        ctx.addIssue({ code: 'custom', message: `${JSON.stringify(model)}${field}: ${issue.message} (each model maps to {contextWindow, outputReserve, triggerShare, recentMessages})` });
+        return z.NEVER;
+      }
+      models.set(model, parsed.data);
+    }
+    return models;
+  });
+
+/**
+ * The variables compaction reads, as config.ts parses them (CONTEXT_* and COMPACTION_*). Named
+ * here rather than taken from `Config`: config.ts composes this module's schema, so this module
+ * does not import it back.
+ */
+export interface CompactionEnv {
+  CONTEXT_WINDOW_TOKENS: number;
+  CONTEXT_OUTPUT_RESERVE_TOKENS: number;
+  COMPACTION_TRIGGER_SHARE: number;
+  COMPACTION_RECENT_MESSAGES: number;
+  COMPACTION_MODELS: ReadonlyMap<string, ModelCompaction>;
+}
 
 /** The deployment's settings (CONTEXT_* and COMPACTION_*), with the model's COMPACTION_MODELS entry on top. */
-export function compactionSettingsFor(config: Config, model: string | undefined): CompactionSettings {
-  const own = model === undefined ? undefined : config.COMPACTION_MODELS.get(model);
+export function compactionSettingsFor(env: CompactionEnv, model: string | undefined): CompactionSettings {
+  const own = model === undefined ? undefined : env.COMPACTION_MODELS.get(model);
   return {
-    contextWindow: own?.contextWindow ?? config.CONTEXT_WINDOW_TOKENS,
-    outputReserve: own?.outputReserve ?? config.CONTEXT_OUTPUT_RESERVE_TOKENS,
-    triggerShare: own?.triggerShare ?? config.COMPACTION_TRIGGER_SHARE,
-    recentMessages: own?.recentMessages ?? config.COMPACTION_RECENT_MESSAGES,
+    contextWindow: own?.contextWindow ?? env.CONTEXT_WINDOW_TOKENS,
+    outputReserve: own?.outputReserve ?? env.CONTEXT_OUTPUT_RESERVE_TOKENS,
+    triggerShare: own?.triggerShare ?? env.COMPACTION_TRIGGER_SHARE,
+    recentMessages: own?.recentMessages ?? env.COMPACTION_RECENT_MESSAGES,
   };
 }
 
@@ -19,7 +101,7 @@ const MIN_USABLE_TOKENS = 256;
  * Refuses settings that leave no room for a prompt, naming the variables to fix: checked at start,
  * for the deployment and for every model listed, since the reserve and window may come from either.
  */
-export function assertCompactionConfig(config: Config): void {
+export function assertCompactionConfig(env: CompactionEnv): void {
   const check = (settings: CompactionSettings, variables: string[], label: string) => {
     const usable = settings.contextWindow - settings.outputReserve;
     if (usable < MIN_USABLE_TOKENS) {
@@ -29,8 +111,8 @@ export function assertCompactionConfig(config: Config): void {
       );
     }
   };
-  check(compactionSettingsFor(config, undefined), ['CONTEXT_WINDOW_TOKENS', 'CONTEXT_OUTPUT_RESERVE_TOKENS'], '');
-  for (const model of config.COMPACTION_MODELS.keys()) {
-    check(compactionSettingsFor(config, model), ['COMPACTION_MODELS'], `model ${JSON.stringify(model)}: `);
+  check(compactionSettingsFor(env, undefined), ['CONTEXT_WINDOW_TOKENS', 'CONTEXT_OUTPUT_RESERVE_TOKENS'], '');
+  for (const model of env.COMPACTION_MODELS.keys()) {
+    check(compactionSettingsFor(env, model), ['COMPACTION_MODELS'], `model ${JSON.stringify(model)}: `);
   }
 }

@@ -1,6 +1,6 @@
 import type { ChatMessage, ToolMessage } from '../agent/messages.js';
 import { truncateMiddle } from './clip-text.js';
-import { type CompactionSettings, compactionLimit } from './compaction-settings.js';
+import { type CompactionSettings, compactionLimit } from './compaction-config.js';
 import type { HistoryTurn } from './conversation-turns.js';
 import { type StructuralSummary, updateStructuralSummary } from './structural-summary.js';
 import { checkpointMessages, summaryMessages, turnDigest } from './summary-messages.js';

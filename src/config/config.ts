@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { compactionModelsEnv } from '../compaction/compaction-models-schema.js';
+import { compactionModelsEnv } from '../compaction/compaction-config.js';
 import { RERANKERS } from '../retrieval/rerank/reranker-choice.js';
 import { parseEnvApiKeys } from '../auth/env-api-keys.js';
+import { ConfigError } from './config-error.js';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -112,12 +113,7 @@ function originOf(value: string): string | undefined {
   }
 }
 
-export class ConfigError extends Error {
-  constructor(readonly variables: string[], message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError };
 
 /** Parses the environment; a bad value throws a ConfigError naming each offending variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {

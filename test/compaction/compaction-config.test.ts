@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assertCompactionConfig, compactionSettingsFor } from '../../src/compaction/compaction-config.js';
-import { DEFAULT_COMPACTION_SETTINGS } from '../../src/compaction/compaction-settings.js';
+import { DEFAULT_COMPACTION_SETTINGS, assertCompactionConfig, compactionSettingsFor } from '../../src/compaction/compaction-config.js';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
 
 describe('compaction configuration', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/agent/messages.js';
 import { type CompactionInput, compactPrompt } from '../../src/compaction/compactor.js';
-import { type CompactionSettings, compactionLimit } from '../../src/compaction/compaction-settings.js';
+import { type CompactionSettings, compactionLimit } from '../../src/compaction/compaction-config.js';
 import type { StructuralSummary } from '../../src/compaction/structural-summary.js';
 import { estimateMessagesTokens } from '../../src/compaction/token-estimate.js';
 import { createFakeSummarizer } from './fake-summarizer.js';

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import type { Hono } from 'hono';
-import { type AppContext, createAppContext } from '../../src/app-context.js';
+import { type AppContext, createAppContext, createTenantChat } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
-import { createApp } from '../../src/http/app.js';
+import { createApp as createHttpApp } from '../../src/http/app.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 
 /** An app over an in-memory PGlite and the hash embedder; `env` overrides configuration. */
@@ -37,4 +37,10 @@ export async function call(app: Hono, method: string, path: string, body?: unkno
   return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as unknown) : null };
 }
 
-export { createApp };
+/**
+ * The app over `ctx`. Tests swap parts of a context (`{ ...ctx, llm }`); the chat that
+ * createAppContext built over the original parts is rebuilt over the ones passed.
+ */
+export function createApp(ctx: AppContext): ReturnType<typeof createHttpApp> {
+  return createHttpApp({ ...ctx, chat: createTenantChat(ctx) });
+}

@@ -3,12 +3,9 @@ import { streamSSE } from 'hono/streaming';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppContext } from '../../app-context.js';
 import { type ChatErrorReply, describeChatError } from '../../chat/chat-error.js';
-import { type ChatEvent, createChatService } from '../../chat/chat-service.js';
-import { compactionSettingsFor } from '../../compaction/compaction-config.js';
-import { ConversationNotFoundError } from '../../conversations/conversation-types.js';
+import type { ChatEvent } from '../../chat/chat-service.js';
 import { isDatabaseUnavailable } from '../../db/database-unavailable.js';
 import { DEFAULT_AGENT_ID } from '../../memory/memory-types.js';
-import { notFound } from '../errors.js';
 import { chatBody } from '../schemas/chat-schemas.js';
 import { tenantOf } from '../tenant-context.js';
 import { parseBody } from '../validate.js';
@@ -18,21 +15,6 @@ import { parseBody } from '../validate.js';
  * `Accept: text/event-stream` (an explicit `stream: false` wins over the header).
  */
 export function createChatRoutes(ctx: AppContext): Hono {
-  const compaction = compactionSettingsFor(ctx.config, ctx.llm?.model);
-  // One service per request, over the tenant's stores: recall, tools and the stored conversation
-  // all stay inside the tenant. Building one is a few closures.
-  const serviceFor = (tenantId: string) =>
-    createChatService({
-      memories: ctx.memories.forTenant(tenantId),
-      knowledge: ctx.knowledge?.forTenant(tenantId),
-      llm: ctx.llm,
-      prices: ctx.config.LLM_PRICES,
-      conversations: ctx.conversations.forTenant(tenantId),
-      backgroundTasks: ctx.backgroundTasks,
-      compaction,
-      summaryTimeoutMs: ctx.config.COMPACTION_SUMMARY_TIMEOUT_MS,
-      onSummaryFallback: (err) => ctx.logger.warn({ err }, 'summarizer failed: rule-based checkpoint or summary used'),
-    });
   const body = chatBody(ctx.config.MAX_TOP_K);
   const routes = new Hono();
 
@@ -41,12 +23,9 @@ export function createChatRoutes(ctx: AppContext): Hono {
     const { stream: streamFlag, agentId, ...rest } = await parseBody(c, body);
     const streaming = streamFlag ?? (c.req.header('accept') ?? '').includes('text/event-stream');
     const request = { ...rest, agentId: agentId ?? DEFAULT_AGENT_ID };
-    const tenantId = tenantOf(c);
-    const service = serviceFor(tenantId);
+    const service = ctx.chat.forTenant(tenantOf(c));
     // Checked before any streaming starts, so another agent's (or tenant's) conversation id is a plain 404.
-    if (request.conversationId !== undefined && (await ctx.conversations.forTenant(tenantId).ownedByOther(request.conversationId, request.agentId))) {
-      throw notFound(new ConversationNotFoundError(request.conversationId, request.agentId).message);
-    }
+    await service.assertCanContinue(request.conversationId, request.agentId);
 
     if (!streaming) {
       try {

@@ -1,12 +1,6 @@
 import { type Context, Hono } from 'hono';
 import type { AppContext } from '../../app-context.js';
-import { compactionSettingsFor } from '../../compaction/compaction-config.js';
-import { compactionLimit } from '../../compaction/compaction-settings.js';
-import { compactPrompt } from '../../compaction/compactor.js';
-import { groupTurns } from '../../compaction/conversation-turns.js';
-import { estimateMessagesTokens } from '../../compaction/token-estimate.js';
-import { ConversationNotFoundError, type LoadedConversation } from '../../conversations/conversation-types.js';
-import { toExportMessage } from '../../conversations/export-message.js';
+import { ConversationNotFoundError } from '../../conversations/conversation-types.js';
 import { DEFAULT_AGENT_ID } from '../../memory/memory-types.js';
 import {
   conversationAgentQuery,
@@ -20,7 +14,6 @@ import { parseBody, parseQuery, parseWith } from '../validate.js';
 /** `/v1/conversations`: stored chat conversations of an agent (`?agentId=`, default `default`) of the request's tenant. */
 export function createConversationRoutes(ctx: AppContext): Hono {
   const conversationsOf = (c: Context) => ctx.conversations.forTenant(tenantOf(c));
-  const settings = compactionSettingsFor(ctx.config, ctx.llm?.model);
   const routes = new Hono();
 
   routes.get('/', async (c) => {
@@ -39,16 +32,10 @@ export function createConversationRoutes(ctx: AppContext): Hono {
 
   routes.get('/:id', async (c) => {
     const { id, agentId } = target(c);
-    const loaded = await conversationsOf(c).load(id, agentId);
-    if (!loaded) throw new ConversationNotFoundError(id, agentId);
-    const { conversation, checkpoints, summary } = loaded;
-    return c.json({
-      conversation,
-      messages: loaded.messages.map(toExportMessage),
-      checkpoints,
-      summary,
-      tokens: await tokenEstimate(loaded),
-    });
+    // With what the stored history costs in a prompt, as the chat's compaction would send it.
+    const view = await ctx.chat.forTenant(tenantOf(c)).describeConversation(id, agentId);
+    if (!view) throw new ConversationNotFoundError(id, agentId);
+    return c.json(view);
   });
 
   routes.get('/:id/export', async (c) => {
@@ -64,31 +51,6 @@ export function createConversationRoutes(ctx: AppContext): Hono {
     if (!(await conversationsOf(c).delete(id, agentId))) throw new ConversationNotFoundError(id, agentId);
     return c.body(null, 204);
   });
-
-  /**
-   * What the stored history costs in a prompt: whole, and as the next turn would send it with the
-   * stored checkpoints and summary (estimated without calling the model: where the stored summary
-   * does not reach far enough, a rule-based one stands in). The system prompt, tool definitions
-   * and the next question come on top.
-   */
-  async function tokenEstimate(loaded: LoadedConversation) {
-    const history = groupTurns(loaded.messages);
-    const compacted = await compactPrompt({
-      system: [],
-      history,
-      live: [],
-      checkpoints: new Map(loaded.checkpoints.map((cp) => [cp.turn, cp])),
-      summary: loaded.summary ?? undefined,
-      settings,
-    });
-    return {
-      history: estimateMessagesTokens(history.flatMap((t) => t.messages)),
-      compacted: compacted.tokensAfter,
-      limit: compactionLimit(settings),
-      contextWindow: settings.contextWindow,
-      outputReserve: settings.outputReserve,
-    };
-  }
 
   return routes;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createBackgroundTasks } from '../../src/compaction/background-tasks.js';
+import { createBackgroundTasks } from '../../src/background/background-tasks.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -1,7 +1,7 @@
 /**
- * Work that runs after a reply has gone out (checkpoint writing), tracked so that it is written
- * once per key, can be awaited (tests, benchmarks) and is aborted and drained at shutdown instead
- * of racing the database's close.
+ * Work that runs after a reply has gone out (a chat turn's after-turn hooks, such as checkpoint
+ * writing), tracked so that it runs once per key, can be awaited (tests, benchmarks) and is
+ * aborted and drained at shutdown instead of racing the database's close.
  */
 export interface BackgroundTasks {
   /** Starts `task` unless one with the same key is running; false when it was already running or closed. */

@@ -1,0 +1,94 @@
+import type { LlmProvider } from '../agent/llm-provider.js';
+import type { BackgroundTasks } from '../background/background-tasks.js';
+import type { CompletedTurn } from '../compaction/turn-checkpoint.js';
+import type { ConversationStore, LoadedConversation } from './conversation-types.js';
+
+/** The conversation a turn belongs to, and what its hooks may use. */
+export interface TurnScope {
+  tenantId: string;
+  /** The tenant's conversations: a hook reads and writes nothing of another tenant's. */
+  store: ConversationStore;
+  conversationId: string;
+  agentId: string;
+  /** The chat's model; undefined when none is configured. */
+  llm: LlmProvider | undefined;
+}
+
+/** What a hook is told about one completed turn. */
+export interface AfterTurn extends TurnScope {
+  /** The turn as stored: its number, sequence numbers and messages (the user's first). */
+  turn: CompletedTurn;
+  /** Fires at shutdown: the hook stops, and what it has not written is written on a later turn's backfill. */
+  signal: AbortSignal;
+}
+
+/** A stored conversation as loaded at the start of a turn. */
+export interface StoredTurns {
+  loaded: LoadedConversation;
+  /** Its turns so far, oldest first. */
+  turns: readonly CompletedTurn[];
+}
+
+/**
+ * Work done on a stored turn after the reply has gone out (the checkpoint, for one). Hooks run
+ * independently, each as its own background task: one failing is logged and stops none of the others.
+ */
+export interface AfterTurnHook {
+  /** Names the hook's tasks (`<name>:<conversation>:<turn>`), and so its failures in the log. */
+  readonly name: string;
+  run(turn: AfterTurn): Promise<void>;
+  /**
+   * The turns that still lack this hook's work (a crash before it ran, an imported conversation).
+   * They are run one at a time in the background when the conversation is next continued, so a
+   * long imported conversation does not fire hundreds of requests at once.
+   */
+  missing?(conversation: StoredTurns): readonly CompletedTurn[];
+}
+
+/** The hooks of one conversation's turn. */
+export interface ConversationAfterTurn {
+  /** Starts every hook on the turn just stored, once per hook and turn. */
+  completed(turn: CompletedTurn): void;
+  /** Starts, per hook, the turns of the loaded conversation it has not done yet. */
+  backfill(conversation: StoredTurns): void;
+}
+
+export interface AfterTurnHooks {
+  forConversation(scope: TurnScope): ConversationAfterTurn;
+}
+
+/**
+ * Runs the registered hooks in `tasks`: keyed (a turn's work runs once even if asked twice),
+ * failures reported by the tasks' error handler instead of thrown, and aborted and drained when
+ * the tasks close.
+ */
+export function createAfterTurnHooks(hooks: readonly AfterTurnHook[], tasks: BackgroundTasks): AfterTurnHooks {
+  const turnKey = (hook: AfterTurnHook, conversationId: string, turn: number) => `${hook.name}:${conversationId}:${turn}`;
+
+  return {
+    forConversation(scope) {
+      const { conversationId } = scope;
+      return {
+        completed(turn) {
+          for (const hook of hooks) {
+            tasks.run(turnKey(hook, conversationId, turn.turn), (signal) => hook.run({ ...scope, turn, signal }));
+          }
+        },
+        backfill(conversation) {
+          for (const hook of hooks) {
+            if (!hook.missing) continue;
+            const missing = hook.missing.bind(hook);
+            tasks.run(`backfill:${hook.name}:${conversationId}`, async (signal) => {
+              // Before any await: a turn whose own task is still running is not done twice.
+              const turns = missing(conversation).filter((t) => !tasks.has(turnKey(hook, conversationId, t.turn)));
+              for (const turn of turns) {
+                if (signal.aborted) return;
+                await hook.run({ ...scope, turn, signal });
+              }
+            });
+          }
+        },
+      };
+    },
+  };
+}
