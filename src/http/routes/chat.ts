@@ -1,13 +1,11 @@
-import { type Context, Hono } from 'hono';
+import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppContext } from '../../app-context.js';
-import { type ChatErrorReply, describeChatError } from '../../chat/chat-error.js';
 import { type ChatEvent, createChatService } from '../../chat/chat-service.js';
 import { compactionSettingsFor } from '../../compaction/compaction-config.js';
 import { ConversationNotFoundError } from '../../conversations/conversation-types.js';
-import { isDatabaseUnavailable } from '../../db/database-unavailable.js';
 import { DEFAULT_AGENT_ID } from '../../memory/memory-types.js';
+import { errorReplyFor } from '../error-mapping.js';
 import { notFound } from '../errors.js';
 import { chatBody } from '../schemas/chat-schemas.js';
 import { tenantOf } from '../tenant-context.js';
@@ -49,14 +47,9 @@ export function createChatRoutes(ctx: AppContext): Hono {
     }
 
     if (!streaming) {
-      try {
-        // The request's signal fires when the client disconnects, which cancels the LLM call and tools.
-        return c.json(await service.chat({ ...request, stream: false, signal: c.req.raw.signal }));
-      } catch (err) {
-        const described = describeChatError(err);
-        if (!described) throw err;
-        return errorReply(c, described);
-      }
+      // The request's signal fires when the client disconnects, which cancels the LLM call and tools.
+      // A failure (the LLM's included) is answered by the app's error handler: see ../error-mapping.ts.
+      return c.json(await service.chat({ ...request, stream: false, signal: c.req.raw.signal }));
     }
 
     return streamSSE(c, async (stream) => {
@@ -92,12 +85,9 @@ export function createChatRoutes(ctx: AppContext): Hono {
           case 'error': {
             if (controller.signal.aborted) return;
             // Headers are long gone, so the status travels in the event next to the usual error body.
-            const described = describeChatError(event.error) ??
-              (isDatabaseUnavailable(event.error)
-                ? { status: 503, code: 'database_unavailable', message: 'The database is unavailable; retry later.' }
-                : { status: 500, code: 'internal_error', message: 'Internal server error' });
+            const described = errorReplyFor(event.error);
             if (described.status === 500) ctx.logger.error({ err: event.error }, 'POST /v1/chat stream failed');
-            return send('error', { status: described.status, ...errorBody(described) });
+            return send('error', { status: described.status, ...described.body });
           }
         }
       };
@@ -113,14 +103,4 @@ export function createChatRoutes(ctx: AppContext): Hono {
   });
 
   return routes;
-}
-
-function errorBody(e: { code: string; message: string }) {
-  return { error: { code: e.code, message: e.message, details: null } };
-}
-
-function errorReply(c: Context, e: ChatErrorReply) {
-  if (e.retryAfterSeconds !== undefined) c.header('Retry-After', String(e.retryAfterSeconds));
-  // 499 (client closed request) is nginx's, not in hono's status type; nobody reads it anyway.
-  return c.json(errorBody(e), e.status as ContentfulStatusCode);
 }
