@@ -1,4 +1,3 @@
-import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppContext } from '../app-context.js';
@@ -10,6 +9,8 @@ import { httpMetrics } from './middleware/http-metrics.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestLogging } from './middleware/request-logging.js';
 import { requestTimeout } from './middleware/request-timeout.js';
+import { type ApiApp, createApiApp, declaredRoutes } from './openapi/define-route.js';
+import { createOpenApiDocument, openApiOptionsFrom } from './openapi/openapi-document.js';
 import { createChatRoutes } from './routes/chat.js';
 import { createConversationRoutes } from './routes/conversations.js';
 import { createDocsRoutes, docsContentSecurityPolicy } from './routes/docs.js';
@@ -18,11 +19,13 @@ import { createSearchRoutes } from './routes/search.js';
 import { createMemoryRoutes } from './routes/memories.js';
 import { createOperationsRoutes } from './routes/operations.js';
 import { createTagRoutes } from './routes/tags.js';
-import { createOpenApiDocument, openApiOptionsFrom } from './openapi/openapi-document.js';
 
-/** The HTTP API over an application context. Every reply, errors included, is JSON. */
-export function createApp(ctx: AppContext): Hono {
-  const app = new Hono();
+/**
+ * The HTTP API over an application context. Every reply, errors included, is JSON. Its OpenAPI
+ * document (`/openapi.json`) is generated from the declarations of the routes mounted here.
+ */
+export function createApp(ctx: AppContext): ApiApp {
+  const app = createApiApp();
   const maxBytes = ctx.config.MAX_BODY_BYTES;
   const maxUploadBytes = ctx.config.MAX_UPLOAD_BYTES;
 
@@ -48,9 +51,9 @@ export function createApp(ctx: AppContext): Hono {
   // Documents and conversation imports are files, not requests: they get the upload limit.
   app.use((c, next) => (c.req.method === 'POST' && /^\/v1\/(documents|conversations\/import)\/?$/.test(c.req.path) ? uploads : bodies)(c, next));
 
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.route('/', createOperationsRoutes(ctx));
-  app.route('/', createDocsRoutes(() => createOpenApiDocument(openApiOptionsFrom(ctx))));
+  // Built on first request, once every route below is declared.
+  app.route('/', createDocsRoutes(() => createOpenApiDocument(declaredRoutes(app), openApiOptionsFrom(ctx))));
   const { RATE_LIMIT_PER_MINUTE, RATE_LIMIT_BURST, REQUEST_TIMEOUT_MS } = ctx.config;
   if (RATE_LIMIT_PER_MINUTE > 0) {
     // Before the key check: see rateLimit. Without keys in use there is no key to budget by, so

@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { createRoute } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import type { AppContext } from '../../app-context.js';
 import { type ChatEvent, createChatService } from '../../chat/chat-service.js';
@@ -7,6 +7,10 @@ import { ConversationNotFoundError } from '../../conversations/conversation-type
 import { DEFAULT_AGENT_ID } from '../../memory/memory-types.js';
 import { errorReplyFor } from '../error-mapping.js';
 import { notFound } from '../errors.js';
+import { TAGS } from '../openapi/api-tags.js';
+import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-route.js';
+import { errorResponse, jsonBody, notFoundResponse, retryAfterHeader } from '../openapi/route-responses.js';
+import { chatReplySchema, chatStreamEventSchema } from '../schemas/chat-reply-schemas.js';
 import { chatBody } from '../schemas/chat-schemas.js';
 import { tenantOf } from '../tenant-context.js';
 import { parseBody } from '../validate.js';
@@ -15,7 +19,7 @@ import { parseBody } from '../validate.js';
  * `POST /v1/chat`: one grounded turn. JSON by default; Server-Sent Events with `stream: true` or
  * `Accept: text/event-stream` (an explicit `stream: false` wins over the header).
  */
-export function createChatRoutes(ctx: AppContext): Hono {
+export function createChatRoutes(ctx: AppContext): ApiRoutes {
   const compaction = compactionSettingsFor(ctx.config, ctx.llm?.model);
   // One service per request, over the tenant's stores: recall, tools and the stored conversation
   // all stay inside the tenant. Building one is a few closures.
@@ -32,9 +36,39 @@ export function createChatRoutes(ctx: AppContext): Hono {
       onSummaryFallback: (err) => ctx.logger.warn({ err }, 'summarizer failed: rule-based checkpoint or summary used'),
     });
   const body = chatBody(ctx.config.MAX_TOP_K);
-  const routes = new Hono();
+  const routes = createApiRoutes();
 
-  routes.post('/', async (c) => {
+  const chatRoute = createRoute({
+    method: 'post',
+    path: '/',
+    operationId: 'chat',
+    tags: [TAGS.chat],
+    summary: "Answer a message from the agent's memories and documents, with citations",
+    description:
+      'Recalls the `topK` best memories and document chunks, then lets the model answer (and call `search_memories`, ' +
+      '`save_memory`, `delete_memory`, `search_knowledge`), citing sources as `[n]`. Without a configured LLM the reply is ' +
+      'extractive. With `conversationId`, the turn continues that stored conversation (compacted to fit the model), or starts ' +
+      'one under that id. JSON by default; Server-Sent Events with `stream: true` or `Accept: text/event-stream` (an explicit ' +
+      '`stream: false` wins): `retrieval`, then `delta`s, `tool_start`/`tool_end` and `compaction`, then `done` (the JSON reply) or ' +
+      '`error` (the error body plus its `status`). Disconnecting cancels the LLM request and running tools.',
+    request: { body: jsonBody(body) },
+    responses: {
+      200: {
+        description: 'The answer: one JSON reply, or a stream of events (`ChatStreamEvent`, one per SSE frame).',
+        content: { 'application/json': { schema: chatReplySchema }, 'text/event-stream': { schema: chatStreamEventSchema } },
+      },
+      404: notFoundResponse('conversation for this agent: `conversationId` belongs to another agent'),
+      422: errorResponse({
+        codes: ['context_overflow', 'content_filtered'],
+        description: "The message and its sources exceed the model's window, or the provider's content filter refused.",
+      }),
+      429: errorResponse({ codes: ['llm_rate_limited'], description: 'The LLM provider rate-limits the server.', headers: retryAfterHeader() }),
+      502: errorResponse({ codes: ['llm_auth_error', 'llm_error'], description: "The provider rejected the server's key, or the request." }),
+      503: errorResponse({ codes: ['llm_unavailable'], description: 'The provider failed (5xx, connection).', headers: retryAfterHeader() }),
+      504: errorResponse({ codes: ['llm_timeout'], description: 'No answer from the provider within LLM_TIMEOUT_MS.' }),
+    },
+  });
+  defineRoute(routes, chatRoute, async (c) => {
     // Validated before any streaming starts, so a bad request is still a plain 400.
     const { stream: streamFlag, agentId, ...rest } = await parseBody(c, body);
     const streaming = streamFlag ?? (c.req.header('accept') ?? '').includes('text/event-stream');
