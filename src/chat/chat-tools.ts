@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { type Tool, defineTool } from '../agent/tool.js';
 import type { MemoryStore } from '../memory/memory-types.js';
-import { contentSchema, keySchema, tagsSchema } from '../http/schemas/memory-schemas.js';
+import { contentSchema, keySchema, tagsSchema } from '../memory/memory-fields.js';
 import { type TagFilters, renderSourcesBlock } from './context-block.js';
 import type { KnowledgeRetriever } from './knowledge-retriever.js';
 import type { Source, SourceList } from './sources.js';

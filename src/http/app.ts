@@ -1,31 +1,31 @@
-import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppContext } from '../app-context.js';
-import { InvalidCursorError } from '../retrieval/cursor.js';
-import { DocumentParseError } from '../documents/parsers/document-parse-error.js';
-import { isDatabaseUnavailable } from '../db/database-unavailable.js';
-import { DATABASE_RETRY_AFTER_SECONDS, type ErrorCode, HttpError, errorBody, payloadTooLarge } from './errors.js';
+import { errorReplyForResponse } from './error-mapping.js';
+import { errorBody, payloadTooLarge } from './errors.js';
 import { apiKeyAuth } from './middleware/api-key-auth.js';
 import { apiSecureHeaders, corsFor } from './middleware/browser-policies.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestLogging } from './middleware/request-logging.js';
 import { requestTimeout } from './middleware/request-timeout.js';
+import { type ApiApp, createApiApp, declaredRoutes } from './openapi/define-route.js';
+import { createOpenApiDocument, openApiOptionsFrom } from './openapi/openapi-document.js';
 import { createChatRoutes } from './routes/chat.js';
 import { createConversationRoutes } from './routes/conversations.js';
-import { ConversationNotFoundError } from '../conversations/conversation-types.js';
 import { createDocsRoutes, docsContentSecurityPolicy } from './routes/docs.js';
 import { createDocumentRoutes } from './routes/documents.js';
 import { createSearchRoutes } from './routes/search.js';
 import { createMemoryRoutes } from './routes/memories.js';
 import { createOperationsRoutes } from './routes/operations.js';
 import { createTagRoutes } from './routes/tags.js';
-import { createOpenApiDocument, openApiOptionsFrom } from './openapi/openapi-document.js';
 
-/** The HTTP API over an application context. Every reply, errors included, is JSON. */
-export function createApp(ctx: AppContext): Hono {
-  const app = new Hono();
+/**
+ * The HTTP API over an application context. Every reply, errors included, is JSON. Its OpenAPI
+ * document (`/openapi.json`) is generated from the declarations of the routes mounted here.
+ */
+export function createApp(ctx: AppContext): ApiApp {
+  const app = createApiApp();
   const maxBytes = ctx.config.MAX_BODY_BYTES;
   const maxUploadBytes = ctx.config.MAX_UPLOAD_BYTES;
 
@@ -51,9 +51,9 @@ export function createApp(ctx: AppContext): Hono {
   // Documents and conversation imports are files, not requests: they get the upload limit.
   app.use((c, next) => (c.req.method === 'POST' && /^\/v1\/(documents|conversations\/import)\/?$/.test(c.req.path) ? uploads : bodies)(c, next));
 
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.route('/', createOperationsRoutes(ctx));
-  app.route('/', createDocsRoutes(() => createOpenApiDocument(openApiOptionsFrom(ctx))));
+  // Built on first request, once every route below is declared.
+  app.route('/', createDocsRoutes(() => createOpenApiDocument(declaredRoutes(app), openApiOptionsFrom(ctx))));
   const { RATE_LIMIT_PER_MINUTE, RATE_LIMIT_BURST, REQUEST_TIMEOUT_MS } = ctx.config;
   if (RATE_LIMIT_PER_MINUTE > 0) {
     // Before the key check: see rateLimit. Without keys in use there is no key to budget by, so
@@ -78,38 +78,12 @@ export function createApp(ctx: AppContext): Hono {
   app.notFound((c) => c.json(errorBody('not_found', `No route for ${c.req.method} ${c.req.path}`), 404));
 
   app.onError(async (err, c) => {
-    if (err instanceof HttpError) {
-      return c.json(errorBody(err.code, err.message, err.details), err.status);
-    }
-    if (err instanceof DocumentParseError) {
-      return err.code === 'unsupported_format'
-        ? c.json(errorBody('unsupported_media_type', err.message), 415)
-        : c.json(errorBody('unprocessable_document', err.message), 422);
-    }
-    if (err instanceof ConversationNotFoundError) {
-      return c.json(errorBody('not_found', err.message), 404);
-    }
-    if (err instanceof InvalidCursorError) {
-      const details = [{ path: 'cursor', message: 'is not a cursor returned by this API' }];
-      return c.json(errorBody('validation_error', 'Invalid query: cursor: is not a cursor returned by this API', details), 400);
-    }
-    // Hono's own errors (and any middleware added later) keep their status, but not their text/plain body.
-    if (err instanceof HTTPException && err.status < 500) {
-      const codes: Partial<Record<number, ErrorCode>> = { 401: 'unauthorized', 404: 'not_found', 413: 'payload_too_large' };
-      const code = codes[err.status] ?? 'http_error';
-      // Some middleware (bearer auth) puts its text in the response rather than the message.
-      const message = err.message || (await err.getResponse().text()) || `HTTP ${err.status}`;
-      return c.json(errorBody(code, message), err.status);
-    }
-    if (isDatabaseUnavailable(err)) {
-      // Not the request's fault, and over once the database is back (the pool reconnects by itself).
-      ctx.logger.warn({ err }, `${c.req.method} ${c.req.path}: database unavailable`);
-      c.header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
-      return c.json(errorBody('database_unavailable', 'The database is unavailable; retry later.'), 503);
-    }
-    ctx.logger.error({ err }, `${c.req.method} ${c.req.path} failed`);
-    // The cause stays in the log: a message could carry SQL or internals the client has no use for.
-    return c.json(errorBody('internal_error', 'Internal server error'), 500);
+    const { status, body, retryAfterSeconds } = await errorReplyForResponse(err);
+    if (body.error.code === 'database_unavailable') ctx.logger.warn({ err }, `${c.req.method} ${c.req.path}: database unavailable`);
+    else if (status === 500) ctx.logger.error({ err }, `${c.req.method} ${c.req.path} failed`);
+    if (retryAfterSeconds !== undefined) c.header('Retry-After', String(retryAfterSeconds));
+    // 499 (client closed request) is not in hono's status type; nobody reads that reply anyway.
+    return c.json(body, status as ContentfulStatusCode);
   });
 
   return app;

@@ -19,9 +19,18 @@ export type ErrorCode =
   | 'request_timeout'
   | 'not_ready'
   | 'database_unavailable'
-  | 'internal_error';
+  | 'internal_error'
+  // The chat's model, as the provider failed (see error-mapping.ts).
+  | 'llm_rate_limited'
+  | 'llm_auth_error'
+  | 'llm_unavailable'
+  | 'llm_timeout'
+  | 'context_overflow'
+  | 'content_filtered'
+  | 'llm_error'
+  | 'client_closed_request';
 
-/** An error the client caused (or asked about); `onError` turns it into the JSON error reply. */
+/** An error the client caused (or asked about); error-mapping.ts turns it into the JSON error reply. */
 export class HttpError extends Error {
   constructor(
     readonly status: ContentfulStatusCode,
@@ -55,9 +64,6 @@ export function validationError(issues: FieldIssue[], source = 'request'): HttpE
   if (issues.length > MESSAGE_MAX_ISSUES) named.push(`and ${issues.length - MESSAGE_MAX_ISSUES} more (see details)`);
   return new HttpError(400, 'validation_error', `Invalid ${source}: ${named.join('; ')}`, issues);
 }
-
-/** A restart or failover takes seconds: sooner would mostly meet the same outage, later would idle. */
-export const DATABASE_RETRY_AFTER_SECONDS = 2;
 
 export function notFound(message: string): HttpError {
   return new HttpError(404, 'not_found', message);

@@ -3,11 +3,11 @@ import type { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLlmProvider } from '../../src/agent/llm-provider.js';
 import type { AppContext } from '../../src/app-context.js';
-import { apiOperations } from '../../src/http/openapi/api-operations.js';
 import { toOpenApiPath } from '../../src/http/openapi/openapi-document.js';
 import { errorReplySchema } from '../../src/http/schemas/error-reply-schemas.js';
 import { reply as llmReply, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
 import { type JsonReply, call, createApp, createTestContext } from './http-test-context.js';
+import { type DeclaredOperation, declaredOperations } from './openapi/declared-operations.js';
 import { type DocumentValidator, documentValidator } from './openapi/document-validator.js';
 import { parseSse } from '../support/parse-sse.js';
 
@@ -21,13 +21,14 @@ import { parseSse } from '../support/parse-sse.js';
 let ctx: AppContext;
 let app: Hono;
 let validator: DocumentValidator;
-let operations: ReturnType<typeof apiOperations>;
+let operations: DeclaredOperation[];
 
 beforeAll(async () => {
   ctx = await createTestContext();
-  app = createApp(ctx);
+  const api = createApp(ctx);
+  app = api;
   validator = documentValidator((await (await app.request('/openapi.json')).json()) as Record<string, unknown>);
-  operations = apiOperations({ maxTopK: ctx.config.MAX_TOP_K, rerankers: ctx.search.rerankers });
+  operations = declaredOperations(api);
 });
 afterAll(async () => {
   await ctx?.close();

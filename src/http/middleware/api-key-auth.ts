@@ -1,15 +1,15 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { ApiKeyAuthenticator } from '../../auth/api-key-authenticator.js';
 import { DEFAULT_TENANT_ID } from '../../tenancy/tenant-id.js';
+import type { ApiEnv } from '../api-env.js';
 import { errorBody } from '../errors.js';
-import '../tenant-context.js';
 
 /**
  * `Authorization: Bearer <key>` → the key's tenant, for `tenantOf(c)`; 401 otherwise. Without
  * any key (none in API_KEYS, none ever stored) every request is tenant `default`: the server
  * then listens on loopback only (see main.ts).
  */
-export function apiKeyAuth(auth: ApiKeyAuthenticator): MiddlewareHandler {
+export function apiKeyAuth(auth: ApiKeyAuthenticator): MiddlewareHandler<ApiEnv> {
   return async (c, next) => {
     if (!(await auth.isRequired())) {
       c.set('tenantId', DEFAULT_TENANT_ID);

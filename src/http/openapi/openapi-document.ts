@@ -1,11 +1,16 @@
+import type { RouteConfig } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
 import { errorReplySchema, errorReplyWith } from '../schemas/error-reply-schemas.js';
-import { type ApiOperation, type ApiOperationsOptions, type ErrorSpec, type HeaderSpec, TAGS, apiOperations } from './api-operations.js';
+import { TAGS, TAG_DESCRIPTIONS } from './api-tags.js';
 import { type JsonSchema, JsonSchemaComponents } from './json-schema-components.js';
+import { type ErrorSpec, type RouteResponse, errorSpecOf, retryAfterHeader } from './route-responses.js';
 
-/** How this server is configured, where that changes what a client sees (limits, keys, errors). */
-export interface OpenApiDocumentOptions extends ApiOperationsOptions {
+/**
+ * How this server is configured, where that changes what a client sees (limits, keys, errors).
+ * What the routes' own schemas follow (MAX_TOP_K, the rerankers) is in their declarations.
+ */
+export interface OpenApiDocumentOptions {
   apiKeys: boolean;
   rateLimit: boolean;
   requestTimeout: boolean;
@@ -14,6 +19,9 @@ export interface OpenApiDocumentOptions extends ApiOperationsOptions {
 }
 
 export type OpenApiDocument = Record<string, unknown>;
+
+/** An error reply under its status. */
+type StatusError = ErrorSpec & { status: number };
 
 /** The version of the `/v1` API contract, not of the package: bump it with the API. */
 const API_VERSION = '1.0.0';
@@ -29,21 +37,9 @@ const PARAMETER_DESCRIPTIONS: Record<string, string> = {
   id: 'The id of the document or conversation.',
 };
 
-const TAG_DESCRIPTIONS: Record<string, string> = {
-  [TAGS.memories]: 'Memories: short facts saved per agent and key, searched by meaning and by words.',
-  [TAGS.documents]: 'Documents: ingested text and files, cut into chunks for retrieval.',
-  [TAGS.search]: 'Retrieval over document chunks, with citation fields.',
-  [TAGS.chat]: 'Grounded answers from memories and documents.',
-  [TAGS.conversations]: 'Stored chat conversations of an agent: read, export, import, delete.',
-  [TAGS.operations]: 'Probes and metrics, outside `/v1`: no API key, no rate limit.',
-  [TAGS.documentation]: 'This document and its interactive page.',
-};
-
 export function openApiOptionsFrom(ctx: AppContext): OpenApiDocumentOptions {
   const { config } = ctx;
   return {
-    maxTopK: config.MAX_TOP_K,
-    rerankers: ctx.search.rerankers,
     // As known when the document is first served: keys created later turn authentication on, not the document.
     apiKeys: ctx.auth.required,
     rateLimit: config.RATE_LIMIT_PER_MINUTE > 0,
@@ -59,20 +55,20 @@ export function toOpenApiPath(honoPath: string): string {
 }
 
 /**
- * The OpenAPI 3.1 document of the API, built from the zod schemas the routes validate with
- * (request bodies, query and path parameters) and the reply schemas in ../schemas. It
- * describes this server as configured: API keys, rate limit and timeout errors appear when on.
+ * The OpenAPI 3.1 document of the API, generated from the routes' declarations (see
+ * define-route.ts): the zod schemas the routes validate with (request bodies, query and path
+ * parameters), their replies and their own errors. It describes this server as configured: API
+ * keys, rate limit and timeout errors appear when on.
  */
-export function createOpenApiDocument(options: OpenApiDocumentOptions): OpenApiDocument {
+export function createOpenApiDocument(routes: readonly RouteConfig[], options: OpenApiDocumentOptions): OpenApiDocument {
   const components = new JsonSchemaComponents();
   // Named even where no response uses it whole, so clients have the generic shape of every error.
   components.convert(errorReplySchema);
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const operation of apiOperations(options)) {
-    const path = toOpenApiPath(operation.path);
-    paths[path] ??= {};
-    if (paths[path][operation.method]) throw new Error(`${operation.method.toUpperCase()} ${path} is described twice`);
-    paths[path][operation.method] = describeOperation(operation, options, components);
+  for (const route of routes) {
+    paths[route.path] ??= {};
+    if (paths[route.path]![route.method]) throw new Error(`${route.method.toUpperCase()} ${route.path} is declared twice`);
+    paths[route.path]![route.method] = describeOperation(route, options, components);
   }
   return {
     openapi: '3.1.0',
@@ -100,39 +96,38 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions): OpenApiD
   };
 }
 
-function describeOperation(operation: ApiOperation, options: OpenApiDocumentOptions, components: JsonSchemaComponents): Record<string, unknown> {
-  const parameters = [
-    ...parametersOf(operation.params, 'path', components),
-    ...parametersOf(operation.query, 'query', components),
-  ];
-  const isApi = operation.path.startsWith('/v1/');
+function describeOperation(route: RouteConfig, options: OpenApiDocumentOptions, components: JsonSchemaComponents): Record<string, unknown> {
+  const { method, path, request, responses: declared, ...operation } = route;
+  const parameters = [...parametersOf(request?.params, 'path', components), ...parametersOf(request?.query, 'query', components)];
+  const isApi = path.startsWith('/v1/');
   const responses: Record<string, unknown> = {};
-  for (const [status, reply] of Object.entries(operation.responses)) {
-    responses[status] = {
-      description: reply.description,
-      ...(reply.headers ? { headers: headersOf(reply.headers, components) } : {}),
-      ...(reply.content ? { content: contentOf(reply.content, components) } : {}),
-    };
+  const ownErrors: StatusError[] = [];
+  for (const [status, response] of Object.entries(declared)) {
+    if ('$ref' in response) throw new Error(`${method.toUpperCase()} ${path}: ${status} is a $ref; declare the reply itself`);
+    const error = errorSpecOf(response);
+    if (error) {
+      ownErrors.push({ ...error, status: Number(status) });
+      continue;
+    }
+    responses[status] = describeReply(response, components);
   }
-  for (const error of errorsOf(operation, options)) {
+  for (const error of errorsOf(route, ownErrors, options)) {
     responses[String(error.status)] = {
       description: error.description,
       ...(error.headers ? { headers: headersOf(error.headers, components) } : {}),
       content: { 'application/json': { schema: components.convert(errorReplyWith(error.codes)) } },
     };
   }
+  const body = request?.body;
   return {
-    operationId: operation.operationId,
-    tags: [operation.tag],
-    summary: operation.summary,
-    ...(operation.description ? { description: operation.description } : {}),
+    ...operation,
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(operation.body
+    ...(body
       ? {
           requestBody: {
-            required: operation.body.required,
-            ...(operation.body.description ? { description: operation.body.description } : {}),
-            content: contentOf(operation.body.content, components),
+            required: body.required ?? false,
+            ...(body.description ? { description: body.description } : {}),
+            content: contentOf(body.content, components),
           },
         }
       : {}),
@@ -141,7 +136,17 @@ function describeOperation(operation: ApiOperation, options: OpenApiDocumentOpti
   };
 }
 
-function parametersOf(schema: ApiOperation['query'], location: 'path' | 'query', components: JsonSchemaComponents): unknown[] {
+function describeReply(reply: RouteResponse, components: JsonSchemaComponents): Record<string, unknown> {
+  return {
+    description: reply.description,
+    ...(reply.headers ? { headers: headersOf(reply.headers, components) } : {}),
+    ...(reply.content ? { content: contentOf(reply.content, components) } : {}),
+  };
+}
+
+type RouteParameters = NonNullable<RouteConfig['request']>['query'];
+
+function parametersOf(schema: RouteParameters, location: 'path' | 'query', components: JsonSchemaComponents): unknown[] {
   if (!schema) return [];
   // The value a parameter holds after parsing (`limit` a number in range), but optional as sent (defaults apply).
   const output = components.convert(schema, 'output');
@@ -157,40 +162,52 @@ function parametersOf(schema: ApiOperation['query'], location: 'path' | 'query',
   }));
 }
 
-function contentOf(content: NonNullable<ApiOperation['body']>['content'], components: JsonSchemaComponents): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(content).map(([mediaType, schema]) => [mediaType, { schema: components.convert(schema) }]));
+function contentOf(content: NonNullable<RouteResponse['content']>, components: JsonSchemaComponents): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(content).map(([mediaType, media]) => {
+      const schema = media && 'schema' in media ? media.schema : undefined;
+      if (!(schema instanceof z.ZodType)) throw new Error(`${mediaType}: declare content with a zod schema`);
+      return [mediaType, { schema: components.convert(schema) }];
+    }),
+  );
 }
 
-function headersOf(headers: Record<string, HeaderSpec>, components: JsonSchemaComponents): Record<string, unknown> {
+function headersOf(headers: NonNullable<RouteResponse['headers']>, components: JsonSchemaComponents): Record<string, unknown> {
+  if (!(headers instanceof z.ZodObject)) throw new Error('declare reply headers as a z.object of header schemas');
   return Object.fromEntries(
-    Object.entries(headers).map(([name, header]) => [name, { description: header.description, schema: components.convert(header.schema, 'output') }]),
+    Object.entries(headers.shape).map(([name, schema]) => {
+      // The header's description (`header()` puts it in the schema's meta) belongs to the header object.
+      const { description, ...converted } = components.convert(schema as z.ZodType, 'output');
+      return [name, { ...(description === undefined ? {} : { description }), schema: converted }];
+    }),
   );
 }
 
 /** The route's own errors, merged with those the app answers for every route of its kind. */
-function errorsOf(operation: ApiOperation, options: OpenApiDocumentOptions): ErrorSpec[] {
-  const isApi = operation.path.startsWith('/v1/');
-  const hasInput = Boolean(operation.params ?? operation.query ?? operation.body);
-  const common: ErrorSpec[] = [];
+function errorsOf(route: RouteConfig, own: StatusError[], options: OpenApiDocumentOptions): StatusError[] {
+  const isApi = route.path.startsWith('/v1/');
+  const hasBody = Boolean(route.request?.body);
+  const hasInput = Boolean(route.request?.params ?? route.request?.query ?? route.request?.body);
+  const common: StatusError[] = [];
   if (hasInput) {
     common.push({
       status: 400,
-      codes: operation.body ? ['validation_error', 'invalid_json'] : ['validation_error'],
-      description: `Invalid request: \`validation_error\` names each offending field in \`details\`${operation.body ? '; `invalid_json` for a body that is not JSON' : ''}.`,
+      codes: hasBody ? ['validation_error', 'invalid_json'] : ['validation_error'],
+      description: `Invalid request: \`validation_error\` names each offending field in \`details\`${hasBody ? '; `invalid_json` for a body that is not JSON' : ''}.`,
     });
   }
   if (isApi && options.apiKeys) common.push({ status: 401, codes: ['unauthorized'], description: 'No API key, or not a valid one.' });
-  if (operation.body) common.push({ status: 413, codes: ['payload_too_large'], description: 'The body is past the size limit.' });
+  if (hasBody) common.push({ status: 413, codes: ['payload_too_large'], description: 'The body is past the size limit.' });
   if (isApi && options.rateLimit) {
     common.push({
       status: 429,
       codes: ['rate_limited'],
       description: "Past this client's request rate (RATE_LIMIT_PER_MINUTE).",
-      headers: { 'Retry-After': { description: 'Seconds until a request will be accepted.', schema: z.number().int().min(1) } },
+      headers: retryAfterHeader('Seconds until a request will be accepted.'),
     });
   }
   // The chat bounds its own model calls; its streams are never cut by the request timeout.
-  if (isApi && options.requestTimeout && operation.path !== '/v1/chat') {
+  if (isApi && options.requestTimeout && route.path !== '/v1/chat') {
     common.push({ status: 504, codes: ['request_timeout'], description: 'Not done within REQUEST_TIMEOUT_MS; the work was aborted.' });
   }
   common.push({ status: 500, codes: ['internal_error'], description: 'An unexpected failure; the cause is in the server log.' });
@@ -199,21 +216,21 @@ function errorsOf(operation: ApiOperation, options: OpenApiDocumentOptions): Err
       status: 503,
       codes: ['database_unavailable'],
       description: 'The database cannot be reached (down, restarting, out of connections). Retry after the delay given.',
-      headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: z.number().int().min(1) } },
+      headers: retryAfterHeader(),
     });
   }
 
-  const byStatus = new Map<number, ErrorSpec>();
-  for (const error of [...common, ...(operation.errors ?? [])]) {
+  const byStatus = new Map<number, StatusError>();
+  for (const error of [...common, ...own]) {
     const seen = byStatus.get(error.status);
     if (!seen) {
       byStatus.set(error.status, error);
       continue;
     }
-    const headers = seen.headers || error.headers ? { headers: { ...seen.headers, ...error.headers } } : {};
+    const headers = seen.headers || error.headers ? { headers: z.object({ ...seen.headers?.shape, ...error.headers?.shape }) } : {};
     byStatus.set(error.status, {
       status: error.status,
-      codes: [...new Set([...seen.codes, ...error.codes])] as [string, ...string[]],
+      codes: [...new Set([...seen.codes, ...error.codes])] as ErrorSpec['codes'],
       description: `${seen.description} ${error.description}`,
       ...headers,
     });

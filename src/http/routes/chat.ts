@@ -1,11 +1,13 @@
-import { type Context, Hono } from 'hono';
+import { createRoute } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppContext } from '../../app-context.js';
-import { type ChatErrorReply, describeChatError } from '../../chat/chat-error.js';
 import type { ChatEvent } from '../../chat/chat-service.js';
-import { isDatabaseUnavailable } from '../../db/database-unavailable.js';
 import { DEFAULT_AGENT_ID } from '../../memory/memory-types.js';
+import { errorReplyFor } from '../error-mapping.js';
+import { TAGS } from '../openapi/api-tags.js';
+import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-route.js';
+import { errorResponse, jsonBody, notFoundResponse, retryAfterHeader } from '../openapi/route-responses.js';
+import { chatReplySchema, chatStreamEventSchema } from '../schemas/chat-reply-schemas.js';
 import { chatBody } from '../schemas/chat-schemas.js';
 import { tenantOf } from '../tenant-context.js';
 import { parseBody } from '../validate.js';
@@ -14,11 +16,41 @@ import { parseBody } from '../validate.js';
  * `POST /v1/chat`: one grounded turn. JSON by default; Server-Sent Events with `stream: true` or
  * `Accept: text/event-stream` (an explicit `stream: false` wins over the header).
  */
-export function createChatRoutes(ctx: AppContext): Hono {
+export function createChatRoutes(ctx: AppContext): ApiRoutes {
   const body = chatBody(ctx.config.MAX_TOP_K);
-  const routes = new Hono();
+  const routes = createApiRoutes();
 
-  routes.post('/', async (c) => {
+  const chatRoute = createRoute({
+    method: 'post',
+    path: '/',
+    operationId: 'chat',
+    tags: [TAGS.chat],
+    summary: "Answer a message from the agent's memories and documents, with citations",
+    description:
+      'Recalls the `topK` best memories and document chunks, then lets the model answer (and call `search_memories`, ' +
+      '`save_memory`, `delete_memory`, `search_knowledge`), citing sources as `[n]`. Without a configured LLM the reply is ' +
+      'extractive. With `conversationId`, the turn continues that stored conversation (compacted to fit the model), or starts ' +
+      'one under that id. JSON by default; Server-Sent Events with `stream: true` or `Accept: text/event-stream` (an explicit ' +
+      '`stream: false` wins): `retrieval`, then `delta`s, `tool_start`/`tool_end` and `compaction`, then `done` (the JSON reply) or ' +
+      '`error` (the error body plus its `status`). Disconnecting cancels the LLM request and running tools.',
+    request: { body: jsonBody(body) },
+    responses: {
+      200: {
+        description: 'The answer: one JSON reply, or a stream of events (`ChatStreamEvent`, one per SSE frame).',
+        content: { 'application/json': { schema: chatReplySchema }, 'text/event-stream': { schema: chatStreamEventSchema } },
+      },
+      404: notFoundResponse('conversation for this agent: `conversationId` belongs to another agent'),
+      422: errorResponse({
+        codes: ['context_overflow', 'content_filtered'],
+        description: "The message and its sources exceed the model's window, or the provider's content filter refused.",
+      }),
+      429: errorResponse({ codes: ['llm_rate_limited'], description: 'The LLM provider rate-limits the server.', headers: retryAfterHeader() }),
+      502: errorResponse({ codes: ['llm_auth_error', 'llm_error'], description: "The provider rejected the server's key, or the request." }),
+      503: errorResponse({ codes: ['llm_unavailable'], description: 'The provider failed (5xx, connection).', headers: retryAfterHeader() }),
+      504: errorResponse({ codes: ['llm_timeout'], description: 'No answer from the provider within LLM_TIMEOUT_MS.' }),
+    },
+  });
+  defineRoute(routes, chatRoute, async (c) => {
     // Validated before any streaming starts, so a bad request is still a plain 400.
     const { stream: streamFlag, agentId, ...rest } = await parseBody(c, body);
     const streaming = streamFlag ?? (c.req.header('accept') ?? '').includes('text/event-stream');
@@ -28,14 +60,9 @@ export function createChatRoutes(ctx: AppContext): Hono {
     await service.assertCanContinue(request.conversationId, request.agentId);
 
     if (!streaming) {
-      try {
-        // The request's signal fires when the client disconnects, which cancels the LLM call and tools.
-        return c.json(await service.chat({ ...request, stream: false, signal: c.req.raw.signal }));
-      } catch (err) {
-        const described = describeChatError(err);
-        if (!described) throw err;
-        return errorReply(c, described);
-      }
+      // The request's signal fires when the client disconnects, which cancels the LLM call and tools.
+      // A failure (the LLM's included) is answered by the app's error handler: see ../error-mapping.ts.
+      return c.json(await service.chat({ ...request, stream: false, signal: c.req.raw.signal }));
     }
 
     return streamSSE(c, async (stream) => {
@@ -71,12 +98,9 @@ export function createChatRoutes(ctx: AppContext): Hono {
           case 'error': {
             if (controller.signal.aborted) return;
             // Headers are long gone, so the status travels in the event next to the usual error body.
-            const described = describeChatError(event.error) ??
-              (isDatabaseUnavailable(event.error)
-                ? { status: 503, code: 'database_unavailable', message: 'The database is unavailable; retry later.' }
-                : { status: 500, code: 'internal_error', message: 'Internal server error' });
+            const described = errorReplyFor(event.error);
             if (described.status === 500) ctx.logger.error({ err: event.error }, 'POST /v1/chat stream failed');
-            return send('error', { status: described.status, ...errorBody(described) });
+            return send('error', { status: described.status, ...described.body });
           }
         }
       };
@@ -92,14 +116,4 @@ export function createChatRoutes(ctx: AppContext): Hono {
   });
 
   return routes;
-}
-
-function errorBody(e: { code: string; message: string }) {
-  return { error: { code: e.code, message: e.message, details: null } };
-}
-
-function errorReply(c: Context, e: ChatErrorReply) {
-  if (e.retryAfterSeconds !== undefined) c.header('Retry-After', String(e.retryAfterSeconds));
-  // 499 (client closed request) is nginx's, not in hono's status type; nobody reads it anyway.
-  return c.json(errorBody(e), e.status as ContentfulStatusCode);
 }

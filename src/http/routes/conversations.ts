@@ -1,7 +1,14 @@
-import { type Context, Hono } from 'hono';
+import { createRoute } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
 import { ConversationNotFoundError } from '../../conversations/conversation-types.js';
 import { DEFAULT_AGENT_ID } from '../../memory/memory-types.js';
+import type { ApiEnv } from '../api-env.js';
+import { TAGS } from '../openapi/api-tags.js';
+import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-route.js';
+import { header, jsonBody, jsonReply, notFoundResponse } from '../openapi/route-responses.js';
+import { conversationPageSchema, conversationReplySchema, importConversationReplySchema } from '../schemas/conversation-reply-schemas.js';
 import {
   conversationAgentQuery,
   conversationIdParams,
@@ -12,17 +19,46 @@ import { tenantOf } from '../tenant-context.js';
 import { parseBody, parseQuery, parseWith } from '../validate.js';
 
 /** `/v1/conversations`: stored chat conversations of an agent (`?agentId=`, default `default`) of the request's tenant. */
-export function createConversationRoutes(ctx: AppContext): Hono {
-  const conversationsOf = (c: Context) => ctx.conversations.forTenant(tenantOf(c));
-  const routes = new Hono();
+export function createConversationRoutes(ctx: AppContext): ApiRoutes {
+  const conversationsOf = (c: Context<ApiEnv>) => ctx.conversations.forTenant(tenantOf(c));
+  const routes = createApiRoutes();
 
-  routes.get('/', async (c) => {
+  const listConversationsRoute = createRoute({
+    method: 'get',
+    path: '/',
+    operationId: 'listConversations',
+    tags: [TAGS.conversations],
+    summary: "List an agent's conversations, newest first",
+    request: { query: listConversationsQuery },
+    responses: { 200: jsonReply('One page.', conversationPageSchema) },
+  });
+  defineRoute(routes, listConversationsRoute, async (c) => {
     const { agentId, limit, cursor } = parseQuery(c, listConversationsQuery);
     return c.json(await conversationsOf(c).list({ agentId: agentId ?? DEFAULT_AGENT_ID, limit, cursor }));
   });
 
   // Before `/:id`, which would otherwise take "import" for an id (and fail it as one).
-  routes.post('/import', async (c) => {
+  const importConversationRoute = createRoute({
+    method: 'post',
+    path: '/import',
+    operationId: 'importConversation',
+    tags: [TAGS.conversations],
+    summary: 'Import an exported conversation, under a new id',
+    description:
+      'The body is what `GET /v1/conversations/{id}/export` wrote. The history must be one a turn can continue: messages ' +
+      'numbered 1, 2, 3…, turns that start with the user, every tool call answered before the next message, and ' +
+      "checkpoints and summary that cover turns the conversation has. `?agentId=` imports for another agent than the export's. " +
+      'The upload size limit applies, not the body limit.',
+    request: { query: conversationAgentQuery, body: jsonBody(importConversationBody) },
+    responses: {
+      201: jsonReply(
+        'The imported conversation.',
+        importConversationReplySchema,
+        z.object({ Location: header('The new conversation: `/v1/conversations/{id}?agentId={agentId}`.') }),
+      ),
+    },
+  });
+  defineRoute(routes, importConversationRoute, async (c) => {
     const { agentId } = parseQuery(c, conversationAgentQuery);
     const data = await parseBody(c, importConversationBody);
     const conversation = await conversationsOf(c).import(data, agentId ?? data.conversation.agentId);
@@ -30,7 +66,17 @@ export function createConversationRoutes(ctx: AppContext): Hono {
     return c.json({ conversation, importedFrom: data.conversation.id }, 201);
   });
 
-  routes.get('/:id', async (c) => {
+  const conversationNotFound = notFoundResponse('conversation for this agent');
+  const getConversationRoute = createRoute({
+    method: 'get',
+    path: '/{id}',
+    operationId: 'getConversation',
+    tags: [TAGS.conversations],
+    summary: 'Read a conversation: messages, checkpoints, summary and token estimate',
+    request: { params: conversationIdParams, query: conversationAgentQuery },
+    responses: { 200: jsonReply('The conversation.', conversationReplySchema), 404: conversationNotFound },
+  });
+  defineRoute(routes, getConversationRoute, async (c) => {
     const { id, agentId } = target(c);
     // With what the stored history costs in a prompt, as the chat's compaction would send it.
     const view = await ctx.chat.forTenant(tenantOf(c)).describeConversation(id, agentId);
@@ -38,7 +84,23 @@ export function createConversationRoutes(ctx: AppContext): Hono {
     return c.json(view);
   });
 
-  routes.get('/:id/export', async (c) => {
+  const exportConversationRoute = createRoute({
+    method: 'get',
+    path: '/{id}/export',
+    operationId: 'exportConversation',
+    tags: [TAGS.conversations],
+    summary: 'Export a conversation (the body `POST /v1/conversations/import` takes)',
+    request: { params: conversationIdParams, query: conversationAgentQuery },
+    responses: {
+      200: jsonReply(
+        'The export, as an attachment.',
+        importConversationBody,
+        z.object({ 'Content-Disposition': header('`attachment; filename="conversation-{id}.json"`') }),
+      ),
+      404: conversationNotFound,
+    },
+  });
+  defineRoute(routes, exportConversationRoute, async (c) => {
     const { id, agentId } = target(c);
     const exported = await conversationsOf(c).export(id, agentId);
     if (!exported) throw new ConversationNotFoundError(id, agentId);
@@ -46,7 +108,16 @@ export function createConversationRoutes(ctx: AppContext): Hono {
     return c.json(exported);
   });
 
-  routes.delete('/:id', async (c) => {
+  const deleteConversationRoute = createRoute({
+    method: 'delete',
+    path: '/{id}',
+    operationId: 'deleteConversation',
+    tags: [TAGS.conversations],
+    summary: 'Delete a conversation',
+    request: { params: conversationIdParams, query: conversationAgentQuery },
+    responses: { 204: { description: 'Deleted.' }, 404: conversationNotFound },
+  });
+  defineRoute(routes, deleteConversationRoute, async (c) => {
     const { id, agentId } = target(c);
     if (!(await conversationsOf(c).delete(id, agentId))) throw new ConversationNotFoundError(id, agentId);
     return c.body(null, 204);

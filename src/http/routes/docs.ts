@@ -1,8 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { type MiddlewareHandler, Hono } from 'hono';
+import { createRoute } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import { z } from 'zod';
+import { TAGS } from '../openapi/api-tags.js';
+import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-route.js';
 import type { OpenApiDocument } from '../openapi/openapi-document.js';
+import { json } from '../openapi/route-responses.js';
 import { type DocsAsset, docsAssetParams } from '../schemas/docs-schemas.js';
 import { parseWith } from '../validate.js';
 
@@ -56,22 +61,47 @@ const ASSETS: Record<DocsAsset, { file?: string; text?: string; type: string }> 
  * `/openapi.json` (the document) and `/docs` (Swagger UI over it). Outside `/v1`, like the
  * probes: describing the API gives nothing away that a key protects.
  */
-export function createDocsRoutes(buildDocument: () => OpenApiDocument): Hono {
+export function createDocsRoutes(buildDocument: () => OpenApiDocument): ApiRoutes {
   // Built on first request: it takes a tenth of a second or more, which every app (and test) would pay at creation.
   let documentJson: string | undefined;
   const distDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   // Read on first use: most servers never serve the page, and the bundle is 1.7 MB.
   const files = new Map<string, Promise<Uint8Array<ArrayBuffer>>>();
-  const routes = new Hono();
+  const routes = createApiRoutes();
 
-  routes.get('/openapi.json', (c) => {
+  const openApiDocumentRoute = createRoute({
+    method: 'get',
+    path: '/openapi.json',
+    operationId: 'openApiDocument',
+    tags: [TAGS.documentation],
+    summary: 'This OpenAPI 3.1 document',
+    responses: { 200: { description: 'The document.', content: json(z.record(z.string(), z.unknown())) } },
+  });
+  defineRoute(routes, openApiDocumentRoute, (c) => {
     documentJson ??= JSON.stringify(buildDocument());
     return c.body(documentJson, 200, { 'Content-Type': 'application/json; charset=utf-8' });
   });
 
-  routes.get('/docs', (c) => c.html(PAGE));
+  const docsRoute = createRoute({
+    method: 'get',
+    path: '/docs',
+    operationId: 'docs',
+    tags: [TAGS.documentation],
+    summary: 'Interactive documentation (Swagger UI) of this document',
+    responses: { 200: { description: 'An HTML page.', content: { 'text/html': { schema: z.string() } } } },
+  });
+  defineRoute(routes, docsRoute, (c) => c.html(PAGE));
 
-  routes.get('/docs/:asset', async (c) => {
+  const docsAssetRoute = createRoute({
+    method: 'get',
+    path: '/docs/{asset}',
+    operationId: 'docsAsset',
+    tags: [TAGS.documentation],
+    summary: "A script or style sheet of the documentation page (Swagger UI's, from the swagger-ui-dist package)",
+    request: { params: docsAssetParams },
+    responses: { 200: { description: 'The file.', content: { 'text/css': { schema: z.string() }, 'text/javascript': { schema: z.string() } } } },
+  });
+  defineRoute(routes, docsAssetRoute, async (c) => {
     const asset = ASSETS[parseWith(docsAssetParams, { asset: c.req.param('asset') }, 'path').asset];
     c.header('Content-Type', asset.type);
     c.header('Cache-Control', 'public, max-age=3600');

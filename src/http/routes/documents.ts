@@ -1,9 +1,16 @@
-import { type Context, Hono } from 'hono';
+import { createRoute } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
 import type { IngestDocumentInput } from '../../documents/ingest/ingest-pipeline.js';
 import type { IngestResult } from '../../documents/stored-document.js';
 import { detectFormat } from '../../documents/parsers/document-format.js';
+import type { ApiEnv } from '../api-env.js';
 import { invalidJson, notFound, validationError } from '../errors.js';
+import { TAGS } from '../openapi/api-tags.js';
+import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-route.js';
+import { errorResponse, header, json, jsonReply, notFoundResponse } from '../openapi/route-responses.js';
+import { chunkPageSchema, documentPageSchema, documentReplySchema, ingestReplySchema } from '../schemas/document-reply-schemas.js';
 import { TAG_LIST_PARAMS } from '../schemas/memory-schemas.js';
 import { documentIdParams, ingestFormFields, ingestJsonBody, listChunksQuery, listDocumentsQuery } from '../schemas/document-schemas.js';
 import { tenantOf } from '../tenant-context.js';
@@ -11,38 +18,105 @@ import { parseQuery, parseWith, readJsonBody } from '../validate.js';
 
 /**
  * `/v1/documents`: ingest (JSON text or a multipart file upload), list, read, list chunks, delete.
- * Parse errors become 415 (unsupported type) or 422 (corrupt or empty file) in the app's error handler.
+ * Parse errors become 415 (unsupported type) or 422 (corrupt or empty file): see ../error-mapping.ts.
  */
-export function createDocumentRoutes(ctx: AppContext): Hono {
+export function createDocumentRoutes(ctx: AppContext): ApiRoutes {
   // The request's tenant's documents only: another tenant's id is a 404, like a missing one.
-  const documentsOf = (c: Context) => ctx.documents.forTenant(tenantOf(c));
-  const routes = new Hono();
+  const documentsOf = (c: Context<ApiEnv>) => ctx.documents.forTenant(tenantOf(c));
+  const documentNotFoundResponse = notFoundResponse('document');
+  const routes = createApiRoutes();
 
-  routes.post('/', async (c) => {
+  const ingestDocumentRoute = createRoute({
+    method: 'post',
+    path: '/',
+    operationId: 'ingestDocument',
+    tags: [TAGS.documents],
+    summary: 'Ingest a document (JSON text, or a multipart file upload)',
+    description:
+      'Chunks by structure to at most `maxTokens` with `overlapTokens` between neighbours, embeds the chunks and indexes ' +
+      'runs of them up to `passageTokens` as BM25 passages, ' +
+      'all in one transaction. Identical text again answers the stored document (`unchanged`); a known `source` with new ' +
+      'text replaces that document (`replaced`, same id). A multipart upload carries `file` (.txt, .md, .html, .pdf) and ' +
+      'the same fields as text: `tags` repeated, comma-separated or a JSON array, `metadata` as a JSON object.',
+    request: {
+      body: {
+        required: true,
+        content: {
+          ...json(ingestJsonBody),
+          'multipart/form-data': {
+            schema: ingestFormFields.safeExtend({ file: z.file().meta({ description: 'The document: .txt, .md, .html or .pdf.' }) }),
+          },
+        },
+      },
+    },
+    responses: {
+      200: jsonReply('`unchanged` or `replaced`.', ingestReplySchema),
+      201: jsonReply('`created`.', ingestReplySchema, z.object({ Location: header('The new document: `/v1/documents/{id}`.') })),
+      415: errorResponse({ codes: ['unsupported_media_type'], description: 'The file type is not supported.' }),
+      422: errorResponse({ codes: ['unprocessable_document'], description: 'The file is corrupt, or holds no text.' }),
+    },
+  });
+  defineRoute(routes, ingestDocumentRoute, async (c) => {
     const input = isForm(c) ? await formInput(c) : await jsonInput(c);
     return replyIngested(c, await documentsOf(c).ingest({ ...input, signal: c.req.raw.signal }));
   });
 
-  routes.get('/', async (c) => {
+  const listDocumentsRoute = createRoute({
+    method: 'get',
+    path: '/',
+    operationId: 'listDocuments',
+    tags: [TAGS.documents],
+    summary: 'List documents (tag filters, cursor pagination)',
+    request: { query: listDocumentsQuery },
+    responses: { 200: jsonReply('One page, newest first.', documentPageSchema) },
+  });
+  defineRoute(routes, listDocumentsRoute, async (c) => {
     const options = parseQuery(c, listDocumentsQuery, { lists: TAG_LIST_PARAMS });
     return c.json(await documentsOf(c).list(options));
   });
 
-  routes.get('/:id', async (c) => {
+  const getDocumentRoute = createRoute({
+    method: 'get',
+    path: '/{id}',
+    operationId: 'getDocument',
+    tags: [TAGS.documents],
+    summary: 'Read a document',
+    request: { params: documentIdParams },
+    responses: { 200: jsonReply('The document.', documentReplySchema), 404: documentNotFoundResponse },
+  });
+  defineRoute(routes, getDocumentRoute, async (c) => {
     const { id } = idOf(c);
     const document = await documentsOf(c).get(id);
     if (!document) throw documentNotFound(id);
     return c.json({ document });
   });
 
-  routes.get('/:id/chunks', async (c) => {
+  const listDocumentChunksRoute = createRoute({
+    method: 'get',
+    path: '/{id}/chunks',
+    operationId: 'listDocumentChunks',
+    tags: [TAGS.documents],
+    summary: "A document's chunks, in order",
+    request: { params: documentIdParams, query: listChunksQuery },
+    responses: { 200: jsonReply('One page of chunks.', chunkPageSchema), 404: documentNotFoundResponse },
+  });
+  defineRoute(routes, listDocumentChunksRoute, async (c) => {
     const { id } = idOf(c);
     const page = await documentsOf(c).chunks(id, parseQuery(c, listChunksQuery));
     if (!page) throw documentNotFound(id);
     return c.json(page);
   });
 
-  routes.delete('/:id', async (c) => {
+  const deleteDocumentRoute = createRoute({
+    method: 'delete',
+    path: '/{id}',
+    operationId: 'deleteDocument',
+    tags: [TAGS.documents],
+    summary: 'Delete a document with its chunks',
+    request: { params: documentIdParams },
+    responses: { 204: { description: 'Deleted.' }, 404: documentNotFoundResponse },
+  });
+  defineRoute(routes, deleteDocumentRoute, async (c) => {
     const { id } = idOf(c);
     if (!(await documentsOf(c).delete(id))) throw documentNotFound(id);
     return c.body(null, 204);

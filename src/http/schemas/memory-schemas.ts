@@ -1,15 +1,26 @@
 import { z } from 'zod';
 import { SEARCH_MODES } from '../../retrieval/search-mode.js';
+import {
+  LONE_SURROGATE,
+  MEMORY_FIELD_LIMITS,
+  NUL_MESSAGE,
+  SURROGATE_MESSAGE,
+  contentSchema,
+  keySchema,
+  notBlank,
+  storableString,
+  tagsSchema,
+} from '../../memory/memory-fields.js';
 import { normalizeTag, normalizeTags } from '../../retrieval/tags.js';
 import { fusionWeightsSchema } from './fusion-weights-schema.js';
 
+// The field schemas the chat's tools share with these routes live with the memories.
+export { contentSchema, keySchema, notBlank, storableString, tagSchema, tagsSchema } from '../../memory/memory-fields.js';
+
 /** Every input limit of the memory routes, in one place. */
 export const MEMORY_LIMITS = {
-  keyMaxChars: 256,
-  contentMaxChars: 100_000,
+  ...MEMORY_FIELD_LIMITS,
   queryMaxChars: 100_000,
-  maxTags: 64,
-  tagMaxChars: 64,
   metadataMaxBytes: 64 * 1024,
   // Deeper JSON overflows the stack while it is serialised for jsonb (a 500, not a 400).
   metadataMaxDepth: 32,
@@ -23,51 +34,11 @@ export const MEMORY_LIMITS = {
 /** Query parameters that carry tag lists (repeated and/or comma-separated). */
 export const TAG_LIST_PARAMS = ['tagsAny', 'tagsAll', 'tagsNone'] as const;
 
-// With the u flag a surrogate pair is one code point, so this matches only unpaired halves.
-const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
-const CONTROL_CHAR = /[\u0000-\u001F\u007F-\u009F]/;
-const NUL_MESSAGE = 'must not contain NUL (\\u0000) characters';
-const SURROGATE_MESSAGE = 'must not contain unpaired UTF-16 surrogates';
-
-/**
- * Postgres text cannot hold NUL (the insert fails), and an unpaired surrogate is not UTF-8: text
- * columns would silently store U+FFFD and jsonb rejects it. Both are refused here, as a 400.
- */
-export const storableString = (min: number, max: number) =>
-  z
-    .string()
-    .min(min)
-    .max(max)
-    .refine((s) => !s.includes('\u0000'), NUL_MESSAGE)
-    .refine((s) => !LONE_SURROGATE.test(s), SURROGATE_MESSAGE);
-
-export const notBlank = (s: string) => s.trim() !== '';
-
-export const keySchema = z
-  .string()
-  .min(1)
-  .max(MEMORY_LIMITS.keyMaxChars)
-  .refine((s) => !CONTROL_CHAR.test(s), 'must not contain control characters')
-  .refine((s) => !LONE_SURROGATE.test(s), SURROGATE_MESSAGE);
-
-export const contentSchema = storableString(1, MEMORY_LIMITS.contentMaxChars).refine(notBlank, 'must not be blank');
-
 export const agentIdSchema = z
   .string()
   .min(1)
   .max(MEMORY_LIMITS.agentIdMaxChars)
   .regex(/^[\w.:@-]+$/, 'may contain only letters, digits, "_", ".", ":", "@" and "-"');
-
-// Limits apply to the tag as stored: NFKC can lengthen a string, trimming can empty it.
-export const tagSchema = storableString(1, MEMORY_LIMITS.tagMaxChars).superRefine((tag, ctx) => {
-  const normalized = normalizeTag(tag);
-  if (normalized.length === 0) ctx.addIssue({ code: 'custom', message: 'must not be blank' });
-  else if (normalized.length > MEMORY_LIMITS.tagMaxChars) {
-    ctx.addIssue({ code: 'custom', message: `must be at most ${MEMORY_LIMITS.tagMaxChars} characters once normalised` });
-  }
-});
-
-export const tagsSchema = z.array(tagSchema).max(MEMORY_LIMITS.maxTags);
 
 /**
  * A JSON object, checked as it will be stored. Not `z.record`: it rebuilds the object by

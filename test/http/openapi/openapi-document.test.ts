@@ -1,9 +1,30 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { describe, expect, it } from 'vitest';
-import { type OpenApiDocumentOptions, createOpenApiDocument, toOpenApiPath } from '../../../src/http/openapi/openapi-document.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppContext } from '../../../src/app-context.js';
+import type { RerankerChoice } from '../../../src/retrieval/rerank/reranker-choice.js';
+import { declaredRoutes } from '../../../src/http/openapi/define-route.js';
+import { type OpenApiDocumentOptions, createOpenApiDocument as documentOf, toOpenApiPath } from '../../../src/http/openapi/openapi-document.js';
+import { createApp, createTestContext } from '../http-test-context.js';
 import { documentValidator } from './document-validator.js';
 
-const plain: OpenApiDocumentOptions = {
+/** The server's configuration as far as the document shows it: the routes' limits, then the app's. */
+type DocumentConfig = OpenApiDocumentOptions & { maxTopK: number; rerankers: RerankerChoice[] };
+
+let ctx: AppContext;
+beforeAll(async () => {
+  ctx = await createTestContext();
+});
+afterAll(async () => {
+  await ctx?.close();
+});
+
+/** The document of an app whose routes are built for `config` (MAX_TOP_K, the rerankers on the server). */
+function createOpenApiDocument(config: DocumentConfig) {
+  const app = createApp({ ...ctx, config: { ...ctx.config, MAX_TOP_K: config.maxTopK }, search: { ...ctx.search, rerankers: config.rerankers } });
+  return documentOf(declaredRoutes(app), config);
+}
+
+const plain: DocumentConfig = {
   maxTopK: 100,
   rerankers: ['none', 'lexical'],
   apiKeys: false,
@@ -12,7 +33,7 @@ const plain: OpenApiDocumentOptions = {
   maxBodyBytes: 1_048_576,
   maxUploadBytes: 20_971_520,
 };
-const everything: OpenApiDocumentOptions = { ...plain, rerankers: ['none', 'lexical', 'cross-encoder'], apiKeys: true, rateLimit: true, requestTimeout: true };
+const everything: DocumentConfig = { ...plain, rerankers: ['none', 'lexical', 'cross-encoder'], apiKeys: true, rateLimit: true, requestTimeout: true };
 
 /** Every JSON Schema in the document: components, parameters, bodies, replies and headers. */
 function schemasOf(document: any): { where: string; schema: any }[] {

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { z } from 'zod';
-import type { ApiOperation } from '../../../src/http/openapi/api-operations.js';
+import type { DeclaredOperation } from '../../http/openapi/declared-operations.js';
 import { TAG_LIST_PARAMS } from '../../../src/http/schemas/memory-schemas.js';
 import { queryObject } from '../../../src/http/validate.js';
 
@@ -18,7 +18,7 @@ export interface Verdict {
  * clashes, "body or query, not both") are not modelled: a request the oracle passes may still be
  * refused, but one it fails must be.
  */
-export function createRequestOracle(method: string, pattern: string, operation: ApiOperation | undefined) {
+export function createRequestOracle(method: string, pattern: string, operation: DeclaredOperation | undefined) {
   const shape = (operation?.query as z.ZodObject | undefined)?.shape ?? {};
   const lists = TAG_LIST_PARAMS.filter((name) => name in shape);
   const probe = new Hono();

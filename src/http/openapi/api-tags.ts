@@ -1,0 +1,22 @@
+/** The groups of the OpenAPI document, in the order its readers see them; each route names one. */
+export const TAGS = {
+  memories: 'Memories',
+  documents: 'Documents',
+  search: 'Search',
+  chat: 'Chat',
+  conversations: 'Conversations',
+  operations: 'Operations',
+  documentation: 'Documentation',
+} as const;
+
+export type ApiTag = (typeof TAGS)[keyof typeof TAGS];
+
+export const TAG_DESCRIPTIONS: Record<ApiTag, string> = {
+  [TAGS.memories]: 'Memories: short facts saved per agent and key, searched by meaning and by words.',
+  [TAGS.documents]: 'Documents: ingested text and files, cut into chunks for retrieval.',
+  [TAGS.search]: 'Retrieval over document chunks, with citation fields.',
+  [TAGS.chat]: 'Grounded answers from memories and documents.',
+  [TAGS.conversations]: 'Stored chat conversations of an agent: read, export, import, delete.',
+  [TAGS.operations]: 'Probes and metrics, outside `/v1`: no API key, no rate limit.',
+  [TAGS.documentation]: 'This document and its interactive page.',
+};

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { normalizeTag } from '../retrieval/tags.js';
+
+/**
+ * The fields of a memory as they can be stored, checked the same way wherever one comes from:
+ * the HTTP routes and the chat's `save_memory` tool alike.
+ */
+export const MEMORY_FIELD_LIMITS = {
+  keyMaxChars: 256,
+  contentMaxChars: 100_000,
+  maxTags: 64,
+  tagMaxChars: 64,
+} as const;
+
+// With the u flag a surrogate pair is one code point, so this matches only unpaired halves.
+export const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+const CONTROL_CHAR = /[\u0000-\u001F\u007F-\u009F]/;
+export const NUL_MESSAGE = 'must not contain NUL (\\u0000) characters';
+export const SURROGATE_MESSAGE = 'must not contain unpaired UTF-16 surrogates';
+
+/**
+ * Postgres text cannot hold NUL (the insert fails), and an unpaired surrogate is not UTF-8: text
+ * columns would silently store U+FFFD and jsonb rejects it. Both are refused here, as a 400.
+ */
+export const storableString = (min: number, max: number) =>
+  z
+    .string()
+    .min(min)
+    .max(max)
+    .refine((s) => !s.includes('\u0000'), NUL_MESSAGE)
+    .refine((s) => !LONE_SURROGATE.test(s), SURROGATE_MESSAGE);
+
+export const notBlank = (s: string) => s.trim() !== '';
+
+export const keySchema = z
+  .string()
+  .min(1)
+  .max(MEMORY_FIELD_LIMITS.keyMaxChars)
+  .refine((s) => !CONTROL_CHAR.test(s), 'must not contain control characters')
+  .refine((s) => !LONE_SURROGATE.test(s), SURROGATE_MESSAGE);
+
+export const contentSchema = storableString(1, MEMORY_FIELD_LIMITS.contentMaxChars).refine(notBlank, 'must not be blank');
+
+// Limits apply to the tag as stored: NFKC can lengthen a string, trimming can empty it.
+export const tagSchema = storableString(1, MEMORY_FIELD_LIMITS.tagMaxChars).superRefine((tag, ctx) => {
+  const normalized = normalizeTag(tag);
+  if (normalized.length === 0) ctx.addIssue({ code: 'custom', message: 'must not be blank' });
+  else if (normalized.length > MEMORY_FIELD_LIMITS.tagMaxChars) {
+    ctx.addIssue({ code: 'custom', message: `must be at most ${MEMORY_FIELD_LIMITS.tagMaxChars} characters once normalised` });
+  }
+});
+
+export const tagsSchema = z.array(tagSchema).max(MEMORY_FIELD_LIMITS.maxTags);
