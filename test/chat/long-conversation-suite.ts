@@ -4,13 +4,14 @@ import { createLlmProvider } from '../../src/agent/llm-provider.js';
 import type { AppContext } from '../../src/app-context.js';
 import { compactionLimit, compactionSettingsFor } from '../../src/compaction/compaction-config.js';
 import { toolPairingProblems } from '../compaction/tool-pairing.js';
-import { call, createApp } from '../http/http-test-context.js';
+import { call, createApp, createTestContext } from '../http/http-test-context.js';
 import { type ScriptedLlmServer, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
 import { conversationModel, fromWire, kindOf, requestTokens } from '../../testkit/scripted-conversation-llm.js';
+import type { DatabaseDriver, ProvisionedDatabase } from '../support/database-drivers.js';
 
 const MODEL = 'scripted-small';
 /** A small window for this model only: the deployment default stays large, so the per-model setting is what applies. */
-export const LONG_CONVERSATION_ENV = {
+const LONG_CONVERSATION_ENV = {
   CONTEXT_WINDOW_TOKENS: '128000',
   COMPACTION_MODELS: JSON.stringify({ [MODEL]: { contextWindow: 6_000, outputReserve: 500, recentMessages: 8 } }),
 };
@@ -26,24 +27,19 @@ interface Harness {
 }
 
 /**
- * The issue's long-conversation test, run on each driver: 200 turns with tool calls through
- * POST /v1/chat against a 6k-token window, with the scripted LLM writing checkpoints and summaries.
- * `open` builds an app context with LONG_CONVERSATION_ENV on a database of its own.
+ * The issue's long-conversation test, run on each driver (describeOnDrivers): 200 turns with tool
+ * calls through POST /v1/chat against a 6k-token window, with the scripted LLM writing checkpoints
+ * and summaries. The app context has LONG_CONVERSATION_ENV and a database of its own.
  */
-export function longConversationSuite(name: string, open: () => Promise<AppContext | { skipReason: string }>) {
-  describe(`long conversations (${name})`, () => {
-    let ctx: AppContext | undefined;
-    let skipReason: string | undefined;
+export function longConversationSuite(driver: DatabaseDriver) {
+  describe('long conversations', () => {
+    let database: ProvisionedDatabase | undefined;
+    let ctx: AppContext;
     const servers: ScriptedLlmServer[] = [];
 
     beforeAll(async () => {
-      const opened = await open();
-      if ('skipReason' in opened) {
-        skipReason = opened.skipReason;
-        console.warn(`[${name}] skipped: ${skipReason}`);
-        return;
-      }
-      ctx = opened;
+      database = await driver.provision();
+      ctx = await createTestContext({ ...LONG_CONVERSATION_ENV, ...database.env });
       // Memories for search_memories to find: every tool result is a few hundred tokens.
       for (let i = 0; i < 17; i++) {
         await ctx.memories.forTenant('default').save({ key: `note-${i}`, content: `Notes on subject ${i}: ${'a fairly long note about the subject, with details. '.repeat(6)}` });
@@ -51,6 +47,7 @@ export function longConversationSuite(name: string, open: () => Promise<AppConte
     });
     afterAll(async () => {
       await ctx?.close();
+      await database?.release();
       for (const server of servers) await server.close();
     });
 
@@ -67,8 +64,7 @@ export function longConversationSuite(name: string, open: () => Promise<AppConte
       return res.body as { conversationId: string; answer: string };
     }
 
-    it('keeps 200 turns within the window, tool calls with their results, and turn 3 in view through a summary', async ({ skip }) => {
-      if (!ctx) return skip(skipReason);
+    it('keeps 200 turns within the window, tool calls with their results, and turn 3 in view through a summary', async () => {
       const h = await harness();
       const limit = compactionLimit(compactionSettingsFor(ctx.config, MODEL));
       let conversationId: string | undefined;
@@ -113,8 +109,7 @@ export function longConversationSuite(name: string, open: () => Promise<AppConte
       expect(stored.body.tokens.compacted).toBeLessThanOrEqual(limit);
     });
 
-    it('goes on with rule-based checkpoints and summaries when the summarizer fails', async ({ skip }) => {
-      if (!ctx) return skip(skipReason);
+    it('goes on with rule-based checkpoints and summaries when the summarizer fails', async () => {
       const h = await harness({ failSummaries: true });
       const limit = compactionLimit(compactionSettingsFor(ctx.config, MODEL));
       let conversationId: string | undefined;
@@ -132,8 +127,7 @@ export function longConversationSuite(name: string, open: () => Promise<AppConte
       expect(stored.body.summary.layers.every((l: { source: string }) => l.source === 'rules')).toBe(true);
     });
 
-    it('streams a compaction event and does not wait for the checkpoint before replying', async ({ skip }) => {
-      if (!ctx) return skip(skipReason);
+    it('streams a compaction event and does not wait for the checkpoint before replying', async () => {
       const h = await harness({ summaryDelayMs: 1_500 });
       let conversationId: string | undefined;
       for (let n = 1; n <= 12; n++) conversationId = (await turn(h, conversationId, n)).conversationId;

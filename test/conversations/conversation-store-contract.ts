@@ -8,6 +8,7 @@ import { ConversationNotFoundError, type ConversationStore } from '../../src/con
 import { createPgConversationStore } from '../../src/conversations/pg-conversation-store.js';
 import type { Database } from '../../src/db/database.js';
 import { InvalidCursorError } from '../../src/retrieval/cursor.js';
+import type { DatabaseDriver } from '../support/database-drivers.js';
 
 const turnOne: ChatMessage[] = [
   { role: 'user', content: 'What tea does Alice like?\nShe said so yesterday.' },
@@ -33,30 +34,21 @@ const summary = (throughTurn: number): StructuralSummary => ({
   layers: [{ level: 'detailed', fromTurn: 2, throughTurn, text: `Turns up to ${throughTurn}.`, source: 'llm' }],
 });
 
-/** The ConversationStore contract, run against each driver on an empty, migrated database of its own. */
-export function conversationStoreContract(name: string, open: () => Promise<Database | { skipReason: string }>) {
-  describe(`ConversationStore contract (${name})`, () => {
+/** The ConversationStore contract, run by describeOnDrivers on an empty, migrated database of its own. */
+export function conversationStoreContract(driver: DatabaseDriver) {
+  describe('ConversationStore contract', () => {
     let database: Database | undefined;
-    let skipReason: string | undefined;
     let store: ConversationStore;
 
     beforeAll(async () => {
-      const opened = await open();
-      if ('skipReason' in opened) {
-        skipReason = opened.skipReason;
-        console.warn(`[${name}] skipped: ${skipReason}`);
-        return;
-      }
-      database = opened;
+      database = await driver.open();
       store = createPgConversationStore({ db: database.db });
     });
     afterAll(async () => {
       await database?.close();
     });
-    const live = () => database !== undefined;
 
-    it('appends turns with consecutive numbers and reads them back exactly', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('appends turns with consecutive numbers and reads them back exactly', async () => {
       const id = randomUUID();
       const first = await store.appendTurn({ id, agentId: 'alice', messages: turnOne.map((message) => ({ message })) });
       expect(first).toMatchObject({ turn: 1, firstSeq: 1, lastSeq: 5, created: true });
@@ -80,8 +72,7 @@ export function conversationStoreContract(name: string, open: () => Promise<Data
       expect(loaded!.summary).toBeNull();
     });
 
-    it('scopes every operation to the owning agent', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('scopes every operation to the owning agent', async () => {
       const id = randomUUID();
       await store.appendTurn({ id, agentId: 'alice', messages: [{ message: { role: 'user', content: 'hi' } }] });
       expect(await store.get(id, 'bob')).toBeNull();
@@ -94,8 +85,7 @@ export function conversationStoreContract(name: string, open: () => Promise<Data
       expect((await store.load(id, 'alice'))!.messages).toHaveLength(1);
     });
 
-    it('numbers concurrent turns of one conversation without gaps or collisions', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('numbers concurrent turns of one conversation without gaps or collisions', async () => {
       const id = randomUUID();
       const turns = await Promise.all(
         Array.from({ length: 6 }, (_, i) =>
@@ -114,8 +104,7 @@ export function conversationStoreContract(name: string, open: () => Promise<Data
       for (const t of turns) expect(loaded!.messages.filter((m) => m.turn === t.turn).map((m) => m.seq)).toEqual([t.firstSeq, t.lastSeq]);
     });
 
-    it('keeps the first checkpoint of a turn and the furthest-reaching summary', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('keeps the first checkpoint of a turn and the furthest-reaching summary', async () => {
       const id = randomUUID();
       await store.appendTurn({ id, agentId: 'alice', messages: turnOne.map((message) => ({ message })) });
       expect(await store.saveCheckpoint(id, checkpoint(1, 'first'))).toBe(true);
@@ -135,8 +124,7 @@ export function conversationStoreContract(name: string, open: () => Promise<Data
       expect(Number((leftovers as unknown as { rows: { n: unknown }[] }).rows[0]!.n)).toBe(0);
     });
 
-    it('lists an agent’s conversations newest first, by pages', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('lists an agent’s conversations newest first, by pages', async () => {
       const ids: string[] = [];
       for (let i = 0; i < 5; i++) {
         const id = randomUUID();
@@ -153,8 +141,7 @@ export function conversationStoreContract(name: string, open: () => Promise<Data
       await expect(store.list({ agentId: 'lister', cursor: 'not-a-cursor' })).rejects.toBeInstanceOf(InvalidCursorError);
     });
 
-    it('exports and imports a conversation whole, under a new id', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('exports and imports a conversation whole, under a new id', async () => {
       const id = randomUUID();
       await store.appendTurn({ id, agentId: 'alice', messages: turnOne.map((message) => ({ message })) });
       await store.saveCheckpoint(id, checkpoint(1, 'first'));
@@ -170,8 +157,7 @@ export function conversationStoreContract(name: string, open: () => Promise<Data
       expect(strip(again)).toEqual(strip(exported));
     });
 
-    it('imports all or nothing', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('imports all or nothing', async () => {
       const id = randomUUID();
       await store.appendTurn({ id, agentId: 'alice', messages: turnOne.map((message) => ({ message })) });
       const exported = (await store.export(id, 'alice'))!;

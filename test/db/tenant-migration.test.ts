@@ -2,15 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite/vector';
 import { sql } from 'drizzle-orm';
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
-import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAppContext } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { Db } from '../../src/db/database.js';
@@ -19,7 +12,7 @@ import { ensureVectorSpace } from '../../src/db/vector-space.js';
 import { defaultAnalyzer } from '../../src/retrieval/bm25/analyzer.js';
 import { InMemoryBm25Index } from '../../src/retrieval/bm25/bm25.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
-import { acquireRealPostgres } from '../support/real-postgres.js';
+import { type DatabaseDriver, describeOnDrivers } from '../support/database-drivers.js';
 
 const MEMORIES = [
   { key: 'ingrid', content: 'Ingrid Halvorsen runs the glacier tours' },
@@ -83,11 +76,13 @@ async function seedBeforeTenants(db: Db): Promise<void> {
     (${CONVERSATION_ID}, 1, 1, 'user', 'How do I prime the pump?'), (${CONVERSATION_ID}, 2, 1, 'assistant', 'With water.')`);
 }
 
-function migrationSuite(name: string, prepare: () => Promise<{ env: Record<string, string>; release(): Promise<void> } | { skipReason: string }>) {
-  describe(`migrating a store to tenants (${name})`, () => {
-    it("gives every existing row, BM25 statistics included, to tenant 'default', and no other tenant sees them", async ({ skip }) => {
-      const prepared = await prepare();
-      if ('skipReason' in prepared) return skip(prepared.skipReason);
+function migrationSuite(driver: DatabaseDriver) {
+  describe('migrating a store to tenants', () => {
+    it("gives every existing row, BM25 statistics included, to tenant 'default', and no other tenant sees them", async () => {
+      const migrationsFolder = migrationsBeforeTenants();
+      const prepared = await driver
+        .provision({ olderRelease: { migrationsFolder, seed: seedBeforeTenants } })
+        .finally(() => rmSync(migrationsFolder, { recursive: true, force: true }));
       try {
         const ctx = await createAppContext(loadConfig({ LOG_LEVEL: 'silent', ...prepared.env }), { embedder: createHashEmbedder(64) });
         try {
@@ -136,38 +131,4 @@ function migrationSuite(name: string, prepare: () => Promise<{ env: Record<strin
   });
 }
 
-const cleanups: (() => void)[] = [];
-afterAll(() => {
-  for (const cleanup of cleanups) cleanup();
-});
-
-migrationSuite('PGlite', async () => {
-  const migrations = migrationsBeforeTenants();
-  const dataDir = mkdtempSync(join(tmpdir(), 'memrag-tenants-'));
-  cleanups.push(() => rmSync(migrations, { recursive: true, force: true }), () => rmSync(dataDir, { recursive: true, force: true }));
-  const client = await PGlite.create({ dataDir, extensions: { vector } });
-  try {
-    const db = drizzlePglite(client);
-    await migratePglite(db, { migrationsFolder: migrations });
-    await seedBeforeTenants(db as unknown as Db);
-  } finally {
-    await client.close();
-  }
-  return { env: { DATA_DIR: dataDir }, release: async () => {} };
-});
-
-migrationSuite('PostgreSQL server', async () => {
-  const server = await acquireRealPostgres();
-  if ('skipReason' in server) return server;
-  const migrations = migrationsBeforeTenants();
-  cleanups.push(() => rmSync(migrations, { recursive: true, force: true }));
-  const pool = new pg.Pool({ connectionString: server.url, max: 2 });
-  try {
-    const db = drizzlePg(pool);
-    await migratePg(db, { migrationsFolder: migrations });
-    await seedBeforeTenants(db as unknown as Db);
-  } finally {
-    await pool.end();
-  }
-  return { env: { DATABASE_URL: server.url }, release: () => server.release() };
-});
+describeOnDrivers('tenants', migrationSuite);

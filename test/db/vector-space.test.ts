@@ -1,25 +1,17 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, openDatabase } from '../../src/db/database.js';
+import type { Database } from '../../src/db/database.js';
 import { queryRows } from '../../src/db/query-rows.js';
 import { PGVECTOR_HNSW_DEFAULTS, VECTOR_TABLES, ensureVectorSpace } from '../../src/db/vector-space.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
-import { openRealDatabase } from '../support/real-database.js';
+import { describeOnDrivers } from '../support/database-drivers.js';
 
-const drivers: [string, () => Promise<Database | { skipReason: string }>][] = [
-  ['PGlite', () => openDatabase({})],
-  ['PostgreSQL server', openRealDatabase],
-];
-
-for (const [name, open] of drivers) {
-  describe(`HNSW index parameters (${name})`, () => {
-    let database: Database | undefined;
-    let skipReason: string | undefined;
+describeOnDrivers('vector space', (driver) => {
+  describe('HNSW index parameters', () => {
+    let database: Database;
 
     beforeAll(async () => {
-      const opened = await open();
-      if ('skipReason' in opened) skipReason = opened.skipReason;
-      else database = opened;
+      database = await driver.open();
     });
     afterAll(() => database?.close());
 
@@ -31,8 +23,7 @@ for (const [name, open] of drivers) {
       return row?.options;
     };
 
-    it("builds each table's index with its own m and ef_construction, and leaves an existing index as it was built", async ({ skip }) => {
-      if (!database) return skip(skipReason);
+    it("builds each table's index with its own m and ef_construction, and leaves an existing index as it was built", async () => {
       await ensureVectorSpace(database.db, createHashEmbedder(16));
       for (const t of VECTOR_TABLES) {
         const { m, efConstruction } = t.hnsw ?? PGVECTOR_HNSW_DEFAULTS;
@@ -49,4 +40,4 @@ for (const [name, open] of drivers) {
       expect(await optionsOf(chunks.indexName)).toBeNull();
     });
   });
-}
+});

@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, openDatabase } from '../../src/db/database.js';
+import type { Database } from '../../src/db/database.js';
 import { queryRows } from '../../src/db/query-rows.js';
 import { vectorParam } from '../../src/db/sql-arrays.js';
 import { vectorToBinary } from '../../src/db/vector-wire-format.js';
-import { openRealDatabase } from '../support/real-database.js';
+import { describeOnDrivers } from '../support/database-drivers.js';
 
 describe('vectorToBinary', () => {
   it('writes dimensions, a zero, then big-endian float4s', () => {
@@ -16,27 +16,18 @@ describe('vectorToBinary', () => {
   });
 });
 
-const drivers: [string, () => Promise<Database | { skipReason: string }>][] = [
-  ['PGlite', () => openDatabase({})],
-  ['PostgreSQL server', openRealDatabase],
-];
-
-for (const [name, open] of drivers) {
-  describe(`vectors bound in binary (${name})`, () => {
-    let database: Database | undefined;
-    let skipReason: string | undefined;
+describeOnDrivers('pgvector binary format', (driver) => {
+  describe('vectors bound in binary', () => {
+    let database: Database;
     // Values whose shortest text differs from the float4 they become, and extremes of the range.
     const vector = [0.1, -1 / 3, 1e-38, 3.4e38, 0, -0.000123456789, 123456.789, Math.PI];
 
     beforeAll(async () => {
-      const opened = await open();
-      if ('skipReason' in opened) skipReason = opened.skipReason;
-      else database = opened;
+      database = await driver.open();
     });
     afterAll(() => database?.close());
 
-    it('is the very bytes pgvector sends, and reads back as the float4 values', async ({ skip }) => {
-      if (!database) return skip(skipReason);
+    it('is the very bytes pgvector sends, and reads back as the float4 values', async () => {
       const [row] = await queryRows<{ sent: Uint8Array | Buffer; text: string }>(
         database.db,
         sql`SELECT vector_send(${vectorParam(vector)}) AS sent, ${vectorParam(vector)}::text AS text`,
@@ -45,8 +36,7 @@ for (const [name, open] of drivers) {
       expect((JSON.parse(row!.text) as number[]).map(Math.fround)).toEqual(vector.map(Math.fround));
     });
 
-    it("is refused with pgvector's own errors for NaN, infinity and a wrong dimension", async ({ skip }) => {
-      if (!database) return skip(skipReason);
+    it("is refused with pgvector's own errors for NaN, infinity and a wrong dimension", async () => {
       const db = database.db;
       // Drizzle wraps the driver's error; the database's own message is its cause.
       const refusal = (query: ReturnType<typeof sql>) =>
@@ -59,4 +49,4 @@ for (const [name, open] of drivers) {
       expect(await refusal(sql`SELECT ${vectorParam([1, 2])}::vector(3)`)).toMatch(/expected 3 dimensions, not 2/);
     });
   });
-}
+});

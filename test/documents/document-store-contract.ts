@@ -13,6 +13,7 @@ import { DocumentParseError } from '../../src/documents/parsers/document-parse-e
 import { regroupLegacyPassages } from '../../src/documents/passage-regrouping.js';
 import { indexedTextOf, prepareChunks } from '../../src/documents/prepare-chunks.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
+import type { DatabaseDriver } from '../support/database-drivers.js';
 
 const NO_TAGS = { tagsAny: [], tagsAll: [], tagsNone: [] };
 
@@ -30,25 +31,18 @@ Free plans have ten widgets. Paid plans have unlimited widgets and priority supp
 `;
 
 /**
- * The document store and knowledge search, run against each driver. `open` returns an empty,
- * migrated database of its own.
+ * The document store and knowledge search, run by describeOnDrivers on an empty, migrated database
+ * of its own.
  */
-export function documentStoreContract(name: string, open: () => Promise<Database | { skipReason: string }>) {
-  describe(`DocumentStore and DocumentSearch (${name})`, () => {
+export function documentStoreContract(driver: DatabaseDriver) {
+  describe('DocumentStore and DocumentSearch', () => {
     let database: Database | undefined;
-    let skipReason: string | undefined;
     const embedder = createHashEmbedder(64);
     let store: DocumentStore;
     let search: DocumentSearch;
 
     beforeAll(async () => {
-      const opened = await open();
-      if ('skipReason' in opened) {
-        skipReason = opened.skipReason;
-        console.warn(`[${name}] skipped: ${skipReason}`);
-        return;
-      }
-      database = opened;
+      database = await driver.open();
       await ensureVectorSpace(database.db, embedder);
       store = createDocumentStore({ db: database.db, embedder });
       search = createDocumentSearch({ db: database.db, embedder });
@@ -60,8 +54,6 @@ export function documentStoreContract(name: string, open: () => Promise<Database
       if (!database) return;
       for (const { id } of await queryRows<{ id: string }>(database.db, sql`SELECT id::text AS id FROM documents`)) await store.delete(id);
     });
-
-    const live = () => database !== undefined;
     const db = () => database!.db;
 
     /** Statistics kept incrementally must equal the same statistics recomputed from scratch. */
@@ -107,8 +99,7 @@ export function documentStoreContract(name: string, open: () => Promise<Database
       return { documents: Number(row!.d), chunks: Number(row!.c), postings: Number(row!.p), terms: Number(row!.t) };
     }
 
-    it('ingests Markdown into chunks with heading paths and exact offsets', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('ingests Markdown into chunks with heading paths and exact offsets', async () => {
       const { document, status } = await store.ingest({ content: GUIDE, format: 'markdown', tags: ['Docs'], metadata: { v: 1 }, chunking: { maxTokens: 24, overlapTokens: 4 } });
       expect(status).toBe('created');
       expect(document).toMatchObject({ title: 'Widget Guide', format: 'markdown', tags: ['docs'], metadata: { v: 1 }, source: null });
@@ -128,16 +119,14 @@ export function documentStoreContract(name: string, open: () => Promise<Database
       await expectStatsConsistent();
     });
 
-    it('a title cut at 1,000 characters split an astral character into U+FFFD', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('a title cut at 1,000 characters split an astral character into U+FFFD', async () => {
       const title = `${'t'.repeat(999)}😀 and more`;
       const { document } = await store.ingest({ title, content: 'Emoji titles are cut whole.', format: 'text' });
       expect(document.title).toBe(`${'t'.repeat(999)}😀`);
       expect(document.title).not.toContain('\uFFFD');
     });
 
-    it('keeps every chunk, title included, within the embedder input limit', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('keeps every chunk, title included, within the embedder input limit', async () => {
       const small: Embedder = { ...createHashEmbedder(64), maxInputTokens: 20 };
       const tight = createDocumentStore({ db: db(), embedder: small });
       const seen: string[] = [];
@@ -153,8 +142,7 @@ export function documentStoreContract(name: string, open: () => Promise<Database
       expect(seen.every((t) => t.startsWith('Tokens\n\n'))).toBe(true);
     });
 
-    it('returns the existing document for identical content, without embedding or writing', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('returns the existing document for identical content, without embedding or writing', async () => {
       const first = await store.ingest({ content: 'Alpha beta gamma.\n', format: 'text' });
       const before = { calls: embedder.calls, counts: await counts() };
       const again = await store.ingest({ content: '\r\nAlpha beta gamma.', format: 'text', title: 'Other title', source: 'elsewhere' });
@@ -164,8 +152,7 @@ export function documentStoreContract(name: string, open: () => Promise<Database
       expect(await counts()).toEqual(before.counts);
     });
 
-    it('replaces the chunks of a document re-ingested from the same source', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('replaces the chunks of a document re-ingested from the same source', async () => {
       const first = await store.ingest({ content: 'The old manual talks about pumps and valves.', format: 'text', source: 'file:///manual.txt' });
       await store.ingest({ content: 'Another document about valves.', format: 'text' });
       const second = await store.ingest({ content: 'The new manual talks about turbines only.', format: 'text', source: 'file:///manual.txt', tags: ['v2'] });
@@ -180,8 +167,7 @@ export function documentStoreContract(name: string, open: () => Promise<Database
       await expectStatsConsistent();
     });
 
-    it('keeps statistics exact under concurrent ingests and deletes, and stores concurrent duplicates once', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('keeps statistics exact under concurrent ingests and deletes, and stores concurrent duplicates once', async () => {
       const first = await Promise.all(
         Array.from({ length: 8 }, (_, i) => store.ingest({ content: `Shared words and unique${i} words, number ${i}.`, format: 'text' })),
       );
@@ -196,8 +182,7 @@ export function documentStoreContract(name: string, open: () => Promise<Database
       await expectStatsConsistent();
     });
 
-    it('keeps one document per source when several versions of it arrive at once', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('keeps one document per source when several versions of it arrive at once', async () => {
       const versions = await Promise.all(
         [0, 1, 2].map((i) => store.ingest({ content: `Version ${i} of the page, words${i}.`, format: 'text', source: 'https://example.com/page' })),
       );
@@ -209,8 +194,7 @@ export function documentStoreContract(name: string, open: () => Promise<Database
       await expectStatsConsistent();
     });
 
-    it('deletes a document with its chunks, postings and statistics', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('deletes a document with its chunks, postings and statistics', async () => {
       const keep = await store.ingest({ content: GUIDE, format: 'markdown', chunking: { maxTokens: 30 } });
       const gone = await store.ingest({ content: 'Widgets and gadgets: a unique zebra word.', format: 'text' });
       await expectStatsConsistent();
@@ -226,8 +210,7 @@ export function documentStoreContract(name: string, open: () => Promise<Database
       await expectStatsConsistent();
     });
 
-    it('leaves nothing behind when the embedder fails part-way', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('leaves nothing behind when the embedder fails part-way', async () => {
       const existing = await store.ingest({ content: 'Existing content stays.', format: 'text', source: 'src-1' });
       const before = await counts();
       const failing = createHashEmbedder(64);
@@ -246,8 +229,7 @@ export function documentStoreContract(name: string, open: () => Promise<Database
       await expectStatsConsistent();
     });
 
-    it('rolls back the document when the database refuses a chunk, and writes nothing on a parse error', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('rolls back the document when the database refuses a chunk, and writes nothing on a parse error', async () => {
       const before = await counts();
       // pgvector refuses NaN: the document row is written first, then the chunk insert fails.
       const broken: Embedder = { ...createHashEmbedder(64), embed: async (texts) => texts.map(() => new Array<number>(64).fill(Number.NaN)) };
@@ -258,8 +240,7 @@ export function documentStoreContract(name: string, open: () => Promise<Database
       await expectStatsConsistent();
     });
 
-    it('computes BM25 in SQL exactly as the in-memory reference does', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('computes BM25 in SQL exactly as the in-memory reference does', async () => {
       const corpus = [
         'Vitamin D deficiency is associated with bone fractures in older adults.',
         'Bone density and fractures: a study of calcium and vitamin intake.',
@@ -298,8 +279,7 @@ export function documentStoreContract(name: string, open: () => Promise<Database
     // Regression: BM25 over 128-token chunks ranked a document by its best chunk alone, so query
     // terms spread over neighbouring chunks added nothing (SciFact nDCG@10 0.644 against 0.698 on
     // whole abstracts). Passages of several chunks score them together.
-    it('ranks a document whose query terms fall in different chunks above those holding a single term', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('ranks a document whose query terms fall in different chunks above those holding a single term', async () => {
       const filler = (n: number) => Array.from({ length: n }, (_, i) => `filler${i}`).join(' ');
       const spread = `Vitamin levels were measured at baseline. ${filler(12)}. Hip fractures were recorded during follow-up.`;
       const rank = async (passageTokens: number) => {
@@ -324,8 +304,7 @@ export function documentStoreContract(name: string, open: () => Promise<Database
       await expectStatsConsistent();
     });
 
-    it('regroups the chunks of documents indexed before passages as an ingest groups them, without embedding', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('regroups the chunks of documents indexed before passages as an ingest groups them, without embedding', async () => {
       const texts = [GUIDE, `${GUIDE}\n\n## More\n\nExtra widgets need extra names and extra colours.`];
       const legacy = [];
       for (const text of texts) legacy.push(await store.ingest({ title: 'Guide', content: text, format: 'markdown', chunking: { maxTokens: 16, passageTokens: 1 } }));
@@ -358,8 +337,7 @@ export function documentStoreContract(name: string, open: () => Promise<Database
     });
 
     // Regression: candidateK chunks that share passages gave fewer than topK hits (1 of 3 here).
-    it('vector mode returned one hit for topK 3 when its 3 nearest chunks shared a passage', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('vector mode returned one hit for topK 3 when its 3 nearest chunks shared a passage', async () => {
       for (let d = 0; d < 4; d++) {
         const text = Array.from({ length: 8 }, (_, i) => `Document ${d} paragraph ${i} says something about widgets.`).join('\n\n');
         await store.ingest({ title: `Doc ${d}`, content: text, format: 'text', chunking: { maxTokens: 12, overlapTokens: 0 } });
@@ -373,8 +351,7 @@ export function documentStoreContract(name: string, open: () => Promise<Database
       }
     });
 
-    it('refuses to mix postings of two analyzers', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('refuses to mix postings of two analyzers', async () => {
       await store.ingest({ content: 'Stemmed postings here.', format: 'text' });
       const other = createAnalyzer({ stem: false });
       const mismatched = createDocumentStore({ db: db(), embedder, analyzer: other });
@@ -384,8 +361,7 @@ export function documentStoreContract(name: string, open: () => Promise<Database
       );
     });
 
-    it('hybrid search keeps hits found by only one retriever, with citation fields', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('hybrid search keeps hits found by only one retriever, with citation fields', async () => {
       // Vectors chosen by hand: the query sits on the zebra document, which shares no word with it.
       const axis = (i: number) => Array.from({ length: 64 }, (_, j) => (j === i ? 1 : 0));
       const geometric: Embedder = {
@@ -411,8 +387,7 @@ export function documentStoreContract(name: string, open: () => Promise<Database
       expect(reranked[0]!.rerankScore).toBeGreaterThan(0);
     });
 
-    it('applies tag filters inside both candidate queries', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('applies tag filters inside both candidate queries', async () => {
       for (let i = 0; i < 12; i++) {
         await store.ingest({ content: `Solar panels and solar power, report ${i}: solar solar energy.`, format: 'text', tags: ['common'] });
       }

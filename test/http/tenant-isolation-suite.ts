@@ -5,10 +5,8 @@ import { createLlmProvider } from '../../src/agent/llm-provider.js';
 import type { AppContext } from '../../src/app-context.js';
 import { createApiKey, revokeApiKey } from '../../src/auth/api-key-store.js';
 import { reply, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
+import type { DatabaseDriver } from '../support/database-drivers.js';
 import { type JsonReply, createApp, createTestContext } from './http-test-context.js';
-
-/** A database for one suite: env for createTestContext (DATABASE_URL or nothing for PGlite). */
-export type IsolationDatabase = { env: Record<string, string>; release(): Promise<void> } | { skipReason: string };
 
 const ALPHA_ENV_KEY = 'alpha-env-key-0123456789';
 
@@ -31,14 +29,13 @@ type Caller = (method: string, path: string, body?: unknown) => Promise<JsonRepl
  * Tenant isolation over HTTP, on every `/v1` route: tenant `alpha` (a key from API_KEYS) holds
  * memories, a document and a conversation; tenant `beta` (a key from the `api_keys` table) must
  * not read, list, search, change or delete any of it. The route list comes from the app itself,
- * so a route added without a probe here fails the suite.
+ * so a route added without a probe here fails the suite. Run by describeOnDrivers.
  */
-export function tenantIsolationSuite(name: string, open: () => Promise<IsolationDatabase>) {
-  describe(`tenant isolation over HTTP (${name})`, () => {
+export function tenantIsolationSuite(driver: DatabaseDriver) {
+  describe('tenant isolation over HTTP', () => {
     let ctx: AppContext | undefined;
     let app: Hono;
     let release: (() => Promise<void>) | undefined;
-    let skipReason: string | undefined;
     let alpha: Caller;
     let beta: Caller;
     let betaKey: string;
@@ -60,12 +57,7 @@ export function tenantIsolationSuite(name: string, open: () => Promise<Isolation
       };
 
     beforeAll(async () => {
-      const opened = await open();
-      if ('skipReason' in opened) {
-        skipReason = opened.skipReason;
-        console.warn(`[${name}] skipped: ${skipReason}`);
-        return;
-      }
+      const opened = await driver.provision();
       release = () => opened.release();
       // No cache: a revocation must show on the very next request here (caching has its own test).
       ctx = await createTestContext({ ...opened.env, API_KEYS: `alpha:${ALPHA_ENV_KEY}`, API_KEY_CACHE_MS: '0' });
@@ -294,10 +286,7 @@ export function tenantIsolationSuite(name: string, open: () => Promise<Isolation
       },
     };
 
-    const live = () => ctx !== undefined;
-
-    it('has an isolation probe for every /v1 route the app registers, and no stale one', ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('has an isolation probe for every /v1 route the app registers, and no stale one', () => {
       const routes = new Set(
         inspectRoutes(app)
           .filter((r) => !r.isMiddleware && r.path.startsWith('/v1/'))
@@ -309,16 +298,14 @@ export function tenantIsolationSuite(name: string, open: () => Promise<Isolation
     });
 
     for (const [route, probe] of Object.entries(probes)) {
-      it(`${route}: tenant beta neither sees nor changes tenant alpha's data`, async ({ skip }) => {
-        if (!live()) return skip(skipReason);
+      it(`${route}: tenant beta neither sees nor changes tenant alpha's data`, async () => {
         const before = await alphaState();
         await probe();
         expect(await alphaState()).toEqual(before);
       });
     }
 
-    it("confines the candidate queries themselves (vector scan and BM25) to the tenant, not just the hits", async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it("confines the candidate queries themselves (vector scan and BM25) to the tenant, not just the hits", async () => {
       // Hits are read back per tenant too, so a leaking candidate query would only show as missing
       // hits; asked directly, it must not return alpha's chunks at all.
       const search = ctx!.search.forTenant('beta');
@@ -330,14 +317,12 @@ export function tenantIsolationSuite(name: string, open: () => Promise<Isolation
       expect((await own.textCandidates('quetzalcoatlus', noTags, 1000)).map((c) => c.id).sort()).toEqual([...seeded.chunkIds].sort());
     });
 
-    it('keeps one memory per tenant under the same key', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('keeps one memory per tenant under the same key', async () => {
       expect((await alpha('GET', '/v1/memories/shared-key')).body.memory.content).toBe('Alpha keeps green tea under the shared key');
       expect((await beta('GET', '/v1/memories/shared-key')).body.memory.content).toBe('Beta stores coffee beans under the shared key');
     });
 
-    it('makes two documents of identical content ingested by two tenants', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('makes two documents of identical content ingested by two tenants', async () => {
       const res = await beta('POST', '/v1/documents', { title: 'Beta copy', text: ALPHA_DOCUMENT, format: 'markdown' });
       // Not `unchanged` with alpha's document: the content hash is unique per tenant only.
       expect(res.status).toBe(201);
@@ -355,8 +340,7 @@ export function tenantIsolationSuite(name: string, open: () => Promise<Isolation
       expect(betaDocuments).not.toContain(seeded.documentId);
     });
 
-    it("leaves tenant alpha's BM25 scores unchanged when tenant beta writes", async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it("leaves tenant alpha's BM25 scores unchanged when tenant beta writes", async () => {
       const scores = async () => ({
         memories: (await alpha('POST', '/v1/memories/search', { query: 'zanzibarite vault code', mode: 'text', topK: 50 })).body.hits.map(
           (h: { memory: { key: string }; score: number }) => [h.memory.key, h.score],
@@ -380,8 +364,7 @@ export function tenantIsolationSuite(name: string, open: () => Promise<Isolation
       expect(betaHits.map((h: { memory: { key: string } }) => h.memory.key).sort()).toEqual(['bm25-0', 'bm25-1', 'bm25-2', 'bm25-3', 'bm25-4', 'bm25-5']);
     });
 
-    it("refuses a revoked key with 401, while the tenant's other keys go on working", async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it("refuses a revoked key with 401, while the tenant's other keys go on working", async () => {
       const second = await createApiKey(ctx!.database.db, { tenantId: 'alpha', name: 'second alpha key' });
       const alphaTable = as(() => app, second.key);
       // A table key and an env key of one tenant see the same data.

@@ -14,34 +14,23 @@ import type { MemoryStore } from '../../src/memory/memory-types.js';
 import { createPgMemoryStore } from '../../src/memory/pg-memory-store.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 import { clusteredVectors, cosine, createTableEmbedder, seededRandom } from '../../testkit/vector-fixtures.js';
+import type { DatabaseDriver } from '../support/database-drivers.js';
 
-/**
- * The MemoryStore contract, run against each driver. `open` returns an empty, migrated database
- * of its own; `drop` (if any) releases it.
- */
-export function memoryStoreContract(name: string, open: () => Promise<Database | { skipReason: string }>) {
-  describe(`MemoryStore contract (${name})`, () => {
+/** The MemoryStore contract, run by describeOnDrivers on an empty, migrated database of its own. */
+export function memoryStoreContract(driver: DatabaseDriver) {
+  describe('MemoryStore contract', () => {
     let database: Database | undefined;
-    let skipReason: string | undefined;
     const embedder = createHashEmbedder(64);
     let store: MemoryStore;
 
     beforeAll(async () => {
-      const opened = await open();
-      if ('skipReason' in opened) {
-        skipReason = opened.skipReason;
-        console.warn(`[${name}] skipped: ${skipReason}`);
-        return;
-      }
-      database = opened;
+      database = await driver.open();
       await ensureVectorSpace(database.db, embedder);
       store = createPgMemoryStore({ db: database.db, embedder });
     });
     afterAll(async () => {
       await database?.close();
     });
-
-    const live = () => database !== undefined;
     const db = () => database!.db;
 
     /**
@@ -95,8 +84,7 @@ export function memoryStoreContract(name: string, open: () => Promise<Database |
       }
     }
 
-    it('saves, gets and deletes a memory', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('saves, gets and deletes a memory', async () => {
       const saved = await store.save({ key: 'k1', content: 'Alice likes green tea', tags: ['Pref'], metadata: { source: 'chat' } });
       expect(saved.created).toBe(true);
       expect(saved.reembedded).toBe(true);
@@ -107,8 +95,7 @@ export function memoryStoreContract(name: string, open: () => Promise<Database |
       expect(await store.get('k1')).toBeNull();
     });
 
-    it('upserts by (agent, key) and re-embeds only when the content changed', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('upserts by (agent, key) and re-embeds only when the content changed', async () => {
       await store.save({ key: 'up', content: 'first version' });
       const before = embedder.texts;
       const same = await store.save({ key: 'up', content: 'first version', tags: ['x'] });
@@ -124,16 +111,14 @@ export function memoryStoreContract(name: string, open: () => Promise<Database |
       expect(hit!.score).toBeCloseTo(1, 5);
     });
 
-    it('normalises tags: trimmed, case-folded, deduplicated', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('normalises tags: trimmed, case-folded, deduplicated', async () => {
       const { memory } = await store.save({ key: 'tags', content: 'tag normalisation', tags: ['  Work ', 'WORK', 'Ünïcode', ''], agentId: 'tagger' });
       expect(memory.tags).toEqual(['work', 'ünïcode']);
       const hits = await store.search('tag normalisation', { agentId: 'tagger', tagsAll: [' WORK'] });
       expect(hits.map((h) => h.memory.key)).toEqual(['tags']);
     });
 
-    it('keeps agents apart', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('keeps agents apart', async () => {
       await store.save({ key: 'same', content: 'agent one secret', agentId: 'one' });
       await store.save({ key: 'same', content: 'agent two secret', agentId: 'two' });
       expect((await store.get('same', 'one'))?.content).toBe('agent one secret');
@@ -142,8 +127,7 @@ export function memoryStoreContract(name: string, open: () => Promise<Database |
       expect(hits.map((h) => h.memory.content)).toEqual(['agent one secret']);
     });
 
-    it('filters by tagsAny, tagsAll and tagsNone inside the query', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('filters by tagsAny, tagsAll and tagsNone inside the query', async () => {
       const agentId = 'filters';
       await store.save({ agentId, key: 'a', content: 'apple pie recipe', tags: ['food', 'dessert'] });
       await store.save({ agentId, key: 'b', content: 'apple stock price', tags: ['finance'] });
@@ -157,8 +141,7 @@ export function memoryStoreContract(name: string, open: () => Promise<Database |
       expect(await keys({ tagsAny: ['nope'] })).toEqual([]);
     });
 
-    it('orders hits by score and honours minScore', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('orders hits by score and honours minScore', async () => {
       const agentId = 'scores';
       await store.save({ agentId, key: 'exact', content: 'red fox jumps' });
       await store.save({ agentId, key: 'partial', content: 'red car parks' });
@@ -176,8 +159,7 @@ export function memoryStoreContract(name: string, open: () => Promise<Database |
       ]);
     });
 
-    it('lists with cursor pagination, each memory exactly once', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('lists with cursor pagination, each memory exactly once', async () => {
       const agentId = 'pager';
       for (let i = 0; i < 23; i++) await store.save({ agentId, key: `p${i}`, content: `page item ${i}`, tags: i % 2 ? ['odd'] : ['even'] });
       const seen: string[] = [];
@@ -195,8 +177,7 @@ export function memoryStoreContract(name: string, open: () => Promise<Database |
       await expect(store.list({ agentId, cursor: 'not-a-cursor' })).rejects.toBeInstanceOf(InvalidCursorError);
     });
 
-    it('counts tags and deletes by tag', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('counts tags and deletes by tag', async () => {
       const agentId = 'tagcount';
       await store.save({ agentId, key: '1', content: 'one', tags: ['a', 'b'] });
       await store.save({ agentId, key: '2', content: 'two', tags: ['a'] });
@@ -211,8 +192,7 @@ export function memoryStoreContract(name: string, open: () => Promise<Database |
       expect((await store.list({ agentId })).items.map((m) => m.key)).toEqual(['3']);
     });
 
-    it('stores tags and keys that look like SQL or array syntax verbatim', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('stores tags and keys that look like SQL or array syntax verbatim', async () => {
       const agentId = 'quoting';
       const tags = ['a,b', '{x}', 'quote"d', "o'reilly", 'back\\slash', "'); DROP TABLE memories; --"];
       await store.save({ agentId, key: "k'; --", content: 'odd tags', tags });
@@ -222,8 +202,7 @@ export function memoryStoreContract(name: string, open: () => Promise<Database |
       expect(await store.get("k'; --", agentId)).not.toBeNull();
     });
 
-    it('finds a rare name or number by text and hybrid search where the vector side cannot', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('finds a rare name or number by text and hybrid search where the vector side cannot', async () => {
       const agentId = 'rare-words';
       // The memory holding the name lies orthogonal to every query, behind 60 memories that sit on it.
       const axis = (i: number) => Array.from({ length: 64 }, (_, j) => (j === i ? 1 : 0));
@@ -250,8 +229,7 @@ export function memoryStoreContract(name: string, open: () => Promise<Database |
       expect(await blindStore.search('the of and', { agentId, mode: 'text' })).toEqual([]);
     });
 
-    it('applies the agent and tag filters inside the BM25 query, before the LIMIT', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('applies the agent and tag filters inside the BM25 query, before the LIMIT', async () => {
       const agentId = 'bm25-filters';
       // 60 short memories outrank the long rare-tagged ones, and another agent's outrank them all.
       for (let i = 0; i < 60; i++) await store.save({ agentId, key: `bulk${i}`, content: `zanzibar spice ${i}`, tags: ['bulk'] });
@@ -273,8 +251,7 @@ export function memoryStoreContract(name: string, open: () => Promise<Database |
       await expectBm25LikeReference(agentId, ['zanzibar', 'zanzibar spice', 'note words 2']);
     });
 
-    it('keeps postings and statistics exact through saves, updates, deletes and concurrent writers', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('keeps postings and statistics exact through saves, updates, deletes and concurrent writers', async () => {
       const agentId = 'bm25-exact';
       await store.save({ agentId, key: 'a', content: 'Vitamin D deficiency is associated with bone fractures.', tags: ['health'] });
       await store.save({ agentId, key: 'b', content: 'Bone density and fractures: calcium and vitamin intake.', tags: ['health', 'old'] });
@@ -311,8 +288,7 @@ export function memoryStoreContract(name: string, open: () => Promise<Database |
       await expectBm25LikeReference(agentId, ['word0 word1', 'racing writer', 'fresh memory word2', 'vitamin deficiency']);
     });
 
-    it('re-embeds outside the transaction when the content changed between its read and the save', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('re-embeds outside the transaction when the content changed between its read and the save', async () => {
       const agentId = 'raced';
       await store.save({ agentId, key: 'k', content: 'original words here' });
       // Another writer's update lands after the save read the row, before its transaction starts
@@ -340,8 +316,7 @@ export function memoryStoreContract(name: string, open: () => Promise<Database |
       expect(await store.search('meanwhile', { agentId, mode: 'text' })).toEqual([]);
     });
 
-    it('indexes memories saved before the BM25 index existed, and rebuilds after an analyzer change', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('indexes memories saved before the BM25 index existed, and rebuilds after an analyzer change', async () => {
       const agentId = 'legacy';
       // Rows as the migration leaves them: bm25_length NULL, no postings.
       const contents = ['Legacy memory about Ingrid Halvorsen', 'Parking spot 7G-118 at the depot', 'Old note on glacier tours', 'Unrelated'];
@@ -385,8 +360,7 @@ export function memoryStoreContract(name: string, open: () => Promise<Database |
       await expectIndexExact();
     });
 
-    it('refuses to start with another embedder on a store that holds vectors', async ({ skip }) => {
-      if (!live()) return skip(skipReason);
+    it('refuses to start with another embedder on a store that holds vectors', async () => {
       await store.save({ key: 'vs', content: 'vector space guard' });
       const other = createHashEmbedder(32, 'test:other-32');
       const err = await ensureVectorSpace(database!.db, other).catch((e: unknown) => e);
@@ -403,8 +377,8 @@ export function memoryStoreContract(name: string, open: () => Promise<Database |
  * 20k hand-made vectors with a 10% and a 0.2% tag: a filtered search must return `topK` rows
  * and the true nearest neighbours, through the exact path, the iterative index path, and both.
  */
-export function filteredSearchAtScale(name: string, open: () => Promise<Database | { skipReason: string }>) {
-  describe(`filtered vector search on 20k memories (${name})`, () => {
+export function filteredSearchAtScale(driver: DatabaseDriver) {
+  describe('filtered vector search on 20k memories', () => {
     const N = 20_000;
     const DIMS = 32;
     const vectors = clusteredVectors(N, DIMS, 7);
@@ -413,17 +387,10 @@ export function filteredSearchAtScale(name: string, open: () => Promise<Database
     const table = new Map(queries.map((q, i) => [`q${i}`, q]));
     const embedder = createTableEmbedder(DIMS, table);
     const tagsOf = (i: number) => [...(i % 10 === 3 ? ['common'] : []), ...(i % 500 === 17 ? ['rare'] : [])];
-    let database: Database | undefined;
-    let skipReason: string | undefined;
+    let database: Database;
 
     beforeAll(async () => {
-      const opened = await open();
-      if ('skipReason' in opened) {
-        skipReason = opened.skipReason;
-        console.warn(`[${name}] skipped: ${skipReason}`);
-        return;
-      }
-      database = opened;
+      database = await driver.open();
       await ensureVectorSpace(database.db, embedder);
       for (let start = 0; start < N; start += 1000) {
         const rows = vectors.slice(start, start + 1000).map((embedding, j) => {
@@ -453,8 +420,7 @@ export function filteredSearchAtScale(name: string, open: () => Promise<Database
       ['index only (no exact scan for few matches)', 0],
       ['exact scan for every filter', 1_000_000],
     ] as const) {
-      it(`returns topK rows for the 0.2% and the 10% tag: ${path}`, async ({ skip }) => {
-        if (!database) return skip(skipReason);
+      it(`returns topK rows for the 0.2% and the 10% tag: ${path}`, async () => {
         const store = createPgMemoryStore({ db: database.db, embedder, exactScanMaxRows });
         let rareRecall = 0;
         let commonRecall = 0;
@@ -473,8 +439,7 @@ export function filteredSearchAtScale(name: string, open: () => Promise<Database
       });
     }
 
-    it('returns every match when fewer than topK rows match', async ({ skip }) => {
-      if (!database) return skip(skipReason);
+    it('returns every match when fewer than topK rows match', async () => {
       const store = createPgMemoryStore({ db: database.db, embedder, exactScanMaxRows: 0 });
       const hits = await store.search('q0', { agentId: 'scale', tagsAll: ['rare', 'common'], topK: 100, mode: 'vector' });
       const expected = Array.from({ length: N }, (_, i) => i).filter((i) => tagsOf(i).includes('rare') && tagsOf(i).includes('common'));

@@ -1,22 +1,15 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite/vector';
 import { sql } from 'drizzle-orm';
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
-import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAppContext } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { Db } from '../../src/db/database.js';
 import { queryRows } from '../../src/db/query-rows.js';
 import { ensureVectorSpace } from '../../src/db/vector-space.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
-import { acquireRealPostgres } from '../support/real-postgres.js';
+import { type DatabaseDriver, describeOnDrivers } from '../support/database-drivers.js';
 
 const LEGACY = [
   { key: 'ingrid', content: 'Ingrid Halvorsen runs the glacier tours' },
@@ -47,11 +40,13 @@ async function seedLegacy(db: Db): Promise<void> {
   }
 }
 
-function upgradeSuite(name: string, prepare: () => Promise<{ env: Record<string, string>; release(): Promise<void> } | { skipReason: string }>) {
-  describe(`upgrading a store with memories to the BM25 index (${name})`, () => {
-    it('migrates, then indexes the existing memories at start, before the first search', async ({ skip }) => {
-      const prepared = await prepare();
-      if ('skipReason' in prepared) return skip(prepared.skipReason);
+function upgradeSuite(driver: DatabaseDriver) {
+  describe('upgrading a store with memories to the BM25 index', () => {
+    it('migrates, then indexes the existing memories at start, before the first search', async () => {
+      const migrationsFolder = migrationsBeforeMemoryPostings();
+      const prepared = await driver
+        .provision({ olderRelease: { migrationsFolder, seed: seedLegacy } })
+        .finally(() => rmSync(migrationsFolder, { recursive: true, force: true }));
       try {
         const ctx = await createAppContext(loadConfig({ LOG_LEVEL: 'silent', ...prepared.env }), { embedder: createHashEmbedder(64) });
         try {
@@ -77,38 +72,4 @@ function upgradeSuite(name: string, prepare: () => Promise<{ env: Record<string,
   });
 }
 
-const cleanups: (() => void)[] = [];
-afterAll(() => {
-  for (const cleanup of cleanups) cleanup();
-});
-
-upgradeSuite('PGlite', async () => {
-  const migrations = migrationsBeforeMemoryPostings();
-  const dataDir = mkdtempSync(join(tmpdir(), 'memrag-upgrade-'));
-  cleanups.push(() => rmSync(migrations, { recursive: true, force: true }), () => rmSync(dataDir, { recursive: true, force: true }));
-  const client = await PGlite.create({ dataDir, extensions: { vector } });
-  try {
-    const db = drizzlePglite(client);
-    await migratePglite(db, { migrationsFolder: migrations });
-    await seedLegacy(db as unknown as Db);
-  } finally {
-    await client.close();
-  }
-  return { env: { DATA_DIR: dataDir }, release: async () => {} };
-});
-
-upgradeSuite('PostgreSQL server', async () => {
-  const server = await acquireRealPostgres();
-  if ('skipReason' in server) return server;
-  const migrations = migrationsBeforeMemoryPostings();
-  cleanups.push(() => rmSync(migrations, { recursive: true, force: true }));
-  const pool = new pg.Pool({ connectionString: server.url, max: 2 });
-  try {
-    const db = drizzlePg(pool);
-    await migratePg(db, { migrationsFolder: migrations });
-    await seedLegacy(db as unknown as Db);
-  } finally {
-    await pool.end();
-  }
-  return { env: { DATABASE_URL: server.url }, release: () => server.release() };
-});
+describeOnDrivers('memory text index', upgradeSuite);

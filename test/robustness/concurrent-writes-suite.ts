@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/app-context.js';
 import { createApp, createTestContext } from '../http/http-test-context.js';
+import type { DatabaseDriver, ProvisionedDatabase } from '../support/database-drivers.js';
 import { type ListeningServer, listen } from './support/listening-server.js';
 import { markerWord } from './support/marker-word.js';
-
-export type ServerDatabase = { env: Record<string, string>; release(): Promise<void> } | { skipReason: string };
 
 const WRITERS = 50;
 
@@ -15,21 +14,14 @@ const WRITERS = 50;
  * writes had run one after another: one row, one of the written values, and BM25 postings that
  * match it (text search finds the survivor by its own words only).
  */
-export function concurrentWritesSuite(name: string, open: () => Promise<ServerDatabase>) {
-  describe(`concurrent writes through a listening server (${name})`, () => {
-    let database: Exclude<ServerDatabase, { skipReason: string }> | undefined;
-    let skipReason: string | undefined;
+export function concurrentWritesSuite(driver: DatabaseDriver) {
+  describe('concurrent writes through a listening server', () => {
+    let database: ProvisionedDatabase | undefined;
     let ctx: AppContext;
     let server: ListeningServer;
 
     beforeAll(async () => {
-      const opened = await open();
-      if ('skipReason' in opened) {
-        skipReason = opened.skipReason;
-        console.warn(`[${name}] skipped: ${skipReason}`);
-        return;
-      }
-      database = opened;
+      database = await driver.provision();
       ctx = await createTestContext(database.env);
       server = await listen(createApp(ctx));
     });
@@ -41,8 +33,7 @@ export function concurrentWritesSuite(name: string, open: () => Promise<ServerDa
 
     const all = <T>(n: number, f: (i: number) => Promise<T>) => Promise.all(Array.from({ length: n }, (_, i) => f(i)));
 
-    it(`${WRITERS} parallel saves of one memory key leave one memory, with one of the written contents and its postings`, async ({ skip }) => {
-      if (skipReason) skip();
+    it(`${WRITERS} parallel saves of one memory key leave one memory, with one of the written contents and its postings`, async () => {
       const contentOf = (i: number) => `Race note ${markerWord(i)}: parallel writers share this key`;
       // PUT and POST alike: both are saves by key.
       const replies = await all(WRITERS, (i) =>
@@ -71,8 +62,7 @@ export function concurrentWritesSuite(name: string, open: () => Promise<ServerDa
       }
     });
 
-    it(`${WRITERS} parallel ingestions of one document leave one document and one set of chunks`, async ({ skip }) => {
-      if (skipReason) skip();
+    it(`${WRITERS} parallel ingestions of one document leave one document and one set of chunks`, async () => {
       const body = {
         title: 'Parallel ingestion',
         text: `# Parallel\n\nThe same document, ingested ${WRITERS} times at once, carries the marker ${markerWord(0)}.\n\n## Second part\n\nA second section, so that the document has several chunks to duplicate.`,
@@ -102,8 +92,7 @@ export function concurrentWritesSuite(name: string, open: () => Promise<ServerDa
       expect((await server.send('DELETE', `/v1/documents/${id}`)).status).toBe(204);
     });
 
-    it(`${WRITERS} parallel ingestions of one source with different texts leave one document holding one of them`, async ({ skip }) => {
-      if (skipReason) skip();
+    it(`${WRITERS} parallel ingestions of one source with different texts leave one document holding one of them`, async () => {
       const textOf = (i: number) => `# Versions\n\nVersion ${markerWord(i)} of the shared source.\n\n## Tail\n\nEvery version has this tail section about sources.`;
       const replies = await all(WRITERS, (i) =>
         server.send('POST', '/v1/documents', { title: 'Versions', text: textOf(i), format: 'markdown', source: 'race://source', maxTokens: 16, overlapTokens: 2 }),

@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { AppContext } from '../../src/app-context.js';
 import { createApp, createTestContext } from '../http/http-test-context.js';
-import { acquireRealPostgres } from '../support/real-postgres.js';
+import { describeOnDrivers } from '../support/database-drivers.js';
 import { type CutMode, type CuttableProxy, startCuttableProxy } from './support/cuttable-tcp-proxy.js';
 import { type ListeningServer, listen } from './support/listening-server.js';
 import { markerWord } from './support/marker-word.js';
@@ -17,8 +17,7 @@ import { markerWord } from './support/marker-word.js';
 const CONNECT_TIMEOUT_MS = 1_000;
 const REQUEST_TIMEOUT_MS = 3_000;
 
-describe('the database stops mid-run (PostgreSQL through a cuttable relay)', () => {
-  let skipReason: string | undefined;
+describeOnDrivers('the database stops mid-run, reached through a cuttable relay', (driver) => {
   let release: (() => Promise<void>) | undefined;
   let databaseUrl: string;
   let proxy: CuttableProxy;
@@ -26,15 +25,10 @@ describe('the database stops mid-run (PostgreSQL through a cuttable relay)', () 
   let http: ListeningServer;
 
   beforeAll(async () => {
-    const server = await acquireRealPostgres();
-    if ('skipReason' in server) {
-      skipReason = server.skipReason;
-      console.warn(`[database outage] skipped: ${skipReason}`);
-      return;
-    }
+    const server = await driver.provision();
     release = () => server.release();
-    databaseUrl = server.url;
-    proxy = await startCuttableProxy(server.url);
+    databaseUrl = server.env.DATABASE_URL!;
+    proxy = await startCuttableProxy(databaseUrl);
     ctx = await createTestContext({
       DATABASE_URL: proxy.proxiedUrl,
       DATABASE_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
@@ -79,7 +73,6 @@ describe('the database stops mid-run (PostgreSQL through a cuttable relay)', () 
   it.each<CutMode>(['refuse', 'reset', 'blackhole'])(
     'database down (%s): every route answers 503 with Retry-After, /readyz 503, then recovery with nothing acknowledged lost',
     async (mode) => {
-      if (skipReason) return;
       // Marker words of their own per test: the database is shared by the whole file.
       const marker = (i: number) => markerWord(['refuse', 'reset', 'blackhole'].indexOf(mode) * 20 + i);
       const acknowledged = Array.from({ length: 10 }, (_, i) => ({ key: `ack-${mode}-${i}`, content: `Acknowledged ${mode} note ${marker(i)}` }));
@@ -142,7 +135,6 @@ describe('the database stops mid-run (PostgreSQL through a cuttable relay)', () 
   );
 
   it('a cut in the middle of a burst of writes: each answers 2xx or 503, and every acknowledged one survives, postings included', async () => {
-    if (skipReason) return;
     const writers = 60;
     const marker = (i: number) => markerWord(100 + i);
     const contentOf = (i: number) => `Burst note ${marker(i)} written in parallel`;
@@ -186,7 +178,6 @@ describe('the database stops mid-run (PostgreSQL through a cuttable relay)', () 
   });
 
   it('an administrator terminating the server connections (57P01) mid-run: 503s at most, then service without a restart', async () => {
-    if (skipReason) return;
     const admin = new pg.Client({ connectionString: databaseUrl });
     await admin.connect();
     try {
@@ -203,7 +194,6 @@ describe('the database stops mid-run (PostgreSQL through a cuttable relay)', () 
   });
 
   it("a connection dying while a request held it crashed the process: 'error' on a checked-out pg client had no listener", async () => {
-    if (skipReason) return;
     const uncaught: unknown[] = [];
     const record = (err: unknown) => uncaught.push(err);
     process.prependListener('uncaughtException', record);
@@ -225,7 +215,6 @@ describe('the database stops mid-run (PostgreSQL through a cuttable relay)', () 
   });
 
   it('connections whose transaction BEGIN failed leaked from the pool until it ran dry, for good (drizzle-orm#6241)', async () => {
-    if (skipReason) return;
     // Every pool connection open and idle: parallel saves each hold one while they queue on the BM25 lock.
     const warm = await Promise.all(Array.from({ length: 20 }, (_, i) => send('PUT', `/v1/memories/warm-${i}`, { content: `Warm note ${markerWord(300 + i)}` })));
     expect(warm.map((r) => r.status).filter((s) => s !== 201)).toEqual([]);
@@ -247,7 +236,6 @@ describe('the database stops mid-run (PostgreSQL through a cuttable relay)', () 
   });
 
   it('a database that hangs (connections open, no answer): 504 request_timeout at REQUEST_TIMEOUT_MS, then service once the connections are cut', async () => {
-    if (skipReason) return;
     expect((await send('GET', '/v1/memories?limit=1')).status).toBe(200);
     // Nothing tells a hung server from a slow query: the request timeout is what bounds it.
     proxy.stall();
@@ -269,7 +257,6 @@ describe('the database stops mid-run (PostgreSQL through a cuttable relay)', () 
   });
 
   it('a pool with every connection busy answers 503 after DATABASE_CONNECT_TIMEOUT_MS instead of queueing without end', async () => {
-    if (skipReason) return;
     // The pool's 10 connections, each held by a query that sleeps past the connect timeout.
     const holders = Promise.all(Array.from({ length: 10 }, () => ctx.database.db.execute(sql`SELECT pg_sleep(${(3 * CONNECT_TIMEOUT_MS) / 1000})`))).catch(
       (err: unknown) => {
@@ -283,4 +270,4 @@ describe('the database stops mid-run (PostgreSQL through a cuttable relay)', () 
     await holders;
     expect((await send('GET', '/v1/memories')).status).toBe(200);
   });
-});
+}, { drivers: ['PostgreSQL server'] });

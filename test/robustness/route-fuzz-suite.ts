@@ -7,6 +7,7 @@ import type { AppContext } from '../../src/app-context.js';
 import { errorReplySchema } from '../../src/http/schemas/error-reply-schemas.js';
 import { call, createApp, createTestContext } from '../http/http-test-context.js';
 import { type DeclaredOperation, declaredOperations } from '../http/openapi/declared-operations.js';
+import { assertProperty } from '../support/checked-property.js';
 import { type FuzzRequest, fuzzRequests, multipartRequests, oddTextRequests } from './support/fuzz-requests.js';
 import { createRequestOracle } from './support/request-oracle.js';
 import { type FuzzSeeds, conversationExport, genericBase, knownBases } from './support/route-bases.js';
@@ -19,10 +20,20 @@ import { type TableFingerprint, createTableFingerprinter } from './support/table
  * (every table's row count and row versions are compared before and after). Routes are read from
  * the app, so a route added later is fuzzed without editing this file.
  *
- * Bounded in time per route; FUZZ_SEED replays a run, FUZZ_RUNS and FUZZ_MS widen it.
+ * Bounded in time per route; FUZZ_SEED replays a run, FUZZ_RUNS and FUZZ_MS widen it. Each
+ * property fails when no request of it was checked to the end (see test/support/checked-property.ts).
  */
-const SEED = Number(process.env.FUZZ_SEED ?? 60_006);
-const RUNS = Number(process.env.FUZZ_RUNS ?? 200);
+const SEED = numberSetting('FUZZ_SEED', 60_006, Number.isSafeInteger);
+const RUNS = numberSetting('FUZZ_RUNS', 200, (n) => Number.isSafeInteger(n) && n > 0);
+
+/** A mistyped setting is an error: as NaN or 0 it would make every property run nothing. */
+function numberSetting(name: string, fallback: number, valid: (n: number) => boolean): number {
+  const raw = process.env[name]?.trim();
+  if (!raw) return fallback;
+  const value = Number(raw);
+  if (!valid(value)) throw new Error(`${name}=${raw} is not a valid setting`);
+  return value;
+}
 
 export interface FuzzTarget {
   ctx: AppContext;
@@ -35,8 +46,8 @@ export interface FuzzTarget {
 }
 
 /**
- * The app over a database configured by `env`, seeded through its own API. Awaited at the top of
- * a test file, so that the routes are known when the tests are declared.
+ * The app over a database configured by `env`, seeded through its own API. Awaited while the
+ * suite is collected, so that the routes are known when the tests are declared.
  */
 export async function prepareFuzzTarget(env: Record<string, string>, release: () => Promise<void> = async () => {}): Promise<FuzzTarget> {
   const ctx = await createTestContext(env);
@@ -63,15 +74,12 @@ export async function prepareFuzzTarget(env: Record<string, string>, release: ()
   };
 }
 
-/** `msPerRoute`: the time each property of each route gets (FUZZ_MS overrides it). */
-export function routeFuzzSuite(name: string, target: FuzzTarget | { skipReason: string }, msPerRoute: number) {
-  const MS_PER_ROUTE = Number(process.env.FUZZ_MS ?? msPerRoute);
-  if ('skipReason' in target) {
-    describe.skip(`fuzzing every route (${name}): ${target.skipReason}`, () => {
-      it('skipped', () => {});
-    });
-    return;
-  }
+/**
+ * Declared inside a driver's suite (see describeOnDrivers); releases `target` when done.
+ * `msPerRoute`: the time each property of each route gets (FUZZ_MS overrides it).
+ */
+export function routeFuzzSuite(target: FuzzTarget, msPerRoute: number) {
+  const MS_PER_ROUTE = numberSetting('FUZZ_MS', msPerRoute, (n) => Number.isFinite(n) && n > 0);
   const { ctx, app, routes, operations, fingerprint, seeds } = target;
   afterAll(async () => {
     await target.release();
@@ -82,7 +90,7 @@ export function routeFuzzSuite(name: string, target: FuzzTarget | { skipReason: 
     throw new Error(`${req.method} ${req.url.slice(0, 300)}\n  mutations: ${req.mutations.join('; ')}\n  ${why}: ${status} ${text.slice(0, 600)}`);
   }
 
-  describe(`fuzzing every route (${name})`, () => {
+  describe('fuzzing every route', () => {
     it('finds the routes to fuzz', () => {
       expect(routes.length).toBeGreaterThan(20);
       expect(new Set(routes.map((r) => r.path))).toContain('/v1/memories/:key');
@@ -96,9 +104,9 @@ export function routeFuzzSuite(name: string, target: FuzzTarget | { skipReason: 
 
       it(`${key}: broken requests`, async () => {
         const check = createChecker(judge);
-        await fc.assert(fc.asyncProperty(fuzzRequests(route.method, route.path, base), check), runParameters);
+        const { executed } = await assertProperty(fuzzRequests(route.method, route.path, base), check, runParameters);
         await check.drain();
-        report(key, 'broken', check.counts);
+        report(key, 'broken', check.counts, executed);
         // Known routes with inputs must have been sent requests they refuse, or the oracle is saying nothing.
         if (knownBases(seeds)[key] && operation && (operation.params || operation.query || operation.body)) expect(check.counts.mustReject).toBeGreaterThan(0);
       });
@@ -108,12 +116,12 @@ export function routeFuzzSuite(name: string, target: FuzzTarget | { skipReason: 
         it(`${key}: multipart uploads`, async () => {
           const check = createChecker(judge);
           // Twice the time: parsing files (pdf.js above all) makes each request slower.
-          await fc.assert(fc.asyncProperty(multipartRequests(route.method, route.path, Object.keys(formSchema.shape)), check), {
+          const { executed } = await assertProperty(multipartRequests(route.method, route.path, Object.keys(formSchema.shape)), check, {
             ...runParameters,
             interruptAfterTimeLimit: 2 * MS_PER_ROUTE,
           });
           await check.drain();
-          report(key, 'multipart', check.counts);
+          report(key, 'multipart', check.counts, executed);
         });
       }
 
@@ -121,9 +129,9 @@ export function routeFuzzSuite(name: string, target: FuzzTarget | { skipReason: 
       if (odd) {
         it(`${key}: odd text`, async () => {
           const check = createChecker(judge);
-          await fc.assert(fc.asyncProperty(odd, check), runParameters);
+          const { executed } = await assertProperty(odd, check, runParameters);
           await check.drain();
-          report(key, 'odd text', check.counts);
+          report(key, 'odd text', check.counts, executed);
         });
       }
     }
@@ -137,8 +145,8 @@ export function routeFuzzSuite(name: string, target: FuzzTarget | { skipReason: 
     slowest: string;
   }
 
-  function report(key: string, kind: string, c: Counts) {
-    if (process.env.FUZZ_REPORT) console.log(`${key} (${kind}): ${c.requests} requests, ${c.mustReject} invalid by its schemas, ${c.rejected} refused; slowest ${c.slowestMs} ms: ${c.slowest}`);
+  function report(key: string, kind: string, c: Counts, executed: number) {
+    if (process.env.FUZZ_REPORT) console.log(`${key} (${kind}): ${c.requests} requests (${executed} checked within the time limit), ${c.mustReject} invalid by its schemas, ${c.rejected} refused; slowest ${c.slowestMs} ms: ${c.slowest}`);
   }
 
   /** The checks every fuzzed request is held to (see the file comment), counting what it saw. */

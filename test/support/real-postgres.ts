@@ -8,7 +8,8 @@
  *  3. Otherwise: `{ skipReason }`. With `CI=true` this throws instead: in CI the real-server
  *     suites must run, never skip silently.
  *
- * Usage:
+ * Suites reach it through describeOnDrivers (database-drivers.ts), which skips or fails for them.
+ * Direct use:
  *   const server = await acquireRealPostgres();
  *   if ('skipReason' in server) { ...skip... } else { use server.url; await server.release(); }
  */
@@ -32,10 +33,20 @@ export async function acquireRealPostgres(): Promise<RealPostgresResult> {
   const serverUrl = process.env.TEST_DATABASE_URL?.trim();
   // An explicitly configured server that does not work is an error, never a reason to skip.
   if (serverUrl) return createDatabaseOn(serverUrl);
+  const skipReason = await realPostgresSkipReason();
+  if (skipReason !== undefined) return { skipReason };
+  return startContainer();
+}
 
-  const docker = await probeDocker();
-  if (docker.ok) return startContainer();
-
+/**
+ * Why `acquireRealPostgres` would skip, or `undefined` when it would give a server (steps 1 and 2
+ * above), without creating anything: lets a suite decide whether to run before it declares its tests.
+ * With `CI=true` it throws instead of giving a reason.
+ */
+export async function realPostgresSkipReason(): Promise<string | undefined> {
+  if (process.env.TEST_DATABASE_URL?.trim()) return undefined;
+  const docker = await probeDockerOnce();
+  if (docker.ok) return undefined;
   const skipReason =
     `no real PostgreSQL server: TEST_DATABASE_URL is not set and no Docker engine answered (${docker.reason}). ` +
     'Set TEST_DATABASE_URL=postgres://user@host:5432/db (a server with pgvector >= 0.8; see scripts/setup-postgres.sh) ' +
@@ -43,7 +54,7 @@ export async function acquireRealPostgres(): Promise<RealPostgresResult> {
   if (process.env.CI === 'true') {
     throw new Error(`CI=true but the real-PostgreSQL tests would be skipped: ${skipReason}`);
   }
-  return { skipReason };
+  return skipReason;
 }
 
 // ---------------------------------------------------------------------------
@@ -97,6 +108,13 @@ async function dropDatabase(admin: pg.Client, name: string): Promise<void> {
 // ---------------------------------------------------------------------------
 // 2. A throwaway container
 // ---------------------------------------------------------------------------
+
+// Asked once per test file: the answer is needed when the suites are declared and again when they open databases.
+let dockerProbe: Promise<{ ok: true } | { ok: false; reason: string }> | undefined;
+function probeDockerOnce(): Promise<{ ok: true } | { ok: false; reason: string }> {
+  dockerProbe ??= probeDocker();
+  return dockerProbe;
+}
 
 async function probeDocker(): Promise<{ ok: true } | { ok: false; reason: string }> {
   let timer: NodeJS.Timeout | undefined;

@@ -1,0 +1,4 @@
+import { describeOnDrivers } from '../support/database-drivers.js';
+import { conversationStoreContract } from './conversation-store-contract.js';
+
+describeOnDrivers('conversation store', conversationStoreContract);

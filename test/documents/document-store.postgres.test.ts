@@ -1,4 +1,0 @@
-import { openRealDatabase } from '../support/real-database.js';
-import { documentStoreContract } from './document-store-contract.js';
-
-documentStoreContract('PostgreSQL server', openRealDatabase);

@@ -1,3 +1,0 @@
-import { tenantIsolationSuite } from './tenant-isolation-suite.js';
-
-tenantIsolationSuite('PGlite', async () => ({ env: {}, release: async () => {} }));

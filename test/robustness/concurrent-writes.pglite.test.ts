@@ -1,3 +1,0 @@
-import { concurrentWritesSuite } from './concurrent-writes-suite.js';
-
-concurrentWritesSuite('PGlite', async () => ({ env: { DATA_DIR: 'memory://' }, release: async () => {} }));
