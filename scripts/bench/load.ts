@@ -25,6 +25,7 @@ import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { seededRandom } from '../../testkit/vector-fixtures.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
@@ -39,18 +40,7 @@ const EMBEDDER = process.env.BENCH_EMBEDDER ?? 'configured';
 // Seeding and every case, with room to spare; past it something hangs, and the bench says so.
 const WATCHDOG_MS = (10 * 60 + CONNECTIONS.length * 3 * (DURATION_S + 130)) * 1000;
 
-/** mulberry32: the same texts every run, so runs compare. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = prng(42);
+const random = seededRandom(42);
 const WORDS = (
   'alice bob carol dave tea coffee green black oolong morning afternoon evening meeting project deadline budget ' +
   'report garden tomato rose basil travel paris tokyo lisbon train flight hotel birthday march april friend family ' +

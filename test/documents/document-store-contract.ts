@@ -14,21 +14,10 @@ import { regroupLegacyPassages } from '../../src/documents/passage-regrouping.js
 import { indexedTextOf, prepareChunks } from '../../src/documents/prepare-chunks.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 import type { DatabaseDriver } from '../support/database-drivers.js';
+import { GUIDE } from './support/widget-guide.js';
 
 const NO_TAGS = { tagsAny: [], tagsAll: [], tagsNone: [] };
 
-const GUIDE = `# Widget Guide
-
-Widgets turn names into readable labels. Every widget has a name and a colour.
-
-## Install
-
-Run the installer, then restart the widget service. The installer needs network access.
-
-## Limits
-
-Free plans have ten widgets. Paid plans have unlimited widgets and priority support.
-`;
 
 /**
  * The document store and knowledge search, run by describeOnDrivers on an empty, migrated database

@@ -12,19 +12,8 @@ import { parseStage } from '../../../src/documents/ingest/parse-stage.js';
 import { writeStage } from '../../../src/documents/ingest/write-stage.js';
 import { defaultAnalyzer } from '../../../src/retrieval/bm25/analyzer.js';
 import { createHashEmbedder } from '../../../testkit/hash-embedder.js';
+import { GUIDE } from '../support/widget-guide.js';
 
-const GUIDE = `# Widget Guide
-
-Widgets turn names into readable labels. Every widget has a name and a colour.
-
-## Install
-
-Run the installer, then restart the widget service. The installer needs network access.
-
-## Limits
-
-Free plans have ten widgets. Paid plans have unlimited widgets and priority support.
-`;
 
 describe('ingest pipeline', () => {
   let database: Database;
