@@ -5,16 +5,25 @@
  * Each case is one embed() call over a fixed set of texts (bulk ingestion / re-embedding), so the
  * run is bounded: about two minutes on two cores. "batch" is texts per model call; in the pool it
  * is the largest unit of work handed to a worker (a call is split so that every worker gets some).
+ *
+ * To compare the pool with another implementation of it (say, the previous commit's), set
+ * BENCH_BASELINE_POOL to a module that exports an `EmbeddingPool` class with the same `start`
+ * (e.g. `git archive <commit> src package.json | tar -x -C /tmp/base`, symlink node_modules there,
+ * and point at /tmp/base/src/embeddings/embedding-pool.ts). Both pools then run side by side at
+ * BENCH_WORKERS workers (default 1,2), alternating baseline and current BENCH_ROUNDS times
+ * (default 4) per case, so that load from other processes hits both alike.
+ * BENCH_BATCH_SIZES (default 1,8,32,64) narrows either run to some batch sizes.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BundledUseEmbedder } from '../../src/embeddings/bundled-use-embedder.js';
 import type { Embedder } from '../../src/embeddings/embedder.js';
 import { bundledUseSpec } from '../../src/embeddings/embedder-module-spec.js';
 import { EmbeddingPool } from '../../src/embeddings/embedding-pool.js';
 
-const BATCH_SIZES = [1, 8, 32, 64];
+const BATCH_SIZES = (process.env.BENCH_BATCH_SIZES ?? '1,8,32,64').split(',').map(Number);
 const TEXTS_PER_CASE = { short: 256, paragraph: 128 } as const;
 const SHORT_WORDS = 10;
 const PARAGRAPH_WORDS = 120;
@@ -74,6 +83,72 @@ async function measure(embedder: Embedder, list: readonly string[]): Promise<{ t
   return { texts: list.length, seconds, cores: (cpu.user + cpu.system) / 1e6 / seconds };
 }
 
+interface PoolClass {
+  start(spec: ReturnType<typeof bundledUseSpec>, options: { workers: number; batchSize: number }): Promise<Embedder>;
+}
+
+async function compareWithBaseline(baselinePath: string) {
+  const started = performance.now();
+  const { EmbeddingPool: Baseline } = (await import(pathToFileURL(path.resolve(baselinePath)).href)) as { EmbeddingPool: PoolClass };
+  const workerCounts = (process.env.BENCH_WORKERS ?? '1,2').split(',').map(Number);
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 4);
+  const texts = loadTexts();
+  console.log(
+    `embedder-throughput, baseline ${baselinePath} vs current pool: bundled:use-lite, node ${process.version}, ` +
+      `${os.availableParallelism()} cores; texts: ${texts.source}; ${rounds} alternating rounds per case, median texts/s\n`,
+  );
+  const kinds = [
+    ['short', texts.short],
+    ['paragraph', texts.paragraph],
+  ] as const;
+  const header = ['workers', 'texts', 'batch', 'baseline texts/s', 'current texts/s', 'current / baseline'];
+  const lines: string[][] = [];
+  const ratios = new Map<number, number[]>();
+  for (const workers of workerCounts) {
+    for (const batch of BATCH_SIZES) {
+      const spec = bundledUseSpec({ batchSize: batch });
+      const pools = { baseline: await Baseline.start(spec, { workers, batchSize: batch }), current: await EmbeddingPool.start(spec, { workers, batchSize: batch }) };
+      for (const pool of Object.values(pools)) await Promise.all(texts.short.slice(0, workers).map((t) => pool.embed([t])));
+      for (const [kind, list] of kinds) {
+        const rates = { baseline: [] as number[], current: [] as number[] };
+        for (let round = 0; round < rounds; round++) {
+          const order = round % 2 === 0 ? (['baseline', 'current'] as const) : (['current', 'baseline'] as const);
+          for (const name of order) {
+            const { texts: count, seconds } = await measure(pools[name], list);
+            rates[name].push(count / seconds);
+          }
+        }
+        const [baseline, current] = [median(rates.baseline), median(rates.current)];
+        ratios.set(workers, [...(ratios.get(workers) ?? []), current / baseline]);
+        lines.push([String(workers), kind, String(batch), baseline.toFixed(1), current.toFixed(1), `${(current / baseline).toFixed(3)}x`]);
+        console.log(`  ${lines.at(-1)!.join(' ')} (${((performance.now() - started) / 1000).toFixed(0)} s)`);
+      }
+      await Promise.all(Object.values(pools).map((pool) => pool.close()));
+    }
+  }
+  printTable(header, lines, 3);
+  for (const [workers, list] of ratios) {
+    const geomean = Math.exp(list.reduce((sum, r) => sum + Math.log(r), 0) / list.length);
+    console.log(`${workers} workers: current / baseline, geometric mean over cases: ${geomean.toFixed(3)}x`);
+  }
+  console.log(`\ntotal ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  console.log(`load average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (other processes compete for the same cores)`);
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** A markdown table: the first `textColumns` columns left-aligned, the rest right-aligned. */
+function printTable(header: string[], rows: string[][], textColumns: number) {
+  const widths = header.map((_, i) => Math.max(...[header, ...rows].map((l) => l[i]!.length)));
+  const format = (l: string[]) => `| ${l.map((cell, i) => (i < textColumns ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' | ')} |`;
+  console.log(`\n${format(header)}\n|${widths.map((w, i) => (i < textColumns ? `${'-'.repeat(w + 2)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
+  for (const l of rows) console.log(format(l));
+}
+
 async function main() {
   const started = performance.now();
   const texts = loadTexts();
@@ -122,15 +197,13 @@ async function main() {
       ]);
     }
   }
-  const widths = header.map((_, i) => Math.max(...lines.map((l) => l[i]!.length)));
-  const format = (l: string[]) => `| ${l.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' | ')} |`;
-  console.log(`\n${format(header)}\n|${widths.map((w, i) => (i < 2 ? `${'-'.repeat(w + 2)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
-  for (const l of lines.slice(1)) console.log(format(l));
+  printTable(header, lines.slice(1), 2);
   console.log(`\ntotal ${((performance.now() - started) / 1000).toFixed(0)} s; (cores) = CPU time of all threads / wall time`);
   console.log(`load average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (other processes compete for the same cores)`);
 }
 
-main().catch((error: unknown) => {
+const baselinePool = process.env.BENCH_BASELINE_POOL;
+(baselinePool ? compareWithBaseline(baselinePool) : main()).catch((error: unknown) => {
   console.error(error);
   process.exit(1);
 });

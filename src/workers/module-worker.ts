@@ -2,16 +2,6 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
-
-// Under tsx or vitest the worker entry is TypeScript, which a bare worker thread cannot load:
-// the worker first registers tsx's loader, then imports the entry. Compiled JS needs none of it.
-const TS_BOOTSTRAP = `
-import { workerData } from 'node:worker_threads';
-const api = await import(workerData.tsxApiUrl);
-(api.register ?? api.default.register)();
-await import(workerData.entryUrl);
-`;
 
 /**
  * The file: URL of `baseName` in the folder of the module at `moduleUrl` (pass `import.meta.url`),
@@ -21,12 +11,21 @@ export function siblingUrl(moduleUrl: string, baseName: string): string {
   return new URL(`./${baseName}${path.extname(fileURLToPath(moduleUrl))}`, moduleUrl).href;
 }
 
-/** Starts a worker thread on the ES module at `entryUrl`, TypeScript or compiled. */
-export function startModuleWorker(entryUrl: string, workerData: object): Worker {
-  if (!/\.[mc]?ts$/.test(entryUrl)) return new Worker(new URL(entryUrl), { workerData });
-  return new Worker(new URL(`data:text/javascript,${encodeURIComponent(TS_BOOTSTRAP)}`), {
-    workerData: { ...workerData, entryUrl, tsxApiUrl: tsxEsmApiUrl() },
-  });
+/** How a worker thread loads the ES module at `entryUrl`: what it imports, and its Node options. */
+export interface ModuleWorkerEntry {
+  filename: string;
+  execArgv?: string[];
+}
+
+/**
+ * Under tsx or vitest the worker entry is TypeScript, which a bare worker thread cannot load:
+ * the worker first registers tsx's loader (`--import`, before anything else runs in it), then
+ * imports the entry. Compiled JS needs none of it, and keeps the process's own Node options.
+ */
+export function moduleWorkerEntry(entryUrl: string): ModuleWorkerEntry {
+  if (!/\.[mc]?ts$/.test(entryUrl)) return { filename: entryUrl };
+  const register = `const api = await import(${JSON.stringify(tsxEsmApiUrl())}); (api.register ?? api.default.register)();`;
+  return { filename: entryUrl, execArgv: [...process.execArgv, '--import', `data:text/javascript,${encodeURIComponent(register)}`] };
 }
 
 /**

@@ -1,15 +1,16 @@
-import type { SerializedError } from '../../embeddings/embedding-worker-protocol.js';
 import type { CrossEncoderModelOptions } from './cross-encoder-model.js';
 
-/** Messages between CrossEncoderWorkers and its worker threads. */
+/** What CrossEncoderWorkers' threads are set up with, report, and are asked. */
 export interface CrossEncoderWorkerInit {
   options: CrossEncoderModelOptions;
 }
 
-export type ToCrossEncoderWorker = { type: 'score'; taskId: number; query: string; passages: string[] };
+export interface CrossEncoderIdentity {
+  id: string;
+  maxLength: number;
+}
 
-export type FromCrossEncoderWorker =
-  | { type: 'ready'; id: string; maxLength: number }
-  | { type: 'init-failed'; error: SerializedError }
-  | { type: 'scores'; taskId: number; scores: Float64Array }
-  | { type: 'failed'; taskId: number; error: SerializedError };
+export interface ScoreTask {
+  query: string;
+  passages: string[];
+}

@@ -1,0 +1,145 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WorkerPool, type WorkerPoolOptions } from '../../src/workers/worker-pool.js';
+import type { ScriptedInit, ScriptedTask } from './support/scripted-pool-worker.js';
+
+class ScriptedCrashError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ScriptedCrashError';
+  }
+}
+
+type Pool = WorkerPool<ScriptedTask, string | string[], { identity: string }, ScriptedInit>;
+
+describe('WorkerPool', () => {
+  let dir: string;
+  const pools: Pool[] = [];
+  const start = async (options: Partial<WorkerPoolOptions<ScriptedInit>> = {}): Promise<Pool> => {
+    const pool = await WorkerPool.start<ScriptedTask, string | string[], { identity: string }, ScriptedInit>({
+      entryUrl: new URL('./support/scripted-pool-worker.ts', import.meta.url).href,
+      init: { dir },
+      workers: 1,
+      tasksPerWorker: 2,
+      maxFailedRestarts: 3,
+      name: 'ScriptedPool',
+      workerName: 'scripted worker',
+      crashedError: ScriptedCrashError,
+      ...options,
+    });
+    pools.push(pool);
+    return pool;
+  };
+  const crash = async (pool: Pool) => {
+    await expect(pool.run({ op: 'crash' })).rejects.toThrow(/scripted worker stopped \(.*scripted worker crash/);
+  };
+
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'memrag-worker-pool-'));
+  });
+  afterEach(async () => {
+    await Promise.all(pools.splice(0).map((pool) => pool.close()));
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('starts every worker before resolving, with what they report', async () => {
+    const pool = await start({ workers: 2 });
+    expect(pool.size).toBe(2);
+    expect(pool.info).toEqual({ identity: 'v1' });
+    expect(await Promise.all([pool.run({ op: 'echo', value: 'a' }), pool.run({ op: 'echo', value: 'b' })])).toEqual(['a', 'b']);
+  });
+
+  it('fails to start with the setup error of a worker', async () => {
+    await writeFile(path.join(dir, 'fail-next'), '1');
+    await expect(start({ workers: 2 })).rejects.toThrow('scripted setup failure');
+  });
+
+  it('rejects a task that fails with its error, and keeps serving', async () => {
+    const pool = await start();
+    await expect(pool.run({ op: 'throw' })).rejects.toThrow('scripted task failure');
+    expect(await pool.run({ op: 'echo', value: 'after' })).toBe('after');
+  });
+
+  it('runs waiting tasks first in, first out', async () => {
+    const pool = await start({ tasksPerWorker: 1 });
+    const values = ['1', '2', '3', '4', '5', '6'];
+    await Promise.all([pool.run({ op: 'sleep', ms: 100, value: '0' }), ...values.map((value) => pool.run({ op: 'echo', value }))]);
+    expect(await pool.run({ op: 'history' })).toEqual(['0', ...values]);
+  });
+
+  it('runs a call of several tasks over the workers, with the results in order', async () => {
+    const pool = await start({ workers: 2 });
+    const tasks: ScriptedTask[] = [
+      { op: 'sleep', ms: 100, value: 'a' },
+      { op: 'echo', value: 'b' },
+      { op: 'sleep', ms: 50, value: 'c' },
+      { op: 'echo', value: 'd' },
+    ];
+    expect(await pool.runAll(tasks)).toEqual(['a', 'b', 'c', 'd']);
+    expect(await pool.runAll([])).toEqual([]);
+  });
+
+  it('fails a call at its first failing task, and drops its tasks that have not started', async () => {
+    const pool = await start({ tasksPerWorker: 1 });
+    const call = pool.runAll([{ op: 'sleep', ms: 100, value: 'first' }, { op: 'throw' }, { op: 'echo', value: 'dropped' }, { op: 'echo', value: 'dropped too' }]);
+    await expect(call).rejects.toThrow('scripted task failure');
+    expect(await pool.run({ op: 'history' })).toEqual(['first']);
+  });
+
+  it('never runs a task aborted before its worker started it', async () => {
+    const pool = await start();
+    const running = pool.run({ op: 'sleep', ms: 200, value: 'running' });
+    const controller = new AbortController();
+    const held = pool.run({ op: 'echo', value: 'held' }, { signal: controller.signal });
+    controller.abort(new Error('caller gave up'));
+    await expect(held).rejects.toThrow('caller gave up');
+    expect(await running).toBe('running');
+    expect(await pool.run({ op: 'history' })).toEqual(['running']);
+  });
+
+  it('rejects the task of a crashed worker with crashedError and replaces the worker', async () => {
+    const pool = await start({ workers: 2 });
+    await expect(pool.run({ op: 'crash' })).rejects.toBeInstanceOf(ScriptedCrashError);
+    expect(pool.size).toBe(2);
+    expect(await Promise.all([pool.run({ op: 'echo', value: 'a' }), pool.run({ op: 'echo', value: 'b' })])).toEqual(['a', 'b']);
+    expect(pool.size).toBe(2);
+  });
+
+  it('retries a replacement that fails to set up', async () => {
+    const pool = await start({ maxFailedRestarts: 3 });
+    await writeFile(path.join(dir, 'fail-next'), '2');
+    await crash(pool);
+    // Waits through two failed replacements for the third.
+    expect(await pool.run({ op: 'echo', value: 'x' })).toBe('x');
+    expect(pool.size).toBe(1);
+  });
+
+  it('gives up after maxFailedRestarts replacements in a row fail to start', async () => {
+    const pool = await start({ maxFailedRestarts: 2 });
+    await writeFile(path.join(dir, 'fail-next'), '10');
+    await crash(pool);
+    const waiting = pool.run({ op: 'echo', value: 'x' });
+    await expect(waiting).rejects.toBeInstanceOf(ScriptedCrashError);
+    await expect(waiting).rejects.toThrow(/keep failing to start; giving up after 2 attempts: scripted setup failure/);
+    expect(pool.size).toBe(0);
+    await expect(pool.run({ op: 'echo', value: 'y' })).rejects.toBeInstanceOf(ScriptedCrashError);
+  });
+
+  it('does not use a replacement that comes up as something else', async () => {
+    const pool = await start({ maxFailedRestarts: 2 });
+    await writeFile(path.join(dir, 'identity'), 'v2');
+    await crash(pool);
+    await expect(pool.run({ op: 'echo', value: 'x' })).rejects.toThrow(/came up as \{"identity":"v2"\}, pool is \{"identity":"v1"\}/);
+  });
+
+  it('rejects pending tasks on close, and calls after it', async () => {
+    const pool = await start();
+    const inFlight = expect(pool.run({ op: 'sleep', ms: 300, value: 'slow' })).rejects.toThrow('ScriptedPool was closed');
+    await pool.close();
+    await inFlight;
+    await expect(pool.run({ op: 'echo', value: 'x' })).rejects.toThrow('ScriptedPool is closed');
+    expect(pool.size).toBe(0);
+  });
+});
