@@ -24,6 +24,8 @@ export const memories = pgTable(
     id: uuid('id').primaryKey().defaultRandom(),
     tenantId: tenantId(),
     agentId: text('agent_id').notNull(),
+    /** The user a memory is about; '' for the agent's shared memories, which every user's turn recalls. */
+    userId: text('user_id').notNull().default(''),
     key: text('key').notNull(),
     content: text('content').notNull(),
     tags: text('tags').array().notNull().default(sql`'{}'::text[]`),
@@ -34,11 +36,19 @@ export const memories = pgTable(
      * yet (saved before it existed); `indexUnindexedMemories` adds those at start.
      */
     bm25Length: integer('bm25_length'),
+    /** Set when the memory was contradicted: kept (with its history) but no longer recalled. */
+    validTo: timestamp('valid_to', { withTimezone: true }),
+    /** Past this time the memory reads as gone; the sweeper deletes it later with an `expired` event. */
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    uniqueIndex('memories_tenant_agent_key_idx').on(t.tenantId, t.agentId, t.key),
+    uniqueIndex('memories_tenant_agent_user_key_idx').on(t.tenantId, t.agentId, t.userId, t.key),
+    // jsonb_path_ops: answers `metadata @> '{"k": v}'`, the form every equality filter takes.
+    index('memories_metadata_gin_idx').using('gin', sql`${t.metadata} jsonb_path_ops`).with({ fastupdate: false }),
+    // Only rows that can expire: the sweeper's scan costs nothing while no memory has a TTL.
+    index('memories_expires_idx').on(t.expiresAt).where(sql`expires_at IS NOT NULL`),
     // fastupdate off: a pending list makes every filtered search scan it (7 ms at 100k rows).
     index('memories_tags_gin_idx').using('gin', t.tags).with({ fastupdate: false }),
     index('memories_tenant_agent_created_idx').on(t.tenantId, t.agentId, t.createdAt, t.id),
@@ -209,6 +219,8 @@ export const conversations = pgTable(
     id: uuid('id').primaryKey(),
     tenantId: tenantId(),
     agentId: text('agent_id').notNull(),
+    /** The user the conversation is with; '' when none was named. */
+    userId: text('user_id').notNull().default(''),
     /** The first question, clipped: something to show in a list. */
     title: text('title').notNull(),
     turnCount: integer('turn_count').notNull().default(0),
@@ -272,6 +284,101 @@ export const conversationSummaries = pgTable('conversation_summaries', {
   throughTurn: integer('through_turn').notNull(),
   layers: jsonb('layers').$type<SummaryLayer[]>().notNull(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
+ * Every change of a memory, oldest first by `id`: kept after the memory is deleted, so its
+ * lineage can still be read (by scope and key) and followed.
+ */
+export const memoryHistory = pgTable(
+  'memory_history',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: tenantId(),
+    memoryId: uuid('memory_id').notNull(),
+    agentId: text('agent_id').notNull(),
+    userId: text('user_id').notNull().default(''),
+    key: text('key').notNull(),
+    /** created | updated | invalidated | deleted | expired */
+    event: text('event').notNull(),
+    content: text('content'),
+    previousContent: text('previous_content'),
+    tags: text('tags').array().notNull().default(sql`'{}'::text[]`),
+    previousTags: text('previous_tags').array(),
+    /** `{type: 'api'}`, `{type: 'tool', conversationId, turn}` or `{type: 'extraction', conversationId, turn}`. */
+    actor: jsonb('actor').$type<Record<string, unknown>>().notNull(),
+    at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('memory_history_scope_key_idx').on(t.tenantId, t.agentId, t.userId, t.key, t.id),
+    index('memory_history_memory_idx').on(t.memoryId, t.id),
+  ],
+);
+
+/**
+ * Past turns as a corpus (episodic recall): one row per stored turn, its question and final
+ * answer, embedded with the message before it and its date in words. Deleted with the conversation.
+ */
+export const turns = pgTable(
+  'turns',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    tenantId: tenantId(),
+    conversationId: uuid('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    agentId: text('agent_id').notNull(),
+    userId: text('user_id').notNull().default(''),
+    turn: integer('turn').notNull(),
+    question: text('question').notNull(),
+    answer: text('answer').notNull(),
+    /** The message before the question (the previous turn's answer); '' on a first turn. */
+    before: text('before').notNull().default(''),
+    /** The next turn's question, once there is one: indexed for BM25 beside the turn. */
+    after: text('after').notNull().default(''),
+    /** Exactly the text the vector was made of (reembed reads it). */
+    embeddedText: text('embedded_text').notNull(),
+    embedding: vectorColumn('embedding'),
+    bm25Length: integer('bm25_length'),
+    /** When the turn was said. */
+    at: timestamp('at', { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    uniqueIndex('turns_conversation_turn_idx').on(t.conversationId, t.turn),
+    index('turns_tenant_agent_user_idx').on(t.tenantId, t.agentId, t.userId),
+  ],
+);
+
+/** BM25 postings of turns; the tenant leads the key. */
+export const turnPostings = pgTable(
+  'turn_postings',
+  {
+    tenantId: tenantId(),
+    turnId: uuid('turn_id')
+      .notNull()
+      .references(() => turns.id, { onDelete: 'cascade' }),
+    term: text('term').notNull(),
+    tf: integer('tf').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.term, t.turnId] }), index('turn_postings_turn_idx').on(t.turnId)],
+);
+
+export const turnTermStats = pgTable(
+  'turn_term_stats',
+  {
+    tenantId: tenantId(),
+    term: text('term').notNull(),
+    df: integer('df').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.term] })],
+);
+
+/** BM25 statistics of a tenant's turns; the row lock serialises the tenant's writers of turns. */
+export const turnCorpusStats = pgTable('turn_corpus_stats', {
+  tenantId: text('tenant_id').primaryKey().default('default'),
+  total: bigint('total', { mode: 'number' }).notNull().default(0),
+  totalLength: bigint('total_length', { mode: 'number' }).notNull().default(0),
+  analyzerId: text('analyzer_id').notNull(),
 });
 
 /**

@@ -1,4 +1,5 @@
 import type { FusionWeights } from '../retrieval/fusion-weights.js';
+import type { MetadataFilter } from '../retrieval/metadata-filter.js';
 import type { Page } from '../retrieval/page.js';
 import type { SearchMode } from '../retrieval/search-mode.js';
 
@@ -10,16 +11,81 @@ export interface Memory {
   tags: string[];
   metadata: Record<string, unknown>;
   agentId: string;
+  /** The user the memory belongs to; null for the agent's shared memories. */
+  userId: string | null;
+  /** Set once the memory was contradicted (invalidated): kept, but not recalled. */
+  validTo: Date | null;
+  /** After this, the memory reads as gone. */
+  expiresAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
 
-export interface SaveMemoryInput {
+/**
+ * Which memories a key names: an agent's (default `default`) and, within it, one user's, or the
+ * agent's shared ones when `userId` is absent or null.
+ */
+export interface MemoryScope {
+  agentId?: string | undefined;
+  userId?: string | null | undefined;
+}
+
+/** Who made a change, as the history records it. */
+export type MemoryActor =
+  | { type: 'api' }
+  | { type: 'tool'; conversationId: string; turn: number }
+  | { type: 'extraction'; conversationId?: string | undefined; turn?: number | undefined };
+
+export type MemoryEventType = 'created' | 'updated' | 'invalidated' | 'deleted' | 'expired';
+
+export interface MemoryEvent {
+  event: MemoryEventType;
+  content: string | null;
+  previousContent: string | null;
+  tags: string[];
+  previousTags: string[] | null;
+  actor: MemoryActor;
+  at: Date;
+}
+
+export interface SaveMemoryInput extends MemoryScope {
   key: string;
   content: string;
-  tags?: string[];
-  metadata?: Record<string, unknown>;
-  agentId?: string;
+  tags?: string[] | undefined;
+  metadata?: Record<string, unknown> | undefined;
+  /** Seconds from now until it expires; or `expiresAt`. Neither: it never expires. */
+  ttlSeconds?: number | undefined;
+  expiresAt?: Date | undefined;
+  /** Default `{type: 'api'}`. */
+  actor?: MemoryActor | undefined;
+}
+
+/** The fields of a PATCH: only those given change. */
+export interface MemoryPatch {
+  content?: string | undefined;
+  /** Replaces the tags; or add and remove some with the two below. */
+  tags?: string[] | undefined;
+  addTags?: string[] | undefined;
+  removeTags?: string[] | undefined;
+  metadata?: Record<string, unknown> | undefined;
+  /** A number sets the expiry from now; null clears it. */
+  ttlSeconds?: number | null | undefined;
+  expiresAt?: Date | null | undefined;
+}
+
+/** One decision of a fact extraction, applied with the others in one transaction. */
+export type MemoryChange =
+  | { op: 'add'; content: string; tags?: string[] | undefined; metadata?: Record<string, unknown> | undefined }
+  | { op: 'update'; key: string; content: string; tags?: string[] | undefined }
+  | { op: 'invalidate'; key: string };
+
+export interface AppliedChange {
+  op: MemoryChange['op'];
+  /** `skipped`: an add whose normalised text the scope already holds, or a key it does not hold. */
+  status: 'applied' | 'skipped';
+  key?: string | undefined;
+  reason?: string | undefined;
+  memory?: Memory | undefined;
 }
 
 export interface SaveMemoryResult {
@@ -31,7 +97,14 @@ export interface SaveMemoryResult {
 
 /** Tag filters; tags are matched after trimming and case-folding. */
 export interface MemoryFilter {
-  agentId?: string;
+  agentId?: string | undefined;
+  /** Only this user's memories (with `includeShared`, the agent's shared ones too). Absent: every user's. */
+  userId?: string | undefined;
+  includeShared?: boolean | undefined;
+  /** On top-level metadata keys, applied in SQL before the LIMIT. */
+  metadata?: MetadataFilter | undefined;
+  /** Invalidated memories are left out unless this is true. */
+  includeInvalid?: boolean | undefined;
   /** At least one of these tags. */
   tagsAny?: readonly string[];
   /** Every one of these tags. */
@@ -87,11 +160,20 @@ export interface TagCount {
 
 export interface MemoryStore {
   save(input: SaveMemoryInput): Promise<SaveMemoryResult>;
-  get(key: string, agentId?: string): Promise<Memory | null>;
+  /** Saves up to 100 memories in one transaction: all or none. */
+  saveMany(inputs: readonly SaveMemoryInput[]): Promise<SaveMemoryResult[]>;
+  /** Changes only the fields given; null when the scope holds no such (live) key. */
+  patch(key: string, scope: MemoryScope, patch: MemoryPatch, actor?: MemoryActor): Promise<Memory | null>;
+  /** Applies extraction decisions for one scope in one transaction, adds deduplicated by normalised text. */
+  applyChanges(scope: MemoryScope, changes: readonly MemoryChange[], actor: MemoryActor): Promise<AppliedChange[]>;
+  /** Every change of the key in the scope, oldest first; also after it was deleted. */
+  history(key: string, scope?: MemoryScope): Promise<MemoryEvent[]>;
+  /** An unexpired memory (invalidated ones included: they keep their key). */
+  get(key: string, scope?: MemoryScope): Promise<Memory | null>;
   search(query: string, options?: SearchMemoriesOptions): Promise<MemorySearchHit[]>;
   /** Vector search only (cosine similarity), with a query vector already in the store's space. */
   searchByVector(vector: number[], options?: VectorSearchOptions): Promise<MemorySearchHit[]>;
-  delete(key: string, agentId?: string): Promise<boolean>;
+  delete(key: string, scope?: MemoryScope, actor?: MemoryActor): Promise<boolean>;
   list(options?: ListMemoriesOptions): Promise<MemoryPage>;
   tagCounts(filter?: MemoryFilter): Promise<TagCount[]>;
   /** Deletes every memory matching the filter; at least one tag filter is required. Returns the count. */
