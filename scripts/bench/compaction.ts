@@ -65,7 +65,7 @@ async function run(settings: CompactionSettings): Promise<RunResult> {
   const toolTokens = estimateToolSpecTokens([toToolSpec(searchNotes)]);
   const systemPrompt = buildSystemPrompt({ hasKnowledge: false });
   const conversationId = crypto.randomUUID();
-  const checkpoints = afterTurn.forConversation({ tenantId: DEFAULT_TENANT_ID, store, conversationId, agentId: 'bench', llm: provider });
+  const checkpoints = afterTurn.forConversation({ tenantId: DEFAULT_TENANT_ID, store, conversationId, agentId: 'bench', userId: null, llm: provider });
   const result: RunResult = { tokensPerTurn: [], maxRequestPerTurn: [], compactionMsPerTurn: [], turnMs: [], summaryCalls: 0, checkpointCalls: 0, strategies: new Map() };
 
   for (let n = 1; n <= TURNS; n++) {
@@ -78,6 +78,7 @@ async function run(settings: CompactionSettings): Promise<RunResult> {
       afterTurn: checkpoints,
       conversationId,
       agentId: 'bench',
+      userId: null,
       settings,
       summarizer,
       onCompaction: (report) => result.strategies.set(report.strategy, (result.strategies.get(report.strategy) ?? 0) + 1),

@@ -10,6 +10,8 @@ export interface TurnScope {
   store: ConversationStore;
   conversationId: string;
   agentId: string;
+  /** The user the conversation is with; null when none was named. */
+  userId: string | null;
   /** The chat's model; undefined when none is configured. */
   llm: LlmProvider | undefined;
 }

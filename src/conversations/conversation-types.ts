@@ -5,6 +5,8 @@ import type { TurnCheckpoint } from '../compaction/turn-checkpoint.js';
 export interface Conversation {
   id: string;
   agentId: string;
+  /** The user the conversation is with, fixed by its first turn; null when none was named. */
+  userId: string | null;
   title: string;
   turnCount: number;
   messageCount: number;
@@ -34,6 +36,8 @@ export interface LoadedConversation {
   messages: StoredMessage[];
   checkpoints: StoredCheckpoint[];
   summary: StoredSummary | null;
+  /** The turns the turns corpus holds (episodic recall): the turn-index hook backfills the others. */
+  indexedTurns: number[];
 }
 
 export interface ConversationPage {
@@ -59,7 +63,7 @@ export interface AppendedTurn {
 export interface ConversationExport {
   format: 'memrag.conversation';
   version: 1;
-  conversation: { id: string; agentId: string; title: string; createdAt: string; updatedAt: string };
+  conversation: { id: string; agentId: string; userId?: string | null | undefined; title: string; createdAt: string; updatedAt: string };
   messages: Array<{
     seq: number;
     turn: number;
@@ -77,7 +81,7 @@ export interface ConversationExport {
 
 /**
  * Also for an id another agent or another tenant owns: an agent can neither read nor continue
- * another's conversation.
+ * another's conversation. Continuing one with another user than its own is refused alike.
  */
 export class ConversationNotFoundError extends Error {
   constructor(
@@ -95,23 +99,28 @@ export interface ConversationStore {
   /**
    * True when `id` names a conversation that is not this agent's in this tenant (another agent's,
    * or any conversation of another tenant): such an id can be neither read nor continued. False
-   * when it is this agent's, or free.
+   * when it is this agent's, or free. With `userId` (null: no user), a conversation of this agent
+   * with another user counts as another's too: it cannot be continued by this one.
    */
-  ownedByOther(id: string, agentId: string): Promise<boolean>;
+  ownedByOther(id: string, agentId: string, userId?: string | null): Promise<boolean>;
   load(id: string, agentId: string): Promise<LoadedConversation | null>;
-  /** Newest first. */
-  list(options: { agentId: string; limit?: number | undefined; cursor?: string | undefined }): Promise<ConversationPage>;
+  /** Newest first; with `userId`, that user's only. */
+  list(options: { agentId: string; userId?: string | undefined; limit?: number | undefined; cursor?: string | undefined }): Promise<ConversationPage>;
   /**
-   * Appends one turn's messages (creating the conversation on its first turn), in one
-   * transaction. Throws ConversationNotFoundError when another agent owns the id.
+   * Appends one turn's messages (creating the conversation on its first turn, with `userId`), in
+   * one transaction. Throws ConversationNotFoundError when another agent owns the id, or when the
+   * conversation is another user's (null: a conversation without one).
    */
-  appendTurn(input: { id: string; agentId: string; messages: NewMessage[] }): Promise<AppendedTurn>;
+  appendTurn(input: { id: string; agentId: string; userId?: string | null | undefined; messages: NewMessage[] }): Promise<AppendedTurn>;
   /** Stores a turn's checkpoint unless it has one already; false when it had, or the conversation is gone. */
   saveCheckpoint(conversationId: string, checkpoint: TurnCheckpoint): Promise<boolean>;
   /** Stores the structural summary unless a stored one already reaches further; false when not stored. */
   saveSummary(conversationId: string, summary: StructuralSummary): Promise<boolean>;
   delete(id: string, agentId: string): Promise<boolean>;
   export(id: string, agentId: string): Promise<ConversationExport | null>;
-  /** Stores an exported conversation under a new id for `agentId`, in one transaction. */
-  import(data: ConversationExport, agentId: string): Promise<Conversation>;
+  /**
+   * Stores an exported conversation under a new id for `agentId` and `userId` (default: the
+   * export's), in one transaction, its turns indexed for recall in it too.
+   */
+  import(data: ConversationExport, agentId: string, userId?: string | null): Promise<Conversation>;
 }

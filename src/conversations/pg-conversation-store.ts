@@ -5,8 +5,9 @@ import { clipChars } from '../compaction/clip-text.js';
 import type { StructuralSummary } from '../compaction/structural-summary.js';
 import type { TurnCheckpoint } from '../compaction/turn-checkpoint.js';
 import type { Db } from '../db/database.js';
+import { isForeignKeyViolation } from '../db/foreign-key-violation.js';
 import { queryRows } from '../db/query-rows.js';
-import { checkpoints, conversationSummaries, conversations, messages } from '../db/schema.js';
+import { checkpoints, conversationSummaries, conversations, messages, turns } from '../db/schema.js';
 import { decodeCursor, encodeCursor } from '../retrieval/cursor.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
 import {
@@ -21,10 +22,10 @@ import {
   type StoredMessage,
 } from './conversation-types.js';
 import { toExportMessage } from './export-message.js';
+import { type TurnIndex, deleteConversationTurns } from './turn-index.js';
+import { turnRecords } from './turn-record.js';
 
 const TITLE_MAX_CHARS = 120;
-// Postgres: insert or update on a table violates a foreign key constraint.
-const FOREIGN_KEY_VIOLATION = '23503';
 
 type MessageRow = typeof messages.$inferSelect;
 type MessageInsert = typeof messages.$inferInsert;
@@ -33,6 +34,8 @@ type ConversationRow = Omit<typeof conversations.$inferSelect, 'tenantId'>;
 const toConversation = (row: ConversationRow): Conversation => ({
   id: row.id,
   agentId: row.agentId,
+  // '' in the column (NOT NULL, so that equality filters and indexes need no NULL cases).
+  userId: row.userId === '' ? null : row.userId,
   title: row.title,
   turnCount: row.turnCount,
   messageCount: row.messageCount,
@@ -85,21 +88,19 @@ function titleOf(entries: readonly NewMessage[]): string {
   return clipChars(first.replace(/\s+/g, ' ').trim(), TITLE_MAX_CHARS);
 }
 
-function isForeignKeyViolation(error: unknown): boolean {
-  for (let e: unknown = error; e; e = (e as { cause?: unknown }).cause) {
-    if ((e as { code?: unknown }).code === FOREIGN_KEY_VIOLATION) return true;
-  }
-  return false;
-}
-
 export interface PgConversationStoreOptions {
   db: Db;
   /** The tenant whose conversations this store reads and writes, and only those. Default `default`. */
   tenantId?: string;
+  /**
+   * The tenant's turns corpus: an import indexes its turns with it, in its own transaction, so
+   * they are recalled at once. Without one, imported turns wait for the turn-index hook's backfill.
+   */
+  turnIndex?: TurnIndex | undefined;
 }
 
 export function createPgConversationStore(options: PgConversationStoreOptions): ConversationStore {
-  const { db } = options;
+  const { db, turnIndex } = options;
   const tenantId = options.tenantId ?? DEFAULT_TENANT_ID;
   const ofTenant = eq(conversations.tenantId, tenantId);
   // Messages, checkpoints and summaries are reached through their conversation: once it is found
@@ -111,13 +112,14 @@ export function createPgConversationStore(options: PgConversationStoreOptions): 
     return row ? toConversation(row) : null;
   }
 
-  async function ownedByOther(id: string, agentId: string): Promise<boolean> {
+  async function ownedByOther(id: string, agentId: string, userId?: string | null): Promise<boolean> {
     // Ids are one key space over every tenant (the primary key), so this one query looks past the
     // tenant: it answers whether the id is free, and reveals nothing of the row it finds.
+    const otherUser = userId === undefined ? undefined : ne(conversations.userId, userId ?? '');
     const [row] = await db
       .select({ id: conversations.id })
       .from(conversations)
-      .where(and(eq(conversations.id, id), or(ne(conversations.tenantId, tenantId), ne(conversations.agentId, agentId))));
+      .where(and(eq(conversations.id, id), or(ne(conversations.tenantId, tenantId), ne(conversations.agentId, agentId), otherUser)));
     return row !== undefined;
   }
 
@@ -129,6 +131,7 @@ export function createPgConversationStore(options: PgConversationStoreOptions): 
       const messageRows = await tx.select().from(messages).where(eq(messages.conversationId, id)).orderBy(asc(messages.seq));
       const checkpointRows = await tx.select().from(checkpoints).where(eq(checkpoints.conversationId, id)).orderBy(asc(checkpoints.turn));
       const [summary] = await tx.select().from(conversationSummaries).where(eq(conversationSummaries.conversationId, id));
+      const indexed = await tx.select({ turn: turns.turn }).from(turns).where(and(eq(turns.conversationId, id), eq(turns.tenantId, tenantId))).orderBy(asc(turns.turn));
       return {
         conversation: toConversation(row),
         messages: messageRows.map(
@@ -138,13 +141,15 @@ export function createPgConversationStore(options: PgConversationStoreOptions): 
         summary: summary
           ? { fromTurn: summary.fromTurn, throughTurn: summary.throughTurn, layers: summary.layers, updatedAt: summary.updatedAt }
           : null,
+        indexedTurns: indexed.map((r) => r.turn),
       };
     }, { isolationLevel: 'repeatable read', accessMode: 'read only' });
   }
 
-  async function list(opts: { agentId: string; limit?: number | undefined; cursor?: string | undefined }): Promise<ConversationPage> {
+  async function list(opts: { agentId: string; userId?: string | undefined; limit?: number | undefined; cursor?: string | undefined }): Promise<ConversationPage> {
     const limit = opts.limit ?? 50;
     const conditions = [ofTenant, eq(conversations.agentId, opts.agentId)];
+    if (opts.userId !== undefined) conditions.push(eq(conversations.userId, opts.userId));
     if (opts.cursor) {
       const { createdAt, id } = decodeCursor(opts.cursor);
       const at = sql`${createdAt}::timestamptz`;
@@ -164,17 +169,22 @@ export function createPgConversationStore(options: PgConversationStoreOptions): 
     };
   }
 
-  async function appendTurn(input: { id: string; agentId: string; messages: NewMessage[] }): Promise<AppendedTurn> {
+  async function appendTurn(input: { id: string; agentId: string; userId?: string | null | undefined; messages: NewMessage[] }): Promise<AppendedTurn> {
     if (input.messages.length === 0) throw new RangeError('a turn has at least one message');
+    const userId = input.userId ?? '';
     return db.transaction(async (tx) => {
       const inserted = await tx
         .insert(conversations)
-        .values({ id: input.id, tenantId, agentId: input.agentId, title: titleOf(input.messages) })
+        .values({ id: input.id, tenantId, agentId: input.agentId, userId, title: titleOf(input.messages) })
         .onConflictDoNothing()
         .returning({ id: conversations.id });
       // The row lock orders concurrent turns of one conversation: each gets the next numbers.
-      // An id another tenant or agent holds is not found here, and nothing is appended.
-      const [row] = await tx.select(conversationColumns).from(conversations).where(owned(input.id, input.agentId)).for('update');
+      // An id another tenant, agent or user holds is not found here, and nothing is appended.
+      const [row] = await tx
+        .select(conversationColumns)
+        .from(conversations)
+        .where(and(owned(input.id, input.agentId), eq(conversations.userId, userId)))
+        .for('update');
       if (!row) throw new ConversationNotFoundError(input.id, input.agentId);
       const turn = row.turnCount + 1;
       const firstSeq = row.messageCount + 1;
@@ -231,8 +241,16 @@ export function createPgConversationStore(options: PgConversationStoreOptions): 
   }
 
   async function del(id: string, agentId: string): Promise<boolean> {
-    const rows = await db.delete(conversations).where(owned(id, agentId)).returning({ id: conversations.id });
-    return rows.length > 0;
+    return db.transaction(async (txn) => {
+      const tx = txn as unknown as Db;
+      // Looked up first without a lock: a missing id writes nothing (not even the turns corpus's
+      // statistics row), and the turns corpus lock is taken before any row lock, as its writers do.
+      const [found] = await tx.select({ id: conversations.id }).from(conversations).where(owned(id, agentId));
+      if (!found) return false;
+      await deleteConversationTurns(tx, tenantId, id);
+      const rows = await tx.delete(conversations).where(owned(id, agentId)).returning({ id: conversations.id });
+      return rows.length > 0;
+    });
   }
 
   async function exportConversation(id: string, agentId: string): Promise<ConversationExport | null> {
@@ -245,6 +263,7 @@ export function createPgConversationStore(options: PgConversationStoreOptions): 
       conversation: {
         id: conversation.id,
         agentId: conversation.agentId,
+        userId: conversation.userId,
         title: conversation.title,
         createdAt: conversation.createdAt.toISOString(),
         updatedAt: conversation.updatedAt.toISOString(),
@@ -255,8 +274,13 @@ export function createPgConversationStore(options: PgConversationStoreOptions): 
     };
   }
 
-  async function importConversation(data: ConversationExport, agentId: string): Promise<Conversation> {
+  async function importConversation(data: ConversationExport, agentId: string, userIdOverride?: string | null): Promise<Conversation> {
     const id = randomUUID();
+    const userId = userIdOverride !== undefined ? userIdOverride : (data.conversation.userId ?? null);
+    // Embedded before the transaction (see TurnIndex.prepare); written in it, so an imported
+    // conversation is recalled as soon as the import answers, and a failure stores neither.
+    // A message without a time is stored at the import's.
+    const importedAt = new Date();
     const rows: MessageInsert[] = data.messages.map((m) => ({
       conversationId: id,
       seq: m.seq,
@@ -267,9 +291,12 @@ export function createPgConversationStore(options: PgConversationStoreOptions): 
       toolCallId: m.role === 'tool' ? (m.toolCallId ?? null) : null,
       isError: m.role === 'tool' && m.isError === true,
       metadata: m.metadata ?? {},
-      ...(m.createdAt ? { createdAt: new Date(m.createdAt) } : {}),
+      createdAt: m.createdAt ? new Date(m.createdAt) : importedAt,
     }));
     const turnCount = data.messages.reduce((n, m) => Math.max(n, m.turn), 0);
+    const prepared = turnIndex
+      ? await turnIndex.prepare(turnRecords(rows.map((r) => ({ turn: r.turn, role: r.role as 'user' | 'assistant' | 'tool', content: r.content ?? null, createdAt: r.createdAt! }))))
+      : [];
     return db.transaction(async (tx) => {
       const [row] = await tx
         .insert(conversations)
@@ -277,6 +304,7 @@ export function createPgConversationStore(options: PgConversationStoreOptions): 
           id,
           tenantId,
           agentId,
+          userId: userId ?? '',
           title: data.conversation.title,
           turnCount,
           messageCount: rows.length,
@@ -293,6 +321,7 @@ export function createPgConversationStore(options: PgConversationStoreOptions): 
         const { fromTurn, throughTurn, layers } = data.summary;
         await tx.insert(conversationSummaries).values({ conversationId: id, fromTurn, throughTurn, layers });
       }
+      if (turnIndex) await turnIndex.write(tx as unknown as Db, { conversationId: id, agentId, userId }, prepared);
       return toConversation(row!);
     });
   }

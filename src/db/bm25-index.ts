@@ -7,7 +7,7 @@ import { intArray, textArray, uuidArray } from './sql-arrays.js';
 /**
  * The tables of one BM25 index in the database: postings (tenant_id, `<document>`, term, tf), term
  * statistics (tenant_id, term, df) and corpus statistics with one row per tenant (tenant_id,
- * `<total>`, total_length, analyzer_id). Chunks and memories each have one, with the same shape.
+ * `<total>`, total_length, analyzer_id). Chunks, memories and turns each have one, with the same shape.
  *
  * Every function takes the tenant, and touches that tenant's rows only: each tenant is a corpus
  * of its own, so one tenant's writes never move another's document frequencies or scores, and
@@ -266,5 +266,14 @@ export const MEMORY_BM25: Bm25IndexTables = Object.freeze({
   documentColumn: 'memory_id',
   termStats: 'memory_term_stats',
   corpusStats: 'memory_corpus_stats',
+  totalColumn: 'total',
+});
+
+/** The BM25 index of past conversation turns. */
+export const TURN_BM25: Bm25IndexTables = Object.freeze({
+  postings: 'turn_postings',
+  documentColumn: 'turn_id',
+  termStats: 'turn_term_stats',
+  corpusStats: 'turn_corpus_stats',
   totalColumn: 'total',
 });

@@ -43,6 +43,8 @@ export const VECTOR_TABLES: readonly VectorTable[] = [
     indexName: 'chunks_embedding_hnsw_idx',
     hnsw: CHUNK_HNSW,
   },
+  // Past turns (episodic recall): the date, the message before, the question and the answer, as embedded.
+  { table: 'turns', textColumn: 'embedded_text', embeddingColumn: 'embedding', indexName: 'turns_embedding_hnsw_idx' },
 ];
 
 export class VectorSpaceMismatchError extends Error {

@@ -6,8 +6,9 @@ import type { CorpusFilter, TagFilter } from './filter.js';
 /** The columns a corpus's filters apply to. */
 export interface FilterColumns {
   tenantId: PgColumn;
-  tags: PgColumn;
-  /** Each name a `CorpusFilter.equals` may hold, and its column. */
+  /** Absent on a corpus without tags (turns): a tag filter on it is a wiring mistake, and throws. */
+  tags?: PgColumn | undefined;
+  /** Each name a `CorpusFilter.equals` or `notEquals` may hold, and its column. */
   equals?: Readonly<Record<string, PgColumn>>;
 }
 
@@ -23,13 +24,19 @@ export function tagConditions(column: PgColumn | SQL, filter: TagFilter): SQL[] 
   return parts;
 }
 
-/** The WHERE clause of a filter on a corpus's columns: tenant, equalities, then the tag conditions. */
+/** The WHERE clause of a filter on a corpus's columns: tenant, equalities, inequalities, then the tag conditions. */
 export function filterToSql(filter: CorpusFilter, columns: FilterColumns): SQL {
-  const equalities = Object.entries(filter.equals).map(([name, value]) => {
+  // A wiring mistake, not a client's: a filter the corpus cannot apply must never be dropped silently.
+  const columnFor = (name: string) => {
     const column = columns.equals?.[name];
-    // A wiring mistake, not a client's: a filter the corpus cannot apply must never be dropped silently.
     if (!column) throw new Error(`this corpus has no column for the filter "${name}"`);
-    return sql`${column} = ${value}`;
-  });
-  return and(sql`${columns.tenantId} = ${filter.tenantId}`, ...equalities, ...tagConditions(columns.tags, filter.tags))!;
+    return column;
+  };
+  const equalities = Object.entries(filter.equals).map(([name, value]) => sql`${columnFor(name)} = ${value}`);
+  const inequalities = Object.entries(filter.notEquals ?? {}).map(([name, value]) => sql`${columnFor(name)} <> ${value}`);
+  const { tags } = filter;
+  const tagged = tags.tagsAny.length + tags.tagsAll.length + tags.tagsNone.length > 0;
+  if (tagged && !columns.tags) throw new Error('this corpus has no tags: a tag filter cannot apply to it');
+  const tagSql = columns.tags ? tagConditions(columns.tags, tags) : [];
+  return and(sql`${columns.tenantId} = ${filter.tenantId}`, ...equalities, ...inequalities, ...tagSql)!;
 }

@@ -26,6 +26,11 @@ export interface CorpusFilter {
   tenantId: string;
   /** Columns that must equal a value, by the corpus's name for them (e.g. `agentId`). */
   equals: Readonly<Record<string, string>>;
+  /**
+   * Columns that must differ from a value, named as in `equals`: what a search leaves out, such as
+   * the conversation a turn is recalling from (its own turns are in its history already).
+   */
+  notEquals?: Readonly<Record<string, string>> | undefined;
   tags: TagFilter;
 }
 
@@ -33,6 +38,13 @@ export function normalizeTagFilter(input: TagFilterInput = {}): TagFilter {
   return { tagsAny: normalizeTags(input.tagsAny), tagsAll: normalizeTags(input.tagsAll), tagsNone: normalizeTags(input.tagsNone) };
 }
 
-export function corpusFilter(tenantId: string, input: TagFilterInput = {}, equals: Readonly<Record<string, string>> = {}): CorpusFilter {
-  return { tenantId, equals, tags: normalizeTagFilter(input) };
+export const NO_TAG_FILTER: TagFilter = Object.freeze({ tagsAny: [], tagsAll: [], tagsNone: [] });
+
+export function corpusFilter(
+  tenantId: string,
+  input: TagFilterInput = {},
+  equals: Readonly<Record<string, string>> = {},
+  notEquals?: Readonly<Record<string, string>>,
+): CorpusFilter {
+  return { tenantId, equals, ...(notEquals ? { notEquals } : {}), tags: normalizeTagFilter(input) };
 }

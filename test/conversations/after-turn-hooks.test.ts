@@ -6,7 +6,7 @@ import type { ConversationStore, LoadedConversation } from '../../src/conversati
 
 // The runner hands the store to the hooks and never calls it itself.
 const store = {} as ConversationStore;
-const scope: TurnScope = { tenantId: 'acme', store, conversationId: 'c1', agentId: 'alice', llm: undefined };
+const scope: TurnScope = { tenantId: 'acme', store, conversationId: 'c1', agentId: 'alice', userId: null, llm: undefined };
 
 const turnOf = (n: number): CompletedTurn => ({
   turn: n,

@@ -1,0 +1,193 @@
+import { and, asc, eq, gte, inArray, lte, sql } from 'drizzle-orm';
+import type { Db } from '../db/database.js';
+import { isForeignKeyViolation } from '../db/foreign-key-violation.js';
+import { conversations, messages, turns } from '../db/schema.js';
+import { intArray, textArray, uuidArray } from '../db/sql-arrays.js';
+import type { Embedder } from '../embeddings/embedder.js';
+import { type Analyzer, defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
+import { createCorpusIndex } from '../retrieval/corpus-index.js';
+import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
+import { TURN_CORPUS } from './turn-corpus.js';
+import { type TurnMessage, type TurnRecord, turnBm25Text, turnEmbeddedText, turnRecords } from './turn-record.js';
+
+/** The conversation turns are written under, and whose agent and user they keep. */
+export interface TurnOwner {
+  conversationId: string;
+  agentId: string;
+  userId: string | null;
+}
+
+/** A turn ready to be written: its record, the text its vector was made of, and the vector. */
+export interface PreparedTurn extends TurnRecord {
+  embeddedText: string;
+  embedding: number[];
+}
+
+/**
+ * The write side of the turns corpus for one tenant. Rows and postings are written in one
+ * transaction under the tenant's corpus lock, once per (conversation, turn); vectors are computed
+ * before it (see `prepare`).
+ */
+export interface TurnIndex {
+  /**
+   * Indexes the stored conversation's turns that are not indexed yet (those named, or all), and
+   * gives the turn before each its `after` (the next question), re-indexing its BM25 postings but
+   * not its vector. Returns how many turns were added; 0 when the conversation is not this
+   * tenant's, or was deleted meanwhile.
+   */
+  indexConversation(conversationId: string, options?: { turns?: readonly number[] | undefined; signal?: AbortSignal | undefined }): Promise<number>;
+  /**
+   * Embeds turns about to be written. Outside any transaction: on PGlite a transaction holds the
+   * only connection, and inside it the corpus lock would stall every writer of turns for the
+   * embedder's time.
+   */
+  prepare(records: readonly TurnRecord[], signal?: AbortSignal): Promise<PreparedTurn[]>;
+  /** Writes prepared turns in the caller's transaction (an import's); returns how many were new. */
+  write(tx: Db, owner: TurnOwner, prepared: readonly PreparedTurn[]): Promise<number>;
+}
+
+export interface TurnIndexOptions {
+  db: Db;
+  embedder: Embedder;
+  /** Default `default`. */
+  tenantId?: string | undefined;
+  /** Must be the one the turns were indexed with (checked against their statistics). */
+  analyzer?: Analyzer | undefined;
+}
+
+// Rows per insert: a turn is 12 parameters, far inside Postgres's 65,535.
+const INSERT_BATCH = 1_000;
+
+export function createTurnIndex(options: TurnIndexOptions): TurnIndex {
+  const { db, embedder } = options;
+  const tenantId = options.tenantId ?? DEFAULT_TENANT_ID;
+  const index = createCorpusIndex(TURN_CORPUS, options.analyzer ?? defaultAnalyzer);
+
+  async function prepare(records: readonly TurnRecord[], signal?: AbortSignal): Promise<PreparedTurn[]> {
+    if (records.length === 0) return [];
+    const texts = records.map(turnEmbeddedText);
+    const vectors = await embedder.embed(texts, signal ? { signal } : {});
+    return records.map((record, i) => ({ ...record, embeddedText: texts[i]!, embedding: vectors[i]! }));
+  }
+
+  async function writeTurns(tx: Db, owner: TurnOwner, prepared: readonly PreparedTurn[], refresh: readonly TurnRecord[]): Promise<number> {
+    await index.lock(tx, tenantId, true);
+    let added = 0;
+    for (let i = 0; i < prepared.length; i += INSERT_BATCH) {
+      const batch = prepared.slice(i, i + INSERT_BATCH);
+      const terms = new Map(batch.map((p) => [p.turn, index.termsOf(turnBm25Text(p.embeddedText, p.after))]));
+      // Another writer may have indexed some meanwhile (the corpus lock orders us after it): those are skipped.
+      const inserted = await tx
+        .insert(turns)
+        .values(
+          batch.map((p) => ({
+            tenantId,
+            conversationId: owner.conversationId,
+            agentId: owner.agentId,
+            userId: owner.userId ?? '',
+            turn: p.turn,
+            question: p.question,
+            answer: p.answer,
+            before: p.before,
+            after: p.after,
+            embeddedText: p.embeddedText,
+            embedding: p.embedding,
+            bm25Length: terms.get(p.turn)!.length,
+            at: p.at,
+          })),
+        )
+        .onConflictDoNothing()
+        .returning({ id: turns.id, turn: turns.turn });
+      await index.add(tx, tenantId, inserted.map((row) => ({ id: row.id, ...terms.get(row.turn)! })));
+      added += inserted.length;
+    }
+    await refreshAfter(tx, owner.conversationId, refresh);
+    return added;
+  }
+
+  /** Gives stored turns the `after` their record now has: BM25 postings and length change, the vector does not. */
+  async function refreshAfter(tx: Db, conversationId: string, records: readonly TurnRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const wanted = new Map(records.map((r) => [r.turn, r.after]));
+    const stored = await tx
+      .select({ id: turns.id, turn: turns.turn, after: turns.after, embeddedText: turns.embeddedText, bm25Length: turns.bm25Length })
+      .from(turns)
+      .where(and(eq(turns.tenantId, tenantId), eq(turns.conversationId, conversationId), inArray(turns.turn, [...wanted.keys()])));
+    const stale = stored.filter((s) => wanted.get(s.turn) !== s.after);
+    if (stale.length === 0) return;
+    const ids = stale.map((s) => s.id);
+    const documents = stale.map((s) => ({ id: s.id, ...index.termsOf(turnBm25Text(s.embeddedText, wanted.get(s.turn)!)) }));
+    await index.removePostings(tx, tenantId, sql`SELECT ${turns.id} FROM ${turns} WHERE ${turns.tenantId} = ${tenantId} AND ${turns.id} = ANY(${uuidArray(ids)})`);
+    // `add` counts each row again: the old rows (those that were indexed) and lengths leave the totals.
+    const indexed = stale.filter((s) => s.bm25Length !== null);
+    await index.adjustTotals(tx, tenantId, -indexed.length, -indexed.reduce((n, s) => n + s.bm25Length!, 0));
+    await index.add(tx, tenantId, documents);
+    await tx.execute(sql`UPDATE turns t SET after = v.after, bm25_length = v.len
+      FROM unnest(${uuidArray(ids)}, ${textArray(stale.map((s) => wanted.get(s.turn)!))}, ${intArray(documents.map((d) => d.length))}) AS v(id, after, len)
+      WHERE t.tenant_id = ${tenantId} AND t.id = v.id`);
+  }
+
+  async function indexConversation(conversationId: string, opts: { turns?: readonly number[] | undefined; signal?: AbortSignal | undefined } = {}): Promise<number> {
+    const [owner] = await db
+      .select({ agentId: conversations.agentId, userId: conversations.userId })
+      .from(conversations)
+      .where(and(eq(conversations.id, conversationId), eq(conversations.tenantId, tenantId)));
+    if (!owner) return 0;
+    const wanted = opts.turns ? new Set(opts.turns) : undefined;
+    if (wanted?.size === 0) return 0;
+    // The named turns and one turn either side: the before of the first, the after of the last.
+    const range = wanted ? and(gte(messages.turn, Math.min(...wanted) - 1), lte(messages.turn, Math.max(...wanted) + 1)) : undefined;
+    const rows = await db
+      .select({ turn: messages.turn, role: messages.role, content: messages.content, createdAt: messages.createdAt })
+      .from(messages)
+      .where(and(eq(messages.conversationId, conversationId), range))
+      .orderBy(asc(messages.seq));
+    const records = turnRecords(rows as TurnMessage[]);
+    const targets = wanted ? records.filter((r) => wanted.has(r.turn)) : records;
+    if (targets.length === 0) return 0;
+    const done = await indexedTurns(conversationId, targets.map((t) => t.turn));
+    const prepared = await prepare(
+      targets.filter((t) => !done.has(t.turn)),
+      opts.signal,
+    );
+    opts.signal?.throwIfAborted();
+    // The turn before each target now has its `after`; a target indexed before may have missed its own.
+    const targetTurns = new Set(targets.map((t) => t.turn));
+    const refresh = records.filter((r) => targetTurns.has(r.turn) || targetTurns.has(r.turn + 1));
+    try {
+      return await db.transaction(async (tx) =>
+        writeTurns(tx as unknown as Db, { conversationId, agentId: owner.agentId, userId: owner.userId === '' ? null : owner.userId }, prepared, refresh),
+      );
+    } catch (error) {
+      // Deleted while its turns were being embedded: nothing left to index.
+      if (isForeignKeyViolation(error)) return 0;
+      throw error;
+    }
+  }
+
+  async function indexedTurns(conversationId: string, wanted: readonly number[]): Promise<Set<number>> {
+    const rows = await db
+      .select({ turn: turns.turn })
+      .from(turns)
+      .where(and(eq(turns.tenantId, tenantId), eq(turns.conversationId, conversationId), inArray(turns.turn, [...wanted])));
+    return new Set(rows.map((r) => r.turn));
+  }
+
+  return {
+    indexConversation,
+    prepare,
+    write: (tx, owner, prepared) => writeTurns(tx, owner, prepared, []),
+  };
+}
+
+/**
+ * Deletes a conversation's turns with their postings, taking them out of the document
+ * frequencies and totals, in the caller's transaction (the conversation's delete): the foreign
+ * key's cascade alone would leave the statistics counting them.
+ */
+export async function deleteConversationTurns(tx: Db, tenantId: string, conversationId: string): Promise<number> {
+  // The analyzer plays no part in a delete: no postings are written.
+  const index = createCorpusIndex(TURN_CORPUS, defaultAnalyzer);
+  await index.lock(tx, tenantId, false);
+  return index.deleteRows(tx, tenantId, and(eq(turns.tenantId, tenantId), eq(turns.conversationId, conversationId))!);
+}

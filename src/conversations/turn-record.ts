@@ -1,0 +1,82 @@
+import { clipChars } from '../compaction/clip-text.js';
+import { dateInWords } from '../text/date-in-words.js';
+
+/** A stored message as turn indexing reads it: stored rows and imported exports alike. */
+export interface TurnMessage {
+  turn: number;
+  role: 'user' | 'assistant' | 'tool';
+  content: string | null;
+  createdAt: Date;
+}
+
+/** One turn as the turns corpus holds it. */
+export interface TurnRecord {
+  turn: number;
+  /** The user's message. */
+  question: string;
+  /** The agent's final text (tool calls and results left out); '' when it gave none. */
+  answer: string;
+  /** The previous turn's answer, clipped; '' on a first turn. */
+  before: string;
+  /** The next turn's question, clipped; '' until there is one. */
+  after: string;
+  /** When the question was asked. */
+  at: Date;
+}
+
+/**
+ * The neighbours are context, not the turn: enough to carry what "it" or "yes" refers to (the
+ * question the answer before asked), short enough not to drown the turn's own words.
+ */
+export const NEIGHBOUR_MAX_CHARS = 300;
+
+/**
+ * The turns of an ordered run of messages (by `seq`), each with its neighbours' text. A turn
+ * without a user message (not one a chat stores) is left out.
+ */
+export function turnRecords(messages: readonly TurnMessage[]): TurnRecord[] {
+  const byTurn = new Map<number, { question: string | undefined; answer: string; at: Date | undefined }>();
+  for (const m of messages) {
+    let t = byTurn.get(m.turn);
+    if (!t) byTurn.set(m.turn, (t = { question: undefined, answer: '', at: undefined }));
+    if (m.role === 'user' && t.question === undefined) {
+      t.question = m.content ?? '';
+      t.at = m.createdAt;
+    }
+    // The last assistant text is the answer: earlier ones only announced tool calls.
+    if (m.role === 'assistant' && m.content && m.content.trim() !== '') t.answer = m.content;
+  }
+  const ordered = [...byTurn.entries()].sort(([a], [b]) => a - b);
+  return ordered.flatMap(([turn, t]) => {
+    if (t.question === undefined || !t.at) return [];
+    const previous = byTurn.get(turn - 1);
+    const next = byTurn.get(turn + 1);
+    return [
+      {
+        turn,
+        question: t.question,
+        answer: t.answer,
+        before: clipChars(previous?.answer.trim() ?? '', NEIGHBOUR_MAX_CHARS),
+        after: clipChars(next?.question?.trim() ?? '', NEIGHBOUR_MAX_CHARS),
+        at: t.at,
+      },
+    ];
+  });
+}
+
+/**
+ * What the turn's vector is made of: its date in words, the message before it, the question and
+ * the answer. The next question stays out: it arrives later, and the vector is never recomputed
+ * for it (BM25 indexes it, see `turnBm25Text`).
+ */
+export function turnEmbeddedText(record: Pick<TurnRecord, 'at' | 'before' | 'question' | 'answer'>): string {
+  const lines = [dateInWords(record.at)];
+  if (record.before !== '') lines.push(`Before: ${record.before}`);
+  lines.push(`User: ${record.question}`, `Assistant: ${record.answer}`);
+  return lines.join('\n');
+}
+
+/** What BM25 indexes for a turn: the embedded text and the next turn's question. */
+export function turnBm25Text(embeddedText: string, after: string): string {
+  return after === '' ? embeddedText : `${embeddedText}\nAfter: ${after}`;
+}
