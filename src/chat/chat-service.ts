@@ -8,6 +8,7 @@ import { createLlmSummarizer } from '../compaction/summarizer.js';
 import { estimateToolSpecTokens } from '../compaction/token-estimate.js';
 import type { AfterTurnHooks } from '../conversations/after-turn-hooks.js';
 import { ConversationNotFoundError, type ConversationStore } from '../conversations/conversation-types.js';
+import type { TurnSearch } from '../conversations/turn-search.js';
 import type { MemoryStore } from '../memory/memory-types.js';
 import { type Citation, extractCitations, toCitation } from './citations.js';
 import { createChatTools } from './chat-tools.js';
@@ -26,6 +27,12 @@ const TOOL_RESULT_PREVIEW_CHARS = 500;
 export interface ChatRequest extends TagFilters {
   message: string;
   agentId: string;
+  /**
+   * The user the turn is with: memories are recalled from theirs and the agent's shared ones, the
+   * tools write theirs, past turns come from their conversations. Fixed on a conversation by its
+   * first turn. Absent: no user (shared memories only).
+   */
+  userId?: string | undefined;
   conversationId?: string | undefined;
   topK?: number | undefined;
   /** Document candidates retrieved before reranking cuts them to `topK`. */
@@ -79,6 +86,8 @@ export interface ChatServiceOptions {
   maxIterations?: number;
   /** Stores conversations; without it each turn stands alone. */
   conversations?: ConversationStore | undefined;
+  /** Past turns of the agent's other conversations, recalled beside memories and documents when conversations are stored. */
+  turns?: TurnSearch | undefined;
   /** Run on each stored turn after the reply (the checkpoint, ...); none when undefined. */
   afterTurn?: AfterTurnHooks | undefined;
   /** The model's window and compaction trigger; defaults suit an 8k-token model. */
@@ -93,15 +102,16 @@ export interface ChatService {
   chat(request: ChatRequest): Promise<ChatReply>;
   /**
    * Throws ConversationNotFoundError when `conversationId` is another agent's (or another
-   * tenant's): checked before a reply starts streaming, so the refusal is a plain error reply.
+   * tenant's, or another user's): checked before a reply starts streaming, so the refusal is a
+   * plain error reply.
    */
-  assertCanContinue(conversationId: string | undefined, agentId: string): Promise<void>;
+  assertCanContinue(conversationId: string | undefined, agentId: string, userId?: string | undefined): Promise<void>;
   /** The stored conversation with what it costs in a prompt; null when the agent has none by that id. */
   describeConversation(id: string, agentId: string): Promise<ConversationView | null>;
 }
 
 export function createChatService(options: ChatServiceOptions): ChatService {
-  const { tenantId, memories, knowledge, llm, prices, conversations } = options;
+  const { tenantId, memories, knowledge, llm, prices, conversations, turns } = options;
   const compaction = options.compaction ?? DEFAULT_COMPACTION_SETTINGS;
   const summarizer = llm ? createLlmSummarizer(llm, { timeoutMs: options.summaryTimeoutMs ?? 20_000 }) : undefined;
 
@@ -110,6 +120,7 @@ export function createChatService(options: ChatServiceOptions): ChatService {
     // one under that id if it does not exist yet.
     const conversationId = request.conversationId ?? randomUUID();
     const { message, agentId, signal, onEvent } = request;
+    const userId = request.userId ?? null;
     const topK = request.topK ?? CHAT_TOP_K_DEFAULT;
     const filters: TagFilters = { tagsAny: request.tagsAny, tagsAll: request.tagsAll, tagsNone: request.tagsNone };
     const sources = new SourceList();
@@ -118,9 +129,10 @@ export function createChatService(options: ChatServiceOptions): ChatService {
       const stored = conversations
         ? await beginConversationTurn({
             store: conversations,
-            afterTurn: options.afterTurn?.forConversation({ tenantId, store: conversations, conversationId, agentId, llm }),
+            afterTurn: options.afterTurn?.forConversation({ tenantId, store: conversations, conversationId, agentId, userId, llm }),
             conversationId,
             agentId,
+            userId,
             settings: compaction,
             summarizer,
             signal,
@@ -128,7 +140,19 @@ export function createChatService(options: ChatServiceOptions): ChatService {
             onFallback: options.onSummaryFallback,
           })
         : undefined;
-      const recalled = await recallSources(sources, { query: message, agentId, topK, candidateK: request.candidateK, memories, knowledge, signal, ...filters });
+      const recalled = await recallSources(sources, {
+        query: message,
+        agentId,
+        userId,
+        topK,
+        candidateK: request.candidateK,
+        memories,
+        knowledge,
+        // Episodic recall needs stored conversations: other ones, this one's turns being its history.
+        turns: conversations && turns ? { search: turns, conversationId } : undefined,
+        signal,
+        ...filters,
+      });
       onEvent?.({ type: 'retrieval', conversationId, sources: recalled });
 
       const reply = llm
@@ -168,6 +192,8 @@ export function createChatService(options: ChatServiceOptions): ChatService {
       memories,
       knowledge,
       agentId: request.agentId,
+      userId: request.userId ?? null,
+      actor: { type: 'tool', conversationId, turn: stored?.nextTurn ?? 1 },
       filters,
       sources,
       onSources: (id, added) => toolSources.set(id, added),
@@ -224,8 +250,8 @@ export function createChatService(options: ChatServiceOptions): ChatService {
     };
   }
 
-  async function assertCanContinue(conversationId: string | undefined, agentId: string): Promise<void> {
-    if (conversationId !== undefined && conversations && (await conversations.ownedByOther(conversationId, agentId))) {
+  async function assertCanContinue(conversationId: string | undefined, agentId: string, userId?: string | undefined): Promise<void> {
+    if (conversationId !== undefined && conversations && (await conversations.ownedByOther(conversationId, agentId, userId ?? null))) {
       throw new ConversationNotFoundError(conversationId, agentId);
     }
   }

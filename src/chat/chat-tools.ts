@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { type Tool, defineTool } from '../agent/tool.js';
-import type { MemoryStore } from '../memory/memory-types.js';
+import type { MemoryActor, MemoryStore } from '../memory/memory-types.js';
 import { contentSchema, keySchema, tagsSchema } from '../memory/memory-fields.js';
-import { type TagFilters, renderSourcesBlock } from './context-block.js';
+import { type TagFilters, memoryScope, renderSourcesBlock } from './context-block.js';
 import type { KnowledgeRetriever } from './knowledge-retriever.js';
 import type { Source, SourceList } from './sources.js';
 
@@ -16,6 +16,13 @@ export interface ChatToolsOptions {
   knowledge?: KnowledgeRetriever | undefined;
   /** The turn's agent: fixed here, never a tool argument, so a model cannot reach another agent's memories. */
   agentId: string;
+  /**
+   * The turn's user, fixed likewise: searches see theirs and the shared memories, saves and
+   * deletes touch theirs only. Null: no user, and the shared memories are the ones written.
+   */
+  userId: string | null;
+  /** Recorded in the memories' history as the author of the tools' changes. */
+  actor: Extract<MemoryActor, { type: 'tool' }>;
   /** The request's tag filters also bound what the search tools can see. */
   filters: TagFilters;
   sources: SourceList;
@@ -30,7 +37,8 @@ const searchArgs = z.strictObject({
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function createChatTools(options: ChatToolsOptions): Tool<any>[] {
-  const { memories, knowledge, agentId, filters, sources } = options;
+  const { memories, knowledge, agentId, userId, actor, filters, sources } = options;
+  const scope = { agentId, userId };
   const report = (toolCallId: string, added: Source[]) => {
     if (added.length > 0) options.onSources?.(toolCallId, added);
     return renderSourcesBlock(added);
@@ -42,7 +50,7 @@ export function createChatTools(options: ChatToolsOptions): Tool<any>[] {
       description: "Semantic search over the user's saved memories. Results are numbered sources you can cite as [n].",
       parameters: searchArgs,
       async execute({ query, topK }, ctx) {
-        const hits = await memories.search(query, { agentId, topK: topK ?? TOOL_TOP_K_DEFAULT, minScore: 0, ...filters });
+        const hits = await memories.search(query, { ...memoryScope(agentId, userId), topK: topK ?? TOOL_TOP_K_DEFAULT, minScore: 0, ...filters });
         return report(ctx.toolCallId, hits.map((hit) => sources.addMemory(hit)));
       },
     }),
@@ -61,7 +69,8 @@ export function createChatTools(options: ChatToolsOptions): Tool<any>[] {
           content,
           ...(tags ? { tags } : {}),
           metadata: { source: 'chat' },
-          agentId,
+          ...scope,
+          actor,
         });
         return { saved: true, key: memory.key, created };
       },
@@ -71,7 +80,7 @@ export function createChatTools(options: ChatToolsOptions): Tool<any>[] {
       description: 'Delete the memory with this key. Use only when the user asks you to forget something.',
       parameters: z.strictObject({ key: keySchema }),
       async execute({ key }) {
-        const deleted = await memories.delete(key, agentId);
+        const deleted = await memories.delete(key, scope, actor);
         return deleted ? { deleted: true, key } : { deleted: false, key, reason: 'no memory with this key' };
       },
     }),

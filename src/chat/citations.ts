@@ -1,10 +1,11 @@
-import { type DocumentSource, type MemorySource, type Source, sourceText } from './sources.js';
+import { type DocumentSource, type MemorySource, type Source, type TurnSource, sourceText } from './sources.js';
 
 const SNIPPET_MAX_CHARS = 240;
 
 export type Citation =
   | (Pick<MemorySource, 'id' | 'kind' | 'key' | 'agentId'> & { snippet: string })
-  | (Omit<DocumentSource, 'text' | 'score'> & { snippet: string });
+  | (Omit<DocumentSource, 'text' | 'score'> & { snippet: string })
+  | (Pick<TurnSource, 'id' | 'kind' | 'conversationId' | 'turn'> & { snippet: string });
 
 // [1], [1, 2] and [1,2]; [1][2] is two matches. Models write all three.
 const MARKER = /\[(\d{1,4}(?:\s*,\s*\d{1,4})*)\]/g;
@@ -33,6 +34,7 @@ export function extractCitations(answer: string, sources: readonly Source[]): Ci
 export function toCitation(source: Source): Citation {
   const snippet = snippetOf(sourceText(source));
   if (source.kind === 'memory') return { id: source.id, kind: 'memory', key: source.key, agentId: source.agentId, snippet };
+  if (source.kind === 'turn') return { id: source.id, kind: 'turn', conversationId: source.conversationId, turn: source.turn, snippet };
   const { id, documentId, title, chunkId, headingPath, start, end } = source;
   return { id, kind: 'document', documentId, title, chunkId, headingPath, start, end, snippet };
 }

@@ -1,6 +1,19 @@
-import type { MemoryStore } from '../memory/memory-types.js';
+import type { TurnSearch } from '../conversations/turn-search.js';
+import type { MemoryFilter, MemoryStore } from '../memory/memory-types.js';
+import { dateInWords } from '../text/date-in-words.js';
 import type { KnowledgeRetriever } from './knowledge-retriever.js';
 import { type Source, type SourceList, sourceText } from './sources.js';
+
+/** Past turns recalled per chat turn: a few, beside the memories and documents, not instead of them. */
+export const TURN_RECALL_TOP_K = 3;
+
+/**
+ * The memories a turn reads and searches: with a user, theirs and the agent's shared ones; without
+ * one, the shared ones only (the store reads `userId: ''` as those).
+ */
+export function memoryScope(agentId: string, userId: string | null | undefined): Pick<MemoryFilter, 'agentId' | 'userId' | 'includeShared'> {
+  return { agentId, userId: userId ?? '', includeShared: true };
+}
 
 export interface TagFilters {
   tagsAny?: readonly string[];
@@ -11,31 +24,49 @@ export interface TagFilters {
 export interface RecallOptions extends TagFilters {
   query: string;
   agentId: string;
+  /** The turn's user; null or absent when the chat named none. */
+  userId?: string | null | undefined;
   /** Per kind: up to `topK` memories and up to `topK` document chunks. */
   topK: number;
   /** Document candidates fetched before fusion and reranking cut them to `topK`. */
   candidateK?: number | undefined;
   memories: MemoryStore;
   knowledge?: KnowledgeRetriever | undefined;
+  /** Past turns of the agent's other conversations with the same user; none recalled when undefined. */
+  turns?: { search: TurnSearch; conversationId: string } | undefined;
   signal?: AbortSignal | undefined;
 }
 
 /**
- * Recalls memories and document chunks for the question and numbers them in `sources`. Both
- * lookups run together: they hit different indexes and the turn waits on the slower one anyway.
+ * Recalls memories, document chunks and past turns for the question and numbers them in
+ * `sources`, in that order. The lookups run together: they hit different indexes and the turn
+ * waits on the slowest anyway.
  */
 export async function recallSources(sources: SourceList, options: RecallOptions): Promise<Source[]> {
-  const { query, agentId, topK, candidateK, memories, knowledge, signal, tagsAny, tagsAll, tagsNone } = options;
+  const { query, agentId, userId, topK, candidateK, memories, knowledge, turns, signal, tagsAny, tagsAll, tagsNone } = options;
   const tags = { tagsAny, tagsAll, tagsNone };
   // A negative cosine means the memory is about something else; it would only crowd the prompt.
-  const [memoryHits, knowledgeHits] = await Promise.all([
-    memories.search(query, { agentId, topK, minScore: 0, ...tags }),
+  const [memoryHits, knowledgeHits, turnHits] = await Promise.all([
+    memories.search(query, { ...memoryScope(agentId, userId), topK, minScore: 0, ...tags }),
     knowledge ? knowledge.search(query, { topK, signal, ...definedOnly({ ...tags, candidateK }) }) : Promise.resolve([]),
+    // Turns have no tags: the request's tag filters are not theirs to apply.
+    turns
+      ? turns.search.search(query, {
+          agentId,
+          userId: userId ?? '',
+          excludeConversationId: turns.conversationId,
+          topK: TURN_RECALL_TOP_K,
+          mode: 'hybrid',
+          minScore: 0,
+          signal,
+        })
+      : Promise.resolve([]),
   ]);
   signal?.throwIfAborted();
   const added: Source[] = [];
   for (const hit of memoryHits) added.push(sources.addMemory(hit));
   for (const hit of knowledgeHits) added.push(sources.addDocument(hit));
+  for (const hit of turnHits) added.push(sources.addTurn(hit));
   return added;
 }
 
@@ -61,9 +92,12 @@ export function renderSource(source: Source): string {
   if (source.kind === 'memory') {
     attributes.push(['key', source.key]);
     if (source.tags.length > 0) attributes.push(['tags', source.tags.join(', ')]);
-  } else {
+  } else if (source.kind === 'document') {
     attributes.push(['title', source.title]);
     if (source.headingPath.length > 0) attributes.push(['section', source.headingPath.join(' > ')]);
+  } else {
+    // The date lets the model answer "when did I say…", and tells it how old the turn is.
+    attributes.push(['conversation', source.conversationId], ['turn', String(source.turn)], ['date', dateInWords(new Date(source.at))]);
   }
   const open = attributes.map(([name, value]) => `${name}="${escapeAttribute(value)}"`).join(' ');
   return `<source ${open}>\n${escapeSourceText(sourceText(source))}\n</source>`;

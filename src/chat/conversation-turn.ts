@@ -26,6 +26,8 @@ export interface ConversationTurnOptions {
   afterTurn?: ConversationAfterTurn | undefined;
   conversationId: string;
   agentId: string;
+  /** The turn's user (null: none); a conversation with another user (or with none) is refused. */
+  userId: string | null;
   settings: CompactionSettings;
   /** Writes structural summaries; undefined: rule-based. */
   summarizer?: Summarizer | undefined;
@@ -38,6 +40,12 @@ export interface ConversationTurnOptions {
 export interface ConversationTurn {
   /** Stored messages, oldest first; the agent loop gets them before the new user message. */
   history: ChatMessage[];
+  /**
+   * The number this turn will most likely be stored under (the stored turns plus one), for what
+   * must name the turn before it is stored (the memory history's author of a tool's change). A
+   * concurrent turn of the same conversation may take it first.
+   */
+  nextTurn: number;
   /** Compacts every request of the turn; `fixedTokens` is what the tool definitions cost. */
   compactionHook(fixedTokens: number): AgentHooks;
   /** Appends the turn (the user's message and the agent's) in one transaction, then starts its after-turn hooks in the background. */
@@ -46,11 +54,13 @@ export interface ConversationTurn {
 
 /**
  * Loads the conversation (none yet is an empty history: the first turn creates it). An id owned
- * by another agent or tenant is refused before any model runs.
+ * by another agent, user or tenant is refused before any model runs.
  */
 export async function beginConversationTurn(options: ConversationTurnOptions): Promise<ConversationTurn> {
-  const { store, conversationId, agentId } = options;
+  const { store, conversationId, agentId, userId } = options;
   const loaded = await store.load(conversationId, agentId);
+  // Refused as another agent's would be: the reply does not tell that the id exists.
+  if (loaded && loaded.conversation.userId !== userId) throw new ConversationNotFoundError(conversationId, agentId);
   if (!loaded && (await store.ownedByOther(conversationId, agentId))) throw new ConversationNotFoundError(conversationId, agentId);
   const turns: HistoryTurn[] = groupTurns(loaded?.messages ?? []);
   const checkpoints = new Map<number, TurnCheckpoint>((loaded?.checkpoints ?? []).map((c) => [c.turn, c]));
@@ -106,7 +116,7 @@ export async function beginConversationTurn(options: ConversationTurnOptions): P
   });
 
   async function finish(messages: NewMessage[]): Promise<void> {
-    const appended = await store.appendTurn({ id: conversationId, agentId, messages });
+    const appended = await store.appendTurn({ id: conversationId, agentId, userId, messages });
     options.afterTurn?.completed({
       turn: appended.turn,
       firstSeq: appended.firstSeq,
@@ -115,5 +125,5 @@ export async function beginConversationTurn(options: ConversationTurnOptions): P
     });
   }
 
-  return { history, compactionHook, finish };
+  return { history, nextTurn: (loaded?.conversation.turnCount ?? 0) + 1, compactionHook, finish };
 }

@@ -1,3 +1,4 @@
+import type { TurnHit } from '../conversations/turn-search.js';
 import type { MemoryHit } from '../memory/memory-types.js';
 import type { KnowledgeHit } from './knowledge-retriever.js';
 
@@ -16,10 +17,31 @@ export interface DocumentSource extends KnowledgeHit {
   kind: 'document';
 }
 
-export type Source = MemorySource | DocumentSource;
+/** A turn of another conversation with the same agent and user (episodic recall). */
+export interface TurnSource {
+  id: number;
+  kind: 'turn';
+  conversationId: string;
+  turn: number;
+  question: string;
+  answer: string;
+  /** When the question was asked (ISO 8601). */
+  at: string;
+  score: number;
+}
+
+export type Source = MemorySource | DocumentSource | TurnSource;
 
 export function sourceText(source: Source): string {
-  return source.kind === 'memory' ? source.content : source.text;
+  switch (source.kind) {
+    case 'memory':
+      return source.content;
+    case 'document':
+      return source.text;
+    case 'turn':
+      // Both sides, labelled: what the user said is often what a later question asks about.
+      return `User: ${source.question}\nAssistant: ${source.answer}`;
+  }
 }
 
 /**
@@ -60,6 +82,22 @@ export class SourceList {
       start: hit.start,
       end: hit.end,
       text: hit.text,
+      score: hit.score,
+    });
+  }
+
+  addTurn(hit: TurnHit): TurnSource {
+    const identity = `t:${hit.conversationId}:${hit.turn}`;
+    const existing = this.byIdentity.get(identity);
+    if (existing?.kind === 'turn') return existing;
+    return this.push(identity, {
+      id: 0,
+      kind: 'turn',
+      conversationId: hit.conversationId,
+      turn: hit.turn,
+      question: hit.question,
+      answer: hit.answer,
+      at: hit.at.toISOString(),
       score: hit.score,
     });
   }
