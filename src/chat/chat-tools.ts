@@ -71,7 +71,7 @@ export function createChatTools(options: ChatToolsOptions): Tool<any>[] {
       description: 'Delete the memory with this key. Use only when the user asks you to forget something.',
       parameters: z.strictObject({ key: keySchema }),
       async execute({ key }) {
-        const deleted = await memories.delete(key, agentId);
+        const deleted = await memories.delete(key, { agentId });
         return deleted ? { deleted: true, key } : { deleted: false, key, reason: 'no memory with this key' };
       },
     }),

@@ -2,6 +2,7 @@ import { type SQL, and, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { textArray } from '../db/sql-arrays.js';
 import type { CorpusFilter, TagFilter } from './filter.js';
+import { metadataFilterToSql } from './metadata-filter-sql.js';
 
 /** The columns a corpus's filters apply to. */
 export interface FilterColumns {
@@ -9,6 +10,12 @@ export interface FilterColumns {
   tags: PgColumn;
   /** Each name a `CorpusFilter.equals` may hold, and its column. */
   equals?: Readonly<Record<string, PgColumn>>;
+  /** The jsonb column `CorpusFilter.metadata` applies to. */
+  metadata?: PgColumn;
+  /** Rows with this set are invalid (contradicted): left out unless the filter includes them. */
+  validTo?: PgColumn;
+  /** Rows past this time are gone, whatever the filter says, until a sweeper deletes them. */
+  expiresAt?: PgColumn;
 }
 
 /**
@@ -23,13 +30,28 @@ export function tagConditions(column: PgColumn | SQL, filter: TagFilter): SQL[] 
   return parts;
 }
 
-/** The WHERE clause of a filter on a corpus's columns: tenant, equalities, then the tag conditions. */
+/**
+ * The WHERE clause of a filter on a corpus's columns: tenant, equalities, liveness, then the tag
+ * and metadata conditions, all inside the query so that they apply before any LIMIT.
+ */
 export function filterToSql(filter: CorpusFilter, columns: FilterColumns): SQL {
-  const equalities = Object.entries(filter.equals).map(([name, value]) => {
+  // A wiring mistake, not a client's: a filter the corpus cannot apply must never be dropped silently.
+  const columnFor = (name: string) => {
     const column = columns.equals?.[name];
-    // A wiring mistake, not a client's: a filter the corpus cannot apply must never be dropped silently.
     if (!column) throw new Error(`this corpus has no column for the filter "${name}"`);
-    return sql`${column} = ${value}`;
-  });
-  return and(sql`${columns.tenantId} = ${filter.tenantId}`, ...equalities, ...tagConditions(columns.tags, filter.tags))!;
+    return column;
+  };
+  const equalities = Object.entries(filter.equals).map(([name, value]) => sql`${columnFor(name)} = ${value}`);
+  const memberships = Object.entries(filter.oneOf ?? {}).map(([name, values]) =>
+    values.length === 1 ? sql`${columnFor(name)} = ${values[0]}` : sql`${columnFor(name)} = ANY(${textArray(values)})`,
+  );
+  const live: SQL[] = [];
+  if (columns.expiresAt) live.push(sql`(${columns.expiresAt} IS NULL OR ${columns.expiresAt} > now())`);
+  if (columns.validTo && !filter.includeInvalid) live.push(sql`${columns.validTo} IS NULL`);
+  let metadata: SQL[] = [];
+  if (filter.metadata) {
+    if (!columns.metadata) throw new Error('this corpus has no metadata column to filter on');
+    metadata = [metadataFilterToSql(filter.metadata, columns.metadata)];
+  }
+  return and(sql`${columns.tenantId} = ${filter.tenantId}`, ...equalities, ...memberships, ...live, ...tagConditions(columns.tags, filter.tags), ...metadata)!;
 }
