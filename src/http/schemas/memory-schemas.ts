@@ -99,14 +99,17 @@ const ttlSecondsSchema = z.number().int().min(1).max(MEMORY_LIMITS.ttlMaxSeconds
 const expiresAtSchema = z.iso
   .datetime({ offset: true })
   .transform((s) => new Date(s))
-  .meta({ description: 'When the memory expires (ISO 8601); a time already past is refused.' });
+  .meta({ type: 'string', format: 'date-time', description: 'When the memory expires (ISO 8601); a time already past is refused.' });
 const futureExpiry = (body: { expiresAt?: Date | null | undefined; ttlSeconds?: number | null | undefined }, ctx: z.RefinementCtx) => {
   if (body.expiresAt != null && body.ttlSeconds != null) ctx.addIssue({ code: 'custom', path: ['ttlSeconds'], message: 'give ttlSeconds or expiresAt, not both' });
   if (body.expiresAt != null && body.expiresAt.getTime() <= Date.now()) ctx.addIssue({ code: 'custom', path: ['expiresAt'], message: 'must be in the future' });
 };
 
 /** `true`/`false` from a query string. */
-const queryBoolean = z.enum(['true', 'false']).transform((v) => v === 'true');
+const queryBoolean = z
+  .enum(['true', 'false'])
+  .transform((v) => v === 'true')
+  .pipe(z.boolean());
 
 const searchQuerySchema = storableString(1, MEMORY_LIMITS.queryMaxChars).refine(notBlank, 'must not be blank');
 
