@@ -19,6 +19,7 @@ import { createCheckpointHook } from './conversations/checkpoint-hook.js';
 import type { ConversationStore } from './conversations/conversation-types.js';
 import { createPgConversationStore } from './conversations/pg-conversation-store.js';
 import { indexUnindexedMemories } from './memory/memory-text-index.js';
+import { startExpirySweeper } from './memory/memory-expiry-sweeper.js';
 import { regroupLegacyPassages } from './documents/passage-regrouping.js';
 import { createPgMemoryStore } from './memory/pg-memory-store.js';
 import { instrumentEmbedder } from './observability/instrumented-embedder.js';
@@ -133,6 +134,7 @@ export async function createAppContext(config: Config, options: AppContextOption
   const conversations = tenantScoped((tenantId) => createPgConversationStore({ db: database.db, tenantId }));
   const backgroundTasks = createBackgroundTasks((key, err) => logger.warn({ err, task: key }, 'background task failed'));
   const chat = createTenantChat({ config, logger, memories, knowledge, llm, conversations, backgroundTasks });
+  const sweeper = startExpirySweeper(database.db, config.MEMORY_SWEEP_INTERVAL_MS, (err) => logger.warn({ err }, 'expired memories sweep failed'));
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -141,6 +143,7 @@ export async function createAppContext(config: Config, options: AppContextOption
       try {
         // Checkpoint writers still running are aborted, and must finish before their database goes.
         await backgroundTasks.close();
+        await sweeper.stop();
         await database.close();
       } finally {
         try {

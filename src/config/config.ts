@@ -68,6 +68,8 @@ export const envSchema = z.object({
     }),
   // How long a key lookup is trusted: a revoked key stops working within this time.
   API_KEY_CACHE_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
+  // How often expired memories are deleted (with an `expired` event); they read as gone at once anyway.
+  MEMORY_SWEEP_INTERVAL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(60_000),
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
   MAX_TOP_K: z.coerce.number().int().min(1).max(10_000).default(100),
   MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(20 * 1_048_576),

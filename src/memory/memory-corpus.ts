@@ -15,11 +15,32 @@ export const MEMORY_CORPUS: Corpus = Object.freeze({
   embedding: memories.embedding,
   bm25Length: memories.bm25Length,
   bm25: MEMORY_BM25,
-  filters: { tenantId: memories.tenantId, tags: memories.tags, equals: { agentId: memories.agentId } },
+  filters: {
+    tenantId: memories.tenantId,
+    tags: memories.tags,
+    equals: { agentId: memories.agentId, userId: memories.userId },
+    metadata: memories.metadata,
+    validTo: memories.validTo,
+    expiresAt: memories.expiresAt,
+  },
   reindexRemedy: MEMORY_REINDEX_REMEDY,
 });
 
-/** A memory filter as the corpus applies it: the store's tenant, the agent (default `default`), the tags. */
+/** The stored form of a user id: '' for the agent's shared memories. */
+export const storedUserId = (userId: string | null | undefined): string => userId ?? '';
+
+/**
+ * A memory filter as the corpus applies it: the store's tenant, the agent (default `default`),
+ * the user (absent: every user's; '' the shared memories only; an id that user's, and with
+ * `includeShared` the shared ones too), live memories unless `includeInvalid`, tags and metadata.
+ */
 export function memoryFilter(tenantId: string, filter: MemoryFilter = {}): CorpusFilter {
-  return corpusFilter(tenantId, filter, { agentId: filter.agentId ?? DEFAULT_AGENT_ID });
+  const { userId } = filter;
+  const users = userId === undefined ? undefined : filter.includeShared && userId !== '' ? ['', userId] : [userId];
+  return {
+    ...corpusFilter(tenantId, filter, { agentId: filter.agentId ?? DEFAULT_AGENT_ID }),
+    ...(users ? { oneOf: { userId: users } } : {}),
+    metadata: filter.metadata,
+    includeInvalid: filter.includeInvalid,
+  };
 }

@@ -34,7 +34,9 @@ export interface MemoryScope {
 export type MemoryActor =
   | { type: 'api' }
   | { type: 'tool'; conversationId: string; turn: number }
-  | { type: 'extraction'; conversationId?: string | undefined; turn?: number | undefined };
+  | { type: 'extraction'; conversationId?: string | undefined; turn?: number | undefined }
+  /** The server itself: the expiry sweeper. */
+  | { type: 'system' };
 
 export type MemoryEventType = 'created' | 'updated' | 'invalidated' | 'deleted' | 'expired';
 

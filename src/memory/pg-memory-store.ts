@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import type { PgColumn } from 'drizzle-orm/pg-core';
 import { type SQL, and, asc, desc, eq, getTableColumns, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.js';
 import { memories } from '../db/schema.js';
@@ -12,9 +14,16 @@ import type { RankedUnit } from '../retrieval/rank-units.js';
 import { type TenantCorpusOptions, createRetrievalEngine } from '../retrieval/retrieval-engine.js';
 import { normalizeTags } from '../retrieval/tags.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
-import { MEMORY_CORPUS, memoryFilter } from './memory-corpus.js';
+import { MEMORY_CORPUS, memoryFilter, storedUserId } from './memory-corpus.js';
+import { readMemoryHistory, recordMemoryEvents, recordRemovals } from './memory-history.js';
 import {
+  type AppliedChange,
   DEFAULT_AGENT_ID,
+  type MemoryActor,
+  type MemoryChange,
+  type MemoryEvent,
+  type MemoryPatch,
+  type MemoryScope,
   type ListMemoriesOptions,
   type Memory,
   type MemoryFilter,
@@ -49,9 +58,58 @@ const toMemory = (row: MemoryRow): Memory => ({
   tags: row.tags,
   metadata: row.metadata,
   agentId: row.agentId,
+  userId: row.userId === '' ? null : row.userId,
+  validTo: row.validTo,
+  expiresAt: row.expiresAt,
   createdAt: row.createdAt,
   updatedAt: row.updatedAt,
 });
+
+const API_ACTOR: MemoryActor = Object.freeze({ type: 'api' });
+const SYSTEM_ACTOR: MemoryActor = Object.freeze({ type: 'system' });
+
+/** A memory as one write leaves it. */
+interface Target {
+  agentId: string;
+  userId: string;
+  key: string;
+  content: string;
+  tags: string[];
+  metadata: Record<string, unknown>;
+  expiresAt: Date | null;
+}
+
+/** The row a write found under its key, locked; `expired` rows read as gone. */
+interface LockedRow {
+  id: string;
+  content: string;
+  tags: string[];
+  metadata: Record<string, unknown>;
+  bm25Length: number | null;
+  validTo: Date | null;
+  expiresAt: Date | null;
+  expired: boolean;
+}
+
+/** At most this many memories per `saveMany`: one transaction holds the tenant's memory writers. */
+export const MAX_BATCH_MEMORIES = 100;
+
+/**
+ * The text two facts are compared by for duplicates: case, runs of whitespace and a final full
+ * stop do not make a new fact. Computed by the database on both sides, so it is one function.
+ */
+const normalizedText = (text: SQL | PgColumn | string) => sql`lower(regexp_replace(regexp_replace(btrim(${text}), '\\s+', ' ', 'g'), '[.!]+$', ''))`;
+
+const notExpired = sql`(${memories.expiresAt} IS NULL OR ${memories.expiresAt} > now())`;
+
+function expiryOf(input: { ttlSeconds?: number | null | undefined; expiresAt?: Date | null | undefined }, now = Date.now()): Date | null | undefined {
+  if (input.ttlSeconds === null || input.expiresAt === null) return null;
+  if (input.ttlSeconds !== undefined) return new Date(now + input.ttlSeconds * 1000);
+  return input.expiresAt;
+}
+
+const sameTags = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((t, i) => t === b[i]);
+const sameTime = (a: Date | null, b: Date | null) => (a?.getTime() ?? null) === (b?.getTime() ?? null);
 
 export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore {
   const { db, embedder } = options;
@@ -63,91 +121,267 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
   const index = createCorpusIndex(MEMORY_CORPUS, analyzer);
   const embedOne = (text: string) => engine.embedQuery(text);
   const where = (filter: CorpusFilter) => filterToSql(filter, MEMORY_CORPUS.filters);
+  const scopeOf = (scope: MemoryScope = {}) => ({ agentId: scope.agentId ?? DEFAULT_AGENT_ID, userId: storedUserId(scope.userId) });
+  const byKey = (key: string, scope: { agentId: string; userId: string }) =>
+    and(eq(memories.tenantId, tenantId), eq(memories.agentId, scope.agentId), eq(memories.userId, scope.userId), eq(memories.key, key))!;
+
+  async function embedMany(texts: readonly string[]): Promise<number[][]> {
+    if (texts.length === 0) return [];
+    const vectors = await embedder.embed([...texts]);
+    if (vectors.length !== texts.length) throw new Error(`embedder ${embedder.id} returned ${vectors.length} vectors for ${texts.length} texts`);
+    return vectors;
+  }
+
+  async function lockRow(tx: Db, key: string, scope: { agentId: string; userId: string }): Promise<LockedRow | undefined> {
+    const [row] = await tx
+      .select({
+        id: memories.id,
+        content: memories.content,
+        tags: memories.tags,
+        metadata: memories.metadata,
+        bm25Length: memories.bm25Length,
+        validTo: memories.validTo,
+        expiresAt: memories.expiresAt,
+        expired: sql<boolean>`NOT ${notExpired}`,
+      })
+      .from(memories)
+      .where(byKey(key, scope))
+      .for('update');
+    return row ? { ...row, expired: Boolean(row.expired) } : undefined;
+  }
+
+  /**
+   * Writes `target` over `locked` (the row under its key, locked, or none) with its history event;
+   * the corpus lock is held. Null when the content changed and no vector for it is at hand.
+   */
+  async function write(tx: Db, target: Target, locked: LockedRow | undefined, vector: number[] | null, actor: MemoryActor): Promise<SaveMemoryResult | null> {
+    const live = locked !== undefined && !locked.expired;
+    const indexed = index.termsOf(target.content);
+    const scope = { agentId: target.agentId, userId: target.userId };
+    const common = { tags: target.tags, metadata: target.metadata, expiresAt: target.expiresAt, validTo: null, updatedAt: sql`now()` };
+    // An expired row still under the key is gone for readers: its end is recorded before it is replaced.
+    if (locked?.expired) await recordRemovals(tx, tenantId, 'expired', SYSTEM_ACTOR, eq(memories.id, locked.id));
+    let row: MemoryRow & { id: string };
+    let reembedded: boolean;
+    if (locked && locked.content === target.content) {
+      const changed = !live || !sameTags(locked.tags, target.tags) || locked.validTo !== null || !sameTime(locked.expiresAt, target.expiresAt) || JSON.stringify(locked.metadata) !== JSON.stringify(target.metadata);
+      const [updated] = await tx
+        .update(memories)
+        .set({ ...common, ...(locked.bm25Length === null ? { bm25Length: indexed.length } : {}), ...(live ? {} : { createdAt: sql`now()` }) })
+        .where(eq(memories.id, locked.id))
+        .returning({ ...memoryColumns, id: memories.id });
+      row = updated!;
+      reembedded = false;
+      // Saved before the BM25 index existed: indexed now, since the lock is held anyway.
+      if (locked.bm25Length === null) await index.add(tx, tenantId, [{ id: locked.id, ...indexed }]);
+      if (!changed) return { memory: toMemory(row), created: false, reembedded };
+    } else {
+      if (!vector) return null;
+      if (locked) {
+        // Its content is replaced: its postings go, and its length leaves the totals.
+        await index.removePostings(tx, tenantId, sql`SELECT ${memories.id} FROM ${memories} WHERE ${eq(memories.id, locked.id)}`);
+        if (locked.bm25Length !== null) await index.adjustTotals(tx, tenantId, -1, -locked.bm25Length);
+        const [updated] = await tx
+          .update(memories)
+          .set({ ...common, content: target.content, embedding: vector, bm25Length: indexed.length, ...(live ? {} : { createdAt: sql`now()` }) })
+          .where(eq(memories.id, locked.id))
+          .returning({ ...memoryColumns, id: memories.id });
+        row = updated!;
+      } else {
+        // The corpus lock keeps other writers of the tenant out, so the key is still free.
+        const [inserted] = await tx
+          .insert(memories)
+          .values({ tenantId, ...scope, key: target.key, content: target.content, tags: target.tags, metadata: target.metadata, expiresAt: target.expiresAt, embedding: vector, bm25Length: indexed.length })
+          .returning({ ...memoryColumns, id: memories.id });
+        row = inserted!;
+      }
+      await index.add(tx, tenantId, [{ id: row.id, ...indexed }]);
+      reembedded = true;
+    }
+    await recordMemoryEvents(tx, tenantId, actor, [
+      {
+        memoryId: row.id,
+        ...scope,
+        key: target.key,
+        event: live ? 'updated' : 'created',
+        content: target.content,
+        previousContent: live ? locked.content : null,
+        tags: target.tags,
+        previousTags: live ? locked.tags : null,
+      },
+    ]);
+    return { memory: toMemory(row), created: !live, reembedded };
+  }
+
+  const targetOf = (input: SaveMemoryInput): Target => ({
+    ...scopeOf(input),
+    key: input.key,
+    content: input.content,
+    tags: normalizeTags(input.tags),
+    metadata: input.metadata ?? {},
+    expiresAt: expiryOf(input) ?? null,
+  });
 
   async function save(input: SaveMemoryInput): Promise<SaveMemoryResult> {
-    const agentId = input.agentId ?? DEFAULT_AGENT_ID;
-    const tags = normalizeTags(input.tags);
-    const metadata = input.metadata ?? {};
-    const { key, content } = input;
-    const indexed = index.termsOf(content);
-    const byKey = and(eq(memories.tenantId, tenantId), eq(memories.agentId, agentId), eq(memories.key, key))!;
-
-    // One attempt; null when the content changed after it was read and no vector for ours is at hand.
-    const attempt = (vector: number[] | null, mayRetry: boolean): Promise<SaveMemoryResult | null> =>
-      db.transaction(async (txn) => {
-        const tx = txn as unknown as Db;
-        await index.lock(tx, tenantId, true);
-        const [locked] = await tx
-          .select({ id: memories.id, content: memories.content, bm25Length: memories.bm25Length })
-          .from(memories)
-          .where(byKey)
-          .for('update');
-        if (locked && locked.content === content) {
-          const [row] = await tx
-            .update(memories)
-            .set({ tags, metadata, updatedAt: sql`now()`, ...(locked.bm25Length === null ? { bm25Length: indexed.length } : {}) })
-            .where(byKey)
-            .returning(memoryColumns);
-          // Saved before the BM25 index existed: indexed now, since the lock is held anyway.
-          if (locked.bm25Length === null) await index.add(tx, tenantId, [{ id: locked.id, ...indexed }]);
-          return { memory: toMemory(row!), created: false, reembedded: false };
-        }
-        // Another writer changed the content after we read it; our vector must match our content.
-        if (!vector && mayRetry) return null;
-        const embedding = vector ?? (await embedOne(content));
-        if (locked) {
-          // Its content is replaced: its postings go, and its length leaves the totals.
-          await index.removePostings(tx, tenantId, sql`SELECT ${memories.id} FROM ${memories} WHERE ${byKey}`);
-          if (locked.bm25Length !== null) await index.adjustTotals(tx, tenantId, -1, -locked.bm25Length);
-        }
-        // The corpus lock keeps other writers out, so the conflict arm is only the update of `locked`.
-        const [row] = await tx
-          .insert(memories)
-          .values({ tenantId, agentId, key, content, tags, metadata, embedding, bm25Length: indexed.length })
-          .onConflictDoUpdate({
-            target: [memories.tenantId, memories.agentId, memories.key],
-            set: {
-              content: sql`excluded.content`,
-              tags: sql`excluded.tags`,
-              metadata: sql`excluded.metadata`,
-              embedding: sql`excluded.embedding`,
-              bm25Length: sql`excluded.bm25_length`,
-              updatedAt: sql`now()`,
-            },
-          })
-          .returning({ ...memoryColumns, id: memories.id, inserted: sql<boolean>`(xmax = 0)` });
-        const { inserted, id, ...memory } = row!;
-        await index.add(tx, tenantId, [{ id, ...indexed }]);
-        return { memory: toMemory(memory), created: Boolean(inserted), reembedded: true };
-      });
-
+    const target = targetOf(input);
+    const actor = input.actor ?? API_ACTOR;
     for (let tries = 1; ; tries++) {
-      const current = await get(key, agentId);
+      const current = await get(target.key, target);
       // Embed outside the transaction: on PGlite a transaction holds the only connection, and
       // inside it the corpus lock would stall every memory writer for the embedder's time.
-      const vector = current?.content === content ? null : await embedOne(content);
-      const saved = await attempt(vector, tries < 3);
+      const vector = current?.content === target.content ? null : await embedOne(target.content);
+      const saved = await db.transaction(async (txn) => {
+        const tx = txn as unknown as Db;
+        await index.lock(tx, tenantId, true);
+        const locked = await lockRow(tx, target.key, target);
+        // Another writer changed the content after we read it: our vector must match our content.
+        return write(tx, target, locked, vector ?? (tries >= 3 && locked?.content !== target.content ? await embedOne(target.content) : null), actor);
+      });
       if (saved) return saved;
     }
   }
 
-  /** Deletes the memories matching `where` with their postings, in the caller's transaction. */
-  async function remove(tx: Db, where: SQL): Promise<number> {
+  async function saveMany(inputs: readonly SaveMemoryInput[]): Promise<SaveMemoryResult[]> {
+    if (inputs.length > MAX_BATCH_MEMORIES) throw new RangeError(`saveMany takes at most ${MAX_BATCH_MEMORIES} memories`);
+    const targets = inputs.map(targetOf);
+    const seen = new Set<string>();
+    for (const [i, t] of targets.entries()) {
+      const id = JSON.stringify([t.agentId, t.userId, t.key]);
+      if (seen.has(id)) throw new RangeError(`memories[${i}] repeats the key ${JSON.stringify(t.key)} of an earlier item`);
+      seen.add(id);
+    }
+    // Every content embedded up front, in batches: the transaction then only writes.
+    const vectors = await embedMany(targets.map((t) => t.content));
+    return db.transaction(async (txn) => {
+      const tx = txn as unknown as Db;
+      await index.lock(tx, tenantId, true);
+      const results: SaveMemoryResult[] = [];
+      for (const [i, target] of targets.entries()) {
+        const locked = await lockRow(tx, target.key, target);
+        results.push((await write(tx, target, locked, vectors[i]!, inputs[i]!.actor ?? API_ACTOR))!);
+      }
+      return results;
+    });
+  }
+
+  async function patch(key: string, scopeInput: MemoryScope, changes: MemoryPatch, actor: MemoryActor = API_ACTOR): Promise<Memory | null> {
+    const scope = scopeOf(scopeInput);
+    const merge = (current: Pick<LockedRow, 'content' | 'tags' | 'metadata' | 'expiresAt'>): Target => {
+      let tags = changes.tags !== undefined ? normalizeTags(changes.tags) : current.tags;
+      const removed = new Set(normalizeTags(changes.removeTags));
+      tags = normalizeTags([...tags.filter((t) => !removed.has(t)), ...normalizeTags(changes.addTags)]);
+      const expiresAt = expiryOf(changes);
+      return {
+        ...scope,
+        key,
+        content: changes.content ?? current.content,
+        tags,
+        metadata: changes.metadata ?? current.metadata,
+        expiresAt: expiresAt === undefined ? current.expiresAt : expiresAt,
+      };
+    };
+    for (let tries = 1; ; tries++) {
+      const current = await get(key, scope);
+      if (!current) return null;
+      const content = changes.content ?? current.content;
+      const vector = content === current.content ? null : await embedOne(content);
+      const outcome = await db.transaction(async (txn) => {
+        const tx = txn as unknown as Db;
+        await index.lock(tx, tenantId, true);
+        const locked = await lockRow(tx, key, scope);
+        if (!locked || locked.expired) return 'gone' as const;
+        const target = merge(locked);
+        // The patch applies to the row as locked; only its content needs the vector made outside.
+        const ready = target.content === locked.content ? null : target.content === content ? vector : tries >= 3 ? await embedOne(target.content) : null;
+        return write(tx, target, locked, ready, actor);
+      });
+      if (outcome === 'gone') return null;
+      if (outcome) return outcome.memory;
+    }
+  }
+
+  async function applyChanges(scopeInput: MemoryScope, changes: readonly MemoryChange[], actor: MemoryActor): Promise<AppliedChange[]> {
+    const scope = scopeOf(scopeInput);
+    const written = changes.flatMap((c) => (c.op === 'invalidate' ? [] : [c.content]));
+    const vectors = await embedMany(written);
+    const vectorOf = new Map(written.map((text, i) => [text, vectors[i]!]));
+    const inScope = and(eq(memories.tenantId, tenantId), eq(memories.agentId, scope.agentId), eq(memories.userId, scope.userId), notExpired)!;
+    return db.transaction(async (txn) => {
+      const tx = txn as unknown as Db;
+      await index.lock(tx, tenantId, true);
+      const results: AppliedChange[] = [];
+      for (const change of changes) {
+        if (change.op === 'add') {
+          // Read inside the transaction, after the adds before it: a batch cannot add a fact twice either.
+          const [same] = await tx
+            .select({ key: memories.key, validTo: memories.validTo })
+            .from(memories)
+            .where(and(inScope, sql`${normalizedText(memories.content)} = ${normalizedText(change.content)}`))
+            .orderBy(sql`${memories.validTo} IS NOT NULL`)
+            .limit(1);
+          if (same && same.validTo === null) {
+            results.push({ op: 'add', status: 'skipped', key: same.key, reason: 'the scope already holds this fact' });
+            continue;
+          }
+          if (same) {
+            // Said again after it was contradicted: the old memory is valid again, with its history.
+            const locked = await lockRow(tx, same.key, scope);
+            const saved = await write(tx, { ...scope, key: same.key, content: locked!.content, tags: locked!.tags, metadata: locked!.metadata, expiresAt: locked!.expiresAt }, locked, null, actor);
+            results.push({ op: 'add', status: 'applied', key: same.key, memory: saved!.memory, reason: 'an invalidated memory with this fact is valid again' });
+            continue;
+          }
+          const key = randomUUID();
+          const saved = await write(tx, { ...scope, key, content: change.content, tags: normalizeTags(change.tags), metadata: change.metadata ?? {}, expiresAt: null }, undefined, vectorOf.get(change.content)!, actor);
+          results.push({ op: 'add', status: 'applied', key, memory: saved!.memory });
+          continue;
+        }
+        const locked = await lockRow(tx, change.key, scope);
+        if (!locked || locked.expired || locked.validTo !== null) {
+          results.push({ op: change.op, status: 'skipped', key: change.key, reason: 'no live memory with this key in the scope' });
+          continue;
+        }
+        if (change.op === 'update') {
+          const tags = normalizeTags([...locked.tags, ...(change.tags ?? [])]);
+          const saved = await write(tx, { ...scope, key: change.key, content: change.content, tags, metadata: locked.metadata, expiresAt: locked.expiresAt }, locked, vectorOf.get(change.content)!, actor);
+          results.push({ op: 'update', status: 'applied', key: change.key, memory: saved!.memory });
+          continue;
+        }
+        const [row] = await tx
+          .update(memories)
+          .set({ validTo: sql`now()`, updatedAt: sql`now()` })
+          .where(eq(memories.id, locked.id))
+          .returning({ ...memoryColumns, id: memories.id });
+        await recordMemoryEvents(tx, tenantId, actor, [
+          { memoryId: locked.id, ...scope, key: change.key, event: 'invalidated', content: locked.content, previousContent: locked.content, tags: locked.tags, previousTags: locked.tags },
+        ]);
+        results.push({ op: 'invalidate', status: 'applied', key: change.key, memory: toMemory(row!) });
+      }
+      return results;
+    });
+  }
+
+  async function history(key: string, scope?: MemoryScope): Promise<MemoryEvent[]> {
+    return readMemoryHistory(db, tenantId, { ...scopeOf(scope), key });
+  }
+
+  /** Deletes the memories matching `where` with their postings and a `deleted` event each, in the caller's transaction. */
+  async function remove(tx: Db, where: SQL, actor: MemoryActor): Promise<number> {
     await index.lock(tx, tenantId, false);
+    await recordRemovals(tx, tenantId, 'deleted', actor, where);
     return index.deleteRows(tx, tenantId, where);
   }
 
-  async function get(key: string, agentId = DEFAULT_AGENT_ID): Promise<Memory | null> {
+  async function get(key: string, scope?: MemoryScope): Promise<Memory | null> {
     const [row] = await db
       .select(memoryColumns)
       .from(memories)
-      .where(and(eq(memories.tenantId, tenantId), eq(memories.agentId, agentId), eq(memories.key, key)));
+      .where(and(byKey(key, scopeOf(scope)), notExpired));
     return row ? toMemory(row) : null;
   }
 
-  async function del(key: string, agentId = DEFAULT_AGENT_ID): Promise<boolean> {
-    const where = and(eq(memories.tenantId, tenantId), eq(memories.agentId, agentId), eq(memories.key, key))!;
-    return db.transaction(async (tx) => (await remove(tx as unknown as Db, where)) > 0);
+  async function del(key: string, scope?: MemoryScope, actor: MemoryActor = API_ACTOR): Promise<boolean> {
+    const target = and(byKey(key, scopeOf(scope)), notExpired)!;
+    return db.transaction(async (tx) => (await remove(tx as unknown as Db, target, actor)) > 0);
   }
 
   async function search(query: string, opts: SearchMemoriesOptions = {}): Promise<MemorySearchHit[]> {
@@ -223,8 +457,9 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
     if (!filter.tags.tagsAny.length && !filter.tags.tagsAll.length) {
       throw new RangeError('deleteByTags needs tagsAny or tagsAll: a filter of excluded tags alone would delete almost everything');
     }
-    return db.transaction(async (tx) => remove(tx as unknown as Db, where(filter)));
+    // Invalidated memories carry the tag too: deleting by tag deletes them as well.
+    return db.transaction(async (tx) => remove(tx as unknown as Db, where({ ...filter, includeInvalid: true }), API_ACTOR));
   }
 
-  return { save, get, search, searchByVector, delete: del, list, tagCounts, deleteByTags };
+  return { save, saveMany, patch, applyChanges, history, get, search, searchByVector, delete: del, list, tagCounts, deleteByTags };
 }

@@ -2,6 +2,7 @@ import { type SQL, and, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { textArray } from '../db/sql-arrays.js';
 import type { CorpusFilter, TagFilter } from './filter.js';
+import { metadataFilterToSql } from './metadata-filter-sql.js';
 
 /** The columns a corpus's filters apply to. */
 export interface FilterColumns {
@@ -10,6 +11,12 @@ export interface FilterColumns {
   tags?: PgColumn | undefined;
   /** Each name a `CorpusFilter.equals` or `notEquals` may hold, and its column. */
   equals?: Readonly<Record<string, PgColumn>>;
+  /** The jsonb column `CorpusFilter.metadata` applies to. */
+  metadata?: PgColumn;
+  /** Rows with this set are invalid (contradicted): left out unless the filter includes them. */
+  validTo?: PgColumn;
+  /** Rows past this time are gone, whatever the filter says, until a sweeper deletes them. */
+  expiresAt?: PgColumn;
 }
 
 /**
@@ -24,7 +31,11 @@ export function tagConditions(column: PgColumn | SQL, filter: TagFilter): SQL[] 
   return parts;
 }
 
-/** The WHERE clause of a filter on a corpus's columns: tenant, equalities, inequalities, then the tag conditions. */
+/**
+ * The WHERE clause of a filter on a corpus's columns: tenant, equalities and inequalities,
+ * liveness, then the tag and metadata conditions, all inside the query so that they apply before
+ * any LIMIT.
+ */
 export function filterToSql(filter: CorpusFilter, columns: FilterColumns): SQL {
   // A wiring mistake, not a client's: a filter the corpus cannot apply must never be dropped silently.
   const columnFor = (name: string) => {
@@ -34,9 +45,20 @@ export function filterToSql(filter: CorpusFilter, columns: FilterColumns): SQL {
   };
   const equalities = Object.entries(filter.equals).map(([name, value]) => sql`${columnFor(name)} = ${value}`);
   const inequalities = Object.entries(filter.notEquals ?? {}).map(([name, value]) => sql`${columnFor(name)} <> ${value}`);
+  const memberships = Object.entries(filter.oneOf ?? {}).map(([name, values]) =>
+    values.length === 1 ? sql`${columnFor(name)} = ${values[0]}` : sql`${columnFor(name)} = ANY(${textArray(values)})`,
+  );
+  const live: SQL[] = [];
+  if (columns.expiresAt) live.push(sql`(${columns.expiresAt} IS NULL OR ${columns.expiresAt} > now())`);
+  if (columns.validTo && !filter.includeInvalid) live.push(sql`${columns.validTo} IS NULL`);
   const { tags } = filter;
   const tagged = tags.tagsAny.length + tags.tagsAll.length + tags.tagsNone.length > 0;
   if (tagged && !columns.tags) throw new Error('this corpus has no tags: a tag filter cannot apply to it');
   const tagSql = columns.tags ? tagConditions(columns.tags, tags) : [];
-  return and(sql`${columns.tenantId} = ${filter.tenantId}`, ...equalities, ...inequalities, ...tagSql)!;
+  let metadata: SQL[] = [];
+  if (filter.metadata) {
+    if (!columns.metadata) throw new Error('this corpus has no metadata column to filter on');
+    metadata = [metadataFilterToSql(filter.metadata, columns.metadata)];
+  }
+  return and(sql`${columns.tenantId} = ${filter.tenantId}`, ...equalities, ...inequalities, ...memberships, ...live, ...tagSql, ...metadata)!;
 }

@@ -1,3 +1,4 @@
+import type { MetadataFilter } from './metadata-filter.js';
 import { normalizeTags } from './tags.js';
 
 /** Tag filters as clients give them: any spelling, any case, maybe absent. */
@@ -26,19 +27,23 @@ export interface CorpusFilter {
   tenantId: string;
   /** Columns that must equal a value, by the corpus's name for them (e.g. `agentId`). */
   equals: Readonly<Record<string, string>>;
+  /** Columns that must hold one of several values (a user's memories and the shared ones). */
+  oneOf?: Readonly<Record<string, readonly string[]>> | undefined;
   /**
    * Columns that must differ from a value, named as in `equals`: what a search leaves out, such as
    * the conversation a turn is recalling from (its own turns are in its history already).
    */
   notEquals?: Readonly<Record<string, string>> | undefined;
   tags: TagFilter;
+  /** On the corpus's metadata column; only where it has one. */
+  metadata?: MetadataFilter | undefined;
+  /** Rows the corpus marks invalid are left out unless this is true. */
+  includeInvalid?: boolean | undefined;
 }
 
 export function normalizeTagFilter(input: TagFilterInput = {}): TagFilter {
   return { tagsAny: normalizeTags(input.tagsAny), tagsAll: normalizeTags(input.tagsAll), tagsNone: normalizeTags(input.tagsNone) };
 }
-
-export const NO_TAG_FILTER: TagFilter = Object.freeze({ tagsAny: [], tagsAll: [], tagsNone: [] });
 
 export function corpusFilter(
   tenantId: string,

@@ -59,6 +59,10 @@ async function runClaimed<Task, Result>(service: PoolWorkerService<unknown, Task
     const buffers = service.transfer?.(result) ?? [];
     return buffers.length > 0 ? move({ [transferableSymbol]: buffers, [valueSymbol]: outcome }) : outcome;
   } catch (error) {
+    // The call fails with this task, so its other tasks are abandoned here, before the answer
+    // leaves: piscina may hand this worker the call's next task before the pool's thread has
+    // read the failure, and the worker must then already see that nobody wants it.
+    for (let other = 0; other < states.length; other++) Atomics.compareExchange(states, other, TaskState.QUEUED, TaskState.ABANDONED);
     return { type: 'failed', error: serializeError(error) } satisfies TaskOutcome<Result>;
   }
 }

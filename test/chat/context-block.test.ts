@@ -10,6 +10,9 @@ const memory = (key: string, content: string, agentId = 'default'): Memory => ({
   tags: ['t'],
   metadata: {},
   agentId,
+  userId: null,
+  validTo: null,
+  expiresAt: null,
   createdAt: new Date(0),
   updatedAt: new Date(0),
 });

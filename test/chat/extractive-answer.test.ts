@@ -6,7 +6,7 @@ function sources() {
   const list = new SourceList();
   const now = new Date(0);
   const save = (key: string, content: string, score: number) =>
-    list.addMemory({ memory: { key, content, tags: [], metadata: {}, agentId: 'a', createdAt: now, updatedAt: now }, score });
+    list.addMemory({ memory: { key, content, tags: [], metadata: {}, agentId: 'a', userId: null, validTo: null, expiresAt: null, createdAt: now, updatedAt: now }, score });
   save('tea', 'Alice prefers green tea. She dislikes coffee.', 0.9);
   save('bike', 'Bob rides his bike to work.', 0.5);
   save('drinks', 'Alice drinks green tea every afternoon in the garden.', 0.4);

@@ -109,9 +109,9 @@ describe('POST /v1/chat with an LLM', () => {
     expect(res.body.toolCalls[1]).toMatchObject({ name: 'save_memory', isError: true });
     expect(res.body.toolCalls[1].result).toContain('agentId');
 
-    expect(await ctx.memories.forTenant('default').get('color', 'bob')).toMatchObject({ content: 'Bob likes blue', tags: ['prefs'] });
-    expect(await ctx.memories.forTenant('default').get('color', 'default')).toBeNull();
-    expect(await ctx.memories.forTenant('default').get('x', 'alice')).toBeNull();
+    expect(await ctx.memories.forTenant('default').get('color', { agentId: 'bob' })).toMatchObject({ content: 'Bob likes blue', tags: ['prefs'] });
+    expect(await ctx.memories.forTenant('default').get('color', { agentId: 'default' })).toBeNull();
+    expect(await ctx.memories.forTenant('default').get('x', { agentId: 'alice' })).toBeNull();
     // The tool results went back to the model in the second request.
     const toolMessages = llm.requests[1]!.body.messages.filter((m) => m.role === 'tool');
     expect(toolMessages.map((m) => m.tool_call_id)).toEqual(['c1', 'c2']);

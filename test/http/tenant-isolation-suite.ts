@@ -165,6 +165,21 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
         expect(res.body.created).toBe(true);
         expectNothingOfAlpha(res, 'put');
       },
+      'PATCH /v1/memories/:key': async () => {
+        expectNotFound(await beta('PATCH', '/v1/memories/alpha-delete-probe', { content: 'Beta rewrites it' }), 'patch by key');
+        expectNotFound(await beta('PATCH', '/v1/memories/alpha-bob?agentId=bob', { addTags: ['beta'] }), 'patch by key (bob)');
+      },
+      'POST /v1/memories/batch': async () => {
+        // A user scope no other probe reads: beta's own memory must not shadow alpha's in a later probe.
+        const res = await beta('POST', '/v1/memories/batch', { memories: [{ key: 'alpha-delete-probe', userId: 'beta-user', content: 'Beta batch note' }] });
+        // Beta's own new memory under the same key, not alpha's replaced.
+        expect(res.status).toBe(200);
+        expect(res.body.results[0]).toMatchObject({ created: true, memory: { content: 'Beta batch note' } });
+      },
+      'GET /v1/memories/:key/history': async () => {
+        expectNotFound(await beta('GET', '/v1/memories/alpha-delete-probe/history'), 'history');
+        expectNotFound(await beta('GET', '/v1/memories/alpha-bob/history?agentId=bob'), 'history (bob)');
+      },
       'DELETE /v1/memories/:key': async () => {
         expectNotFound(await beta('DELETE', '/v1/memories/alpha-delete-probe'), 'delete by key');
         expectNotFound(await beta('DELETE', '/v1/memories/alpha-bob?agentId=bob'), 'delete by key (bob)');

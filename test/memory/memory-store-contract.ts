@@ -121,8 +121,8 @@ export function memoryStoreContract(driver: DatabaseDriver) {
     it('keeps agents apart', async () => {
       await store.save({ key: 'same', content: 'agent one secret', agentId: 'one' });
       await store.save({ key: 'same', content: 'agent two secret', agentId: 'two' });
-      expect((await store.get('same', 'one'))?.content).toBe('agent one secret');
-      expect((await store.get('same', 'two'))?.content).toBe('agent two secret');
+      expect((await store.get('same', { agentId: 'one' }))?.content).toBe('agent one secret');
+      expect((await store.get('same', { agentId: 'two' }))?.content).toBe('agent two secret');
       const hits = await store.search('secret', { agentId: 'one', topK: 10 });
       expect(hits.map((h) => h.memory.content)).toEqual(['agent one secret']);
     });
@@ -199,7 +199,7 @@ export function memoryStoreContract(driver: DatabaseDriver) {
       const hits = await store.search('odd tags', { agentId, tagsAll: tags });
       expect(hits).toHaveLength(1);
       expect(hits[0]!.memory.tags.sort()).toEqual(tags.map((t) => t.toLowerCase()).sort());
-      expect(await store.get("k'; --", agentId)).not.toBeNull();
+      expect(await store.get("k'; --", { agentId })).not.toBeNull();
     });
 
     it('finds a rare name or number by text and hybrid search where the vector side cannot', async () => {
@@ -267,8 +267,8 @@ export function memoryStoreContract(driver: DatabaseDriver) {
       await expectBm25LikeReference(agentId, ['fox rabbit', 'dog', 'vitamin']);
       expect((await store.search('dog', { agentId, mode: 'text' })).map((h) => h.memory.key)).toEqual([]);
 
-      expect(await store.delete('d', agentId)).toBe(true);
-      expect(await store.delete('d', agentId)).toBe(false);
+      expect(await store.delete('d', { agentId })).toBe(true);
+      expect(await store.delete('d', { agentId })).toBe(false);
       await expectIndexExact();
       expect(await store.deleteByTags({ agentId, tagsAny: ['old'] })).toBe(1);
       await expectIndexExact();
@@ -279,7 +279,7 @@ export function memoryStoreContract(driver: DatabaseDriver) {
       for (let i = 0; i < 12; i++) {
         writes.push(store.save({ agentId, key: `race${i % 4}`, content: `racing writer ${i} saves word${i % 3} and word${i % 5}`, tags: [`t${i % 2}`] }));
         writes.push(store.save({ agentId, key: `new${i}`, content: `fresh memory ${i} about word${i % 3}` }));
-        if (i % 3 === 0) writes.push(store.delete(`new${i - 3}`, agentId));
+        if (i % 3 === 0) writes.push(store.delete(`new${i - 3}`, { agentId }));
         if (i === 6) writes.push(store.deleteByTags({ agentId, tagsAny: ['t1'] }));
         if (i % 4 === 1) writes.push(store.save({ agentId, key: 'a', content: `Vitamin D deficiency ${i}`, tags: ['health'] }));
       }

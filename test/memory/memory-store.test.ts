@@ -1,7 +1,9 @@
 import { describeOnDrivers } from '../support/database-drivers.js';
+import { memoryLifecycleContract } from './memory-lifecycle-contract.js';
 import { filteredSearchAtScale, memoryStoreContract } from './memory-store-contract.js';
 
 describeOnDrivers('memory store', (driver) => {
   memoryStoreContract(driver);
+  memoryLifecycleContract(driver);
   filteredSearchAtScale(driver);
 });

@@ -81,7 +81,7 @@ describe('WorkerPool', () => {
     expect(await pool.runAll([])).toEqual([]);
   });
 
-  it('fails a call at its first failing task, and drops its tasks that have not started', async () => {
+  it('fails a call at its first failing task, and its worker skips the tasks of that call it is handed afterwards', async () => {
     const pool = await start({ tasksPerWorker: 1 });
     const call = pool.runAll([{ op: 'sleep', ms: 100, value: 'first' }, { op: 'throw' }, { op: 'echo', value: 'dropped' }, { op: 'echo', value: 'dropped too' }]);
     await expect(call).rejects.toThrow('scripted task failure');

@@ -3,14 +3,16 @@ import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
-import type { SaveMemoryResult } from '../../memory/memory-types.js';
+import type { MemoryScope, SaveMemoryResult } from '../../memory/memory-types.js';
 import type { ApiEnv } from '../api-env.js';
 import { notFound, validationError } from '../errors.js';
 import { TAGS } from '../openapi/api-tags.js';
 import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-route.js';
 import { header, jsonBody, jsonReply, notFoundResponse } from '../openapi/route-responses.js';
 import {
+  batchMemoriesReplySchema,
   deleteByTagsReplySchema,
+  memoryHistoryReplySchema,
   memoryPageSchema,
   memoryReplySchema,
   memorySearchReplySchema,
@@ -19,9 +21,11 @@ import {
 import {
   TAG_LIST_PARAMS,
   agentIdQuery,
+  batchMemoriesBody,
   deleteByTagsInput,
   keyParams,
   listMemoriesQuery,
+  patchMemoryBody,
   putMemoryBody,
   saveMemoryBody,
   searchMemoriesBody,
@@ -48,15 +52,17 @@ export function createMemoryRoutes(ctx: AppContext): ApiRoutes {
     summary: 'Search memories (hybrid, vector or BM25)',
     description:
       'Hybrid by default: vector and BM25 candidates, filtered by agent and tags in SQL, fused by weighted reciprocal rank ' +
-      'fusion. `minScore` is a cosine threshold on the vector side (refused in text mode). The agent id may come in the body ' +
-      'or the query string, not both with different values.',
+      'fusion. `minScore` is a cosine threshold on the vector side (refused in text mode). `userId` narrows to one user ' +
+      "(with `includeShared`, the agent's shared memories too); `metadata` filters on top-level metadata keys in SQL " +
+      '(`{"project":"apollo","priority":{"$gte":2}}`). Invalidated and expired memories are left out (`includeInvalid` ' +
+      'brings the invalidated back). The agent and user ids may come in the body or the query string, not both with different values.',
     request: { query: agentIdQuery, body: jsonBody(searchBody) },
     responses: { 200: jsonReply('The best `topK` memories, best first.', memorySearchReplySchema) },
   });
   defineRoute(routes, searchMemoriesRoute, async (c) => {
-    const agentId = queryAgentId(c);
+    const scope = queryScope(c);
     const { query, ...options } = await parseBody(c, searchBody);
-    const hits = await memoriesOf(c).search(query, { ...options, agentId: oneAgentId(options.agentId, agentId) });
+    const hits = await memoriesOf(c).search(query, { ...options, ...oneScope(options, scope) });
     return c.json({ hits });
   });
 
@@ -65,17 +71,18 @@ export function createMemoryRoutes(ctx: AppContext): ApiRoutes {
     path: '/',
     operationId: 'saveMemory',
     tags: [TAGS.memories],
-    summary: 'Save a memory (upsert by agent and key)',
+    summary: 'Save a memory (upsert by agent, user and key)',
     description:
-      'Replaces the content, tags and metadata of an existing key (fields left out are cleared); without `key`, a new UUID ' +
-      'is the key. The vector is recomputed only when the content changed.',
+      'Replaces the content, tags, metadata and expiry of an existing key (fields left out are cleared; an invalidated ' +
+      'memory is valid again); without `key`, a new UUID is the key. `userId` makes it that user\'s memory; without it, ' +
+      "it is the agent's shared one. `ttlSeconds` or `expiresAt` make it expire. The vector is recomputed only when the content changed.",
     request: { query: agentIdQuery, body: jsonBody(saveMemoryBody) },
     responses: saved,
   });
   defineRoute(routes, saveMemoryRoute, async (c) => {
-    const agentId = queryAgentId(c);
+    const scope = queryScope(c);
     const body = await parseBody(c, saveMemoryBody);
-    const result = await memoriesOf(c).save({ ...body, key: body.key ?? randomUUID(), agentId: oneAgentId(body.agentId, agentId) });
+    const result = await memoriesOf(c).save({ ...body, key: body.key ?? randomUUID(), ...oneScope(body, scope) });
     return replySaved(c, result);
   });
 
@@ -91,10 +98,79 @@ export function createMemoryRoutes(ctx: AppContext): ApiRoutes {
   });
   defineRoute(routes, putMemoryRoute, async (c) => {
     const { key } = keyOf(c);
-    const agentId = queryAgentId(c);
+    const scope = queryScope(c);
     const body = await parseBody(c, putMemoryBody);
-    const result = await memoriesOf(c).save({ ...body, key, agentId: oneAgentId(body.agentId, agentId) });
+    const result = await memoriesOf(c).save({ ...body, key, ...oneScope(body, scope) });
     return replySaved(c, result);
+  });
+
+  const patchMemoryRoute = createRoute({
+    method: 'patch',
+    path: '/{key}',
+    operationId: 'patchMemory',
+    tags: [TAGS.memories],
+    summary: 'Change some fields of a memory',
+    description:
+      'Only the fields given change: `tags` replaces the tags, `addTags`/`removeTags` edit them; `ttlSeconds` or `expiresAt` ' +
+      'set the expiry, null clears it. The vector is recomputed only when the content changes. A change is recorded in ' +
+      'the history; an invalidated memory that is changed is valid again.',
+    request: { params: keyParams, query: agentIdQuery, body: jsonBody(patchMemoryBody) },
+    responses: { 200: jsonReply('The memory as changed.', memoryReplySchema), 404: notFoundResponse('memory for this agent and user') },
+  });
+  defineRoute(routes, patchMemoryRoute, async (c) => {
+    const { key } = keyOf(c);
+    const scope = queryScope(c);
+    const body = await parseBody(c, patchMemoryBody);
+    const memory = await memoriesOf(c).patch(key, scope, body);
+    if (!memory) throw memoryNotFound(key, scope);
+    return c.json({ memory });
+  });
+
+  const batchMemoriesRoute = createRoute({
+    method: 'post',
+    path: '/batch',
+    operationId: 'saveMemoriesBatch',
+    tags: [TAGS.memories],
+    summary: 'Save up to 100 memories in one transaction',
+    description:
+      'Each item is a `POST /v1/memories` body. All are saved or none: one invalid item refuses the batch, naming its ' +
+      'index (`memories.3.content`). The agent and user ids of the query string apply to items that name none.',
+    request: { query: agentIdQuery, body: jsonBody(batchMemoriesBody) },
+    responses: { 200: jsonReply('Each item\'s result, in order.', batchMemoriesReplySchema) },
+  });
+  defineRoute(routes, batchMemoriesRoute, async (c) => {
+    const scope = queryScope(c);
+    const { memories } = await parseBody(c, batchMemoriesBody);
+    const inputs = memories.map((m, i) => ({ ...m, key: m.key ?? randomUUID(), ...oneScope(m, scope, `memories.${i}.`) }));
+    const seen = new Map<string, number>();
+    for (const [i, m] of inputs.entries()) {
+      const id = JSON.stringify([m.agentId ?? null, m.userId ?? null, m.key]);
+      const first = seen.get(id);
+      if (first !== undefined) throw validationError([{ path: `memories.${i}.key`, message: `repeats the key of memories.${first}` }], 'body');
+      seen.set(id, i);
+    }
+    return c.json({ results: await memoriesOf(c).saveMany(inputs) });
+  });
+
+  const memoryHistoryRoute = createRoute({
+    method: 'get',
+    path: '/{key}/history',
+    operationId: 'getMemoryHistory',
+    tags: [TAGS.memories],
+    summary: "A memory's history",
+    description:
+      'Every change of the key in the scope, oldest first: created, updated, invalidated, deleted, expired, with the content ' +
+      'before and after, the tags, the time and who made it (the API, the chat model\'s tool, or fact extraction with its ' +
+      'conversation and turn). Kept after the memory is deleted.',
+    request: { params: keyParams, query: agentIdQuery },
+    responses: { 200: jsonReply('The events, oldest first.', memoryHistoryReplySchema), 404: notFoundResponse('history for this key') },
+  });
+  defineRoute(routes, memoryHistoryRoute, async (c) => {
+    const { key } = keyOf(c);
+    const scope = queryScope(c);
+    const events = await memoriesOf(c).history(key, scope);
+    if (events.length === 0) throw notFound(`No memory with key ${JSON.stringify(key)} has ever existed${describeScope(scope)}`);
+    return c.json({ events });
   });
 
   const getMemoryRoute = createRoute({
@@ -103,14 +179,15 @@ export function createMemoryRoutes(ctx: AppContext): ApiRoutes {
     operationId: 'getMemory',
     tags: [TAGS.memories],
     summary: 'Read a memory',
+    description: 'An expired memory is gone (404); an invalidated one is returned, with its `validTo`.',
     request: { params: keyParams, query: agentIdQuery },
-    responses: { 200: jsonReply('The memory.', memoryReplySchema), 404: notFoundResponse('memory for this agent') },
+    responses: { 200: jsonReply('The memory.', memoryReplySchema), 404: notFoundResponse('memory for this agent and user') },
   });
   defineRoute(routes, getMemoryRoute, async (c) => {
     const { key } = keyOf(c);
-    const agentId = queryAgentId(c);
-    const memory = await memoriesOf(c).get(key, agentId);
-    if (!memory) throw memoryNotFound(key, agentId);
+    const scope = queryScope(c);
+    const memory = await memoriesOf(c).get(key, scope);
+    if (!memory) throw memoryNotFound(key, scope);
     return c.json({ memory });
   });
 
@@ -121,12 +198,12 @@ export function createMemoryRoutes(ctx: AppContext): ApiRoutes {
     tags: [TAGS.memories],
     summary: 'Delete a memory',
     request: { params: keyParams, query: agentIdQuery },
-    responses: { 204: { description: 'Deleted.' }, 404: notFoundResponse('memory for this agent') },
+    responses: { 204: { description: 'Deleted.' }, 404: notFoundResponse('memory for this agent and user') },
   });
   defineRoute(routes, deleteMemoryRoute, async (c) => {
     const { key } = keyOf(c);
-    const agentId = queryAgentId(c);
-    if (!(await memoriesOf(c).delete(key, agentId))) throw memoryNotFound(key, agentId);
+    const scope = queryScope(c);
+    if (!(await memoriesOf(c).delete(key, scope))) throw memoryNotFound(key, scope);
     return c.body(null, 204);
   });
 
@@ -135,7 +212,11 @@ export function createMemoryRoutes(ctx: AppContext): ApiRoutes {
     path: '/',
     operationId: 'listMemories',
     tags: [TAGS.memories],
-    summary: 'List memories (tag filters, cursor pagination)',
+    summary: 'List memories (tag and metadata filters, cursor pagination)',
+    description:
+      '`metadata` is a JSON filter on top-level metadata keys, e.g. `{"project":"apollo","priority":{"$gte":2}}` ' +
+      '(operators `$eq $ne $in $nin $gt $gte $lt $lte $exists`, `$and`/`$or`). Invalidated memories are left out unless ' +
+      '`includeInvalid=true`; expired ones always are.',
     request: { query: listMemoriesQuery },
     responses: { 200: jsonReply('One page, newest first.', memoryPageSchema) },
   });
@@ -174,25 +255,37 @@ function keyOf(c: Context): { key: string } {
   return parseWith(keyParams, { key: c.req.param('key') }, 'path');
 }
 
-function queryAgentId(c: Context): string | undefined {
-  return parseQuery(c, agentIdQuery).agentId;
+function queryScope(c: Context): { agentId?: string | undefined; userId?: string | undefined } {
+  return parseQuery(c, agentIdQuery);
 }
 
-/** Body routes take the agent id in either place; two different ones are a client bug, not a choice to make. */
-function oneAgentId(fromBody: string | undefined, fromQuery: string | undefined): string | undefined {
-  if (fromBody !== undefined && fromQuery !== undefined && fromBody !== fromQuery) {
-    throw validationError([{ path: 'agentId', message: 'the body and the query string name different agents' }]);
+/** Body routes take the agent and user ids in either place; two different ones are a client bug, not a choice to make. */
+function oneScope(body: MemoryScope, query: MemoryScope, prefix = ''): { agentId?: string; userId?: string } {
+  const scope: { agentId?: string; userId?: string } = {};
+  for (const field of ['agentId', 'userId'] as const) {
+    const fromBody = body[field] ?? undefined;
+    const fromQuery = query[field] ?? undefined;
+    if (fromBody !== undefined && fromQuery !== undefined && fromBody !== fromQuery) {
+      throw validationError([{ path: `${prefix}${field}`, message: 'the body and the query string name different ones' }]);
+    }
+    const value = fromBody ?? fromQuery;
+    if (value !== undefined) scope[field] = value;
   }
-  return fromBody ?? fromQuery;
+  return scope;
 }
 
-function memoryNotFound(key: string, agentId: string | undefined) {
-  return notFound(`No memory with key ${JSON.stringify(key)}${agentId ? ` for agent ${JSON.stringify(agentId)}` : ''}`);
+function describeScope(scope: MemoryScope): string {
+  return `${scope.agentId ? ` for agent ${JSON.stringify(scope.agentId)}` : ''}${scope.userId ? ` and user ${JSON.stringify(scope.userId)}` : ''}`;
+}
+
+function memoryNotFound(key: string, scope: MemoryScope) {
+  return notFound(`No memory with key ${JSON.stringify(key)}${describeScope(scope)}`);
 }
 
 function replySaved(c: Context, result: SaveMemoryResult) {
   if (!result.created) return c.json(result, 200);
-  const { key, agentId } = result.memory;
-  c.header('Location', `/v1/memories/${encodeURIComponent(key)}?agentId=${encodeURIComponent(agentId)}`);
+  const { key, agentId, userId } = result.memory;
+  const user = userId === null ? '' : `&userId=${encodeURIComponent(userId)}`;
+  c.header('Location', `/v1/memories/${encodeURIComponent(key)}?agentId=${encodeURIComponent(agentId)}${user}`);
   return c.json(result, 201);
 }

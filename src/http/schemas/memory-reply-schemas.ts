@@ -11,6 +11,9 @@ export const memorySchema = z
     tags: z.array(z.string()).meta({ description: 'Trimmed and case-folded.' }),
     metadata: z.record(z.string(), z.unknown()),
     agentId: z.string(),
+    userId: z.string().nullable().meta({ description: "The user it belongs to; null for the agent's shared memories." }),
+    validTo: z.iso.datetime().nullable().meta({ description: 'When it was invalidated (contradicted); null while valid.' }),
+    expiresAt: z.iso.datetime().nullable().meta({ description: 'When it expires; null: never.' }),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
   })
@@ -52,3 +55,29 @@ export const deleteByTagsReplySchema = z
 export const tagCountsReplySchema = z
   .object({ tags: z.array(z.object({ tag: z.string(), count: z.number().int().min(1) })) })
   .meta({ id: 'TagCountsReply' });
+
+export const batchMemoriesReplySchema = z.object({ results: z.array(saveMemoryReplySchema) }).meta({ id: 'BatchMemoriesReply' });
+
+const actorSchema = z
+  .object({
+    type: z.enum(['api', 'tool', 'extraction', 'system']),
+    conversationId: z.string().optional(),
+    turn: z.number().int().optional(),
+  })
+  .meta({ id: 'MemoryActor', description: 'Who made the change: the API, the chat model\'s tool, fact extraction (with the turn it came from), or the server (expiry).' });
+
+export const memoryHistoryReplySchema = z
+  .object({
+    events: z.array(
+      z.object({
+        event: z.enum(['created', 'updated', 'invalidated', 'deleted', 'expired']),
+        content: z.string().nullable().meta({ description: 'The content after the change; null once deleted or expired.' }),
+        previousContent: z.string().nullable(),
+        tags: z.array(z.string()),
+        previousTags: z.array(z.string()).nullable(),
+        actor: actorSchema,
+        at: z.iso.datetime(),
+      }),
+    ),
+  })
+  .meta({ id: 'MemoryHistoryReply' });

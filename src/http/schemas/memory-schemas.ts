@@ -13,6 +13,7 @@ import {
 } from '../../memory/memory-fields.js';
 import { normalizeTag, normalizeTags } from '../../retrieval/tags.js';
 import { fusionWeightsSchema } from './fusion-weights-schema.js';
+import { metadataFilterQuerySchema, metadataFilterSchema } from './metadata-filter-schema.js';
 
 // The field schemas the chat's tools share with these routes live with the memories.
 export { contentSchema, keySchema, notBlank, storableString, tagSchema, tagsSchema } from '../../memory/memory-fields.js';
@@ -29,6 +30,9 @@ export const MEMORY_LIMITS = {
   pageMax: 200,
   cursorMaxChars: 512,
   topKDefault: 10,
+  /** Ten years: longer is "forever", which is no TTL at all. */
+  ttlMaxSeconds: 10 * 365 * 24 * 3600,
+  batchMax: 100,
 } as const;
 
 /** Query parameters that carry tag lists (repeated and/or comma-separated). */
@@ -88,6 +92,25 @@ function findMetadataProblem(value: unknown, path: (string | number)[], depth: n
   return null;
 }
 
+/** A user within the agent: same spelling rules as an agent id. Absent: the agent's shared memories. */
+export const userIdSchema = agentIdSchema;
+
+const ttlSecondsSchema = z.number().int().min(1).max(MEMORY_LIMITS.ttlMaxSeconds).meta({ description: 'Seconds from now until the memory expires.' });
+const expiresAtSchema = z.iso
+  .datetime({ offset: true })
+  .transform((s) => new Date(s))
+  .meta({ type: 'string', format: 'date-time', description: 'When the memory expires (ISO 8601); a time already past is refused.' });
+const futureExpiry = (body: { expiresAt?: Date | null | undefined; ttlSeconds?: number | null | undefined }, ctx: z.RefinementCtx) => {
+  if (body.expiresAt != null && body.ttlSeconds != null) ctx.addIssue({ code: 'custom', path: ['ttlSeconds'], message: 'give ttlSeconds or expiresAt, not both' });
+  if (body.expiresAt != null && body.expiresAt.getTime() <= Date.now()) ctx.addIssue({ code: 'custom', path: ['expiresAt'], message: 'must be in the future' });
+};
+
+/** `true`/`false` from a query string. */
+const queryBoolean = z
+  .enum(['true', 'false'])
+  .transform((v) => v === 'true')
+  .pipe(z.boolean());
+
 const searchQuerySchema = storableString(1, MEMORY_LIMITS.queryMaxChars).refine(notBlank, 'must not be blank');
 
 /** A whole number from a query-string parameter. */
@@ -100,32 +123,62 @@ export const queryInt = (min: number, max: number) =>
 
 const tagFilterFields = {
   agentId: agentIdSchema.optional(),
+  userId: userIdSchema.optional(),
   tagsAny: tagsSchema.optional(),
   tagsAll: tagsSchema.optional(),
   tagsNone: tagsSchema.optional(),
 };
 
+/** Filters of searches and listings beyond tags (JSON bodies). */
+const scopeFilterFields = {
+  includeShared: z.boolean().optional().meta({ description: "With `userId`: the agent's shared memories too (as a chat turn recalls)." }),
+  includeInvalid: z.boolean().optional().meta({ description: 'Invalidated (contradicted) memories too.' }),
+  metadata: metadataFilterSchema.optional(),
+};
+
 // Strict objects throughout: a misspelt field is a 400 instead of a silently ignored filter.
 
-export const saveMemoryBody = z.strictObject({
-  key: keySchema.optional(),
+const memoryFields = {
   content: contentSchema,
   tags: tagsSchema.optional(),
   metadata: metadataSchema.optional(),
   agentId: agentIdSchema.optional(),
+  userId: userIdSchema.optional(),
+  ttlSeconds: ttlSecondsSchema.optional(),
+  expiresAt: expiresAtSchema.optional(),
+};
+
+export const saveMemoryBody = z.strictObject({ key: keySchema.optional(), ...memoryFields }).superRefine(futureExpiry);
+
+export const putMemoryBody = z.strictObject(memoryFields).superRefine(futureExpiry);
+
+export const batchMemoriesBody = z.strictObject({
+  memories: z.array(z.strictObject({ key: keySchema.optional(), ...memoryFields }).superRefine(futureExpiry)).min(1).max(MEMORY_LIMITS.batchMax),
 });
 
-export const putMemoryBody = z.strictObject({
-  content: contentSchema,
-  tags: tagsSchema.optional(),
-  metadata: metadataSchema.optional(),
-  agentId: agentIdSchema.optional(),
-});
+/** Only the fields given change; `tags` replaces, `addTags`/`removeTags` edit. */
+export const patchMemoryBody = z
+  .strictObject({
+    content: contentSchema.optional(),
+    tags: tagsSchema.optional(),
+    addTags: tagsSchema.optional(),
+    removeTags: tagsSchema.optional(),
+    metadata: metadataSchema.optional(),
+    ttlSeconds: ttlSecondsSchema.nullable().optional().meta({ description: 'Seconds from now until it expires; null: never.' }),
+    expiresAt: expiresAtSchema.nullable().optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (Object.values(body).every((v) => v === undefined)) ctx.addIssue({ code: 'custom', path: [], message: 'name at least one field to change' });
+    if (body.tags !== undefined && (body.addTags !== undefined || body.removeTags !== undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['tags'], message: 'give tags (a replacement) or addTags/removeTags, not both' });
+    }
+    futureExpiry(body, ctx);
+  });
 
 export const keyParams = z.strictObject({ key: keySchema });
 
-/** `?agentId=` alone: routes addressing one memory, and body routes (which also take it in the body). */
-export const agentIdQuery = z.strictObject({ agentId: agentIdSchema.optional() });
+/** `?agentId=&userId=`: routes addressing one memory, and body routes (which also take them in the body). */
+export const agentIdQuery = z.strictObject({ agentId: agentIdSchema.optional(), userId: userIdSchema.optional() });
 
 export function searchMemoriesBody(maxTopK: number) {
   return z
@@ -137,6 +190,7 @@ export function searchMemoriesBody(maxTopK: number) {
       minScore: z.number().min(-1).max(1).optional(),
       weights: fusionWeightsSchema.optional(),
       ...tagFilterFields,
+      ...scopeFilterFields,
     })
     // Refused rather than ignored: a client sending it expects a filter that text mode cannot apply.
     .superRefine((body, ctx) => {
@@ -148,11 +202,14 @@ export function searchMemoriesBody(maxTopK: number) {
 
 export const listMemoriesQuery = z.strictObject({
   ...tagFilterFields,
+  includeShared: queryBoolean.optional(),
+  includeInvalid: queryBoolean.optional(),
+  metadata: metadataFilterQuerySchema.optional(),
   limit: queryInt(1, MEMORY_LIMITS.pageMax).default(MEMORY_LIMITS.pageDefault),
   cursor: z.string().max(MEMORY_LIMITS.cursorMaxChars).optional(),
 });
 
-export const tagCountsQuery = z.strictObject(tagFilterFields);
+export const tagCountsQuery = z.strictObject({ ...tagFilterFields, includeShared: queryBoolean.optional() });
 
 /** Body or query of a bulk delete; a filter of excluded tags alone would delete almost everything. */
 export const deleteByTagsInput = z.strictObject(tagFilterFields).refine(

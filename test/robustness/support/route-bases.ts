@@ -48,7 +48,10 @@ export function knownBases(seeds: FuzzSeeds): Record<string, BaseRequest> {
     'GET /v1/memories/:key': { params: { key: seeds.memoryKey }, query: [['agentId', 'default']] },
     // Destructive routes aim at nothing, so that a request the route accepts deletes nothing the suite relies on.
     'DELETE /v1/memories/:key': { params: { key: 'absent-key' }, query: [] },
-    'GET /v1/memories': { params: {}, query: [['tagsAny', 'alice'], ['limit', '5']] },
+    'PATCH /v1/memories/:key': { params: { key: seeds.memoryKey }, query: [], body: { addTags: ['fuzz'], removeTags: ['old'], ttlSeconds: 3600 } },
+    'POST /v1/memories/batch': { params: {}, query: [['userId', 'fuzzer']], body: { memories: [{ key: 'fuzz-batch', content: 'fuzzed batch content', tags: ['fuzz'] }] } },
+    'GET /v1/memories/:key/history': { params: { key: seeds.memoryKey }, query: [['agentId', 'default']] },
+    'GET /v1/memories': { params: {}, query: [['tagsAny', 'alice'], ['limit', '5'], ['metadata', '{"n":{"$gte":1}}']] },
     'DELETE /v1/memories': { params: {}, query: [['tagsAny', 'no-such-tag']] },
     'GET /v1/tags': { params: {}, query: [['agentId', 'default']] },
     'POST /v1/chat': { params: {}, query: [], body: { message: 'What does Alice drink?', topK: 2, tagsAny: ['alice'] } },
