@@ -18,6 +18,10 @@ import { createAfterTurnHooks } from './conversations/after-turn-hooks.js';
 import { createCheckpointHook } from './conversations/checkpoint-hook.js';
 import type { ConversationStore } from './conversations/conversation-types.js';
 import { createPgConversationStore } from './conversations/pg-conversation-store.js';
+import { type TurnIndex, createTurnIndex } from './conversations/turn-index.js';
+import { createTurnIndexHook } from './conversations/turn-index-hook.js';
+import { type TurnSearch, createTenantTurnSearch } from './conversations/turn-search.js';
+import { reindexStaleTurns } from './conversations/turn-text-index.js';
 import { indexUnindexedMemories } from './memory/memory-text-index.js';
 import { startExpirySweeper } from './memory/memory-expiry-sweeper.js';
 import { regroupLegacyPassages } from './documents/passage-regrouping.js';
@@ -51,6 +55,10 @@ export interface AppContext {
   knowledge?: TenantScoped<KnowledgeRetriever> | undefined;
   /** Stored chat conversations, their checkpoints and summaries. */
   conversations: TenantScoped<ConversationStore>;
+  /** Past turns of conversations (episodic recall): search (`/v1/turns/search`, the chat's recall)... */
+  turns: TenantScoped<TurnSearch>;
+  /** ...and indexing (the chat's turn-index hook, conversation imports). */
+  turnIndexes: TenantScoped<TurnIndex>;
   /** The chat (`/v1/chat`) and the views of its stored conversations, over the stores above. */
   chat: TenantScoped<ChatService>;
   /** Work done after a reply (the chat's after-turn hooks); drained before the database closes. */
@@ -106,6 +114,8 @@ export async function createAppContext(config: Config, options: AppContextOption
     await ensureVectorSpace(database.db, embedder);
     // Memories saved before their BM25 index existed are indexed before the first search.
     await indexUnindexedMemories(database.db);
+    // Turns are written with their postings; only an analyzer change leaves them to re-index.
+    await reindexStaleTurns(database.db);
     // Likewise the chunks of documents indexed before BM25 passages: grouped once, nothing re-embedded.
     await regroupLegacyPassages(database.db, { countTokens: embedder.countTokens?.bind(embedder) });
     // Asked once now, so the server knows at start whether keys are required (main binds by it).
@@ -131,9 +141,12 @@ export async function createAppContext(config: Config, options: AppContextOption
   const configured = options.llm === undefined ? llmProviderFromConfig(config) : (options.llm ?? undefined);
   const llm = configured && instrumentLlmProvider(configured);
   const knowledge = options.knowledge ?? search;
-  const conversations = tenantScoped((tenantId) => createPgConversationStore({ db: database.db, tenantId }));
+  const turnIndexes = tenantScoped((tenantId) => createTurnIndex({ db: database.db, embedder, tenantId }));
+  const turns = createTenantTurnSearch({ db: database.db, embedder, weights });
+  // An import indexes its turns in its own transaction, so they are recalled as soon as it answers.
+  const conversations = tenantScoped((tenantId) => createPgConversationStore({ db: database.db, tenantId, turnIndex: turnIndexes.forTenant(tenantId) }));
   const backgroundTasks = createBackgroundTasks((key, err) => logger.warn({ err, task: key }, 'background task failed'));
-  const chat = createTenantChat({ config, logger, memories, knowledge, llm, conversations, backgroundTasks });
+  const chat = createTenantChat({ config, logger, memories, knowledge, llm, conversations, turns, turnIndexes, backgroundTasks });
   const sweeper = startExpirySweeper(database.db, config.MEMORY_SWEEP_INTERVAL_MS, (err) => logger.warn({ err }, 'expired memories sweep failed'));
 
   let closing: Promise<void> | undefined;
@@ -154,11 +167,29 @@ export async function createAppContext(config: Config, options: AppContextOption
       }
     })());
 
-  return { config, logger, database, embedder, auth, memories, documents, search, llm, knowledge, conversations, chat, backgroundTasks, crossEncoder, close };
+  return {
+    config,
+    logger,
+    database,
+    embedder,
+    auth,
+    memories,
+    documents,
+    search,
+    llm,
+    knowledge,
+    conversations,
+    turns,
+    turnIndexes,
+    chat,
+    backgroundTasks,
+    crossEncoder,
+    close,
+  };
 }
 
 /** The parts of a context the chat is built from. */
-export type ChatParts = Pick<AppContext, 'config' | 'logger' | 'memories' | 'knowledge' | 'llm' | 'conversations' | 'backgroundTasks'>;
+export type ChatParts = Pick<AppContext, 'config' | 'logger' | 'memories' | 'knowledge' | 'llm' | 'conversations' | 'turns' | 'turnIndexes' | 'backgroundTasks'>;
 
 /**
  * Every tenant's chat over `parts`, with its after-turn hooks; createAppContext builds it once.
@@ -170,7 +201,10 @@ export function createTenantChat(parts: ChatParts): TenantScoped<ChatService> {
   const onSummaryFallback = (err: unknown) => logger.warn({ err }, 'summarizer failed: rule-based checkpoint or summary used');
   // Each stored turn's work after the reply, each hook a background task of its own: another hook is one line here.
   const afterTurn = createAfterTurnHooks(
-    [createCheckpointHook({ maxRequestTokens: compactionLimit(compaction), summaryTimeoutMs: config.COMPACTION_SUMMARY_TIMEOUT_MS, onFallback: onSummaryFallback })],
+    [
+      createCheckpointHook({ maxRequestTokens: compactionLimit(compaction), summaryTimeoutMs: config.COMPACTION_SUMMARY_TIMEOUT_MS, onFallback: onSummaryFallback }),
+      createTurnIndexHook(parts.turnIndexes),
+    ],
     parts.backgroundTasks,
   );
   // A service per tenant over that tenant's stores: recall, tools and the stored conversation all
@@ -183,6 +217,7 @@ export function createTenantChat(parts: ChatParts): TenantScoped<ChatService> {
       llm,
       prices: config.LLM_PRICES,
       conversations: parts.conversations.forTenant(tenantId),
+      turns: parts.turns.forTenant(tenantId),
       afterTurn,
       compaction,
       summaryTimeoutMs: config.COMPACTION_SUMMARY_TIMEOUT_MS,

@@ -19,6 +19,7 @@ import { createSearchRoutes } from './routes/search.js';
 import { createMemoryRoutes } from './routes/memories.js';
 import { createOperationsRoutes } from './routes/operations.js';
 import { createTagRoutes } from './routes/tags.js';
+import { createTurnRoutes } from './routes/turns.js';
 
 /**
  * The HTTP API over an application context. Every reply, errors included, is JSON. Its OpenAPI
@@ -72,6 +73,7 @@ export function createApp(ctx: AppContext): ApiApp {
   app.route('/v1/tags', createTagRoutes(ctx));
   app.route('/v1/chat', createChatRoutes(ctx));
   app.route('/v1/conversations', createConversationRoutes(ctx));
+  app.route('/v1/turns', createTurnRoutes(ctx));
   app.route('/v1/documents', createDocumentRoutes(ctx));
   app.route('/v1/search', createSearchRoutes(ctx));
 

@@ -85,6 +85,38 @@ export function conversationStoreContract(driver: DatabaseDriver) {
       expect((await store.load(id, 'alice'))!.messages).toHaveLength(1);
     });
 
+    it('keeps a conversation to the user of its first turn, and lists by user', async () => {
+      const id = randomUUID();
+      const first = await store.appendTurn({ id, agentId: 'uma', userId: 'u-1', messages: [{ message: { role: 'user', content: 'hi' } }] });
+      expect(first.conversation.userId).toBe('u-1');
+      expect(await store.ownedByOther(id, 'uma')).toBe(false);
+      expect(await store.ownedByOther(id, 'uma', 'u-1')).toBe(false);
+      expect(await store.ownedByOther(id, 'uma', 'u-2')).toBe(true);
+      expect(await store.ownedByOther(id, 'uma', null)).toBe(true);
+      for (const userId of ['u-2', null, undefined]) {
+        await expect(store.appendTurn({ id, agentId: 'uma', userId, messages: [{ message: { role: 'user', content: 'mine now' } }] })).rejects.toBeInstanceOf(
+          ConversationNotFoundError,
+        );
+      }
+      const anonymous = randomUUID();
+      expect((await store.appendTurn({ id: anonymous, agentId: 'uma', messages: [{ message: { role: 'user', content: 'anyone' } }] })).conversation.userId).toBeNull();
+      await expect(store.appendTurn({ id: anonymous, agentId: 'uma', userId: 'u-1', messages: [{ message: { role: 'user', content: 'x' } }] })).rejects.toBeInstanceOf(
+        ConversationNotFoundError,
+      );
+      expect((await store.load(id, 'uma'))!.messages).toHaveLength(1);
+      expect((await store.list({ agentId: 'uma', userId: 'u-1' })).items.map((c) => c.id)).toEqual([id]);
+      expect((await store.list({ agentId: 'uma', userId: '' })).items.map((c) => c.id)).toEqual([anonymous]);
+      expect((await store.list({ agentId: 'uma' })).items).toHaveLength(2);
+
+      const exported = (await store.export(id, 'uma'))!;
+      expect(exported.conversation.userId).toBe('u-1');
+      expect((await store.import(exported, 'uma')).userId).toBe('u-1');
+      expect((await store.import(exported, 'uma', 'u-3')).userId).toBe('u-3');
+      expect((await store.import(exported, 'uma', null)).userId).toBeNull();
+      const { userId: _dropped, ...older } = exported.conversation;
+      expect((await store.import({ ...exported, conversation: older }, 'uma')).userId).toBeNull();
+    });
+
     it('numbers concurrent turns of one conversation without gaps or collisions', async () => {
       const id = randomUUID();
       const turns = await Promise.all(

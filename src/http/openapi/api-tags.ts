@@ -5,6 +5,7 @@ export const TAGS = {
   search: 'Search',
   chat: 'Chat',
   conversations: 'Conversations',
+  turns: 'Turns',
   operations: 'Operations',
   documentation: 'Documentation',
 } as const;
@@ -17,6 +18,7 @@ export const TAG_DESCRIPTIONS: Record<ApiTag, string> = {
   [TAGS.search]: 'Retrieval over document chunks, with citation fields.',
   [TAGS.chat]: 'Grounded answers from memories and documents.',
   [TAGS.conversations]: 'Stored chat conversations of an agent: read, export, import, delete.',
+  [TAGS.turns]: "Past turns of an agent's conversations, searched by meaning and by words (episodic recall).",
   [TAGS.operations]: 'Probes and metrics, outside `/v1`: no API key, no rate limit.',
   [TAGS.documentation]: 'This document and its interactive page.',
 };

@@ -39,7 +39,7 @@ export function createChatRoutes(ctx: AppContext): ApiRoutes {
         description: 'The answer: one JSON reply, or a stream of events (`ChatStreamEvent`, one per SSE frame).',
         content: { 'application/json': { schema: chatReplySchema }, 'text/event-stream': { schema: chatStreamEventSchema } },
       },
-      404: notFoundResponse('conversation for this agent: `conversationId` belongs to another agent'),
+      404: notFoundResponse('conversation for this agent and user: `conversationId` belongs to another agent, or another user'),
       422: errorResponse({
         codes: ['context_overflow', 'content_filtered'],
         description: "The message and its sources exceed the model's window, or the provider's content filter refused.",
@@ -57,7 +57,7 @@ export function createChatRoutes(ctx: AppContext): ApiRoutes {
     const request = { ...rest, agentId: agentId ?? DEFAULT_AGENT_ID };
     const service = ctx.chat.forTenant(tenantOf(c));
     // Checked before any streaming starts, so another agent's (or tenant's) conversation id is a plain 404.
-    await service.assertCanContinue(request.conversationId, request.agentId);
+    await service.assertCanContinue(request.conversationId, request.agentId, request.userId);
 
     if (!streaming) {
       // The request's signal fires when the client disconnects, which cancels the LLM call and tools.

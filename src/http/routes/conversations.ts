@@ -13,6 +13,7 @@ import {
   conversationAgentQuery,
   conversationIdParams,
   importConversationBody,
+  importConversationQuery,
   listConversationsQuery,
 } from '../schemas/conversation-schemas.js';
 import { tenantOf } from '../tenant-context.js';
@@ -33,8 +34,8 @@ export function createConversationRoutes(ctx: AppContext): ApiRoutes {
     responses: { 200: jsonReply('One page.', conversationPageSchema) },
   });
   defineRoute(routes, listConversationsRoute, async (c) => {
-    const { agentId, limit, cursor } = parseQuery(c, listConversationsQuery);
-    return c.json(await conversationsOf(c).list({ agentId: agentId ?? DEFAULT_AGENT_ID, limit, cursor }));
+    const { agentId, userId, limit, cursor } = parseQuery(c, listConversationsQuery);
+    return c.json(await conversationsOf(c).list({ agentId: agentId ?? DEFAULT_AGENT_ID, userId, limit, cursor }));
   });
 
   // Before `/:id`, which would otherwise take "import" for an id (and fail it as one).
@@ -47,9 +48,10 @@ export function createConversationRoutes(ctx: AppContext): ApiRoutes {
     description:
       'The body is what `GET /v1/conversations/{id}/export` wrote. The history must be one a turn can continue: messages ' +
       'numbered 1, 2, 3…, turns that start with the user, every tool call answered before the next message, and ' +
-      "checkpoints and summary that cover turns the conversation has. `?agentId=` imports for another agent than the export's. " +
+      "checkpoints and summary that cover turns the conversation has. `?agentId=` and `?userId=` import for another agent or " +
+      "user than the export's. The turns are indexed for recall (`POST /v1/turns/search`, the chat) before the reply. " +
       'The upload size limit applies, not the body limit.',
-    request: { query: conversationAgentQuery, body: jsonBody(importConversationBody) },
+    request: { query: importConversationQuery, body: jsonBody(importConversationBody) },
     responses: {
       201: jsonReply(
         'The imported conversation.',
@@ -59,9 +61,9 @@ export function createConversationRoutes(ctx: AppContext): ApiRoutes {
     },
   });
   defineRoute(routes, importConversationRoute, async (c) => {
-    const { agentId } = parseQuery(c, conversationAgentQuery);
+    const { agentId, userId } = parseQuery(c, importConversationQuery);
     const data = await parseBody(c, importConversationBody);
-    const conversation = await conversationsOf(c).import(data, agentId ?? data.conversation.agentId);
+    const conversation = await conversationsOf(c).import(data, agentId ?? data.conversation.agentId, userId);
     c.header('Location', `/v1/conversations/${conversation.id}?agentId=${encodeURIComponent(conversation.agentId)}`);
     return c.json({ conversation, importedFrom: data.conversation.id }, 201);
   });

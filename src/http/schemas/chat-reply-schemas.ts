@@ -13,12 +13,18 @@ const documentPlace = {
   end: z.number().int().min(0),
 };
 
+const turnPlace = {
+  conversationId: z.uuid().meta({ description: 'Another conversation of the same agent and user.' }),
+  turn: z.number().int().min(1).meta({ description: "The turn's number in that conversation." }),
+};
+
 export const citationSchema = z
   .discriminatedUnion('kind', [
     z.object({ id: sourceNumber, kind: z.literal('memory'), key: z.string(), agentId: z.string(), snippet: z.string() }),
     z.object({ id: sourceNumber, kind: z.literal('document'), ...documentPlace, snippet: z.string() }),
+    z.object({ id: sourceNumber, kind: z.literal('turn'), ...turnPlace, snippet: z.string() }),
   ])
-  .meta({ id: 'Citation', description: 'What one `[n]` of the answer cites: a memory, or a chunk of a document.' });
+  .meta({ id: 'Citation', description: 'What one `[n]` of the answer cites: a memory, a chunk of a document, or a past turn.' });
 
 /** A source as the model saw it, full text included; `retrieval` and `tool_end` events carry them. */
 export const chatSourceSchema = z
@@ -33,6 +39,15 @@ export const chatSourceSchema = z
       score: z.number(),
     }),
     z.object({ id: sourceNumber, kind: z.literal('document'), ...documentPlace, text: z.string(), score: z.number() }),
+    z.object({
+      id: sourceNumber,
+      kind: z.literal('turn'),
+      ...turnPlace,
+      question: z.string(),
+      answer: z.string(),
+      at: z.iso.datetime().meta({ description: 'When the question was asked.' }),
+      score: z.number(),
+    }),
   ])
   .meta({ id: 'ChatSource' });
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DOCUMENT_LIMITS } from './document-schemas.js';
-import { agentIdSchema, tagsSchema } from './memory-schemas.js';
+import { agentIdSchema, tagsSchema, userIdSchema } from './memory-schemas.js';
 
 export const CHAT_LIMITS = {
   messageMaxChars: 32_000,
@@ -23,6 +23,14 @@ export function chatBody(maxTopK: number) {
     message: messageSchema,
     conversationId: z.uuid().optional(),
     agentId: agentIdSchema.optional(),
+    userId: userIdSchema
+      .optional()
+      .meta({
+        description:
+          "The user the turn is with: memories are recalled from theirs and the agent's shared ones, the memory tools write theirs, " +
+          'past turns come from their other conversations. A conversation keeps the user of its first turn: continuing it with ' +
+          'another (or none) is a 404. Absent: no user, and only shared memories are recalled.',
+      }),
     tagsAny: tagsSchema.optional(),
     tagsAll: tagsSchema.optional(),
     tagsNone: tagsSchema.optional(),

@@ -9,6 +9,7 @@ export const conversationSchema = z
   .object({
     id: z.uuid(),
     agentId: z.string(),
+    userId: z.string().nullable().meta({ description: 'The user the conversation is with, fixed by its first turn; null when none was named.' }),
     title: z.string(),
     turnCount: z.number().int().min(0),
     messageCount: z.number().int().min(0),

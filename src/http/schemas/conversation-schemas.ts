@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CHECKPOINT_QUESTION_MAX_CHARS } from '../../compaction/turn-checkpoint.js';
 import type { ConversationExport } from '../../conversations/conversation-types.js';
-import { agentIdSchema, metadataSchema, queryInt, storableString } from './memory-schemas.js';
+import { agentIdSchema, metadataSchema, queryInt, storableString, userIdSchema } from './memory-schemas.js';
 
 /** Every input limit of the conversation routes, in one place. */
 export const CONVERSATION_LIMITS = {
@@ -19,8 +19,15 @@ export const conversationIdParams = z.strictObject({ id: z.uuid() });
 
 export const conversationAgentQuery = z.strictObject({ agentId: agentIdSchema.optional() });
 
+/** `?agentId=&userId=` of an import: both default to the export's. */
+export const importConversationQuery = z.strictObject({
+  agentId: agentIdSchema.optional(),
+  userId: userIdSchema.optional().meta({ description: "The user the imported conversation is with; default the export's (none if it names none)." }),
+});
+
 export const listConversationsQuery = z.strictObject({
   agentId: agentIdSchema.optional(),
+  userId: userIdSchema.optional().meta({ description: "Only the conversations with this user; default every user's." }),
   limit: queryInt(1, CONVERSATION_LIMITS.pageMax).default(CONVERSATION_LIMITS.pageDefault),
   cursor: z.string().max(CONVERSATION_LIMITS.cursorMaxChars).optional(),
 });
@@ -96,6 +103,8 @@ export const importConversationBody = z
     conversation: z.strictObject({
       id: z.uuid(),
       agentId: agentIdSchema,
+      // Absent from exports made before conversations had users.
+      userId: userIdSchema.nullable().optional(),
       title: text(1_000),
       createdAt: timestamp,
       updatedAt: timestamp,

@@ -1,0 +1,263 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChatMessage } from '../../src/agent/messages.js';
+import type { ConversationExport, ConversationStore } from '../../src/conversations/conversation-types.js';
+import { createPgConversationStore } from '../../src/conversations/pg-conversation-store.js';
+import { type TurnIndex, createTurnIndex } from '../../src/conversations/turn-index.js';
+import { turnBm25Text } from '../../src/conversations/turn-record.js';
+import { type TurnSearch, createTurnSearch } from '../../src/conversations/turn-search.js';
+import { reindexStaleTurns } from '../../src/conversations/turn-text-index.js';
+import type { Database } from '../../src/db/database.js';
+import { queryRows } from '../../src/db/query-rows.js';
+import { ensureVectorSpace } from '../../src/db/vector-space.js';
+import { defaultAnalyzer } from '../../src/retrieval/bm25/analyzer.js';
+import { dateInWords } from '../../src/text/date-in-words.js';
+import { createHashEmbedder } from '../../testkit/hash-embedder.js';
+import type { DatabaseDriver } from '../support/database-drivers.js';
+
+const embedder = createHashEmbedder(64);
+
+/** A turn's messages as a chat stores them: the question, maybe a tool call and its result, the answer. */
+function exchange(question: string, answer: string, tool?: string): { message: ChatMessage }[] {
+  const messages: ChatMessage[] = [{ role: 'user', content: question }];
+  if (tool) {
+    messages.push({ role: 'assistant', content: 'Let me look.', toolCalls: [{ id: 't1', name: 'search_memories', arguments: '{}' }] });
+    messages.push({ role: 'tool', toolCallId: 't1', content: tool });
+  }
+  messages.push({ role: 'assistant', content: answer, toolCalls: [] });
+  return messages.map((message) => ({ message }));
+}
+
+/** An export of question/answer pairs, each asked at its own time. */
+function exported(agentId: string, turns: { question: string; answer: string; at: string }[], userId?: string): ConversationExport {
+  return {
+    format: 'memrag.conversation',
+    version: 1,
+    conversation: { id: randomUUID(), agentId, ...(userId ? { userId } : {}), title: turns[0]!.question, createdAt: turns[0]!.at, updatedAt: turns.at(-1)!.at },
+    messages: turns.flatMap((t, i) => [
+      { seq: 2 * i + 1, turn: i + 1, role: 'user' as const, content: t.question, createdAt: t.at },
+      { seq: 2 * i + 2, turn: i + 1, role: 'assistant' as const, content: t.answer, toolCalls: [], createdAt: t.at },
+    ]),
+    checkpoints: [],
+    summary: null,
+  };
+}
+
+/** The turns corpus (episodic recall): indexing, neighbours, search, deletion, isolation. Run by describeOnDrivers. */
+export function turnCorpusContract(driver: DatabaseDriver) {
+  describe('turns corpus', () => {
+    let database: Database | undefined;
+    const db = () => database!.db;
+    const tenant = (tenantId: string) => {
+      const index = createTurnIndex({ db: db(), embedder, tenantId });
+      return {
+        index,
+        store: createPgConversationStore({ db: db(), tenantId, turnIndex: index }) as ConversationStore,
+        search: createTurnSearch({ db: db(), embedder, tenantId }) as TurnSearch,
+      };
+    };
+    let acme: { index: TurnIndex; store: ConversationStore; search: TurnSearch };
+
+    beforeAll(async () => {
+      database = await driver.open();
+      await ensureVectorSpace(database.db, embedder);
+      acme = tenant('acme');
+    });
+    afterAll(async () => {
+      await database?.close();
+    });
+
+    /**
+     * The BM25 index kept incrementally must equal one rebuilt from the rows (embedded text and
+     * `after`): postings, document frequencies, lengths and totals, per tenant.
+     */
+    async function expectIndexExact(tenantId: string) {
+      const rows = await queryRows<{ id: string; embedded_text: string; after: string; bm25_length: number | null }>(
+        db(),
+        sql`SELECT id::text AS id, embedded_text, after, bm25_length FROM turns WHERE tenant_id = ${tenantId}`,
+      );
+      const expected: string[] = [];
+      const df = new Map<string, number>();
+      let totalLength = 0;
+      for (const row of rows) {
+        let length = 0;
+        for (const [term, tf] of defaultAnalyzer.termFrequencies(turnBm25Text(row.embedded_text, row.after))) {
+          expected.push(`${row.id} ${term} ${tf}`);
+          df.set(term, (df.get(term) ?? 0) + 1);
+          length += tf;
+        }
+        expect(row.bm25_length).toBe(length);
+        totalLength += length;
+      }
+      const postings = await queryRows<{ p: string }>(db(), sql`SELECT turn_id::text || ' ' || term || ' ' || tf AS p FROM turn_postings WHERE tenant_id = ${tenantId}`);
+      expect(postings.map((r) => r.p).sort()).toEqual(expected.sort());
+      const terms = await queryRows<{ term: string; df: number }>(db(), sql`SELECT term, df FROM turn_term_stats WHERE tenant_id = ${tenantId}`);
+      expect(new Map(terms.map((r) => [r.term, Number(r.df)]))).toEqual(df);
+      const [corpus] = await queryRows<{ total: string; total_length: string }>(db(), sql`SELECT total, total_length FROM turn_corpus_stats WHERE tenant_id = ${tenantId}`);
+      expect({ total: Number(corpus?.total ?? 0), totalLength: Number(corpus?.total_length ?? 0) }).toEqual({ total: rows.length, totalLength });
+    }
+
+    const rowsOf = (conversationId: string) =>
+      queryRows<{ turn: number; question: string; answer: string; before: string; after: string; embedded_text: string; embedding: string; at: Date; user_id: string }>(
+        db(),
+        sql`SELECT turn, question, answer, before, after, embedded_text, embedding::text AS embedding, at, user_id FROM turns WHERE conversation_id = ${conversationId} ORDER BY turn`,
+      );
+
+    it('indexes each turn with its date in words and the message before it; the next question becomes its after, in BM25 only', async () => {
+      const id = randomUUID();
+      await acme.store.appendTurn({ id, agentId: 'ana', userId: 'u-ana', messages: exchange('I adopted a beagle puppy yesterday.', 'Congratulations! What did you name the beagle?') });
+      expect(await acme.index.indexConversation(id, { turns: [1] })).toBe(1);
+      const [first] = await rowsOf(id);
+      expect(first).toMatchObject({ turn: 1, before: '', after: '', user_id: 'u-ana', question: 'I adopted a beagle puppy yesterday.' });
+      expect(first!.embedded_text.split('\n')[0]).toBe(dateInWords(new Date(first!.at)));
+      await expectIndexExact('acme');
+
+      await acme.store.appendTurn({ id, agentId: 'ana', userId: 'u-ana', messages: exchange('Biscuit', 'Biscuit is a lovely name.', 'no memories found') });
+      expect(await acme.index.indexConversation(id, { turns: [2] })).toBe(1);
+      const [one, two] = await rowsOf(id);
+      // The answer is the final text: neither the tool's result nor the text announcing the call.
+      expect(two).toMatchObject({ question: 'Biscuit', answer: 'Biscuit is a lovely name.', before: 'Congratulations! What did you name the beagle?', after: '' });
+      expect(two!.embedded_text).toContain('Before: Congratulations! What did you name the beagle?');
+      expect(one!.after).toBe('Biscuit');
+      // Turn 1's vector and embedded text stay: only its postings took the new words.
+      expect(one!.embedding).toBe(first!.embedding);
+      expect(one!.embedded_text).toBe(first!.embedded_text);
+      await expectIndexExact('acme');
+
+      // Found by the neighbours' words: the name only turn 2 says, the breed only turn 1 says.
+      const byName = await acme.search.search('Biscuit', { agentId: 'ana', mode: 'text' });
+      expect(byName.map((h) => h.turn).sort()).toEqual([1, 2]);
+      const byBreed = await acme.search.search('what is the name of my beagle', { agentId: 'ana', mode: 'text' });
+      expect(byBreed.map((h) => h.turn).sort()).toEqual([1, 2]);
+      expect(byBreed.find((h) => h.turn === 2)).toMatchObject({ conversationId: id, answer: 'Biscuit is a lovely name.', agentId: 'ana', userId: 'u-ana' });
+
+      // Idempotent per (conversation, turn), and the backfill list reads what is indexed.
+      expect(await acme.index.indexConversation(id)).toBe(0);
+      expect((await acme.store.load(id, 'ana'))!.indexedTurns).toEqual([1, 2]);
+      await expectIndexExact('acme');
+    });
+
+    it('indexes turns out of order to the same rows', async () => {
+      const id = randomUUID();
+      for (const n of [1, 2, 3]) await acme.store.appendTurn({ id, agentId: 'olga', messages: exchange(`question ${n} about kayaks`, `answer ${n}`) });
+      expect(await acme.index.indexConversation(id, { turns: [3] })).toBe(1);
+      expect(await acme.index.indexConversation(id, { turns: [1] })).toBe(1);
+      expect(await acme.index.indexConversation(id, { turns: [2] })).toBe(1);
+      expect((await rowsOf(id)).map((r) => [r.turn, r.before, r.after])).toEqual([
+        [1, '', 'question 2 about kayaks'],
+        [2, 'answer 1', 'question 3 about kayaks'],
+        [3, 'answer 2', ''],
+      ]);
+      await expectIndexExact('acme');
+    });
+
+    it('finds the turns of a month by its name', async () => {
+      const conversation = exported('dora', [
+        { question: 'Book the dentist for Thursday.', answer: 'Booked the dentist.', at: '2026-05-12T09:00:00.000Z' },
+        { question: 'Remind me to water the ferns.', answer: 'I will remind you about the ferns.', at: '2026-05-20T18:30:00.000Z' },
+      ]);
+      const later = exported('dora', [
+        { question: 'Cancel the gym subscription.', answer: 'Cancelled the gym.', at: '2026-06-03T08:00:00.000Z' },
+        { question: 'Which films are on tonight?', answer: 'Three films are on.', at: '2026-07-16T20:00:00.000Z' },
+      ]);
+      const may = await acme.store.import(conversation, 'dora');
+      await acme.store.import(later, 'dora');
+      const hits = await acme.search.search('what did I say in May', { agentId: 'dora', mode: 'text', topK: 10 });
+      expect(hits.map((h) => [h.conversationId, h.turn])).toEqual(
+        expect.arrayContaining([
+          [may.id, 1],
+          [may.id, 2],
+        ]),
+      );
+      expect(hits.every((h) => h.at.getUTCMonth() === 4)).toBe(true);
+      expect(hits[0]!.at.toISOString()).toMatch(/^2026-05-/);
+      // Tuesday 12 May 2026: the weekday is a word too.
+      expect((await acme.search.search('tuesday', { agentId: 'dora', mode: 'text' })).map((h) => h.question)).toEqual(['Book the dentist for Thursday.']);
+      await expectIndexExact('acme');
+    });
+
+    it('indexes an imported conversation at import, searchable at once in every mode', async () => {
+      const imported = await acme.store.import(
+        exported('imma', [
+          { question: 'My locker code is 4512.', answer: 'Noted: locker 4512.', at: '2025-03-01T10:00:00.000Z' },
+          { question: 'And the bike lock?', answer: 'The bike lock is 9931.', at: '2025-03-01T10:01:00.000Z' },
+        ]),
+        'imma',
+      );
+      const rows = await rowsOf(imported.id);
+      expect(rows.map((r) => [r.turn, r.before, r.after])).toEqual([
+        [1, '', 'And the bike lock?'],
+        [2, 'Noted: locker 4512.', ''],
+      ]);
+      for (const mode of ['hybrid', 'vector', 'text'] as const) {
+        const [hit] = await acme.search.search('locker code 4512', { agentId: 'imma', mode, topK: 1 });
+        expect(hit, mode).toMatchObject({ conversationId: imported.id, turn: 1, question: 'My locker code is 4512.', userId: null });
+        expect(hit!.ranks[mode === 'text' ? 'vector' : 'text'] === null || mode === 'hybrid').toBe(true);
+      }
+      expect((await acme.store.load(imported.id, 'imma'))!.indexedTurns).toEqual([1, 2]);
+      await expectIndexExact('acme');
+    });
+
+    it('takes a deleted conversation’s turns out of the postings and totals', async () => {
+      const before = await queryRows(db(), sql`SELECT total, total_length FROM turn_corpus_stats WHERE tenant_id = 'acme'`);
+      const terms = await queryRows(db(), sql`SELECT term, df FROM turn_term_stats WHERE tenant_id = 'acme' ORDER BY term`);
+      const imported = await acme.store.import(
+        exported('del', [
+          { question: 'The zeppelin hangar is in Friedrichshafen.', answer: 'Zeppelins, noted.', at: '2025-01-01T00:00:00.000Z' },
+          { question: 'And the museum?', answer: 'The zeppelin museum too.', at: '2025-01-01T00:01:00.000Z' },
+        ]),
+        'del',
+      );
+      expect(await acme.search.search('zeppelin', { agentId: 'del', mode: 'text' })).toHaveLength(2);
+      expect(await acme.store.delete(imported.id, 'del')).toBe(true);
+      expect(await queryRows(db(), sql`SELECT total, total_length FROM turn_corpus_stats WHERE tenant_id = 'acme'`)).toEqual(before);
+      expect(await queryRows(db(), sql`SELECT term, df FROM turn_term_stats WHERE tenant_id = 'acme' ORDER BY term`)).toEqual(terms);
+      expect(await acme.search.search('zeppelin', { agentId: 'del', mode: 'hybrid' })).toEqual([]);
+      await expectIndexExact('acme');
+      // A turn indexed after its conversation was deleted is nothing, not an error.
+      expect(await acme.index.indexConversation(imported.id)).toBe(0);
+    });
+
+    it('keeps turns to their tenant, agent, user and conversation', async () => {
+      const globex = tenant('globex');
+      const words = 'The quetzalcoatlus flies over the vault lake';
+      const alpha = await acme.store.import(exported('shared-agent', [{ question: words, answer: 'Quetzalcoatlus noted.', at: '2025-02-02T00:00:00.000Z' }], 'u-1'), 'shared-agent');
+      const other = await acme.store.import(exported('shared-agent', [{ question: words, answer: 'Noted for user two.', at: '2025-02-02T00:00:00.000Z' }], 'u-2'), 'shared-agent');
+      const anonymous = await acme.store.import(exported('shared-agent', [{ question: words, answer: 'Noted for nobody.', at: '2025-02-02T00:00:00.000Z' }]), 'shared-agent');
+      const ids = (hits: { conversationId: string }[]) => hits.map((h) => h.conversationId).sort();
+      for (const mode of ['hybrid', 'vector', 'text'] as const) {
+        expect(await globex.search.search(words, { agentId: 'shared-agent', mode, topK: 50 }), mode).toEqual([]);
+        expect(ids(await acme.search.search(words, { agentId: 'shared-agent', mode, topK: 50 })), mode).toEqual([alpha.id, other.id, anonymous.id].sort());
+        expect(ids(await acme.search.search(words, { agentId: 'shared-agent', userId: 'u-1', mode, topK: 50 })), mode).toEqual([alpha.id]);
+        expect(ids(await acme.search.search(words, { agentId: 'shared-agent', userId: '', mode, topK: 50 })), mode).toEqual([anonymous.id]);
+        expect(ids(await acme.search.search(words, { agentId: 'someone-else', mode, topK: 50 })), mode).toEqual([]);
+        expect(ids(await acme.search.search(words, { agentId: 'shared-agent', conversationId: other.id, mode, topK: 50 })), mode).toEqual([other.id]);
+        expect(ids(await acme.search.search(words, { agentId: 'shared-agent', excludeConversationId: other.id, mode, topK: 50 })), mode).toEqual(
+          [alpha.id, anonymous.id].sort(),
+        );
+      }
+      // Globex's writes leave acme's statistics (and so its scores) alone.
+      const scores = async () => (await acme.search.search(words, { agentId: 'shared-agent', mode: 'text', topK: 50 })).map((h) => h.score);
+      const before = await scores();
+      await globex.store.import(exported('shared-agent', [{ question: `${words} ${words}`, answer: 'Globex too.', at: '2025-02-02T00:00:00.000Z' }]), 'shared-agent');
+      expect(await scores()).toEqual(before);
+      // Nor can a tenant index another's conversation by its id.
+      expect(await globex.index.indexConversation(alpha.id)).toBe(0);
+      await expectIndexExact('acme');
+      await expectIndexExact('globex');
+    });
+
+    it('rebuilds the BM25 index of a tenant whose postings another analyzer wrote, at start', async () => {
+      const before = await acme.search.search('beagle', { agentId: 'ana', mode: 'text' });
+      expect(before.length).toBeGreaterThan(0);
+      await db().execute(sql`UPDATE turn_corpus_stats SET analyzer_id = 'en-v0:other' WHERE tenant_id = 'acme'`);
+      await expect(acme.search.search('beagle', { agentId: 'ana', mode: 'text' })).rejects.toThrow(/analyzer/i);
+      const count = await queryRows<{ n: number }>(db(), sql`SELECT count(*)::int AS n FROM turns WHERE tenant_id = 'acme'`);
+      expect(await reindexStaleTurns(db(), { batchSize: 3 })).toBe(Number(count[0]!.n));
+      expect(await acme.search.search('beagle', { agentId: 'ana', mode: 'text' })).toEqual(before);
+      await expectIndexExact('acme');
+      expect(await reindexStaleTurns(db())).toBe(0);
+    });
+  });
+}

@@ -1,0 +1,4 @@
+import { describeOnDrivers } from '../support/database-drivers.js';
+import { turnCorpusContract } from './turn-corpus-contract.js';
+
+describeOnDrivers('turns corpus', turnCorpusContract);
