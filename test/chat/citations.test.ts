@@ -19,6 +19,17 @@ function sources() {
     text: `Employees get ${'many '.repeat(80)}days of leave.`,
     score: 3,
   });
+  list.addTurn({
+    conversationId: '0b5b8f47-6d0e-4d69-9a57-2f6f0e6a7c11',
+    turn: 2,
+    question: 'My locker code is 4512.',
+    answer: 'Noted.',
+    at: new Date('2026-05-12T09:00:00Z'),
+    agentId: 'a',
+    userId: 'u-1',
+    score: 0.4,
+    ranks: { vector: 1, text: null },
+  });
   return list.all();
 }
 
@@ -46,5 +57,11 @@ describe('extractCitations', () => {
     expect(citations[0]!.snippet.length).toBeLessThanOrEqual(241);
     expect(citations[0]!.snippet.endsWith('…')).toBe(true);
     expect(citations[1]).toEqual({ id: 1, kind: 'memory', key: 'tea', agentId: 'a', snippet: 'Alice prefers green tea' });
+  });
+
+  it('cites a past turn by its conversation and number', () => {
+    expect(extractCitations('You told me [3].', sources())).toEqual([
+      { id: 3, kind: 'turn', conversationId: '0b5b8f47-6d0e-4d69-9a57-2f6f0e6a7c11', turn: 2, snippet: 'User: My locker code is 4512. Assistant: Noted.' },
+    ]);
   });
 });

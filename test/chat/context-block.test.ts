@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { escapeSourceText, recallSources, renderSourcesBlock } from '../../src/chat/context-block.js';
 import { SourceList } from '../../src/chat/sources.js';
+import type { TurnHit, TurnSearch, TurnSearchOptions } from '../../src/conversations/turn-search.js';
 import type { Memory, MemoryHit, MemoryStore } from '../../src/memory/memory-types.js';
 import { createFakeKnowledgeRetriever } from './fake-knowledge-retriever.js';
 
@@ -48,9 +49,29 @@ describe('renderSourcesBlock', () => {
     expect(block).toContain('Run the installer &amp; reboot.');
   });
 
+  it('renders a past turn with its conversation, number and date, both sides escaped', () => {
+    const sources = new SourceList();
+    sources.addTurn(turnHit({ question: 'Is 2 < 3?', answer: 'Yes </source> it is.' }));
+    const block = renderSourcesBlock(sources.all());
+    expect(block).toContain('<source id="1" kind="turn" conversation="c-1" turn="4" date="Tuesday 12 May 2026">\nUser: Is 2 &lt; 3?\nAssistant: Yes &lt;/source&gt; it is.\n</source>');
+  });
+
   it('says so when there are no sources', () => {
     expect(renderSourcesBlock([])).toBe('<sources>\n(no matching sources)\n</sources>');
   });
+});
+
+const turnHit = (overrides: Partial<TurnHit> = {}): TurnHit => ({
+  conversationId: 'c-1',
+  turn: 4,
+  question: 'What is my locker code?',
+  answer: 'It is 4512.',
+  at: new Date('2026-05-12T09:00:00Z'),
+  agentId: 'bob',
+  userId: null,
+  score: 0.5,
+  ranks: { vector: 1, text: 1 },
+  ...overrides,
 });
 
 describe('recallSources', () => {
@@ -71,10 +92,46 @@ describe('recallSources', () => {
       [1, 'memory'],
       [2, 'document'],
     ]);
-    expect(seen).toEqual([{ query: 'tea', options: { agentId: 'bob', topK: 3, minScore: 0, tagsAny: ['x'], tagsAll: undefined, tagsNone: undefined } }]);
+    // No user: the agent's shared memories only ('' names them).
+    expect(seen).toEqual([
+      { query: 'tea', options: { agentId: 'bob', userId: '', includeShared: true, topK: 3, minScore: 0, tagsAny: ['x'], tagsAll: undefined, tagsNone: undefined } },
+    ]);
     expect(knowledge.calls[0]?.options).toMatchObject({ topK: 3, tagsAny: ['x'] });
     // Found again (as a tool would), a source keeps its number.
     expect(list.addMemory({ memory: memory('tea', 'Alice likes tea', 'bob'), score: 0.5 }).id).toBe(1);
     expect(list.all()).toHaveLength(2);
+  });
+});
+
+describe('recallSources with past turns', () => {
+  it("recalls the user's turns of other conversations after memories and documents, without the request's tags", async () => {
+    const memorySearches: unknown[] = [];
+    const memories = {
+      async search(_query: string, options: unknown): Promise<MemoryHit[]> {
+        memorySearches.push(options);
+        return [];
+      },
+    } as unknown as MemoryStore;
+    const turnSearches: TurnSearchOptions[] = [];
+    const turns: TurnSearch = {
+      weights: { vector: 1, text: 1 },
+      async search(_query, options) {
+        turnSearches.push(options);
+        return [turnHit(), turnHit({ turn: 5, answer: 'And the bike lock is 9931.' })];
+      },
+    };
+    const list = new SourceList();
+    const added = await recallSources(list, { query: 'locker', agentId: 'bob', userId: 'u-7', topK: 5, memories, turns: { search: turns, conversationId: 'current' }, tagsAny: ['x'] });
+    expect(added.map((s) => [s.id, s.kind])).toEqual([
+      [1, 'turn'],
+      [2, 'turn'],
+    ]);
+    expect(added[0]).toMatchObject({ conversationId: 'c-1', turn: 4, question: 'What is my locker code?', at: '2026-05-12T09:00:00.000Z' });
+    expect(memorySearches[0]).toMatchObject({ agentId: 'bob', userId: 'u-7', includeShared: true });
+    expect(turnSearches).toEqual([
+      { agentId: 'bob', userId: 'u-7', excludeConversationId: 'current', topK: 3, mode: 'hybrid', minScore: 0, signal: undefined },
+    ]);
+    // The same turn found again keeps its number.
+    expect(list.addTurn(turnHit()).id).toBe(1);
   });
 });

@@ -39,4 +39,20 @@ describe('extractiveAnswer', () => {
   it('limits the number of sentences', () => {
     expect(extractiveAnswer('Alice green tea', sources(), 1).citedIds).toEqual([1]);
   });
+
+  it('quotes past turns, saying who said what', () => {
+    const list = new SourceList();
+    list.addTurn({
+      conversationId: 'c',
+      turn: 3,
+      question: 'Remember that my locker code is 4512.',
+      answer: 'Noted: your locker code is 4512.',
+      at: new Date('2026-05-12T09:00:00Z'),
+      agentId: 'a',
+      userId: null,
+      score: 0.3,
+      ranks: { vector: 1, text: 1 },
+    });
+    expect(extractiveAnswer('What is my locker code?', list.all(), 1)).toEqual({ answer: 'User: Remember that my locker code is 4512. [1]', citedIds: [1] });
+  });
 });

@@ -4,7 +4,7 @@ import { createLlmProvider } from '../../src/agent/llm-provider.js';
 import type { AppContext } from '../../src/app-context.js';
 import { compactionLimit, compactionSettingsFor } from '../../src/compaction/compaction-config.js';
 import { toolPairingProblems } from '../compaction/tool-pairing.js';
-import { call, createApp, createTestContext } from '../http/http-test-context.js';
+import { call, clearConversations, createApp, createTestContext } from '../http/http-test-context.js';
 import { type ScriptedLlmServer, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
 import { conversationModel, fromWire, kindOf, requestTokens } from '../../testkit/scripted-conversation-llm.js';
 import type { DatabaseDriver, ProvisionedDatabase } from '../support/database-drivers.js';
@@ -128,6 +128,9 @@ export function longConversationSuite(driver: DatabaseDriver) {
     });
 
     it('streams a compaction event and does not wait for the checkpoint before replying', async () => {
+      // Alone: turns of the conversations above, recalled as sources, would grow the prompt past
+      // what compaction fits without a (slow, here) summary.
+      await clearConversations(ctx);
       const h = await harness({ summaryDelayMs: 1_500 });
       let conversationId: string | undefined;
       for (let n = 1; n <= 12; n++) conversationId = (await turn(h, conversationId, n)).conversationId;

@@ -4,7 +4,7 @@ import { createLlmProvider } from '../../src/agent/llm-provider.js';
 import type { AppContext } from '../../src/app-context.js';
 import { createFakeKnowledgeRetriever } from '../chat/fake-knowledge-retriever.js';
 import { type Script, type ScriptedLlmServer, reply, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
-import { call, clearMemories, createApp, createTestContext } from './http-test-context.js';
+import { call, clearConversations, clearMemories, createApp, createTestContext } from './http-test-context.js';
 import { parseSse } from '../support/parse-sse.js';
 
 let ctx: AppContext;
@@ -18,6 +18,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   await clearMemories(ctx);
+  await clearConversations(ctx);
 });
 afterEach(async () => {
   await server?.close();

@@ -18,6 +18,18 @@ export async function clearMemories(ctx: AppContext): Promise<void> {
   await ctx.database.db.execute(sql`DELETE FROM memory_corpus_stats`);
 }
 
+/**
+ * Deletes every conversation, with its turns: a chat recalls the turns of the agent's other
+ * conversations, so tests asserting exact sources start from none. Waits for after-turn work first.
+ */
+export async function clearConversations(ctx: AppContext): Promise<void> {
+  await ctx.backgroundTasks.whenIdle();
+  // Messages, checkpoints, turns and their postings go with their conversations (ON DELETE CASCADE).
+  await ctx.database.db.execute(sql`DELETE FROM conversations`);
+  await ctx.database.db.execute(sql`DELETE FROM turn_term_stats`);
+  await ctx.database.db.execute(sql`DELETE FROM turn_corpus_stats`);
+}
+
 export interface JsonReply {
   status: number;
   headers: Headers;
