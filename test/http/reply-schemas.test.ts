@@ -117,6 +117,8 @@ describe('replies match the OpenAPI document', () => {
     const answer = expectReply('POST', '/v1/chat', await call(app, 'POST', '/v1/chat', { message: 'What does Alice drink?', agentId: 'chatter' }), 200);
     expect(answer.mode).toBe('extractive');
 
+    await ctx.backgroundTasks.whenIdle();
+
     const stream = await app.request('/v1/chat', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -126,6 +128,12 @@ describe('replies match the OpenAPI document', () => {
     const events = parseSse(await stream.text());
     expect(events.map((e) => e.event)).toContain('done');
     for (const event of events) expectDocumented('POST', '/v1/chat', 200, event, 'text/event-stream');
+    // The first turn is recalled as a source, and cited.
+    const done = events.find((e) => e.event === 'done')!.data as any;
+    expect(done.citations.map((c: { kind: string }) => c.kind)).toContain('turn');
+    const turns = expectReply('POST', '/v1/turns/search', await call(app, 'POST', '/v1/turns/search', { query: 'What does Alice drink?', agentId: 'chatter' }), 200);
+    expect(turns.hits.length).toBeGreaterThan(0);
+    expectReply('POST', '/v1/turns/search', await call(app, 'POST', '/v1/turns/search', { query: '' }), 400);
 
     const conversationId = answer.conversationId as string;
     const q = '?agentId=chatter';

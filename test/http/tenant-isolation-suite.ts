@@ -108,6 +108,8 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
         chunks: await get(`/v1/documents/${seeded.documentId}/chunks`),
         conversations: await get('/v1/conversations'),
         conversation: await get(`/v1/conversations/${seeded.conversationId}`),
+        // A search, but a read: alpha's stored turn, as episodic recall finds it.
+        turns: (await alpha('POST', '/v1/turns/search', { query: 'vault code zanzibarite', mode: 'text', topK: 50 })).body,
       };
       // Alpha sees its own data on each read route: a route serving some fixed tenant would not.
       expect(state.memories.items.map((m: { key: string }) => m.key).sort()).toEqual(['alpha-delete-probe', 'alpha-secret', 'shared-key']);
@@ -115,6 +117,7 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
       expect(state.tags.tags).toEqual(expect.arrayContaining([{ tag: 'alpha-only', count: 2 }, { tag: 'shared-tag', count: 1 }]));
       expect(state.documents.items.map((d: { id: string }) => d.id)).toEqual([seeded.documentId]);
       expect(state.conversations.items.map((c: { id: string }) => c.id)).toEqual([seeded.conversationId]);
+      expect(state.turns.hits.map((h: { conversationId: string }) => h.conversationId)).toEqual([seeded.conversationId]);
       return state;
     }
 
@@ -266,6 +269,18 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
       },
       'DELETE /v1/conversations/:id': async () => {
         expectNotFound(await beta('DELETE', `/v1/conversations/${seeded.conversationId}`), 'conversation delete');
+      },
+      'POST /v1/turns/search': async () => {
+        for (const mode of ['hybrid', 'vector', 'text']) {
+          for (const agentId of ['default', 'bob']) {
+            const res = await beta('POST', '/v1/turns/search', { query: 'What is the vault code zanzibarite? The vault code is zanzibarite 4417', mode, agentId, topK: 50 });
+            expect(res.status).toBe(200);
+            expectNothingOfAlpha(res, `turn search (${mode}, ${agentId})`);
+          }
+          // By alpha's conversation id: nothing, not even whether it exists.
+          const byId = await beta('POST', '/v1/turns/search', { query: 'vault code zanzibarite', mode, conversationId: seeded.conversationId });
+          expect(byId.body.hits).toEqual([]);
+        }
       },
       'POST /v1/documents': async () => {
         // Alpha's source: a document of beta's own, not a replacement of alpha's.

@@ -120,6 +120,8 @@ describe('createOpenApiDocument', () => {
     expect(requestBody('POST', '/v1/search')({ query: 'tea', topK: 8 })).toBe(false);
     expect(requestBody('POST', '/v1/memories/search')({ query: 'tea', topK: 8 })).toBe(false);
     expect(requestBody('POST', '/v1/chat')({ message: 'hi', topK: 8 })).toBe(false);
+    expect(requestBody('POST', '/v1/turns/search')({ query: 'tea', topK: 7 })).toBe(true);
+    expect(requestBody('POST', '/v1/turns/search')({ query: 'tea', topK: 8 })).toBe(false);
   });
 
   it('shows query parameters as the values they hold once parsed, optional where a default applies', () => {
