@@ -8,7 +8,7 @@ import { createAppContext } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { Db } from '../../src/db/database.js';
 import { queryRows } from '../../src/db/query-rows.js';
-import { ensureVectorSpace } from '../../src/db/vector-space.js';
+import { VECTOR_TABLES, ensureVectorSpace } from '../../src/db/vector-space.js';
 import { defaultAnalyzer } from '../../src/retrieval/bm25/analyzer.js';
 import { InMemoryBm25Index } from '../../src/retrieval/bm25/bm25.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
@@ -37,7 +37,8 @@ function migrationsBeforeTenants(): string {
 /** A store as the release before tenants left it: memories and a document with exact BM25 statistics, a conversation. */
 async function seedBeforeTenants(db: Db): Promise<void> {
   const embedder = createHashEmbedder(64);
-  await ensureVectorSpace(db, embedder);
+  // The vector tables of that release: turns came later.
+  await ensureVectorSpace(db, embedder, VECTOR_TABLES.filter((t) => t.table === 'memories' || t.table === 'chunks'));
   const vectors = await embedder.embed([...MEMORIES.map((m) => m.content), CHUNK]);
   const index = async (kind: 'memory' | 'chunk', rows: { id: string; text: string }[]) => {
     const [postings, termStats, corpusStats, column, total] =
