@@ -16,7 +16,7 @@ export const TAG_DESCRIPTIONS: Record<ApiTag, string> = {
   [TAGS.memories]: 'Memories: short facts saved per agent and key, searched by meaning and by words.',
   [TAGS.documents]: 'Documents: ingested text and files, cut into chunks for retrieval.',
   [TAGS.search]: 'Retrieval over document chunks, with citation fields.',
-  [TAGS.chat]: 'Grounded answers from memories and documents.',
+  [TAGS.chat]: 'Grounded answers from memories, documents and past turns.',
   [TAGS.conversations]: 'Stored chat conversations of an agent: read, export, import, delete.',
   [TAGS.turns]: "Past turns of an agent's conversations, searched by meaning and by words (episodic recall).",
   [TAGS.operations]: 'Probes and metrics, outside `/v1`: no API key, no rate limit.',

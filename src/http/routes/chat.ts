@@ -27,7 +27,8 @@ export function createChatRoutes(ctx: AppContext): ApiRoutes {
     tags: [TAGS.chat],
     summary: "Answer a message from the agent's memories and documents, with citations",
     description:
-      'Recalls the `topK` best memories and document chunks, then lets the model answer (and call `search_memories`, ' +
+      "Recalls the `topK` best memories and document chunks, and the 3 best past turns of the agent's other conversations with " +
+      'the same `userId`, then lets the model answer (and call `search_memories`, ' +
       '`save_memory`, `delete_memory`, `search_knowledge`), citing sources as `[n]`. Without a configured LLM the reply is ' +
       'extractive. With `conversationId`, the turn continues that stored conversation (compacted to fit the model), or starts ' +
       'one under that id. JSON by default; Server-Sent Events with `stream: true` or `Accept: text/event-stream` (an explicit ' +
