@@ -395,7 +395,9 @@ export function filteredSearchAtScale(driver: DatabaseDriver) {
       for (let start = 0; start < N; start += 1000) {
         const rows = vectors.slice(start, start + 1000).map((embedding, j) => {
           const i = start + j;
-          return { agentId: 'scale', key: `m${i}`, content: `memory ${i} ${rand()}`, tags: tagsOf(i), embedding };
+          // The same split in metadata: a metadata filter must keep the tags' guarantee.
+          const metadata = { project: tagsOf(i).includes('rare') ? 'rare-project' : 'other', priority: i % 5 };
+          return { agentId: 'scale', key: `m${i}`, content: `memory ${i} ${rand()}`, tags: tagsOf(i), metadata, embedding };
         });
         await database.db.insert(memories).values(rows);
       }
@@ -429,6 +431,14 @@ export function filteredSearchAtScale(driver: DatabaseDriver) {
           expect(rare).toHaveLength(10);
           expect(rare.every((h) => h.memory.tags.includes('rare'))).toBe(true);
           rareRecall += recall(rare.map((h) => h.memory.key), truth(queries[q]!, 'rare', 10));
+          // The 0.2% again, by metadata: equality and a range, inside the query before the LIMIT.
+          const byMetadata = await store.search(`q${q}`, {
+            agentId: 'scale',
+            metadata: { and: [{ key: 'project', op: 'eq', value: 'rare-project' }, { key: 'priority', op: 'gte', value: 0 }] },
+            topK: 10,
+            mode: 'vector',
+          });
+          expect(byMetadata.map((h) => h.memory.key).sort()).toEqual(rare.map((h) => h.memory.key).sort());
           const common = await store.search(`q${q}`, { agentId: 'scale', tagsAll: ['common'], topK: 10, mode: 'vector' });
           expect(common).toHaveLength(10);
           expect(common.every((h) => h.memory.tags.includes('common'))).toBe(true);

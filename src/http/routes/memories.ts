@@ -30,6 +30,7 @@ import {
   saveMemoryBody,
   searchMemoriesBody,
 } from '../schemas/memory-schemas.js';
+import { metadataFilterFromQuery } from '../schemas/metadata-filter-schema.js';
 import { tenantOf } from '../tenant-context.js';
 import { parseBody, parseQuery, parseWith, queryObject, readJsonBody } from '../validate.js';
 
@@ -221,8 +222,8 @@ export function createMemoryRoutes(ctx: AppContext): ApiRoutes {
     responses: { 200: jsonReply('One page, newest first.', memoryPageSchema) },
   });
   defineRoute(routes, listMemoriesRoute, async (c) => {
-    const options = parseQuery(c, listMemoriesQuery, { lists: TAG_LIST_PARAMS });
-    return c.json(await memoriesOf(c).list(options));
+    const { metadata, ...options } = parseQuery(c, listMemoriesQuery, { lists: TAG_LIST_PARAMS });
+    return c.json(await memoriesOf(c).list({ ...options, ...(metadata === undefined ? {} : { metadata: metadataFilterFromQuery(metadata) }) }));
   });
 
   // The filter comes in the body or the query string: some clients cannot send a DELETE body.
