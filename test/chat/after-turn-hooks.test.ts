@@ -65,7 +65,7 @@ describe('chat after-turn hooks', () => {
     expect(finished).toBe(true);
 
     expect(seen).toHaveLength(1);
-    expect(seen[0]).toMatchObject({ tenantId: TENANT, conversationId: reply.conversationId, agentId: 'alice', llm: undefined });
+    expect(seen[0]).toMatchObject({ tenantId: TENANT, conversationId: reply.conversationId, agentId: 'alice', userId: null, llm: undefined });
     expect(seen[0]!.turn).toMatchObject({ turn: 1, firstSeq: 1, lastSeq: 2 });
     expect(seen[0]!.turn.messages).toEqual([
       { role: 'user', content: 'What tea does Alice like?' },

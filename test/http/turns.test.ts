@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/app-context.js';
+import { deleteConversationTurns } from '../../src/conversations/turn-index.js';
+import type { Db } from '../../src/db/database.js';
 import { call, clearConversations, clearMemories, createApp, createTestContext } from './http-test-context.js';
 
 let ctx: AppContext;
@@ -200,6 +202,18 @@ describe('users on the chat and conversations', () => {
     const hits = await call(app, 'POST', '/v1/turns/search', { query: 'First for u-1', agentId: 'lia', userId: 'u-9' });
     expect(hits.body.hits.map((h: { conversationId: string }) => h.conversationId)).toEqual([moved.body.conversation.id]);
     expect((await call(app, 'POST', '/v1/conversations/import?userId=no%20spaces', exported.body)).body.error.details[0].path).toBe('userId');
+  });
+
+  it('indexes the turns a conversation lacks (a crash, an older release) when it is next continued', async () => {
+    const first = await chat({ message: 'The spare tyre is in the boot.', agentId: 'kim' });
+    const id = first.body.conversationId;
+    await ctx.database.db.transaction(async (tx) => deleteConversationTurns(tx as unknown as Db, 'default', id));
+    const search = async () => (await call(app, 'POST', '/v1/turns/search', { query: 'spare tyre boot', agentId: 'kim', mode: 'text', topK: 5 })).body.hits;
+    expect(await search()).toEqual([]);
+    await chat({ message: 'Thanks.', agentId: 'kim', conversationId: id });
+    expect((await search()).map((h: { turn: number; after: string }) => h.turn)).toEqual([1]);
+    const turns = await call(app, 'POST', '/v1/turns/search', { query: 'Thanks', agentId: 'kim', conversationId: id, mode: 'text' });
+    expect(turns.body.hits.map((h: { turn: number }) => h.turn).sort()).toEqual([1, 2]);
   });
 
   it('deletes a conversation with its turns', async () => {
