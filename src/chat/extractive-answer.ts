@@ -47,6 +47,8 @@ export function extractiveAnswer(query: string, sources: readonly Source[], maxS
   let order = 0;
   for (const source of sources) {
     for (const sentence of splitSentences(sourceText(source))) {
+      // A past turn's questions share the most words with a question asked again, and answer nothing.
+      if (source.kind === 'turn' && sentence.endsWith('?')) continue;
       const sentenceTerms = queryTerms(sentence);
       let overlap = 0;
       for (const term of terms) if (sentenceTerms.has(term)) overlap++;

@@ -54,5 +54,18 @@ describe('extractiveAnswer', () => {
       ranks: { vector: 1, text: 1 },
     });
     expect(extractiveAnswer('What is my locker code?', list.all(), 1)).toEqual({ answer: 'User: Remember that my locker code is 4512. [1]', citedIds: [1] });
+    // Its questions are not answers, however many words they share with the new one.
+    list.addTurn({
+      conversationId: 'c',
+      turn: 4,
+      question: 'What is my locker code?',
+      answer: 'Your locker code is 4512.',
+      at: new Date('2026-05-13T09:00:00Z'),
+      agentId: 'a',
+      userId: null,
+      score: 0.9,
+      ranks: { vector: 1, text: 1 },
+    });
+    expect(extractiveAnswer('What is my locker code?', list.all(), 3).answer).not.toContain('?');
   });
 });
