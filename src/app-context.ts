@@ -24,6 +24,9 @@ import { type TurnSearch, createTenantTurnSearch } from './conversations/turn-se
 import { reindexStaleTurns } from './conversations/turn-text-index.js';
 import { indexUnindexedMemories } from './memory/memory-text-index.js';
 import { startExpirySweeper } from './memory/memory-expiry-sweeper.js';
+import { createMemoryExtractionHook } from './memory/extraction/extraction-hook.js';
+import { type MemoryExtractor, createMemoryExtractor } from './memory/extraction/memory-extractor.js';
+import { createLlmSummarizer } from './compaction/summarizer.js';
 import { regroupLegacyPassages } from './documents/passage-regrouping.js';
 import { createPgMemoryStore } from './memory/pg-memory-store.js';
 import { instrumentEmbedder } from './observability/instrumented-embedder.js';
@@ -61,6 +64,8 @@ export interface AppContext {
   turnIndexes: TenantScoped<TurnIndex>;
   /** The chat (`/v1/chat`) and the views of its stored conversations, over the stores above. */
   chat: TenantScoped<ChatService>;
+  /** Fact extraction into memories (`/v1/memories/extract`); undefined without an LLM. */
+  extractors?: TenantScoped<MemoryExtractor> | undefined;
   /** Work done after a reply (the chat's after-turn hooks); drained before the database closes. */
   backgroundTasks: BackgroundTasks;
   /** The `cross-encoder` reranker (RERANKER_MODEL); undefined when none is configured. */
@@ -147,6 +152,7 @@ export async function createAppContext(config: Config, options: AppContextOption
   const conversations = tenantScoped((tenantId) => createPgConversationStore({ db: database.db, tenantId, turnIndex: turnIndexes.forTenant(tenantId) }));
   const backgroundTasks = createBackgroundTasks((key, err) => logger.warn({ err, task: key }, 'background task failed'));
   const chat = createTenantChat({ config, logger, memories, knowledge, llm, conversations, turns, turnIndexes, backgroundTasks });
+  const extractors = createTenantExtractors({ config, logger, memories, llm });
   const sweeper = startExpirySweeper(database.db, config.MEMORY_SWEEP_INTERVAL_MS, (err) => logger.warn({ err }, 'expired memories sweep failed'));
 
   let closing: Promise<void> | undefined;
@@ -181,6 +187,7 @@ export async function createAppContext(config: Config, options: AppContextOption
     conversations,
     turns,
     turnIndexes,
+    extractors,
     chat,
     backgroundTasks,
     crossEncoder,
@@ -200,10 +207,12 @@ export function createTenantChat(parts: ChatParts): TenantScoped<ChatService> {
   const compaction = compactionSettingsFor(config, llm?.model);
   const onSummaryFallback = (err: unknown) => logger.warn({ err }, 'summarizer failed: rule-based checkpoint or summary used');
   // Each stored turn's work after the reply, each hook a background task of its own: another hook is one line here.
+  const extractors = config.MEMORY_EXTRACTION === 'on' ? createTenantExtractors(parts) : undefined;
   const afterTurn = createAfterTurnHooks(
     [
       createCheckpointHook({ maxRequestTokens: compactionLimit(compaction), summaryTimeoutMs: config.COMPACTION_SUMMARY_TIMEOUT_MS, onFallback: onSummaryFallback }),
       createTurnIndexHook(parts.turnIndexes),
+      ...(extractors ? [createMemoryExtractionHook((tenantId) => extractors.forTenant(tenantId))] : []),
     ],
     parts.backgroundTasks,
   );
@@ -224,4 +233,17 @@ export function createTenantChat(parts: ChatParts): TenantScoped<ChatService> {
       onSummaryFallback,
     }),
   );
+}
+
+/** The parts of a context fact extraction is built from. */
+export type ExtractionParts = Pick<AppContext, 'config' | 'logger' | 'memories' | 'llm'>;
+
+/** Every tenant's fact extractor over the chat's model; undefined when there is no model. */
+export function createTenantExtractors(parts: ExtractionParts): TenantScoped<MemoryExtractor> | undefined {
+  const { config, logger, llm } = parts;
+  if (!llm) return undefined;
+  const summarizer = createLlmSummarizer(llm, { timeoutMs: config.MEMORY_EXTRACTION_TIMEOUT_MS });
+  const onFailure = (reason: string, err: unknown, source: { conversationId: string; turn: number } | undefined) =>
+    logger.warn({ err, reason, ...source }, 'memory extraction skipped a step');
+  return tenantScoped((tenantId) => createMemoryExtractor({ summarizer, memories: parts.memories.forTenant(tenantId), onFailure }));
 }

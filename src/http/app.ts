@@ -17,6 +17,7 @@ import { createDocsRoutes, docsContentSecurityPolicy } from './routes/docs.js';
 import { createDocumentRoutes } from './routes/documents.js';
 import { createSearchRoutes } from './routes/search.js';
 import { createMemoryRoutes } from './routes/memories.js';
+import { createMemoryExtractionRoutes } from './routes/memory-extraction.js';
 import { createOperationsRoutes } from './routes/operations.js';
 import { createTagRoutes } from './routes/tags.js';
 import { createTurnRoutes } from './routes/turns.js';
@@ -69,6 +70,7 @@ export function createApp(ctx: AppContext): ApiApp {
   }
   // Always on: it also gives keyless servers their tenant (`default`), which every route needs.
   app.use('/v1/*', apiKeyAuth(ctx.auth));
+  app.route('/v1/memories', createMemoryExtractionRoutes(ctx));
   app.route('/v1/memories', createMemoryRoutes(ctx));
   app.route('/v1/tags', createTagRoutes(ctx));
   app.route('/v1/chat', createChatRoutes(ctx));

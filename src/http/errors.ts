@@ -24,6 +24,8 @@ export type ErrorCode =
   | 'llm_rate_limited'
   | 'llm_auth_error'
   | 'llm_unavailable'
+  // A feature that needs the LLM, on a server without one.
+  | 'llm_not_configured'
   | 'llm_timeout'
   | 'context_overflow'
   | 'content_filtered'

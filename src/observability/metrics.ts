@@ -88,3 +88,36 @@ export function recordConversationCompaction(strategy: string, tokens?: { before
   compactions.inc({ strategy });
   if (tokens && tokens.before > tokens.after) compactionTokensSaved.inc({ strategy }, tokens.before - tokens.after);
 }
+
+const extractionRuns = new Counter({
+  name: 'memrag_memory_extraction_runs_total',
+  help: 'Fact extractions run (after a turn or through /v1/memories/extract), by outcome: ok, empty (no facts), failed (the model failed or answered nonsense)',
+  labelNames: ['outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+const extractionDecisions = new Counter({
+  name: 'memrag_memory_extraction_decisions_total',
+  help: 'Memory decisions of fact extraction, by event (ADD|UPDATE|INVALIDATE|NONE) and status (applied|skipped)',
+  labelNames: ['event', 'status'] as const,
+  registers: [metricsRegistry],
+});
+
+const extractionFailures = new Counter({
+  name: 'memrag_memory_extraction_failures_total',
+  help: 'Fact extraction steps or decisions skipped, by reason (llm_error, timeout, malformed_output, unknown_id, unknown_fact, conflicting_decision, invalid_content)',
+  labelNames: ['reason'] as const,
+  registers: [metricsRegistry],
+});
+
+export function recordExtractionRun(outcome: 'ok' | 'empty' | 'failed'): void {
+  extractionRuns.inc({ outcome });
+}
+
+export function recordExtractionDecision(event: string, status: string): void {
+  extractionDecisions.inc({ event, status });
+}
+
+export function recordExtractionFailure(reason: string): void {
+  extractionFailures.inc({ reason });
+}

@@ -1,13 +1,17 @@
 import { sql } from 'drizzle-orm';
 import type { Hono } from 'hono';
-import { type AppContext, createAppContext, createTenantChat } from '../../src/app-context.js';
+import { type AppContext, createAppContext, createTenantChat, createTenantExtractors } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createApp as createHttpApp } from '../../src/http/app.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 
-/** An app over an in-memory PGlite and the hash embedder; `env` overrides configuration. */
+/**
+ * An app over an in-memory PGlite and the hash embedder; `env` overrides configuration. Memory
+ * extraction is off unless `env` turns it on: tests that script a model's every reply would
+ * otherwise see the extraction's requests take some of them.
+ */
 export async function createTestContext(env: Record<string, string> = {}): Promise<AppContext> {
-  const config = loadConfig({ DATA_DIR: 'memory://', LOG_LEVEL: 'silent', ...env });
+  const config = loadConfig({ DATA_DIR: 'memory://', LOG_LEVEL: 'silent', MEMORY_EXTRACTION: 'off', ...env });
   return createAppContext(config, { embedder: createHashEmbedder(64) });
 }
 
@@ -54,5 +58,5 @@ export async function call(app: Hono, method: string, path: string, body?: unkno
  * createAppContext built over the original parts is rebuilt over the ones passed.
  */
 export function createApp(ctx: AppContext): ReturnType<typeof createHttpApp> {
-  return createHttpApp({ ...ctx, chat: createTenantChat(ctx) });
+  return createHttpApp({ ...ctx, chat: createTenantChat(ctx), extractors: createTenantExtractors(ctx) });
 }

@@ -179,6 +179,26 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
         expect(res.status).toBe(200);
         expect(res.body.results[0]).toMatchObject({ created: true, memory: { content: 'Beta batch note' } });
       },
+      'POST /v1/memories/extract': async () => {
+        // A fact that matches alpha's memory word for word: beta's extraction is shown beta's
+        // memories only (the model's prompt holds nothing of alpha's), and what it adds is beta's.
+        const server = await startScriptedLlmServer([
+          reply.text(JSON.stringify({ facts: [{ content: 'The vault code is a number' }] })),
+          reply.text(JSON.stringify({ decisions: [{ fact: 0, event: 'UPDATE', id: 0, content: 'Beta overwrites memory 0' }] })),
+        ]);
+        try {
+          const llm = createLlmProvider({ baseURL: server.url, apiKey: 'k', model: 'scripted', retry: { maxAttempts: 1 } });
+          const withLlm = as(() => createApp({ ...ctx!, llm }), betaKey);
+          // An agent beta holds nothing for: id 0 names no memory there, alpha's least of all.
+          const res = await withLlm('POST', '/v1/memories/extract', { messages: [{ role: 'user', content: 'What is the vault code?' }], agentId: 'extract-probe' });
+          expect(res.status, JSON.stringify(res.body)).toBe(200);
+          expect(res.body.decisions[0]).toMatchObject({ event: 'UPDATE', status: 'skipped', reason: 'unknown memory id 0' });
+          expectNothingOfAlpha(res, 'extract');
+          expectNothingOfAlpha({ status: 200, headers: res.headers, body: server.requests.map((r) => r.body.messages) }, 'extraction prompts');
+        } finally {
+          await server.close();
+        }
+      },
       'GET /v1/memories/:key/history': async () => {
         expectNotFound(await beta('GET', '/v1/memories/alpha-delete-probe/history'), 'history');
         expectNotFound(await beta('GET', '/v1/memories/alpha-bob/history?agentId=bob'), 'history (bob)');

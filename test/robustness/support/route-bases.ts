@@ -50,6 +50,7 @@ export function knownBases(seeds: FuzzSeeds): Record<string, BaseRequest> {
     'DELETE /v1/memories/:key': { params: { key: 'absent-key' }, query: [] },
     'PATCH /v1/memories/:key': { params: { key: seeds.memoryKey }, query: [], body: { addTags: ['fuzz'], removeTags: ['old'], ttlSeconds: 3600 } },
     'POST /v1/memories/batch': { params: {}, query: [['userId', 'fuzzer']], body: { memories: [{ key: 'fuzz-batch', content: 'fuzzed batch content', tags: ['fuzz'] }] } },
+    'POST /v1/memories/extract': { params: {}, query: [], body: { messages: [{ role: 'user', content: 'I live in Oslo.' }], agentId: 'default', userId: 'alice' } },
     'GET /v1/memories/:key/history': { params: { key: seeds.memoryKey }, query: [['agentId', 'default']] },
     'GET /v1/memories': { params: {}, query: [['tagsAny', 'alice'], ['limit', '5'], ['metadata', '{"n":{"$gte":1}}']] },
     'DELETE /v1/memories': { params: {}, query: [['tagsAny', 'no-such-tag']] },

@@ -1,0 +1,24 @@
+import type { AfterTurnHook } from '../../conversations/after-turn-hooks.js';
+import type { MemoryExtractor } from './memory-extractor.js';
+import type { PromptMessage } from './extraction-prompts.js';
+
+/**
+ * Extracts facts from each stored turn, in the background after the reply: the user's message
+ * and the final answer (tool calls and results are the model's working, not the user's word), in
+ * the turn's scope (its agent and user). No backfill (`missing`): an imported conversation of
+ * hundreds of turns would send as many extraction requests at once, and an app that wants its
+ * old conversations read has `POST /v1/memories/extract` for that.
+ */
+export function createMemoryExtractionHook(extractorFor: (tenantId: string) => MemoryExtractor): AfterTurnHook {
+  return {
+    name: 'memory-extraction',
+    async run({ tenantId, agentId, userId, conversationId, turn, signal }) {
+      const messages: PromptMessage[] = [];
+      const question = turn.messages.find((m) => m.role === 'user');
+      if (question?.content) messages.push({ role: 'user', content: question.content });
+      const answer = turn.messages.findLast((m) => m.role === 'assistant' && m.content && m.toolCalls.length === 0);
+      if (answer?.content) messages.push({ role: 'assistant', content: answer.content });
+      await extractorFor(tenantId).extract({ messages, scope: { agentId, userId }, source: { conversationId, turn: turn.turn }, signal });
+    },
+  };
+}
