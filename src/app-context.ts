@@ -147,7 +147,8 @@ export async function createAppContext(config: Config, options: AppContextOption
   const llm = configured && instrumentLlmProvider(configured);
   const knowledge = options.knowledge ?? search;
   const turnIndexes = tenantScoped((tenantId) => createTurnIndex({ db: database.db, embedder, tenantId }));
-  const turns = createTenantTurnSearch({ db: database.db, embedder, weights });
+  // Turns have weights of their own (turn-fusion-weights.ts): FUSION_*_WEIGHT tunes documents and memories.
+  const turns = createTenantTurnSearch({ db: database.db, embedder });
   // An import indexes its turns in its own transaction, so they are recalled as soon as it answers.
   const conversations = tenantScoped((tenantId) => createPgConversationStore({ db: database.db, tenantId, turnIndex: turnIndexes.forTenant(tenantId) }));
   const backgroundTasks = createBackgroundTasks((key, err) => logger.warn({ err, task: key }, 'background task failed'));

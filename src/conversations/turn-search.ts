@@ -4,7 +4,8 @@ import { uuidArray } from '../db/sql-arrays.js';
 import { defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
 import type { CorpusFilter } from '../retrieval/filter.js';
 import { filterToSql } from '../retrieval/filter-sql.js';
-import { type FusionWeights, fusionWeightsFor } from '../retrieval/fusion-weights.js';
+import type { FusionWeights } from '../retrieval/fusion-weights.js';
+import { turnFusionWeightsFor } from './turn-fusion-weights.js';
 import { hybridCandidates } from '../retrieval/hybrid-candidates.js';
 import type { RankedUnit } from '../retrieval/rank-units.js';
 import { type TenantCorpusOptions, createRetrievalEngine } from '../retrieval/retrieval-engine.js';
@@ -63,7 +64,7 @@ export function createTurnSearch(options: TenantCorpusOptions): TurnSearch {
   const { db } = options;
   const tenantId = options.tenantId ?? DEFAULT_TENANT_ID;
   const engine = createRetrievalEngine({ ...options, analyzer: options.analyzer ?? defaultAnalyzer });
-  const weights = Object.freeze({ ...(options.weights ?? fusionWeightsFor(options.embedder.id)) });
+  const weights = Object.freeze({ ...(options.weights ?? turnFusionWeightsFor(options.embedder.id)) });
 
   async function search(query: string, opts: TurnSearchOptions): Promise<TurnHit[]> {
     const mode = opts.mode ?? 'hybrid';

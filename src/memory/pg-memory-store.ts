@@ -9,6 +9,7 @@ import { createCorpusIndex } from '../retrieval/corpus-index.js';
 import type { CorpusFilter } from '../retrieval/filter.js';
 import { filterToSql } from '../retrieval/filter-sql.js';
 import { fusionWeightsFor } from '../retrieval/fusion-weights.js';
+import { hybridCandidates } from '../retrieval/hybrid-candidates.js';
 import { afterCursor, createdAtText, keysetPage } from '../retrieval/keyset-page.js';
 import type { RankedUnit } from '../retrieval/rank-units.js';
 import { type TenantCorpusOptions, createRetrievalEngine } from '../retrieval/retrieval-engine.js';
@@ -39,15 +40,6 @@ import {
 
 /** The analyzer must be the one that indexed the stored memories (`indexUnindexedMemories` at start). */
 export type PgMemoryStoreOptions = TenantCorpusOptions;
-
-/**
- * Candidates each side of a hybrid search returns: five times topK, for the fusion to choose from,
- * at least 50 (cheap, and it lets a keyword-only match of a small topK in), at most 1000 unless
- * topK itself asks for more.
- */
-export function hybridCandidates(topK: number): number {
-  return Math.max(topK, Math.min(Math.max(topK * 5, 50), 1000));
-}
 
 const { embedding: _embedding, id: _id, bm25Length: _bm25Length, tenantId: _tenantId, ...memoryColumns } = getTableColumns(memories);
 type MemoryRow = { [K in keyof typeof memoryColumns]: (typeof memories.$inferSelect)[K] };
