@@ -1,14 +1,9 @@
-import { and, sql } from 'drizzle-orm';
 import { turns } from '../db/schema.js';
-import { uuidArray } from '../db/sql-arrays.js';
 import { defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
-import type { CorpusFilter } from '../retrieval/filter.js';
-import { filterToSql } from '../retrieval/filter-sql.js';
 import type { FusionWeights } from '../retrieval/fusion-weights.js';
 import { turnFusionWeightsFor } from './turn-fusion-weights.js';
-import { hybridCandidates } from '../retrieval/hybrid-candidates.js';
-import type { RankedUnit } from '../retrieval/rank-units.js';
 import { type TenantCorpusOptions, createRetrievalEngine } from '../retrieval/retrieval-engine.js';
+import { searchRows } from '../retrieval/row-search.js';
 import type { SearchMode } from '../retrieval/search-mode.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
 import { type TenantScoped, tenantScoped } from '../tenancy/tenant-scoped.js';
@@ -67,38 +62,16 @@ export function createTurnSearch(options: TenantCorpusOptions): TurnSearch {
   const weights = Object.freeze({ ...(options.weights ?? turnFusionWeightsFor(options.embedder.id)) });
 
   async function search(query: string, opts: TurnSearchOptions): Promise<TurnHit[]> {
-    const mode = opts.mode ?? 'hybrid';
-    const topK = opts.topK ?? 10;
-    const filter = turnFilter(tenantId, opts);
-    const ranked = await engine.search(TURN_CORPUS, query, {
-      mode,
-      filter,
-      topK,
-      candidateK: mode === 'hybrid' ? hybridCandidates(topK) : topK,
+    const hits = await searchRows<TurnRow>(engine, db, TURN_CORPUS, query, {
+      mode: opts.mode ?? 'hybrid',
+      filter: turnFilter(tenantId, opts),
+      topK: opts.topK ?? 10,
       weights: opts.weights ?? weights,
       minScore: opts.minScore,
       payload: turnColumns,
       signal: opts.signal,
     });
-    return hydrate(ranked.slice(0, topK), filter);
-  }
-
-  /** The ranked turns in rank order; those BM25 alone found are read, if they still match (a conversation may have gone). */
-  async function hydrate(ranked: readonly RankedUnit[], filter: CorpusFilter): Promise<TurnHit[]> {
-    const missing = ranked.filter((h) => !h.row).map((h) => h.id);
-    const rows =
-      missing.length === 0
-        ? []
-        : await db
-            .select({ ...turnColumns, id: turns.id })
-            .from(turns)
-            .where(and(filterToSql(filter, TURN_CORPUS.filters), sql`${turns.id} = ANY(${uuidArray(missing)})`));
-    const fetched = new Map(rows.map(({ id, ...row }) => [id, row]));
-    return ranked.flatMap((h) => {
-      const row = (h.row as TurnRow | undefined) ?? fetched.get(h.id);
-      if (!row) return [];
-      return [{ ...row, at: new Date(row.at), userId: row.userId === '' ? null : row.userId, score: h.score, ranks: h.ranks }];
-    });
+    return hits.map(({ row, score, ranks }) => ({ ...row, at: new Date(row.at), userId: row.userId === '' ? null : row.userId, score, ranks }));
   }
 
   return { search, weights };

@@ -3,16 +3,14 @@ import type { PgColumn } from 'drizzle-orm/pg-core';
 import { type SQL, and, asc, desc, eq, getTableColumns, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.js';
 import { memories } from '../db/schema.js';
-import { uuidArray } from '../db/sql-arrays.js';
 import { defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
 import { createCorpusIndex } from '../retrieval/corpus-index.js';
 import type { CorpusFilter } from '../retrieval/filter.js';
 import { filterToSql } from '../retrieval/filter-sql.js';
 import { fusionWeightsFor } from '../retrieval/fusion-weights.js';
-import { hybridCandidates } from '../retrieval/hybrid-candidates.js';
 import { afterCursor, createdAtText, keysetPage } from '../retrieval/keyset-page.js';
-import type { RankedUnit } from '../retrieval/rank-units.js';
 import { type TenantCorpusOptions, createRetrievalEngine } from '../retrieval/retrieval-engine.js';
+import { searchRows } from '../retrieval/row-search.js';
 import { normalizeTags } from '../retrieval/tags.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
 import { MEMORY_CORPUS, memoryFilter, storedUserId } from './memory-corpus.js';
@@ -377,48 +375,28 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
   }
 
   async function search(query: string, opts: SearchMemoriesOptions = {}): Promise<MemorySearchHit[]> {
-    const mode = opts.mode ?? 'hybrid';
-    const topK = opts.topK ?? 10;
-    const filter = memoryFilter(tenantId, opts);
-    const ranked = await engine.search(MEMORY_CORPUS, query, {
-      mode,
-      filter,
-      topK,
-      // Vector and text modes rank their own topK; hybrid fuses wider lists.
-      candidateK: mode === 'hybrid' ? hybridCandidates(topK) : topK,
+    const hits = await searchRows<MemoryRow>(engine, db, MEMORY_CORPUS, query, {
+      mode: opts.mode ?? 'hybrid',
+      filter: memoryFilter(tenantId, opts),
+      topK: opts.topK ?? 10,
       weights: opts.weights ?? weights,
       minScore: opts.minScore,
       payload: memoryColumns,
     });
-    return hydrate(ranked.slice(0, topK), filter);
+    return hits.map(({ row, score, ranks }) => ({ memory: toMemory(row), score, ranks }));
   }
 
   async function searchByVector(vector: number[], opts: VectorSearchOptions = {}): Promise<MemorySearchHit[]> {
-    const topK = opts.topK ?? 10;
-    const filter = memoryFilter(tenantId, opts);
-    const ranked = await engine.search(MEMORY_CORPUS, '', { mode: 'vector', vector, filter, topK, candidateK: topK, weights, minScore: opts.minScore, payload: memoryColumns });
-    return hydrate(ranked, filter);
-  }
-
-  /**
-   * The ranked memories, in rank order: those the vector side brought along as they were, the
-   * others (found by BM25 only) read again if they still match the filter, since one may have
-   * changed or gone since.
-   */
-  async function hydrate(ranked: readonly RankedUnit[], filter: CorpusFilter): Promise<MemorySearchHit[]> {
-    const missing = ranked.filter((h) => !h.row).map((h) => h.id);
-    const rows =
-      missing.length === 0
-        ? []
-        : await db
-            .select({ ...memoryColumns, id: memories.id })
-            .from(memories)
-            .where(and(where(filter), sql`${memories.id} = ANY(${uuidArray(missing)})`));
-    const fetched = new Map(rows.map(({ id, ...row }) => [id, row]));
-    return ranked.flatMap((h) => {
-      const row = (h.row as MemoryRow | undefined) ?? fetched.get(h.id);
-      return row ? [{ memory: toMemory(row), score: h.score, ranks: h.ranks }] : [];
+    const hits = await searchRows<MemoryRow>(engine, db, MEMORY_CORPUS, '', {
+      mode: 'vector',
+      vector,
+      filter: memoryFilter(tenantId, opts),
+      topK: opts.topK ?? 10,
+      weights,
+      minScore: opts.minScore,
+      payload: memoryColumns,
     });
+    return hits.map(({ row, score, ranks }) => ({ memory: toMemory(row), score, ranks }));
   }
 
   async function list(opts: ListMemoriesOptions = {}): Promise<MemoryPage> {

@@ -1,0 +1,43 @@
+import { and, sql } from 'drizzle-orm';
+import type { Db } from '../db/database.js';
+import { uuidArray } from '../db/sql-arrays.js';
+import type { Corpus } from './corpus.js';
+import { filterToSql } from './filter-sql.js';
+import { hybridCandidates } from './hybrid-candidates.js';
+import type { CorpusSearchOptions, Payload, RetrievalEngine } from './retrieval-engine.js';
+
+export interface RowSearchOptions extends Omit<CorpusSearchOptions, 'candidateK' | 'payload'> {
+  /** The columns a hit shows, by name. */
+  payload: Payload;
+}
+
+export interface RowHit<Row> {
+  row: Row;
+  score: number;
+  ranks: { vector: number | null; text: number | null };
+}
+
+/**
+ * Search over a corpus whose unit is the row itself (memories, turns): the best `topK` rows with
+ * their payload columns. The vector side brings its rows along; the rows BM25 alone found are read
+ * once more, and only if they still match the filter (one may have changed or gone since).
+ */
+export async function searchRows<Row>(engine: RetrievalEngine, db: Db, corpus: Corpus, query: string, options: RowSearchOptions): Promise<RowHit<Row>[]> {
+  const { topK, filter, payload } = options;
+  // Vector and text modes rank their own topK; hybrid fuses wider lists.
+  const candidateK = options.mode === 'hybrid' ? hybridCandidates(topK) : topK;
+  const ranked = (await engine.search(corpus, query, { ...options, candidateK })).slice(0, topK);
+  const missing = ranked.filter((h) => !h.row).map((h) => h.id);
+  const rows =
+    missing.length === 0
+      ? []
+      : ((await db
+          .select({ ...payload, id: corpus.id })
+          .from(corpus.table)
+          .where(and(filterToSql(filter, corpus.filters), sql`${corpus.id} = ANY(${uuidArray(missing)})`))) as ({ id: string } & Record<string, unknown>)[]);
+  const fetched = new Map(rows.map(({ id, ...row }) => [id, row]));
+  return ranked.flatMap((h) => {
+    const row = (h.row ?? fetched.get(h.id)) as Row | undefined;
+    return row ? [{ row, score: h.score, ranks: h.ranks }] : [];
+  });
+}
