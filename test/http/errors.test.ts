@@ -186,7 +186,7 @@ describe('404 not_found', () => {
       ['GET', '/'],
       ['GET', '/v2/memories'],
       ['GET', '/v1/memories/a/b'],
-      ['PATCH', '/v1/memories/k'],
+      ['PATCH', '/v1/tags'],
       ['GET', '/v1/memories/'],
     ] as const) {
       const res = await call(app, method, path);

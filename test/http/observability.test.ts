@@ -145,7 +145,8 @@ describe('/metrics', () => {
       reply.text('Alice drinks green tea [1].', { usage: { prompt_tokens: 100, completion_tokens: 20 } }),
       reply.text('Green tea [1].', { usage: { prompt_tokens: 50, completion_tokens: 7 }, chunkSize: 3 }),
     ]);
-    const config = loadConfig({ DATA_DIR: 'memory://', LOG_LEVEL: 'silent' });
+    // Extraction off: its requests would take the scripted replies these counts are about.
+    const config = loadConfig({ DATA_DIR: 'memory://', LOG_LEVEL: 'silent', MEMORY_EXTRACTION: 'off' });
     const llm = createLlmProvider({ baseURL: llmServer.url, apiKey: 'test', model: 'scripted-metrics-model', retry: { maxAttempts: 1 } });
     ctx = await createAppContext(config, { embedder: createHashEmbedder(64), llm });
     app = createApp(ctx);

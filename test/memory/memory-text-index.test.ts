@@ -7,7 +7,7 @@ import { createAppContext } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { Db } from '../../src/db/database.js';
 import { queryRows } from '../../src/db/query-rows.js';
-import { ensureVectorSpace } from '../../src/db/vector-space.js';
+import { VECTOR_TABLES, ensureVectorSpace } from '../../src/db/vector-space.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 import { type DatabaseDriver, describeOnDrivers } from '../support/database-drivers.js';
 
@@ -32,7 +32,8 @@ function migrationsBeforeMemoryPostings(): string {
 /** Memories written by the previous release: the schema of 0001, saved without any postings. */
 async function seedLegacy(db: Db): Promise<void> {
   const embedder = createHashEmbedder(64);
-  await ensureVectorSpace(db, embedder);
+  // The vector tables of that release: turns came later.
+  await ensureVectorSpace(db, embedder, VECTOR_TABLES.filter((t) => t.table === 'memories' || t.table === 'chunks'));
   const vectors = await embedder.embed(LEGACY.map((m) => m.content));
   for (const [i, m] of LEGACY.entries()) {
     await db.execute(sql`INSERT INTO memories (agent_id, key, content, embedding)
