@@ -400,3 +400,64 @@ export const apiKeys = pgTable(
   },
   (t) => [uniqueIndex('api_keys_key_hash_idx').on(t.keyHash), index('api_keys_prefix_idx').on(t.prefix)],
 );
+
+/**
+ * Agents: the settings a chat runs with for an `agentId` (the namespace of its memories and
+ * conversations). `settings` is the current version's; every change writes a new version below.
+ */
+export const agents = pgTable(
+  'agents',
+  {
+    tenantId: tenantId(),
+    id: text('id').notNull(),
+    version: integer('version').notNull(),
+    settings: jsonb('settings').$type<Record<string, unknown>>().notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.id] }), index('agents_tenant_created_idx').on(t.tenantId, t.createdAt, t.id)],
+);
+
+/** Every version of every agent, kept so that a stored turn's `agentVersion` can be read back. */
+export const agentVersions = pgTable(
+  'agent_versions',
+  {
+    tenantId: tenantId(),
+    agentId: text('agent_id').notNull(),
+    version: integer('version').notNull(),
+    settings: jsonb('settings').$type<Record<string, unknown>>().notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.agentId, t.version] })],
+);
+
+/**
+ * A chat turn's run: its status and, while it waits for the client (tool outputs, approvals), the
+ * state it resumes from (messages so far, pending calls, usage, sources), so that it survives a
+ * restart. The conversation gets the turn only when the run completes.
+ */
+export const runs = pgTable(
+  'runs',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: tenantId(),
+    agentId: text('agent_id').notNull(),
+    userId: text('user_id').notNull().default(''),
+    conversationId: uuid('conversation_id').notNull(),
+    /** The agent version the run started with; null when the agent had no record (deployment defaults). */
+    agentVersion: integer('agent_version'),
+    status: text('status').notNull(),
+    stopReason: text('stop_reason'),
+    usage: jsonb('usage').$type<Record<string, number>>().notNull().default({}),
+    state: jsonb('state').$type<Record<string, unknown>>(),
+    error: jsonb('error').$type<Record<string, unknown>>(),
+    /** A paused run left unanswered past this time is expired. */
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('runs_tenant_created_idx').on(t.tenantId, t.createdAt),
+    check('runs_status', sql`${t.status} IN ('running', 'requires_action', 'requires_approval', 'completed', 'failed', 'cancelled', 'expired')`),
+  ],
+);

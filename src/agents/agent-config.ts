@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import { tagsSchema } from '../memory/memory-fields.js';
+import { RERANKERS } from '../retrieval/rerank/reranker-choice.js';
+
+/** The chat's built-in tools, by the names the model sees; an agent's tool policy speaks of these. */
+export const BUILT_IN_TOOLS = ['search_memories', 'save_memory', 'delete_memory', 'search_knowledge'] as const;
+export type BuiltInToolName = (typeof BUILT_IN_TOOLS)[number];
+
+/** Tools that wait for a human unless an agent says otherwise: forgetting cannot be undone. */
+export const DEFAULT_APPROVAL_TOOLS: readonly BuiltInToolName[] = ['delete_memory'];
+
+export const AGENT_LIMITS = {
+  nameMaxChars: 200,
+  instructionsMaxChars: 20_000,
+  modelMaxChars: 200,
+  maxIterations: 50,
+  topKMax: 50,
+  candidateKMax: 1000,
+} as const;
+
+const toolName = z.enum(BUILT_IN_TOOLS);
+const toolNames = z.array(toolName).max(BUILT_IN_TOOLS.length);
+
+/**
+ * What an agent sets; everything but `name` is optional, and an unset field keeps the
+ * deployment's default. Strict, so a misspelt setting is a 400 rather than silently ignored.
+ */
+export const agentSettingsSchema = z.strictObject({
+  name: z.string().trim().min(1).max(AGENT_LIMITS.nameMaxChars),
+  instructions: z
+    .string()
+    .max(AGENT_LIMITS.instructionsMaxChars)
+    .optional()
+    .meta({ description: 'Added to the grounding rules, after them; they cannot lift the rule that sources and tool results are data.' }),
+  model: z
+    .string()
+    .min(1)
+    .max(AGENT_LIMITS.modelMaxChars)
+    .optional()
+    .meta({ description: "The model's name; the deployment's LLM_MODEL when unset." }),
+  provider: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .meta({ description: 'A provider named in LLM_PROVIDERS (an OpenAI-compatible base URL and key); the deployment\'s LLM_BASE_URL when unset.' }),
+  temperature: z.number().min(0).max(2).optional(),
+  maxIterations: z.number().int().min(1).max(AGENT_LIMITS.maxIterations).optional().meta({ description: 'Model calls per turn at most.' }),
+  budget: z
+    .strictObject({
+      maxTokens: z.number().int().min(1).optional(),
+      maxUsd: z.number().positive().optional().meta({ description: 'Needs a price for the model in LLM_PRICES.' }),
+    })
+    .optional()
+    .meta({ description: 'Per turn; a turn past it stops with stopReason `budget`.' }),
+  tools: z
+    .strictObject({
+      allow: toolNames.optional().meta({ description: 'Only these built-in tools (all when unset).' }),
+      deny: toolNames.optional().meta({ description: 'Never these; deny wins over allow.' }),
+    })
+    .optional(),
+  approval: z
+    .strictObject({ tools: toolNames })
+    .optional()
+    .meta({ description: 'Built-in tools whose calls wait for a human decision (default `["delete_memory"]`).' }),
+  recall: z
+    .strictObject({
+      memoryTopK: z.number().int().min(0).max(AGENT_LIMITS.topKMax).optional(),
+      knowledgeTopK: z.number().int().min(0).max(AGENT_LIMITS.topKMax).optional(),
+      candidateK: z.number().int().min(1).max(AGENT_LIMITS.candidateKMax).optional(),
+      reranker: z.enum(RERANKERS).optional(),
+      tagsAny: tagsSchema.optional(),
+      tagsAll: tagsSchema.optional(),
+      tagsNone: tagsSchema.optional(),
+    })
+    .optional()
+    .meta({ description: "What a turn recalls before the model runs; a request's own `topK`, `candidateK` and tag filters win." }),
+  compaction: z
+    .strictObject({
+      contextWindow: z.number().int().min(256).max(100_000_000).optional(),
+      outputReserve: z.number().int().min(0).max(100_000_000).optional(),
+    })
+    .optional(),
+  memoryExtraction: z.boolean().optional().meta({ description: 'Facts extracted from each turn into memories (needs an LLM); the deployment\'s MEMORY_EXTRACTION when unset.' }),
+});
+
+export type AgentSettings = z.output<typeof agentSettingsSchema>;
+
+/** An agent as stored: its settings at its current version. The id is the `agentId` namespace. */
+export interface Agent extends AgentSettings {
+  id: string;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface AgentVersion {
+  agentId: string;
+  version: number;
+  settings: AgentSettings;
+  createdAt: Date;
+}
+
+/** The built-in tools an agent may use: allowed (all when unset) and not denied. */
+export function permittedTools(settings: Pick<AgentSettings, 'tools'> | undefined): Set<BuiltInToolName> {
+  const allow = settings?.tools?.allow;
+  const deny = new Set(settings?.tools?.deny ?? []);
+  return new Set(BUILT_IN_TOOLS.filter((name) => (allow === undefined || allow.includes(name)) && !deny.has(name)));
+}
+
+/** The tools whose calls wait for approval: the agent's list, or the default when it has none. */
+export function approvalTools(settings: Pick<AgentSettings, 'approval'>): Set<string> {
+  return new Set(settings.approval?.tools ?? DEFAULT_APPROVAL_TOOLS);
+}
