@@ -1,11 +1,12 @@
 import { AbortedError, EmptyReplyError } from './llm-errors.js';
 import type { LlmProvider, LlmResult } from './llm-provider.js';
-import type { AssistantMessage, ChatMessage, ToolCall, ToolMessage, Usage } from './messages.js';
+import type { AssistantMessage, ChatMessage, ToolCall, ToolMessage, ToolSpec, Usage } from './messages.js';
 import { parseToolArguments } from './tool-arguments.js';
 import { toToolSpec, validateToolArgs, type Tool } from './tool.js';
 import { repairToolResults } from './tool-history.js';
 import { runWithConcurrency } from './concurrency.js';
 import { costUsd, type PriceTable } from './pricing.js';
+import { TOOL_SEARCH_NAME, TOOL_SEARCH_SPEC, searchTools } from './tool-search.js';
 
 export interface ToolResult {
   content: string;
@@ -31,6 +32,29 @@ export interface AgentBudget {
   maxCostUsd?: number;
 }
 
+/** A tool the client runs: advertised to the model, and a call to it pauses the turn. */
+export interface ClientTool extends ToolSpec {
+  /** Checks the model's arguments; an error message sends the call back to the model instead of pausing. */
+  validate?(args: unknown): string | undefined;
+}
+
+/** A person's answer to a call waiting for approval. */
+export interface ApprovalDecision {
+  approve: boolean;
+  reason?: string | undefined;
+}
+
+/** Where a paused turn stands: what it resumes from. Plain JSON, so it can be stored. */
+export interface AgentTurnState {
+  /** Messages produced so far this turn; the last assistant message has calls without results. */
+  newMessages: ChatMessage[];
+  usage: Usage & { totalTokens: number };
+  /** Model calls made so far. */
+  iterations: number;
+  /** Tools the tool search made visible; they stay visible for the rest of the turn. */
+  promoted: string[];
+}
+
 export interface AgentTurnOptions {
   provider: LlmProvider;
   systemPrompt?: string;
@@ -39,6 +63,18 @@ export interface AgentTurnOptions {
   // Tools are heterogeneous in their argument types; `any` keeps Tool<S> assignable here.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   tools?: Tool<any>[];
+  /** Run by the client: a call to one pauses the turn until its output is given back (`resume`). */
+  clientTools?: ClientTool[];
+  /** Calls to these tools wait for a person's decision: the turn pauses before running them. */
+  needsApproval?: (call: ToolCall) => boolean;
+  /** With more tools than this, only `tool_search` and the tools it found are advertised. */
+  toolSearchThreshold?: number;
+  /** Continues a paused turn, with the client's tool outputs and the approval decisions, by call id. */
+  resume?: {
+    state: AgentTurnState;
+    outputs?: ReadonlyMap<string, string>;
+    decisions?: ReadonlyMap<string, ApprovalDecision>;
+  };
   maxIterations?: number;
   toolConcurrency?: number;
   toolTimeoutMs?: number;
@@ -56,8 +92,15 @@ export interface AgentTurnOptions {
 
 export type StopReason = 'completed' | 'max_iterations' | 'budget';
 
+/** Calls the turn waits on: approvals first, then the client's tools. */
+export interface PendingCalls {
+  approvals: ToolCall[];
+  clientCalls: ToolCall[];
+}
+
 export interface AgentTurnResult {
-  stopReason: StopReason;
+  /** `paused` when calls wait for the client or a person (`pending`); resume with `state`. */
+  stopReason: StopReason | 'paused';
   /** Messages produced during this turn, to append to the conversation. */
   newMessages: ChatMessage[];
   /** Text of the last assistant message ('' when the turn did not end with an answer). */
@@ -66,15 +109,23 @@ export interface AgentTurnResult {
   /** Undefined when the model has no entry in the price table. */
   costUsd: number | undefined;
   iterations: number;
+  pending?: PendingCalls;
+  /** What a paused turn resumes from. */
+  state: AgentTurnState;
 }
 
 export const EMPTY_REPLY_NUDGE =
   'Your previous reply was empty. Please answer the last message, or call a tool if you need one.';
 
+export function deniedResult(reason: string | undefined): string {
+  return `Error: a person denied this call${reason ? `: ${reason}` : ''}. Do not call it again unless the user asks.`;
+}
+
 export async function runAgentTurn(options: AgentTurnOptions): Promise<AgentTurnResult> {
   const {
     provider,
     tools = [],
+    clientTools = [],
     maxIterations = 10,
     toolConcurrency = 4,
     toolTimeoutMs = 30_000,
@@ -91,21 +142,106 @@ export async function runAgentTurn(options: AgentTurnOptions): Promise<AgentTurn
     throw new Error(`Cost budget set but no price for model '${provider.model}'`);
   }
   const toolsByName = new Map(tools.map((t) => [t.name, t]));
-  const toolSpecs = tools.map(toToolSpec);
-  const newMessages: ChatMessage[] = [];
-  const usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+  const clientByName = new Map(clientTools.map((t) => [t.name, t]));
+  const allSpecs: ToolSpec[] = [...tools.map(toToolSpec), ...clientTools.map(({ validate: _v, ...spec }) => spec)];
+  const deferred = options.toolSearchThreshold !== undefined && allSpecs.length > options.toolSearchThreshold;
+  const state: AgentTurnState = options.resume
+    ? structuredClone(options.resume.state)
+    : { newMessages: [], usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 }, iterations: 0, promoted: [] };
+  const { newMessages, usage } = state;
+  const promoted = new Set(state.promoted);
+  const promote = (name: string) => {
+    if (!promoted.has(name)) state.promoted.push(name);
+    promoted.add(name);
+  };
+  const visibleSpecs = (): ToolSpec[] => (deferred ? [TOOL_SEARCH_SPEC, ...allSpecs.filter((s) => promoted.has(s.name))] : allSpecs);
   const cost = () => (prices ? costUsd(prices, provider.model, usage) : undefined);
-  const result = (stopReason: StopReason, iterations: number): AgentTurnResult => {
+  const result = (stopReason: AgentTurnResult['stopReason'], pending?: PendingCalls): AgentTurnResult => {
     const last = newMessages.at(-1);
     const text = last?.role === 'assistant' && last.toolCalls.length === 0 ? (last.content ?? '') : '';
-    return { stopReason, newMessages, text, usage: { ...usage }, costUsd: cost(), iterations };
+    return {
+      stopReason,
+      newMessages,
+      text,
+      usage: { ...usage },
+      costUsd: cost(),
+      iterations: state.iterations,
+      ...(pending ? { pending } : {}),
+      state,
+    };
   };
   const overBudget = () =>
     (budget?.maxTokens !== undefined && usage.totalTokens >= budget.maxTokens) ||
     (budget?.maxCostUsd !== undefined && (cost() ?? 0) >= budget.maxCostUsd);
+  const runContext = (iteration: number): ToolRunContext => ({ toolsByName, toolTimeoutMs, signal, hooks, onEvent, iteration });
+  const searchTool = (call: ToolCall): Omit<ToolResult, 'durationMs'> => {
+    const parsed = parseToolArguments(call.arguments);
+    const query = parsed.ok && typeof (parsed.value as { query?: unknown })?.query === 'string' ? (parsed.value as { query: string }).query : '';
+    if (query.trim() === '') return { content: "Error: tool_search needs {\"query\": \"what the tool should do\"}", isError: true };
+    const found = searchTools(query, allSpecs);
+    for (const spec of found) promote(spec.name);
+    return { content: JSON.stringify(found.length > 0 ? { tools: found } : { tools: [], note: 'no tool matches; try other words' }), isError: false };
+  };
+  const classify = (call: ToolCall): 'search' | 'client' | 'approval' | 'run' => {
+    if (deferred && call.name === TOOL_SEARCH_NAME && !toolsByName.has(call.name)) return 'search';
+    if (clientByName.has(call.name)) return 'client';
+    if (toolsByName.has(call.name) && options.needsApproval?.(call)) return 'approval';
+    return 'run';
+  };
+  /** Calls of the last assistant message that have no result yet, approvals first. */
+  const pendingCalls = (): PendingCalls | undefined => {
+    const lastAssistant = newMessages.findLast((m): m is AssistantMessage => m.role === 'assistant');
+    if (!lastAssistant || lastAssistant.toolCalls.length === 0) return undefined;
+    const answered = new Set(newMessages.flatMap((m) => (m.role === 'tool' ? [m.toolCallId] : [])));
+    const open = lastAssistant.toolCalls.filter((c) => !answered.has(c.id));
+    if (open.length === 0) return undefined;
+    const approvals = open.filter((c) => classify(c) === 'approval');
+    return { approvals, clientCalls: open.filter((c) => !approvals.includes(c)) };
+  };
 
-  for (let iteration = 1; iteration <= maxIterations; iteration++) {
+  if (options.resume) {
     throwIfAborted(signal);
+    const iteration = state.iterations;
+    const open = pendingCalls();
+    // Answered in the order the model made the calls, whatever order they are settled in.
+    const settled = new Map<string, ToolResult>();
+    const toRun: ToolCall[] = [];
+    for (const call of open?.approvals ?? []) {
+      const decision = options.resume.decisions?.get(call.id);
+      if (!decision) continue;
+      if (decision.approve) {
+        toRun.push(call);
+        continue;
+      }
+      settled.set(call.id, { content: deniedResult(decision.reason), isError: true, durationMs: 0 });
+    }
+    for (const call of open?.clientCalls ?? []) {
+      const output = options.resume.outputs?.get(call.id);
+      if (output !== undefined) settled.set(call.id, { content: output, isError: false, durationMs: 0 });
+    }
+    for (const call of [...(open?.approvals ?? []), ...(open?.clientCalls ?? [])]) {
+      const done = settled.get(call.id);
+      if (!done) continue;
+      // Reported like a run of the tool, so a client sees every call of the turn the same way.
+      onEvent?.({ type: 'tool_start', call, iteration });
+      onEvent?.({ type: 'tool_end', call, result: done, iteration });
+    }
+    const results = await runWithConcurrency(toRun, toolConcurrency, (call) => runTool(call, runContext(iteration)));
+    throwIfAborted(signal);
+    toRun.forEach((call, i) => settled.set(call.id, results[i]!));
+    const lastAssistant = newMessages.findLast((m): m is AssistantMessage => m.role === 'assistant');
+    for (const call of lastAssistant?.toolCalls ?? []) {
+      const done = settled.get(call.id);
+      if (done) newMessages.push(toolMessage(call, done));
+    }
+    const still = pendingCalls();
+    if (still) return result('paused', still);
+    if (state.iterations >= maxIterations) return result('max_iterations');
+  }
+
+  for (let iteration = state.iterations + 1; iteration <= maxIterations; iteration++) {
+    throwIfAborted(signal);
+    state.iterations = iteration;
     let reply: LlmResult | undefined;
     for (let emptyAttempt = 0; ; emptyAttempt++) {
       const history: ChatMessage[] = [
@@ -116,6 +252,7 @@ export async function runAgentTurn(options: AgentTurnOptions): Promise<AgentTurn
       ];
       let request = history;
       for (const hook of hooks) request = (await hook.beforeLlm?.(request)) ?? request;
+      const toolSpecs = visibleSpecs();
       reply = streaming
         ? await provider.stream({
             messages: request,
@@ -132,28 +269,49 @@ export async function runAgentTurn(options: AgentTurnOptions): Promise<AgentTurn
       if (emptyAttempt >= maxEmptyRetries) {
         throw new EmptyReplyError(`Model returned an empty reply ${emptyAttempt + 1} times in a row`);
       }
-      if (overBudget()) return result('budget', iteration);
+      if (overBudget()) return result('budget');
     }
 
     const message = normalizeToolCalls(reply.message);
     newMessages.push(message);
-    if (message.toolCalls.length === 0) return result('completed', iteration);
+    if (message.toolCalls.length === 0) return result('completed');
 
     if (overBudget()) {
       // Keep history valid for the next turn: every call needs a result, even one never run.
       for (const call of message.toolCalls) {
         newMessages.push(toolMessage(call, { content: 'Error: not executed, the turn budget was exhausted', isError: true, durationMs: 0 }));
       }
-      return result('budget', iteration);
+      return result('budget');
     }
 
-    const results = await runWithConcurrency(message.toolCalls, toolConcurrency, (call) =>
-      runTool(call, { toolsByName, toolTimeoutMs, signal, hooks, onEvent, iteration }),
-    );
+    // Calls the loop answers now: its own tools, the tool search, and client calls whose
+    // arguments are wrong (sent back to the model rather than to the client).
+    const answerNow = message.toolCalls.filter((call) => {
+      const kind = classify(call);
+      if (kind === 'client') return clientArgumentsError(clientByName.get(call.name)!, call) !== undefined;
+      return kind !== 'approval';
+    });
+    const results = await runWithConcurrency(answerNow, toolConcurrency, async (call) => {
+      const kind = classify(call);
+      if (kind === 'search') return { ...searchTool(call), durationMs: 0 };
+      if (kind === 'client') return { content: clientArgumentsError(clientByName.get(call.name)!, call)!, isError: true, durationMs: 0 };
+      // A tool the model found without searching is as good as promoted.
+      if (deferred) promote(call.name);
+      return runTool(call, runContext(iteration));
+    });
     throwIfAborted(signal);
-    message.toolCalls.forEach((call, i) => newMessages.push(toolMessage(call, results[i]!)));
+    answerNow.forEach((call, i) => newMessages.push(toolMessage(call, results[i]!)));
+    const pending = pendingCalls();
+    if (pending) return result('paused', pending);
   }
-  return result('max_iterations', maxIterations);
+  return result('max_iterations');
+}
+
+function clientArgumentsError(tool: ClientTool, call: ToolCall): string | undefined {
+  const parsed = parseToolArguments(call.arguments);
+  if (!parsed.ok) return `Error: ${parsed.error}`;
+  const problem = tool.validate?.(parsed.value);
+  return problem === undefined ? undefined : `Error: invalid arguments for tool '${tool.name}': ${problem}`;
 }
 
 function isEmpty(message: AssistantMessage): boolean {

@@ -23,12 +23,19 @@ export interface LlmProvider {
   readonly model: string;
   complete(request: LlmRequest): Promise<LlmResult>;
   stream(request: LlmStreamRequest): Promise<LlmResult>;
+  /**
+   * The same endpoint with another model or temperature (an agent's settings); absent on
+   * providers that cannot change them, whose model is then the only one.
+   */
+  withOptions?(options: { model?: string | undefined; temperature?: number | undefined }): LlmProvider;
 }
 
 export interface LlmProviderOptions {
   baseURL: string;
   apiKey: string;
   model: string;
+  /** Sent with every request when set; the provider's default otherwise. */
+  temperature?: number | undefined;
   /**
    * For `complete`, the whole request; for `stream`, the longest silence between chunks — a long
    * answer that keeps streaming is healthy, a stalled one is not.
@@ -44,13 +51,14 @@ export function createLlmProvider(options: LlmProviderOptions): LlmProvider {
   // stacked retry loops would multiply attempts.
   const client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey, maxRetries: 0, timeout: timeoutMs });
   const model = options.model;
+  const sampling = options.temperature === undefined ? {} : { temperature: options.temperature };
 
   const complete = (request: LlmRequest): Promise<LlmResult> =>
     withRetry(
       () =>
         withDeadline(request.signal, timeoutMs, async (signal) => {
           const response = await client.chat.completions.create(
-            { model, messages: toWireMessages(request.messages), ...toolsParam(request.tools) },
+            { model, messages: toWireMessages(request.messages), ...toolsParam(request.tools), ...sampling },
             { signal },
           );
           const choice = response.choices[0];
@@ -82,6 +90,7 @@ export function createLlmProvider(options: LlmProviderOptions): LlmProvider {
               model,
               messages: toWireMessages(request.messages),
               ...toolsParam(request.tools),
+              ...sampling,
               stream: true,
               stream_options: { include_usage: true },
             },
@@ -125,7 +134,10 @@ export function createLlmProvider(options: LlmProviderOptions): LlmProvider {
     );
   };
 
-  return { model, complete, stream };
+  const withOptions = (changes: { model?: string | undefined; temperature?: number | undefined }): LlmProvider =>
+    createLlmProvider({ ...options, model: changes.model ?? model, temperature: changes.temperature ?? options.temperature });
+
+  return { model, complete, stream, withOptions };
 }
 
 function finish(message: AssistantMessage, usage: Usage, finishReason: string | null): LlmResult {

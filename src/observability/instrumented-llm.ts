@@ -28,6 +28,7 @@ export function instrumentLlmProvider(provider: LlmProvider): LlmProvider {
 
   return {
     model,
+    ...(provider.withOptions ? { withOptions: (options) => instrumentLlmProvider(provider.withOptions!(options)) } : {}),
     complete: (request: LlmRequest) => measured('complete', () => provider.complete(request)),
     stream: (request: LlmStreamRequest) => {
       const started = performance.now();
