@@ -12,7 +12,11 @@ import type { Reranker } from './retrieval/rerank/reranker.js';
 import type { MemoryStore } from './memory/memory-types.js';
 import { configuredFusionWeights } from './retrieval/fusion-weights.js';
 import { type BackgroundTasks, createBackgroundTasks } from './background/background-tasks.js';
-import { type ChatService, createChatService } from './chat/chat-service.js';
+import { type ChatEvent, type ChatService, createChatService } from './chat/chat-service.js';
+import { createAgentLlmResolver } from './chat/agent-llm.js';
+import { type LiveRuns, createLiveRuns } from './runs/live-runs.js';
+import { createPgRunStore } from './runs/pg-run-store.js';
+import type { RunStore } from './runs/run-types.js';
 import { assertCompactionConfig, compactionLimit, compactionSettingsFor } from './compaction/compaction-config.js';
 import { createAfterTurnHooks } from './conversations/after-turn-hooks.js';
 import { createCheckpointHook } from './conversations/checkpoint-hook.js';
@@ -64,6 +68,10 @@ export interface AppContext {
   turnIndexes: TenantScoped<TurnIndex>;
   /** The chat (`/v1/chat`) and the views of its stored conversations, over the stores above. */
   chat: TenantScoped<ChatService>;
+  /** Chat runs: their status, and the state a paused one resumes from. */
+  runs: TenantScoped<RunStore>;
+  /** Runs in progress in this process: cancelled, and listened to again after a disconnect, through here. */
+  liveRuns: LiveRuns<ChatEvent>;
   /** Fact extraction into memories (`/v1/memories/extract`); undefined without an LLM. */
   extractors?: TenantScoped<MemoryExtractor> | undefined;
   /** Work done after a reply (the chat's after-turn hooks); drained before the database closes. */
@@ -151,8 +159,10 @@ export async function createAppContext(config: Config, options: AppContextOption
   const turns = createTenantTurnSearch({ db: database.db, embedder });
   // An import indexes its turns in its own transaction, so they are recalled as soon as it answers.
   const conversations = tenantScoped((tenantId) => createPgConversationStore({ db: database.db, tenantId, turnIndex: turnIndexes.forTenant(tenantId) }));
+  const runs = tenantScoped((tenantId) => createPgRunStore({ db: database.db, tenantId }));
+  const liveRuns = createLiveRuns<ChatEvent>({ graceMs: config.RUN_RECONNECT_GRACE_MS });
   const backgroundTasks = createBackgroundTasks((key, err) => logger.warn({ err, task: key }, 'background task failed'));
-  const chat = createTenantChat({ config, logger, memories, knowledge, llm, conversations, turns, turnIndexes, backgroundTasks });
+  const chat = createTenantChat({ config, logger, memories, knowledge, llm, conversations, turns, turnIndexes, backgroundTasks, runs, liveRuns });
   const extractors = createTenantExtractors({ config, logger, memories, llm });
   const sweeper = startExpirySweeper(database.db, config.MEMORY_SWEEP_INTERVAL_MS, (err) => logger.warn({ err }, 'expired memories sweep failed'));
 
@@ -190,6 +200,8 @@ export async function createAppContext(config: Config, options: AppContextOption
     turnIndexes,
     extractors,
     chat,
+    runs,
+    liveRuns,
     backgroundTasks,
     crossEncoder,
     close,
@@ -197,7 +209,10 @@ export async function createAppContext(config: Config, options: AppContextOption
 }
 
 /** The parts of a context the chat is built from. */
-export type ChatParts = Pick<AppContext, 'config' | 'logger' | 'memories' | 'knowledge' | 'llm' | 'conversations' | 'turns' | 'turnIndexes' | 'backgroundTasks'>;
+export type ChatParts = Pick<
+  AppContext,
+  'config' | 'logger' | 'memories' | 'knowledge' | 'llm' | 'conversations' | 'turns' | 'turnIndexes' | 'backgroundTasks' | 'runs' | 'liveRuns'
+>;
 
 /**
  * Every tenant's chat over `parts`, with its after-turn hooks; createAppContext builds it once.
@@ -206,9 +221,11 @@ export type ChatParts = Pick<AppContext, 'config' | 'logger' | 'memories' | 'kno
 export function createTenantChat(parts: ChatParts): TenantScoped<ChatService> {
   const { config, logger, llm } = parts;
   const compaction = compactionSettingsFor(config, llm?.model);
+  const agentRuntime = { llmFor: createAgentLlmResolver(config, llm), compactionFor: (model: string | undefined) => compactionSettingsFor(config, model) };
   const onSummaryFallback = (err: unknown) => logger.warn({ err }, 'summarizer failed: rule-based checkpoint or summary used');
   // Each stored turn's work after the reply, each hook a background task of its own: another hook is one line here.
-  const extractors = config.MEMORY_EXTRACTION === 'on' ? createTenantExtractors(parts) : undefined;
+  // Registered whenever there is a model: an agent may turn extraction on where the deployment has it off.
+  const extractors = createTenantExtractors(parts);
   const afterTurn = createAfterTurnHooks(
     [
       createCheckpointHook({ maxRequestTokens: compactionLimit(compaction), summaryTimeoutMs: config.COMPACTION_SUMMARY_TIMEOUT_MS, onFallback: onSummaryFallback }),
@@ -232,6 +249,12 @@ export function createTenantChat(parts: ChatParts): TenantScoped<ChatService> {
       compaction,
       summaryTimeoutMs: config.COMPACTION_SUMMARY_TIMEOUT_MS,
       onSummaryFallback,
+      agentRuntime,
+      runs: parts.runs.forTenant(tenantId),
+      liveRuns: parts.liveRuns,
+      runTtlSeconds: config.RUN_TTL_SECONDS,
+      toolSearchThreshold: config.TOOL_SEARCH_THRESHOLD,
+      memoryExtraction: config.MEMORY_EXTRACTION === 'on',
     }),
   );
 }

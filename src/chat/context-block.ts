@@ -1,4 +1,5 @@
 import type { TurnSearch } from '../conversations/turn-search.js';
+import type { RerankerChoice } from '../retrieval/rerank/reranker-choice.js';
 import type { MemoryFilter, MemoryStore } from '../memory/memory-types.js';
 import { dateInWords } from '../text/date-in-words.js';
 import type { KnowledgeRetriever } from './knowledge-retriever.js';
@@ -26,10 +27,14 @@ export interface RecallOptions extends TagFilters {
   agentId: string;
   /** The turn's user; null or absent when the chat named none. */
   userId?: string | null | undefined;
-  /** Per kind: up to `topK` memories and up to `topK` document chunks. */
-  topK: number;
-  /** Document candidates fetched before fusion and reranking cut them to `topK`. */
+  /** Up to this many memories (0: none). */
+  memoryTopK: number;
+  /** Up to this many document chunks (0: none). */
+  knowledgeTopK: number;
+  /** Document candidates fetched before fusion and reranking cut them to `knowledgeTopK`. */
   candidateK?: number | undefined;
+  /** The documents' reranker; the retriever's default when absent. */
+  reranker?: RerankerChoice | undefined;
   memories: MemoryStore;
   knowledge?: KnowledgeRetriever | undefined;
   /** Past turns of the agent's other conversations with the same user; none recalled when undefined. */
@@ -43,12 +48,14 @@ export interface RecallOptions extends TagFilters {
  * waits on the slowest anyway.
  */
 export async function recallSources(sources: SourceList, options: RecallOptions): Promise<Source[]> {
-  const { query, agentId, userId, topK, candidateK, memories, knowledge, turns, signal, tagsAny, tagsAll, tagsNone } = options;
+  const { query, agentId, userId, memoryTopK, knowledgeTopK, candidateK, reranker, memories, knowledge, turns, signal, tagsAny, tagsAll, tagsNone } = options;
   const tags = { tagsAny, tagsAll, tagsNone };
   // A negative cosine means the memory is about something else; it would only crowd the prompt.
   const [memoryHits, knowledgeHits, turnHits] = await Promise.all([
-    memories.search(query, { ...memoryScope(agentId, userId), topK, minScore: 0, ...tags }),
-    knowledge ? knowledge.search(query, { topK, signal, ...definedOnly({ ...tags, candidateK }) }) : Promise.resolve([]),
+    memoryTopK > 0 ? memories.search(query, { ...memoryScope(agentId, userId), topK: memoryTopK, minScore: 0, ...tags }) : Promise.resolve([]),
+    knowledge && knowledgeTopK > 0
+      ? knowledge.search(query, { topK: knowledgeTopK, signal, ...definedOnly({ ...tags, candidateK, reranker }) })
+      : Promise.resolve([]),
     // Turns have no tags: the request's tag filters are not theirs to apply.
     turns
       ? turns.search.search(query, {

@@ -1,3 +1,5 @@
+import type { RerankerChoice } from '../retrieval/rerank/reranker-choice.js';
+
 /**
  * The seam to document retrieval, which is built separately. The chat depends on this interface
  * only, so it works today without documents and picks them up once a retriever is wired in.
@@ -19,6 +21,8 @@ export interface KnowledgeSearchOptions {
   topK: number;
   /** Candidates fetched before fusion and reranking; the retriever's default when absent. */
   candidateK?: number;
+  /** The retriever's default when absent. */
+  reranker?: RerankerChoice;
   tagsAny?: readonly string[];
   tagsAll?: readonly string[];
   tagsNone?: readonly string[];

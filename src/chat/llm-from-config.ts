@@ -3,7 +3,7 @@ import type { Config } from '../config/config.js';
 
 const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 // The openai client refuses to start without a key; local servers (Ollama, llama.cpp) ignore it.
-const PLACEHOLDER_API_KEY = 'not-needed';
+export const PLACEHOLDER_API_KEY = 'not-needed';
 
 /**
  * The configured LLM, or undefined when there is none: a model plus somewhere to send it (a base

@@ -32,6 +32,17 @@ export interface TurnSource {
 
 export type Source = MemorySource | DocumentSource | TurnSource;
 
+function identityOf(source: Source): string {
+  switch (source.kind) {
+    case 'memory':
+      return `m:${source.agentId}:${source.key}`;
+    case 'document':
+      return `d:${source.documentId}:${source.chunkId}`;
+    case 'turn':
+      return `t:${source.conversationId}:${source.turn}`;
+  }
+}
+
 export function sourceText(source: Source): string {
   switch (source.kind) {
     case 'memory':
@@ -100,6 +111,13 @@ export class SourceList {
       at: hit.at.toISOString(),
       score: hit.score,
     });
+  }
+
+  /** The list a paused run had, numbers and all, from its stored state. */
+  static from(sources: readonly Source[]): SourceList {
+    const list = new SourceList();
+    for (const source of [...sources].sort((a, b) => a.id - b.id)) list.push(identityOf(source), { ...source });
+    return list;
   }
 
   get(id: number): Source | undefined {

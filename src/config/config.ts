@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { compactionModelsEnv } from '../compaction/compaction-config.js';
+import { llmProvidersEnv } from './llm-providers-env.js';
 import { RERANKERS } from '../retrieval/rerank/reranker-choice.js';
 import { parseEnvApiKeys } from '../auth/env-api-keys.js';
 import { ConfigError } from './config-error.js';
@@ -34,6 +35,13 @@ export const envSchema = z.object({
   LLM_API_KEY: z.string().optional(),
   LLM_MODEL: z.string().min(1).optional(),
   LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  // Other OpenAI-compatible endpoints an agent may name as its `provider` (src/chat/agent-llm.ts).
+  LLM_PROVIDERS: llmProvidersEnv,
+  // Runs (src/runs): how long a paused run waits for the client, how long a streamed run waits
+  // for a disconnected client to reconnect, and past how many tools the model gets a tool search.
+  RUN_TTL_SECONDS: z.coerce.number().int().min(1).max(30 * 86_400).default(3_600),
+  RUN_RECONNECT_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(2_000),
+  TOOL_SEARCH_THRESHOLD: z.coerce.number().int().min(0).max(10_000).default(20),
   // Conversation compaction (src/compaction): the model's window and how full a prompt may get.
   CONTEXT_WINDOW_TOKENS: z.coerce.number().int().min(256).max(100_000_000).default(8_192),
   CONTEXT_OUTPUT_RESERVE_TOKENS: z.coerce.number().int().min(0).max(100_000_000).default(1_024),

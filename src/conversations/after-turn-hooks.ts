@@ -14,6 +14,8 @@ export interface TurnScope {
   userId: string | null;
   /** The chat's model; undefined when none is configured. */
   llm: LlmProvider | undefined;
+  /** Whether the turn's facts are extracted into memories (the agent's setting, else the deployment's); undefined: yes. */
+  memoryExtraction?: boolean | undefined;
 }
 
 /** What a hook is told about one completed turn. */

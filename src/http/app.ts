@@ -15,6 +15,7 @@ import { createChatRoutes } from './routes/chat.js';
 import { createConversationRoutes } from './routes/conversations.js';
 import { createDocsRoutes, docsContentSecurityPolicy } from './routes/docs.js';
 import { createDocumentRoutes } from './routes/documents.js';
+import { createRunRoutes } from './routes/runs.js';
 import { createSearchRoutes } from './routes/search.js';
 import { createMemoryRoutes } from './routes/memories.js';
 import { createMemoryExtractionRoutes } from './routes/memory-extraction.js';
@@ -65,8 +66,9 @@ export function createApp(ctx: AppContext): ApiApp {
   }
   if (REQUEST_TIMEOUT_MS > 0) {
     const timeout = requestTimeout(REQUEST_TIMEOUT_MS);
-    // The chat bounds its own turns (see requestTimeout); its SSE streams must never be cut here.
-    app.use('/v1/*', (c, next) => (/^\/v1\/chat(\/|$)/.test(c.req.path) ? next() : timeout(c, next)));
+    // The chat bounds its own turns (see requestTimeout); its SSE streams must never be cut here,
+    // nor those of a resumed run or of its events.
+    app.use('/v1/*', (c, next) => (/^\/v1\/(chat|runs)(\/|$)/.test(c.req.path) ? next() : timeout(c, next)));
   }
   // Always on: it also gives keyless servers their tenant (`default`), which every route needs.
   app.use('/v1/*', apiKeyAuth(ctx.auth));
@@ -75,6 +77,7 @@ export function createApp(ctx: AppContext): ApiApp {
   app.route('/v1/tags', createTagRoutes(ctx));
   app.route('/v1/chat', createChatRoutes(ctx));
   app.route('/v1/conversations', createConversationRoutes(ctx));
+  app.route('/v1/runs', createRunRoutes(ctx));
   app.route('/v1/turns', createTurnRoutes(ctx));
   app.route('/v1/documents', createDocumentRoutes(ctx));
   app.route('/v1/search', createSearchRoutes(ctx));

@@ -10,7 +10,9 @@ import {
   RateLimitError,
   TransientError,
 } from '../agent/llm-errors.js';
+import { UnknownLlmProviderError } from '../chat/agent-llm.js';
 import { ConversationNotFoundError } from '../conversations/conversation-types.js';
+import { RunCancelledError, RunConflictError, RunInputError, RunNotFoundError } from '../runs/run-types.js';
 import { isDatabaseUnavailable } from '../db/database-unavailable.js';
 import { DocumentParseError } from '../documents/parsers/document-parse-error.js';
 import { InvalidCursorError } from '../retrieval/cursor.js';
@@ -68,6 +70,12 @@ const ERROR_TABLE: ErrorMapping[] = [
     err.code === 'unsupported_format' ? reply(415, 'unsupported_media_type', err.message) : reply(422, 'unprocessable_document', err.message),
   ),
   on(ConversationNotFoundError, (err) => reply(404, 'not_found', err.message)),
+  on(RunNotFoundError, (err) => reply(404, 'not_found', err.message)),
+  on(RunConflictError, (err) => reply(409, err.code, err.message)),
+  on(RunCancelledError, (err) => reply(409, 'run_cancelled', err.message)),
+  on(RunInputError, (err) => fromHttpError(validationError([{ path: err.field, message: err.message }], 'body'))),
+  // An agent names a provider the deployment no longer has: the server's configuration, not the request.
+  on(UnknownLlmProviderError, (err) => reply(502, 'llm_error', err.message)),
   on(InvalidCursorError, () => fromHttpError(validationError([{ path: 'cursor', message: 'is not a cursor returned by this API' }], 'query'))),
   // The search route's schema refuses rerankers the server lacks first; this is the same answer.
   on(RerankerUnavailableError, (err) =>

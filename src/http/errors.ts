@@ -30,7 +30,12 @@ export type ErrorCode =
   | 'context_overflow'
   | 'content_filtered'
   | 'llm_error'
-  | 'client_closed_request';
+  | 'client_closed_request'
+  // Runs (see src/runs): answers the run is not waiting for, or a run that ended.
+  | 'run_not_waiting'
+  | 'run_expired'
+  | 'tool_call_not_pending'
+  | 'run_cancelled';
 
 /** An error the client caused (or asked about); error-mapping.ts turns it into the JSON error reply. */
 export class HttpError extends Error {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AppContext, createAppContext } from '../../src/app-context.js';
-import { type ChatService, createChatService } from '../../src/chat/chat-service.js';
+import { type ChatReply, type ChatService, createChatService } from '../../src/chat/chat-service.js';
 import { type AfterTurn, type AfterTurnHook, createAfterTurnHooks } from '../../src/conversations/after-turn-hooks.js';
 import { createCheckpointHook } from '../../src/conversations/checkpoint-hook.js';
 import { loadConfig } from '../../src/config/config.js';
@@ -39,6 +39,7 @@ describe('chat after-turn hooks', () => {
       memories: ctx.memories.forTenant(TENANT),
       conversations: ctx.conversations.forTenant(TENANT),
       afterTurn: createAfterTurnHooks([checkpoint, ...extra], ctx.backgroundTasks),
+      runs: ctx.runs.forTenant(TENANT),
     });
   }
 
@@ -56,7 +57,7 @@ describe('chat after-turn hooks', () => {
       },
     });
 
-    const reply = await chat.chat({ message: 'What tea does Alice like?', agentId: 'alice' });
+    const reply = (await chat.chat({ message: 'What tea does Alice like?', agentId: 'alice' })) as ChatReply;
     // The reply is out while the hook is still waiting.
     expect(reply.answer).toContain('green tea');
     expect(finished).toBe(false);
@@ -77,7 +78,7 @@ describe('chat after-turn hooks', () => {
   });
 
   it('logs a failing hook; the reply, the checkpoint and the other hooks are unaffected', async () => {
-    const plain = await chatWith().chat({ message: 'What tea does Alice like?', agentId: 'alice' });
+    const plain = (await chatWith().chat({ message: 'What tea does Alice like?', agentId: 'alice' })) as ChatReply;
     lines.length = 0;
     const after: number[] = [];
     const chat = chatWith(
@@ -90,7 +91,7 @@ describe('chat after-turn hooks', () => {
       { name: 'after', run: async ({ turn }) => void after.push(turn.turn) },
     );
 
-    const reply = await chat.chat({ message: 'What tea does Alice like?', agentId: 'alice' });
+    const reply = (await chat.chat({ message: 'What tea does Alice like?', agentId: 'alice' })) as ChatReply;
     await ctx.backgroundTasks.whenIdle();
     expect({ ...reply, conversationId: plain.conversationId }).toEqual(plain);
     expect(after).toEqual([1]);
@@ -101,7 +102,7 @@ describe('chat after-turn hooks', () => {
     ]);
 
     // The next turn of the conversation goes on as usual.
-    const next = await chat.chat({ message: 'When does she drink it?', agentId: 'alice', conversationId: reply.conversationId });
+    const next = (await chat.chat({ message: 'When does she drink it?', agentId: 'alice', conversationId: reply.conversationId })) as ChatReply;
     await ctx.backgroundTasks.whenIdle();
     expect(next.conversationId).toBe(reply.conversationId);
     expect(after).toEqual([1, 2]);

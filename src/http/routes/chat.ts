@@ -1,13 +1,11 @@
 import { createRoute } from '@hono/zod-openapi';
-import { streamSSE } from 'hono/streaming';
 import type { AppContext } from '../../app-context.js';
-import type { ChatEvent } from '../../chat/chat-service.js';
 import { DEFAULT_AGENT_ID } from '../../memory/memory-types.js';
-import { errorReplyFor } from '../error-mapping.js';
+import { streamTurn } from '../chat-event-stream.js';
 import { TAGS } from '../openapi/api-tags.js';
 import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-route.js';
 import { errorResponse, jsonBody, notFoundResponse, retryAfterHeader } from '../openapi/route-responses.js';
-import { chatReplySchema, chatStreamEventSchema } from '../schemas/chat-reply-schemas.js';
+import { chatStreamEventSchema, turnReplySchema } from '../schemas/chat-reply-schemas.js';
 import { chatBody } from '../schemas/chat-schemas.js';
 import { tenantOf } from '../tenant-context.js';
 import { parseBody } from '../validate.js';
@@ -33,12 +31,17 @@ export function createChatRoutes(ctx: AppContext): ApiRoutes {
       'extractive. With `conversationId`, the turn continues that stored conversation (compacted to fit the model), or starts ' +
       'one under that id. JSON by default; Server-Sent Events with `stream: true` or `Accept: text/event-stream` (an explicit ' +
       '`stream: false` wins): `retrieval`, then `delta`s, `tool_start`/`tool_end` and `compaction`, then `done` (the JSON reply) or ' +
-      '`error` (the error body plus its `status`). Disconnecting cancels the LLM request and running tools.',
+      '`error` (the error body plus its `status`). With client `tools`, a call to one pauses the turn (`requires_action`); with an agent ' +
+      "record, a call to a tool in its approval list waits for a decision (`requires_approval`). Every reply names its `runId`. " +
+      'Disconnecting cancels the LLM request and running tools (a stream after a grace period, RUN_RECONNECT_GRACE_MS, in which the ' +
+      'client may reconnect to `GET /v1/runs/{runId}/events`).',
     request: { body: jsonBody(body) },
     responses: {
       200: {
-        description: 'The answer: one JSON reply, or a stream of events (`ChatStreamEvent`, one per SSE frame).',
-        content: { 'application/json': { schema: chatReplySchema }, 'text/event-stream': { schema: chatStreamEventSchema } },
+        description:
+          'The answer (`status: "completed"`), or a pause for client tools (`requires_action`) or approval (`requires_approval`): one JSON reply, ' +
+          'or a stream of events (`ChatStreamEvent`, one per SSE frame).',
+        content: { 'application/json': { schema: turnReplySchema }, 'text/event-stream': { schema: chatStreamEventSchema } },
       },
       404: notFoundResponse('conversation for this agent and user: `conversationId` belongs to another agent, or another user'),
       422: errorResponse({
@@ -53,9 +56,9 @@ export function createChatRoutes(ctx: AppContext): ApiRoutes {
   });
   defineRoute(routes, chatRoute, async (c) => {
     // Validated before any streaming starts, so a bad request is still a plain 400.
-    const { stream: streamFlag, agentId, ...rest } = await parseBody(c, body);
+    const { stream: streamFlag, agentId, tools, ...rest } = await parseBody(c, body);
     const streaming = streamFlag ?? (c.req.header('accept') ?? '').includes('text/event-stream');
-    const request = { ...rest, agentId: agentId ?? DEFAULT_AGENT_ID };
+    const request = { ...rest, agentId: agentId ?? DEFAULT_AGENT_ID, ...(tools ? { clientTools: tools } : {}) };
     const service = ctx.chat.forTenant(tenantOf(c));
     // Checked before any streaming starts, so another agent's (or tenant's) conversation id is a plain 404.
     await service.assertCanContinue(request.conversationId, request.agentId, request.userId);
@@ -65,55 +68,7 @@ export function createChatRoutes(ctx: AppContext): ApiRoutes {
       // A failure (the LLM's included) is answered by the app's error handler: see ../error-mapping.ts.
       return c.json(await service.chat({ ...request, stream: false, signal: c.req.raw.signal }));
     }
-
-    return streamSSE(c, async (stream) => {
-      const controller = new AbortController();
-      const abort = () => controller.abort(new Error('client disconnected'));
-      stream.onAbort(abort);
-      c.req.raw.signal.addEventListener('abort', abort, { once: true });
-      // Events arrive synchronously from the turn; writes are async, so they are chained to keep order.
-      let writes = Promise.resolve();
-      const send = (event: string, data: unknown) => {
-        writes = writes.then(() => (stream.aborted ? undefined : stream.writeSSE({ event, data: JSON.stringify(data) })));
-      };
-      const onEvent = (event: ChatEvent) => {
-        switch (event.type) {
-          case 'retrieval':
-            return send('retrieval', { conversationId: event.conversationId, sources: event.sources });
-          case 'delta':
-            return send('delta', { text: event.text });
-          case 'tool_start':
-            return send('tool_start', { id: event.id, name: event.name, arguments: event.arguments });
-          case 'tool_end':
-            return send('tool_end', { id: event.id, name: event.name, isError: event.isError, result: event.result, sources: event.sources });
-          case 'compaction':
-            return send('compaction', {
-              strategy: event.strategy,
-              strategies: event.strategies,
-              tokensBefore: event.tokensBefore,
-              tokensAfter: event.tokensAfter,
-              limit: event.limit,
-            });
-          case 'done':
-            return send('done', event.reply);
-          case 'error': {
-            if (controller.signal.aborted) return;
-            // Headers are long gone, so the status travels in the event next to the usual error body.
-            const described = errorReplyFor(event.error);
-            if (described.status === 500) ctx.logger.error({ err: event.error }, 'POST /v1/chat stream failed');
-            return send('error', { status: described.status, ...described.body });
-          }
-        }
-      };
-      try {
-        await service.chat({ ...request, stream: true, signal: controller.signal, onEvent });
-      } catch {
-        // Already reported as an `error` event (or nobody is listening any more).
-      } finally {
-        c.req.raw.signal.removeEventListener('abort', abort);
-        await writes;
-      }
-    });
+    return streamTurn(c, ctx.logger, (listener) => service.chat({ ...request, ...listener }));
   });
 
   return routes;

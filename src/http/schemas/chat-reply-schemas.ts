@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RUN_STATUSES } from '../../runs/run-types.js';
 import { errorReplySchema } from './error-reply-schemas.js';
 
 /** What `POST /v1/chat` answers: one JSON reply, or Server-Sent Events whose `done` carries the same reply. */
@@ -61,23 +62,88 @@ export const chatToolCallSchema = z
   })
   .meta({ id: 'ChatToolCall' });
 
+const runId = z.uuid().meta({ description: 'The run of this turn: `GET /v1/runs/{runId}`.' });
+const usageSchema = z.object({
+  promptTokens: z.number().int().min(0),
+  completionTokens: z.number().int().min(0),
+  totalTokens: z.number().int().min(0),
+});
+
 export const chatReplySchema = z
   .object({
+    runId,
+    status: z.literal('completed'),
     conversationId: z.uuid().meta({ description: "The request's, or a new one." }),
     answer: z.string(),
     citations: z.array(citationSchema),
     toolCalls: z.array(chatToolCallSchema),
-    usage: z.object({
-      promptTokens: z.number().int().min(0),
-      completionTokens: z.number().int().min(0),
-      totalTokens: z.number().int().min(0),
-    }),
+    usage: usageSchema,
     costUsd: z.number().nullable().meta({ description: 'Null when no price is known for the model (LLM_PRICES), or no model ran.' }),
     stopReason: z.enum(['completed', 'max_iterations', 'budget']),
     mode: z.enum(['llm', 'extractive']).meta({ description: '`extractive` without a configured LLM: the best-matching sentences of the sources.' }),
     note: z.string().optional().meta({ description: 'Why the reply is what it is, when that needs saying (e.g. extractive).' }),
   })
   .meta({ id: 'ChatReply' });
+
+const requiredActionSchema = z
+  .object({
+    type: z.literal('submit_tool_outputs'),
+    toolCalls: z.array(
+      z.object({
+        id: z.string().meta({ description: 'Answer with this id as `toolCallId`.' }),
+        type: z.literal('function'),
+        function: z.object({ name: z.string(), arguments: z.string().meta({ description: 'JSON text, as the model wrote it.' }) }),
+      }),
+    ),
+  })
+  .meta({ description: 'The client tool calls to run; answer them all in one `POST /v1/runs/{runId}/tool-outputs`.' });
+
+const approvalRequestSchema = z
+  .object({
+    toolCallId: z.string(),
+    name: z.string(),
+    arguments: z.unknown().meta({ description: 'Parsed when the model sent valid JSON, else the raw text.' }),
+  })
+  .meta({ id: 'ApprovalRequest', description: 'A call to a tool in the agent\'s approval list; decide it with `POST /v1/runs/{runId}/approvals`.' });
+
+export const pausedReplySchema = z
+  .object({
+    runId,
+    status: z.enum(['requires_action', 'requires_approval']),
+    conversationId: z.uuid(),
+    requiredAction: requiredActionSchema.optional().meta({ description: 'With `requires_action`.' }),
+    approvals: z.array(approvalRequestSchema).optional().meta({ description: 'With `requires_approval`.' }),
+    toolCalls: z.array(chatToolCallSchema).meta({ description: 'The calls run so far this turn.' }),
+    usage: usageSchema,
+    costUsd: z.number().nullable(),
+    expiresAt: z.iso.datetime().meta({ description: 'Unanswered past this time (RUN_TTL_SECONDS), the run expires.' }),
+  })
+  .meta({
+    id: 'PausedReply',
+    description: "A turn waiting for the client: its tools' outputs (`requires_action`), or a person's decisions (`requires_approval`).",
+  });
+
+/** What a turn answers: the reply, or a pause. */
+export const turnReplySchema = z.union([chatReplySchema, pausedReplySchema]).meta({ id: 'TurnReply' });
+
+export const runSchema = z
+  .object({
+    id: z.uuid(),
+    status: z.enum(RUN_STATUSES),
+    agentId: z.string(),
+    userId: z.string().nullable(),
+    conversationId: z.uuid(),
+    agentVersion: z.number().int().nullable().meta({ description: 'The agent version the run started with; null without an agent record.' }),
+    usage: usageSchema,
+    stopReason: z.string().nullable().meta({ description: '`completed`, `max_iterations` or `budget` once the turn has ended.' }),
+    error: z.record(z.string(), z.unknown()).nullable().meta({ description: 'Why a failed or cancelled run ended: `{code, message}`.' }),
+    expiresAt: z.iso.datetime().nullable(),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+    requiredAction: requiredActionSchema.optional(),
+    approvals: z.array(approvalRequestSchema).optional(),
+  })
+  .meta({ id: 'Run' });
 
 // As CompactionStrategy in compaction/compactor.ts, which is a type only.
 const compactionStrategy = z.enum(['checkpoints', 'structural_summary', 'drop_turns', 'truncate_tool_results']);
@@ -87,7 +153,7 @@ export const chatStreamEventSchema = z
   .discriminatedUnion('event', [
     z.object({
       event: z.literal('retrieval'),
-      data: z.object({ conversationId: z.uuid(), sources: z.array(chatSourceSchema) }),
+      data: z.object({ runId, conversationId: z.uuid(), sources: z.array(chatSourceSchema) }),
     }),
     z.object({ event: z.literal('delta'), data: z.object({ text: z.string().meta({ description: 'The next piece of the answer.' }) }) }),
     z.object({
@@ -117,6 +183,8 @@ export const chatStreamEventSchema = z
         .meta({ description: "The conversation's history was compacted to fit the model's window before a model call." }),
     }),
     z.object({ event: z.literal('done'), data: chatReplySchema }),
+    z.object({ event: z.literal('requires_action'), data: pausedReplySchema }),
+    z.object({ event: z.literal('requires_approval'), data: pausedReplySchema }),
     z.object({
       event: z.literal('error'),
       data: errorReplySchema.extend({
@@ -127,7 +195,8 @@ export const chatStreamEventSchema = z
   .meta({
     id: 'ChatStreamEvent',
     description:
-      'One Server-Sent Event of a streamed chat, as `event: <event>` and `data: <data as JSON>`: `retrieval` first (the recalled ' +
+      'One Server-Sent Event of a streamed chat, as `id: <n>`, `event: <event>` and `data: <data as JSON>`: `retrieval` first (the recalled ' +
       'sources), then `delta`s of the answer, `tool_start`/`tool_end` pairs and `compaction` notices, and last either `done` (the whole reply, as without ' +
-      'streaming) or `error`.',
+      'streaming), `requires_action` or `requires_approval` (the run waits for the client), or `error`. Ids go on across a run\'s pauses; ' +
+      'a client that lost the stream reconnects to `GET /v1/runs/{runId}/events` with `Last-Event-ID`.',
   });

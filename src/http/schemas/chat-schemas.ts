@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { TOOL_SEARCH_NAME } from '../../agent/tool-search.js';
+import { BUILT_IN_TOOLS } from '../../agents/agent-config.js';
+import { parametersProblem } from '../../runs/client-tools.js';
 import { DOCUMENT_LIMITS } from './document-schemas.js';
 import { agentIdSchema, tagsSchema, userIdSchema } from './memory-schemas.js';
 
@@ -16,6 +19,44 @@ const messageSchema = z
   // NUL is refused because the message may be saved as a memory, and Postgres text cannot hold it.
   .refine((s) => !s.includes('\u0000'), 'must not contain NUL (\\u0000) characters')
   .refine((s) => !LONE_SURROGATE.test(s), 'must not contain unpaired UTF-16 surrogates');
+
+const CLIENT_TOOLS_MAX = 128;
+
+/** A tool the client runs, in OpenAI's function tool shape. */
+export const clientToolSchema = z
+  .strictObject({
+    type: z.literal('function'),
+    function: z.strictObject({
+      name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, "_" or "-"'),
+      description: z.string().max(4000).optional(),
+      parameters: z
+        .record(z.string(), z.unknown())
+        .optional()
+        .superRefine((parameters, ctx) => {
+          const problem = parameters === undefined ? undefined : parametersProblem(parameters);
+          if (problem) ctx.addIssue({ code: 'custom', message: problem });
+        })
+        .meta({ description: 'A JSON Schema (draft 2020-12) of type `object` for the arguments; the model\'s arguments are checked against it.' }),
+      // OpenAI's structured-output flag: accepted so that OpenAI tool lists can be sent as they are.
+      strict: z.boolean().optional(),
+    }),
+  })
+  .meta({ id: 'ClientTool' });
+
+const RESERVED_TOOL_NAMES: ReadonlySet<string> = new Set([...BUILT_IN_TOOLS, TOOL_SEARCH_NAME]);
+
+export const clientToolsSchema = z
+  .array(clientToolSchema)
+  .max(CLIENT_TOOLS_MAX)
+  .superRefine((tools, ctx) => {
+    const seen = new Set<string>();
+    tools.forEach((tool, i) => {
+      const { name } = tool.function;
+      if (RESERVED_TOOL_NAMES.has(name)) ctx.addIssue({ code: 'custom', path: [i, 'function', 'name'], message: `${JSON.stringify(name)} is a built-in tool's name` });
+      else if (seen.has(name)) ctx.addIssue({ code: 'custom', path: [i, 'function', 'name'], message: `${JSON.stringify(name)} is declared twice` });
+      seen.add(name);
+    });
+  });
 
 /** `POST /v1/chat`; strict, so a misspelt filter is a 400 rather than an unfiltered answer. */
 export function chatBody(maxTopK: number) {
@@ -37,6 +78,11 @@ export function chatBody(maxTopK: number) {
     topK: z.number().int().min(1).max(maxTopK).optional(),
     candidateK: z.number().int().min(1).max(DOCUMENT_LIMITS.candidateKMax).optional(),
     stream: z.boolean().optional(),
+    tools: clientToolsSchema.optional().meta({
+      description:
+        "Tools the client runs (OpenAI's function tools). When the model calls one, the turn pauses: the reply is " +
+        '`status: "requires_action"` with the calls, answered by `POST /v1/runs/{runId}/tool-outputs`.',
+    }),
   });
 }
 

@@ -12,7 +12,9 @@ import type { PromptMessage } from './extraction-prompts.js';
 export function createMemoryExtractionHook(extractorFor: (tenantId: string) => MemoryExtractor): AfterTurnHook {
   return {
     name: 'memory-extraction',
-    async run({ tenantId, agentId, userId, conversationId, turn, signal }) {
+    async run({ tenantId, agentId, userId, conversationId, turn, signal, memoryExtraction }) {
+      // Off for this agent (or the deployment, when the agent does not say).
+      if (memoryExtraction === false) return;
       const messages: PromptMessage[] = [];
       const question = turn.messages.find((m) => m.role === 'user');
       if (question?.content) messages.push({ role: 'user', content: question.content });

@@ -1,0 +1,55 @@
+import { type LlmProvider, createLlmProvider } from '../agent/llm-provider.js';
+import type { AgentSettings } from '../agents/agent-config.js';
+import type { Config } from '../config/config.js';
+import { instrumentLlmProvider } from '../observability/instrumented-llm.js';
+import { PLACEHOLDER_API_KEY, llmProviderFromConfig } from './llm-from-config.js';
+
+/** An agent names a provider LLM_PROVIDERS does not have (it was removed after the agent was saved). */
+export class UnknownLlmProviderError extends Error {
+  constructor(readonly provider: string) {
+    super(`LLM provider ${JSON.stringify(provider)} is not in LLM_PROVIDERS`);
+    this.name = 'UnknownLlmProviderError';
+  }
+}
+
+/**
+ * The model an agent's settings ask for: the deployment's own (`base`) when they name none; the
+ * same endpoint with another model or temperature; or one of LLM_PROVIDERS. Built once per
+ * distinct choice: a provider holds an HTTP client, and agents are few.
+ */
+export function createAgentLlmResolver(config: Config, base: LlmProvider | undefined): (settings: AgentSettings | null) => LlmProvider | undefined {
+  const cache = new Map<string, LlmProvider | undefined>();
+  return (settings) => {
+    if (!settings || (settings.model === undefined && settings.provider === undefined && settings.temperature === undefined)) return base;
+    const key = JSON.stringify([settings.provider ?? null, settings.model ?? null, settings.temperature ?? null]);
+    if (cache.has(key)) return cache.get(key);
+    const provider = resolve(config, base, settings);
+    cache.set(key, provider);
+    return provider;
+  };
+}
+
+function resolve(config: Config, base: LlmProvider | undefined, settings: AgentSettings): LlmProvider | undefined {
+  const { model, temperature } = settings;
+  if (settings.provider !== undefined) {
+    const entry = config.LLM_PROVIDERS.get(settings.provider);
+    if (!entry) throw new UnknownLlmProviderError(settings.provider);
+    const name = model ?? config.LLM_MODEL;
+    // A provider without a model to ask has nothing to answer with: the turn is extractive.
+    if (name === undefined) return undefined;
+    return instrumentLlmProvider(
+      createLlmProvider({
+        baseURL: entry.baseURL,
+        apiKey: entry.apiKey ?? PLACEHOLDER_API_KEY,
+        model: name,
+        temperature,
+        timeoutMs: config.LLM_TIMEOUT_MS,
+        retry: { maxAttempts: config.LLM_MAX_ATTEMPTS, baseDelayMs: config.LLM_RETRY_BASE_MS, maxDelayMs: Math.max(config.LLM_RETRY_BASE_MS, config.LLM_RETRY_MAX_MS) },
+      }),
+    );
+  }
+  if (base) return base.withOptions ? base.withOptions({ model, temperature }) : base;
+  // No deployment model, but an endpoint to send the agent's model to.
+  const configured = model === undefined ? undefined : llmProviderFromConfig({ ...config, LLM_MODEL: model });
+  return configured && instrumentLlmProvider(temperature === undefined || !configured.withOptions ? configured : configured.withOptions({ temperature }));
+}

@@ -1,0 +1,89 @@
+import type { Context } from 'hono';
+import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
+import type { ChatEvent, ChatListener, TurnReply } from '../chat/chat-service.js';
+import type { LiveRun } from '../runs/live-runs.js';
+import type { Logger } from '../observability/logger.js';
+import { errorReplyFor } from './error-mapping.js';
+
+/** A chat event as one SSE frame: `event: <name>` and `data: <JSON>`; undefined when it is not sent. */
+export function toSseFrame(event: ChatEvent, logger: Logger): { event: string; data: unknown } | undefined {
+  switch (event.type) {
+    case 'retrieval':
+      return { event: 'retrieval', data: { runId: event.runId, conversationId: event.conversationId, sources: event.sources } };
+    case 'delta':
+      return { event: 'delta', data: { text: event.text } };
+    case 'tool_start':
+      return { event: 'tool_start', data: { id: event.id, name: event.name, arguments: event.arguments } };
+    case 'tool_end':
+      return { event: 'tool_end', data: { id: event.id, name: event.name, isError: event.isError, result: event.result, sources: event.sources } };
+    case 'compaction':
+      return {
+        event: 'compaction',
+        data: { strategy: event.strategy, strategies: event.strategies, tokensBefore: event.tokensBefore, tokensAfter: event.tokensAfter, limit: event.limit },
+      };
+    case 'done':
+      return { event: 'done', data: event.reply };
+    case 'paused':
+      // Named by what the run waits for, so a client can switch on the event alone.
+      return { event: event.reply.status, data: event.reply };
+    case 'error': {
+      // Headers are long gone, so the status travels in the event next to the usual error body.
+      const described = errorReplyFor(event.error);
+      if (described.status === 500) logger.error({ err: event.error }, 'chat stream failed');
+      return { event: 'error', data: { status: described.status, ...described.body } };
+    }
+  }
+}
+
+/** Writes frames in order (writes are async, events arrive synchronously) and stops once the client is gone. */
+function frameWriter(stream: SSEStreamingApi, logger: Logger) {
+  let writes = Promise.resolve();
+  const write = (seq: number, event: ChatEvent) => {
+    const frame = toSseFrame(event, logger);
+    if (!frame) return;
+    writes = writes.then(() => (stream.aborted ? undefined : stream.writeSSE({ id: String(seq), event: frame.event, data: JSON.stringify(frame.data) })));
+  };
+  return { write, drained: () => writes };
+}
+
+/**
+ * Streams a turn (a new one, or a resumed run) as Server-Sent Events with ids. A client that
+ * disconnects does not stop the run at once: it may reconnect to `GET /v1/runs/:id/events` with
+ * `Last-Event-ID` for a grace period, after which a run nobody listens to is aborted.
+ */
+export function streamTurn(c: Context, logger: Logger, run: (listener: ChatListener) => Promise<TurnReply>): Response {
+  return streamSSE(c, async (stream) => {
+    const gone = new AbortController();
+    const leave = () => gone.abort();
+    stream.onAbort(leave);
+    c.req.raw.signal.addEventListener('abort', leave, { once: true });
+    const writer = frameWriter(stream, logger);
+    try {
+      await run({ stream: true, gone: gone.signal, onEvent: (event, seq) => writer.write(seq, event) });
+    } catch {
+      // Already sent as an `error` event (or nobody is listening any more).
+    } finally {
+      c.req.raw.signal.removeEventListener('abort', leave);
+      await writer.drained();
+    }
+  });
+}
+
+/** Replays a live run's events after `after`, then follows it to its end (or until the client leaves). */
+export function streamLiveRun(c: Context, logger: Logger, live: LiveRun<ChatEvent>, after: number | undefined): Response {
+  return streamSSE(c, async (stream) => {
+    const gone = new AbortController();
+    const writer = frameWriter(stream, logger);
+    const ended = new Promise<void>((resolve) => {
+      const leave = () => {
+        gone.abort();
+        resolve();
+      };
+      stream.onAbort(leave);
+      c.req.raw.signal.addEventListener('abort', leave, { once: true });
+      live.listen({ onEvent: (seq, event) => writer.write(seq, event), onEnd: resolve, gone: gone.signal, after });
+    });
+    await ended;
+    await writer.drained();
+  });
+}

@@ -1,0 +1,97 @@
+import { and, eq, getTableColumns, inArray, lt, sql } from 'drizzle-orm';
+import type { Db } from '../db/database.js';
+import { runs } from '../db/schema.js';
+import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
+import { type NewRun, PAUSED_STATUSES, type Run, type RunState, type RunStatus, type RunStore, type RunUpdate, type RunUsage } from './run-types.js';
+
+type RunRow = typeof runs.$inferSelect;
+
+const ZERO_USAGE: RunUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+
+const toRun = (row: Omit<RunRow, 'tenantId' | 'state'>): Run => ({
+  id: row.id,
+  status: row.status as RunStatus,
+  agentId: row.agentId,
+  userId: row.userId === '' ? null : row.userId,
+  conversationId: row.conversationId,
+  agentVersion: row.agentVersion,
+  usage: { ...ZERO_USAGE, ...row.usage },
+  stopReason: row.stopReason,
+  error: row.error,
+  expiresAt: row.expiresAt,
+  createdAt: row.createdAt,
+  updatedAt: row.updatedAt,
+});
+
+const { tenantId: _t, state: _s, ...runColumns } = getTableColumns(runs);
+
+export interface PgRunStoreOptions {
+  db: Db;
+  /** The tenant whose runs this store reads and writes, and only those. Default `default`. */
+  tenantId?: string;
+}
+
+export function createPgRunStore(options: PgRunStoreOptions): RunStore {
+  const { db } = options;
+  const tenantId = options.tenantId ?? DEFAULT_TENANT_ID;
+  const owned = (id: string) => and(eq(runs.id, id), eq(runs.tenantId, tenantId));
+
+  async function create(run: NewRun): Promise<Run> {
+    const [row] = await db
+      .insert(runs)
+      .values({
+        id: run.id,
+        tenantId,
+        agentId: run.agentId,
+        userId: run.userId ?? '',
+        conversationId: run.conversationId,
+        agentVersion: run.agentVersion,
+        status: run.status,
+        usage: { ...(run.usage ?? ZERO_USAGE) },
+        stopReason: run.stopReason ?? null,
+      })
+      .returning(runColumns);
+    return toRun(row!);
+  }
+
+  /** Expiry is applied when a run is read: no sweeper has to be running for a stale pause to read as expired. */
+  async function expireIfDue(id: string): Promise<void> {
+    await db
+      .update(runs)
+      .set({ status: 'expired', state: null, expiresAt: null, updatedAt: sql`now()` })
+      .where(and(owned(id), inArray(runs.status, [...PAUSED_STATUSES]), lt(runs.expiresAt, sql`now()`)));
+  }
+
+  async function get(id: string): Promise<Run | null> {
+    await expireIfDue(id);
+    const [row] = await db.select(runColumns).from(runs).where(owned(id));
+    return row ? toRun(row) : null;
+  }
+
+  async function load(id: string): Promise<{ run: Run; state: RunState | null } | null> {
+    await expireIfDue(id);
+    const [row] = await db.select({ ...runColumns, state: runs.state }).from(runs).where(owned(id));
+    if (!row) return null;
+    const { state, ...rest } = row;
+    return { run: toRun(rest), state: (state as RunState | null) ?? null };
+  }
+
+  async function update(id: string, change: RunUpdate, from?: readonly RunStatus[]): Promise<boolean> {
+    const updated = await db
+      .update(runs)
+      .set({
+        status: change.status,
+        ...(change.usage !== undefined ? { usage: { ...change.usage } } : {}),
+        ...(change.stopReason !== undefined ? { stopReason: change.stopReason } : {}),
+        ...(change.state !== undefined ? { state: change.state as unknown as Record<string, unknown> | null } : {}),
+        ...(change.error !== undefined ? { error: change.error } : {}),
+        ...(change.expiresAt !== undefined ? { expiresAt: change.expiresAt } : {}),
+        updatedAt: sql`now()`,
+      })
+      .where(and(owned(id), from ? inArray(runs.status, [...from]) : undefined))
+      .returning({ id: runs.id });
+    return updated.length > 0;
+  }
+
+  return { create, get, load, update };
+}
