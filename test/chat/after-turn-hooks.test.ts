@@ -93,7 +93,7 @@ describe('chat after-turn hooks', () => {
 
     const reply = (await chat.chat({ message: 'What tea does Alice like?', agentId: 'alice' })) as ChatReply;
     await ctx.backgroundTasks.whenIdle();
-    expect({ ...reply, conversationId: plain.conversationId }).toEqual(plain);
+    expect({ ...reply, conversationId: plain.conversationId, runId: plain.runId }).toEqual(plain);
     expect(after).toEqual([1]);
     const view = await chat.describeConversation(reply.conversationId, 'alice');
     expect(view?.checkpoints.map((c) => c.turn)).toEqual([1]);

@@ -94,9 +94,9 @@ describe('recallSources', () => {
     ]);
     // No user: the agent's shared memories only ('' names them).
     expect(seen).toEqual([
-      { query: 'tea', options: { agentId: 'bob', userId: '', includeShared: true, memoryTopK: 3, knowledgeTopK: 3, minScore: 0, tagsAny: ['x'], tagsAll: undefined, tagsNone: undefined } },
+      { query: 'tea', options: { agentId: 'bob', userId: '', includeShared: true, topK: 3, minScore: 0, tagsAny: ['x'], tagsAll: undefined, tagsNone: undefined } },
     ]);
-    expect(knowledge.calls[0]?.options).toMatchObject({ memoryTopK: 3, knowledgeTopK: 3, tagsAny: ['x'] });
+    expect(knowledge.calls[0]?.options).toMatchObject({ topK: 3, tagsAny: ['x'] });
     // Found again (as a tool would), a source keeps its number.
     expect(list.addMemory({ memory: memory('tea', 'Alice likes tea', 'bob'), score: 0.5 }).id).toBe(1);
     expect(list.all()).toHaveLength(2);
@@ -129,7 +129,7 @@ describe('recallSources with past turns', () => {
     expect(added[0]).toMatchObject({ conversationId: 'c-1', turn: 4, question: 'What is my locker code?', at: '2026-05-12T09:00:00.000Z' });
     expect(memorySearches[0]).toMatchObject({ agentId: 'bob', userId: 'u-7', includeShared: true });
     expect(turnSearches).toEqual([
-      { agentId: 'bob', userId: 'u-7', excludeConversationId: 'current', memoryTopK: 3, knowledgeTopK: 3, mode: 'hybrid', minScore: 0, signal: undefined },
+      { agentId: 'bob', userId: 'u-7', excludeConversationId: 'current', topK: 3, mode: 'hybrid', minScore: 0, signal: undefined },
     ]);
     // The same turn found again keeps its number.
     expect(list.addTurn(turnHit()).id).toBe(1);
