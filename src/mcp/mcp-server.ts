@@ -99,7 +99,7 @@ export function createMcpServer(ctx: AppContext, { tenantId, signal }: McpServer
       title: 'List tags',
       description:
         'The tags of the memories and how many memories carry each, as `{"tags":[{"tag","count"}]}`; the same filters as ' +
-        'search_memories narrow what is counted. Without `agentId`, every agent\'s memories are counted.',
+        'search_memories narrow what is counted; `agentId` defaults to "default".',
       // The query-string schema, but with a JSON boolean where the query string has "true"/"false".
       inputSchema: tagCountsQuery.extend({ includeShared: z.boolean().optional().meta({ description: "With `userId`: the agent's shared memories too." }) }),
       annotations: { readOnlyHint: true, openWorldHint: false },
