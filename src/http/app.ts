@@ -18,6 +18,7 @@ import { createDocumentRoutes } from './routes/documents.js';
 import { createRunRoutes } from './routes/runs.js';
 import { createSearchRoutes } from './routes/search.js';
 import { createMemoryRoutes } from './routes/memories.js';
+import { createMcpRoutes } from './routes/mcp.js';
 import { createMemoryExtractionRoutes } from './routes/memory-extraction.js';
 import { createOperationsRoutes } from './routes/operations.js';
 import { createTagRoutes } from './routes/tags.js';
@@ -58,20 +59,25 @@ export function createApp(ctx: AppContext): ApiApp {
   // Built on first request, once every route below is declared.
   app.route('/', createDocsRoutes(() => createOpenApiDocument(declaredRoutes(app), openApiOptionsFrom(ctx))));
   const { RATE_LIMIT_PER_MINUTE, RATE_LIMIT_BURST, REQUEST_TIMEOUT_MS } = ctx.config;
+  // The MCP endpoint reaches the same stores as /v1, so it sits behind the same budget and keys.
+  const apiPaths = ['/v1/*', '/mcp'];
   if (RATE_LIMIT_PER_MINUTE > 0) {
     // Before the key check: see rateLimit. Without keys in use there is no key to budget by, so
     // whatever a client sends is not looked up.
     const identifyKey = async (key: string) => ((await ctx.auth.isRequired()) ? (await ctx.auth.authenticate(key))?.keyId : undefined);
-    app.use('/v1/*', rateLimit({ perMinute: RATE_LIMIT_PER_MINUTE, burst: RATE_LIMIT_BURST, identifyKey, trustProxy: ctx.config.TRUST_PROXY }));
+    const limit = rateLimit({ perMinute: RATE_LIMIT_PER_MINUTE, burst: RATE_LIMIT_BURST, identifyKey, trustProxy: ctx.config.TRUST_PROXY });
+    for (const path of apiPaths) app.use(path, limit);
   }
   if (REQUEST_TIMEOUT_MS > 0) {
     const timeout = requestTimeout(REQUEST_TIMEOUT_MS);
     // The chat bounds its own turns (see requestTimeout); its SSE streams must never be cut here,
-    // nor those of a resumed run or of its events.
+    // nor those of a resumed run or of its events. Not /mcp: which tool a request calls is in its
+    // body, so the MCP tools bound themselves (see mcp/tool-deadline.ts).
     app.use('/v1/*', (c, next) => (/^\/v1\/(chat|runs)(\/|$)/.test(c.req.path) ? next() : timeout(c, next)));
   }
   // Always on: it also gives keyless servers their tenant (`default`), which every route needs.
-  app.use('/v1/*', apiKeyAuth(ctx.auth));
+  const keyAuth = apiKeyAuth(ctx.auth);
+  for (const path of apiPaths) app.use(path, keyAuth);
   app.route('/v1/memories', createMemoryExtractionRoutes(ctx));
   app.route('/v1/memories', createMemoryRoutes(ctx));
   app.route('/v1/tags', createTagRoutes(ctx));
@@ -81,6 +87,7 @@ export function createApp(ctx: AppContext): ApiApp {
   app.route('/v1/turns', createTurnRoutes(ctx));
   app.route('/v1/documents', createDocumentRoutes(ctx));
   app.route('/v1/search', createSearchRoutes(ctx));
+  app.route('/mcp', createMcpRoutes(ctx));
 
   app.notFound((c) => c.json(errorBody('not_found', `No route for ${c.req.method} ${c.req.path}`), 404));
 

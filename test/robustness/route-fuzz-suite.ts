@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import type { Hono } from 'hono';
 import { inspectRoutes } from 'hono/dev';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { AppContext } from '../../src/app-context.js';
 import { errorReplySchema } from '../../src/http/schemas/error-reply-schemas.js';
 import { call, createApp, createTestContext } from '../http/http-test-context.js';
@@ -183,7 +183,9 @@ export function routeFuzzSuite(target: FuzzTarget, msPerRoute: number) {
         } catch {
           fail(req, 'an error body that does not parse', res.status, text);
         }
-        if (!errorReplySchema.safeParse(body).success) fail(req, 'an error body not of the {error:{code,message,details}} shape', res.status, text);
+        if (isMcp(req.url)) {
+          if (!jsonRpcErrorSchema.safeParse(body).success) fail(req, 'an MCP error body that is not a JSON-RPC error', res.status, text);
+        } else if (!errorReplySchema.safeParse(body).success) fail(req, 'an error body not of the {error:{code,message,details}} shape', res.status, text);
         const after = await fingerprint();
         if (JSON.stringify(after) !== JSON.stringify(before)) {
           fail(req, `a refused request that wrote (${JSON.stringify(before)} → ${JSON.stringify(after)})`, res.status, text);
@@ -219,4 +221,11 @@ export function routeFuzzSuite(target: FuzzTarget, msPerRoute: number) {
     };
     return Object.assign(tracked, { counts, drain });
   }
+}
+
+/** `/mcp` answers its transport's refusals (405, 406, 415, parse errors) as JSON-RPC errors: MCP clients read those. */
+const jsonRpcErrorSchema = z.object({ jsonrpc: z.literal('2.0'), error: z.object({ code: z.number().int(), message: z.string() }), id: z.null() });
+
+function isMcp(url: string): boolean {
+  return new URL(url, 'http://localhost').pathname === '/mcp';
 }
