@@ -18,12 +18,21 @@ export const TOOL_SEARCH_SPEC: ToolSpec = {
   },
 };
 
-const words = (text: string): string[] => text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 1);
+// Glue words would match every description alike.
+const GLUE = new Set(['a', 'an', 'and', 'are', 'as', 'at', 'be', 'by', 'can', 'do', 'for', 'from', 'how', 'i', 'in', 'is', 'it', 'me', 'my', 'of', 'on', 'or', 'that', 'the', 'this', 'to', 'tool', 'what', 'which', 'with', 'you', 'your']);
+
+const words = (text: string): string[] =>
+  text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w.length > 1 && !GLUE.has(w));
 
 /**
  * The tools whose names and descriptions share the most words with the query; a word in the
- * name counts double, since names are what tool authors choose most carefully. Ties keep the
- * tools' order. Lexical on purpose: it runs inside the agent loop, with no embedder at hand.
+ * name counts double, since names are what tool authors choose most carefully. A tool scoring
+ * under half the best is left out: one shared word of a long query is noise, and every tool
+ * returned is one more the model is shown from then on. Ties keep the tools' order. Lexical on
+ * purpose: it runs inside the agent loop, with no embedder at hand.
  */
 export function searchTools(query: string, tools: readonly ToolSpec[], limit = TOOL_SEARCH_MAX_RESULTS): ToolSpec[] {
   const wanted = new Set(words(query));
@@ -34,8 +43,9 @@ export function searchTools(query: string, tools: readonly ToolSpec[], limit = T
     for (const word of wanted) score += (name.has(word) ? 2 : 0) + (description.has(word) ? 1 : 0);
     return { tool, index, score };
   });
+  const best = Math.max(0, ...scored.map((s) => s.score));
   return scored
-    .filter((s) => s.score > 0)
+    .filter((s) => s.score > 0 && s.score * 2 >= best)
     .sort((a, b) => b.score - a.score || a.index - b.index)
     .slice(0, limit)
     .map((s) => s.tool);

@@ -1,5 +1,7 @@
 export interface SseEvent {
   event: string;
+  /** The frame's `id:`, when it has one. */
+  id?: string;
   // Tests read the shape they expect; a wrong guess fails the assertion, not the compiler.
   data: any;
 }
@@ -16,6 +18,7 @@ export function parseSse(text: string): SseEvent[] {
         .filter((l) => l.startsWith('data: '))
         .map((l) => l.slice(6))
         .join('\n');
-      return { event, data: JSON.parse(data) as unknown };
+      const id = lines.find((l) => l.startsWith('id: '))?.slice(4);
+      return { event, ...(id === undefined ? {} : { id }), data: JSON.parse(data) as unknown };
     });
 }
