@@ -1,4 +1,6 @@
 import type { LlmProvider } from './agent/llm-provider.js';
+import type { AgentStore } from './agents/agent-store.js';
+import { createPgAgentStore } from './agents/pg-agent-store.js';
 import type { KnowledgeRetriever } from './chat/knowledge-retriever.js';
 import { llmProviderFromConfig } from './chat/llm-from-config.js';
 import { type Config, ConfigError } from './config/config.js';
@@ -50,6 +52,8 @@ export interface AppContext {
    */
   memories: TenantScoped<MemoryStore>;
   documents: TenantScoped<DocumentStore>;
+  /** Agents: the versioned settings a chat runs with for an `agentId` (`/v1/agents`). */
+  agents: TenantScoped<AgentStore>;
   /** Document retrieval: hybrid, vector and BM25 search over a tenant's chunks (`/v1/search`). */
   search: TenantDocumentSearch;
   /** The chat's model; undefined when none is configured, and the chat answers extractively. */
@@ -136,6 +140,7 @@ export async function createAppContext(config: Config, options: AppContextOption
   const weights = configuredFusionWeights(embedder.id, { vector: config.FUSION_VECTOR_WEIGHT, text: config.FUSION_TEXT_WEIGHT });
   const memories = tenantScoped((tenantId) => createPgMemoryStore({ db: database.db, embedder, weights, tenantId }));
   const documents = tenantScoped((tenantId) => createDocumentStore({ db: database.db, embedder, tenantId }));
+  const agents = tenantScoped((tenantId) => createPgAgentStore({ db: database.db, tenantId }));
   const search = createTenantDocumentSearch({
     db: database.db,
     embedder,
@@ -182,6 +187,7 @@ export async function createAppContext(config: Config, options: AppContextOption
     auth,
     memories,
     documents,
+    agents,
     search,
     llm,
     knowledge,

@@ -60,6 +60,20 @@ export const envSchema = z.object({
       }
     })
     .pipe(z.record(z.string().min(1), z.strictObject({ inputPerMTok: z.number().min(0), outputPerMTok: z.number().min(0) }))),
+  // Other OpenAI-compatible endpoints an agent may name as its `provider`; the default is LLM_BASE_URL's.
+  LLM_PROVIDERS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return {};
+      try {
+        return JSON.parse(v) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be JSON: {"<name>": {"baseURL": "<url>", "apiKey": "<key>"}}' });
+        return z.NEVER;
+      }
+    })
+    .pipe(z.record(z.string().min(1), z.strictObject({ baseURL: z.string().url(), apiKey: z.string().min(1).optional() }))),
   // `tenant:key` or `key` entries, hashed here: the configuration never holds a key in clear.
   API_KEYS: z
     .string()
