@@ -10,6 +10,7 @@ import {
   RateLimitError,
   TransientError,
 } from '../agent/llm-errors.js';
+import { AgentExistsError } from '../agents/agent-store.js';
 import { ConversationNotFoundError } from '../conversations/conversation-types.js';
 import { isDatabaseUnavailable } from '../db/database-unavailable.js';
 import { DocumentParseError } from '../documents/parsers/document-parse-error.js';
@@ -68,6 +69,7 @@ const ERROR_TABLE: ErrorMapping[] = [
     err.code === 'unsupported_format' ? reply(415, 'unsupported_media_type', err.message) : reply(422, 'unprocessable_document', err.message),
   ),
   on(ConversationNotFoundError, (err) => reply(404, 'not_found', err.message)),
+  on(AgentExistsError, (err) => reply(409, 'agent_exists', err.message)),
   on(InvalidCursorError, () => fromHttpError(validationError([{ path: 'cursor', message: 'is not a cursor returned by this API' }], 'query'))),
   // The search route's schema refuses rerankers the server lacks first; this is the same answer.
   on(RerankerUnavailableError, (err) =>

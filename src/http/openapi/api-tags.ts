@@ -6,6 +6,7 @@ export const TAGS = {
   chat: 'Chat',
   conversations: 'Conversations',
   turns: 'Turns',
+  agents: 'Agents',
   operations: 'Operations',
   documentation: 'Documentation',
 } as const;
@@ -19,6 +20,7 @@ export const TAG_DESCRIPTIONS: Record<ApiTag, string> = {
   [TAGS.chat]: 'Grounded answers from memories, documents and past turns.',
   [TAGS.conversations]: 'Stored chat conversations of an agent: read, export, import, delete.',
   [TAGS.turns]: "Past turns of an agent's conversations, searched by meaning and by words (episodic recall).",
+  [TAGS.agents]: 'Agents: the versioned settings (instructions, model, tools, budget, recall) a chat runs with for an `agentId`.',
   [TAGS.operations]: 'Probes and metrics, outside `/v1`: no API key, no rate limit.',
   [TAGS.documentation]: 'This document and its interactive page.',
 };
