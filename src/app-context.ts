@@ -1,4 +1,6 @@
 import type { LlmProvider } from './agent/llm-provider.js';
+import type { AgentStore } from './agents/agent-store.js';
+import { createPgAgentStore } from './agents/pg-agent-store.js';
 import type { KnowledgeRetriever } from './chat/knowledge-retriever.js';
 import { llmProviderFromConfig } from './chat/llm-from-config.js';
 import { type Config, ConfigError } from './config/config.js';
@@ -54,6 +56,8 @@ export interface AppContext {
    */
   memories: TenantScoped<MemoryStore>;
   documents: TenantScoped<DocumentStore>;
+  /** Agents: the versioned settings a chat runs with for an `agentId` (`/v1/agents`). */
+  agents: TenantScoped<AgentStore>;
   /** Document retrieval: hybrid, vector and BM25 search over a tenant's chunks (`/v1/search`). */
   search: TenantDocumentSearch;
   /** The chat's model; undefined when none is configured, and the chat answers extractively. */
@@ -144,6 +148,7 @@ export async function createAppContext(config: Config, options: AppContextOption
   const weights = configuredFusionWeights(embedder.id, { vector: config.FUSION_VECTOR_WEIGHT, text: config.FUSION_TEXT_WEIGHT });
   const memories = tenantScoped((tenantId) => createPgMemoryStore({ db: database.db, embedder, weights, tenantId }));
   const documents = tenantScoped((tenantId) => createDocumentStore({ db: database.db, embedder, tenantId }));
+  const agents = tenantScoped((tenantId) => createPgAgentStore({ db: database.db, tenantId }));
   const search = createTenantDocumentSearch({
     db: database.db,
     embedder,
@@ -162,7 +167,7 @@ export async function createAppContext(config: Config, options: AppContextOption
   const runs = tenantScoped((tenantId) => createPgRunStore({ db: database.db, tenantId }));
   const liveRuns = createLiveRuns<ChatEvent>({ graceMs: config.RUN_RECONNECT_GRACE_MS });
   const backgroundTasks = createBackgroundTasks((key, err) => logger.warn({ err, task: key }, 'background task failed'));
-  const chat = createTenantChat({ config, logger, memories, knowledge, llm, conversations, turns, turnIndexes, backgroundTasks, runs, liveRuns });
+  const chat = createTenantChat({ config, logger, memories, knowledge, llm, conversations, turns, turnIndexes, backgroundTasks, runs, liveRuns, agents });
   const extractors = createTenantExtractors({ config, logger, memories, llm });
   const sweeper = startExpirySweeper(database.db, config.MEMORY_SWEEP_INTERVAL_MS, (err) => logger.warn({ err }, 'expired memories sweep failed'));
 
@@ -192,6 +197,7 @@ export async function createAppContext(config: Config, options: AppContextOption
     auth,
     memories,
     documents,
+    agents,
     search,
     llm,
     knowledge,
@@ -211,7 +217,7 @@ export async function createAppContext(config: Config, options: AppContextOption
 /** The parts of a context the chat is built from. */
 export type ChatParts = Pick<
   AppContext,
-  'config' | 'logger' | 'memories' | 'knowledge' | 'llm' | 'conversations' | 'turns' | 'turnIndexes' | 'backgroundTasks' | 'runs' | 'liveRuns'
+  'config' | 'logger' | 'memories' | 'knowledge' | 'llm' | 'conversations' | 'turns' | 'turnIndexes' | 'backgroundTasks' | 'runs' | 'liveRuns' | 'agents'
 >;
 
 /**
@@ -249,6 +255,7 @@ export function createTenantChat(parts: ChatParts): TenantScoped<ChatService> {
       compaction,
       summaryTimeoutMs: config.COMPACTION_SUMMARY_TIMEOUT_MS,
       onSummaryFallback,
+      agents: parts.agents.forTenant(tenantId),
       agentRuntime,
       runs: parts.runs.forTenant(tenantId),
       liveRuns: parts.liveRuns,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { tagsSchema } from '../memory/memory-fields.js';
+import { LONE_SURROGATE, NUL_MESSAGE, SURROGATE_MESSAGE, tagsSchema } from '../memory/memory-fields.js';
 import { RERANKERS } from '../retrieval/rerank/reranker-choice.js';
 
 /** The chat's built-in tools, by the names the model sees; an agent's tool policy speaks of these. */
@@ -18,6 +18,9 @@ export const AGENT_LIMITS = {
   candidateKMax: 1000,
 } as const;
 
+// Settings are stored as jsonb, which refuses NUL and unpaired surrogates: a 400 here, not a 500 there.
+const storable = (schema: z.ZodString) => schema.refine((s) => !s.includes('\u0000'), NUL_MESSAGE).refine((s) => !LONE_SURROGATE.test(s), SURROGATE_MESSAGE);
+
 const toolName = z.enum(BUILT_IN_TOOLS);
 const toolNames = z.array(toolName).max(BUILT_IN_TOOLS.length);
 
@@ -26,22 +29,14 @@ const toolNames = z.array(toolName).max(BUILT_IN_TOOLS.length);
  * deployment's default. Strict, so a misspelt setting is a 400 rather than silently ignored.
  */
 export const agentSettingsSchema = z.strictObject({
-  name: z.string().trim().min(1).max(AGENT_LIMITS.nameMaxChars),
-  instructions: z
-    .string()
-    .max(AGENT_LIMITS.instructionsMaxChars)
+  name: storable(z.string().trim().min(1).max(AGENT_LIMITS.nameMaxChars)),
+  instructions: storable(z.string().max(AGENT_LIMITS.instructionsMaxChars))
     .optional()
     .meta({ description: 'Added to the grounding rules, after them; they cannot lift the rule that sources and tool results are data.' }),
-  model: z
-    .string()
-    .min(1)
-    .max(AGENT_LIMITS.modelMaxChars)
+  model: storable(z.string().min(1).max(AGENT_LIMITS.modelMaxChars))
     .optional()
     .meta({ description: "The model's name; the deployment's LLM_MODEL when unset." }),
-  provider: z
-    .string()
-    .min(1)
-    .max(100)
+  provider: storable(z.string().min(1).max(100))
     .optional()
     .meta({ description: 'A provider named in LLM_PROVIDERS (an OpenAI-compatible base URL and key); the deployment\'s LLM_BASE_URL when unset.' }),
   temperature: z.number().min(0).max(2).optional(),

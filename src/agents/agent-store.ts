@@ -19,6 +19,15 @@ export class AgentExistsError extends Error {
   }
 }
 
+export interface AgentUpdateOptions {
+  /**
+   * Called in the update's transaction, with the agent locked, on the settings the patch would
+   * leave: throwing refuses the update with nothing written. For checks against the current
+   * settings (a new model without a price under an existing budget), without a race with another update.
+   */
+  check?(next: AgentSettings, current: Agent): void;
+}
+
 /** The agents of one tenant (see `TenantScoped`). Every change writes a new version in the same transaction. */
 export interface AgentStore {
   /** Version 1. Throws AgentExistsError when the id is taken. */
@@ -27,7 +36,7 @@ export interface AgentStore {
   /** Newest first. */
   list(options: { limit?: number | undefined; cursor?: string | undefined }): Promise<AgentPage<Agent>>;
   /** A new version when something changed (the same one when nothing did); null when there is no such agent. */
-  update(id: string, patch: AgentPatch): Promise<Agent | null>;
+  update(id: string, patch: AgentPatch, options?: AgentUpdateOptions): Promise<Agent | null>;
   /** Deletes the agent and its versions; its memories and conversations stay (the id is a namespace). */
   delete(id: string): Promise<boolean>;
   /** Newest version first; null when there is no such agent. */

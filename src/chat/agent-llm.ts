@@ -32,7 +32,7 @@ export function createAgentLlmResolver(config: Config, base: LlmProvider | undef
 function resolve(config: Config, base: LlmProvider | undefined, settings: AgentSettings): LlmProvider | undefined {
   const { model, temperature } = settings;
   if (settings.provider !== undefined) {
-    const entry = config.LLM_PROVIDERS.get(settings.provider);
+    const entry = Object.hasOwn(config.LLM_PROVIDERS, settings.provider) ? config.LLM_PROVIDERS[settings.provider] : undefined;
     if (!entry) throw new UnknownLlmProviderError(settings.provider);
     const name = model ?? config.LLM_MODEL;
     // A provider without a model to ask has nothing to answer with: the turn is extractive.

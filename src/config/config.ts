@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { compactionModelsEnv } from '../compaction/compaction-config.js';
-import { llmProvidersEnv } from './llm-providers-env.js';
 import { RERANKERS } from '../retrieval/rerank/reranker-choice.js';
 import { parseEnvApiKeys } from '../auth/env-api-keys.js';
 import { ConfigError } from './config-error.js';
@@ -35,8 +34,6 @@ export const envSchema = z.object({
   LLM_API_KEY: z.string().optional(),
   LLM_MODEL: z.string().min(1).optional(),
   LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
-  // Other OpenAI-compatible endpoints an agent may name as its `provider` (src/chat/agent-llm.ts).
-  LLM_PROVIDERS: llmProvidersEnv,
   // Runs (src/runs): how long a paused run waits for the client, how long a streamed run waits
   // for a disconnected client to reconnect, and past how many tools the model gets a tool search.
   RUN_TTL_SECONDS: z.coerce.number().int().min(1).max(30 * 86_400).default(3_600),
@@ -68,6 +65,20 @@ export const envSchema = z.object({
       }
     })
     .pipe(z.record(z.string().min(1), z.strictObject({ inputPerMTok: z.number().min(0), outputPerMTok: z.number().min(0) }))),
+  // Other OpenAI-compatible endpoints an agent may name as its `provider`; the default is LLM_BASE_URL's.
+  LLM_PROVIDERS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return {};
+      try {
+        return JSON.parse(v) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be JSON: {"<name>": {"baseURL": "<url>", "apiKey": "<key>"}}' });
+        return z.NEVER;
+      }
+    })
+    .pipe(z.record(z.string().min(1), z.strictObject({ baseURL: z.string().url(), apiKey: z.string().min(1).optional() }))),
   // `tenant:key` or `key` entries, hashed here: the configuration never holds a key in clear.
   API_KEYS: z
     .string()

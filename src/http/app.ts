@@ -11,6 +11,7 @@ import { requestLogging } from './middleware/request-logging.js';
 import { requestTimeout } from './middleware/request-timeout.js';
 import { type ApiApp, createApiApp, declaredRoutes } from './openapi/define-route.js';
 import { createOpenApiDocument, openApiOptionsFrom } from './openapi/openapi-document.js';
+import { createAgentRoutes } from './routes/agents.js';
 import { createChatRoutes } from './routes/chat.js';
 import { createConversationRoutes } from './routes/conversations.js';
 import { createDocsRoutes, docsContentSecurityPolicy } from './routes/docs.js';
@@ -85,6 +86,7 @@ export function createApp(ctx: AppContext): ApiApp {
   app.route('/v1/conversations', createConversationRoutes(ctx));
   app.route('/v1/runs', createRunRoutes(ctx));
   app.route('/v1/turns', createTurnRoutes(ctx));
+  app.route('/v1/agents', createAgentRoutes(ctx));
   app.route('/v1/documents', createDocumentRoutes(ctx));
   app.route('/v1/search', createSearchRoutes(ctx));
   app.route('/mcp', createMcpRoutes(ctx));

@@ -11,6 +11,7 @@ import {
   TransientError,
 } from '../agent/llm-errors.js';
 import { UnknownLlmProviderError } from '../chat/agent-llm.js';
+import { AgentExistsError } from '../agents/agent-store.js';
 import { ConversationNotFoundError } from '../conversations/conversation-types.js';
 import { RunCancelledError, RunConflictError, RunInputError, RunNotFoundError } from '../runs/run-types.js';
 import { isDatabaseUnavailable } from '../db/database-unavailable.js';
@@ -76,6 +77,7 @@ const ERROR_TABLE: ErrorMapping[] = [
   on(RunInputError, (err) => fromHttpError(validationError([{ path: err.field, message: err.message }], 'body'))),
   // An agent names a provider the deployment no longer has: the server's configuration, not the request.
   on(UnknownLlmProviderError, (err) => reply(502, 'llm_error', err.message)),
+  on(AgentExistsError, (err) => reply(409, 'agent_exists', err.message)),
   on(InvalidCursorError, () => fromHttpError(validationError([{ path: 'cursor', message: 'is not a cursor returned by this API' }], 'query'))),
   // The search route's schema refuses rerankers the server lacks first; this is the same answer.
   on(RerankerUnavailableError, (err) =>

@@ -10,6 +10,8 @@ export type ErrorCode =
   | 'invalid_json'
   | 'validation_error'
   | 'not_found'
+  // A resource created under an id its tenant already uses (agents).
+  | 'agent_exists'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'unprocessable_document'

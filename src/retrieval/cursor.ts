@@ -19,12 +19,16 @@ export function encodeCursor(position: CursorPosition): string {
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:?\d{2})?|Z)?$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export function decodeCursor(cursor: string): CursorPosition {
+/**
+ * `isId`: what an id of the paginated table looks like (UUIDs by default); agents have ids of
+ * their callers' choosing, which only need to be text Postgres stores.
+ */
+export function decodeCursor(cursor: string, isId: (id: string) => boolean = (id) => UUID.test(id)): CursorPosition {
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
     if (Array.isArray(value) && value.length === 2) {
       const [createdAt, id] = value as unknown[];
-      if (typeof createdAt === 'string' && typeof id === 'string' && UUID.test(id) && TIMESTAMP.test(createdAt)) {
+      if (typeof createdAt === 'string' && typeof id === 'string' && isId(id) && TIMESTAMP.test(createdAt)) {
         return { createdAt, id };
       }
     }

@@ -13,13 +13,18 @@ export interface KeysetColumns {
   id: PgColumn;
 }
 
+/** Ids that are not UUIDs (see `decodeCursor`). */
+export interface KeysetOptions {
+  isId?: (id: string) => boolean;
+}
+
 /** Select it as `createdAtText` beside the page's rows. */
 export const createdAtText = (columns: KeysetColumns) => sql<string>`${columns.createdAt}::text`;
 
 /** The rows after the cursor's, in newest-first order; nothing to add without a cursor. */
-export function afterCursor(cursor: string | undefined, columns: KeysetColumns): SQL | undefined {
+export function afterCursor(cursor: string | undefined, columns: KeysetColumns, options: KeysetOptions = {}): SQL | undefined {
   if (!cursor) return undefined;
-  const { createdAt, id } = decodeCursor(cursor);
+  const { createdAt, id } = decodeCursor(cursor, options.isId);
   const at = sql`${createdAt}::timestamptz`;
   return or(lt(columns.createdAt, at), and(eq(columns.createdAt, at), lt(columns.id, id)));
 }

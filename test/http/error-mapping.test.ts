@@ -1,3 +1,4 @@
+import { AgentExistsError } from '../../src/agents/agent-store.js';
 import { HTTPException } from 'hono/http-exception';
 import { describe, expect, it } from 'vitest';
 import {
@@ -25,6 +26,7 @@ describe('errorReplyFor', () => {
     ['an unsupported file', new DocumentParseError('unsupported_format', 'PNG is not a document'), 415, 'unsupported_media_type'],
     ['a corrupt file', new DocumentParseError('invalid_document', 'broken PDF'), 422, 'unprocessable_document'],
     ['a missing conversation', new ConversationNotFoundError('c1', 'a1'), 404, 'not_found'],
+    ['an agent id that is taken', new AgentExistsError('support'), 409, 'agent_exists'],
     ['a forged cursor', new InvalidCursorError(), 400, 'validation_error'],
     ['a reranker the server lacks', new RerankerUnavailableError('cross-encoder', ['none', 'lexical']), 400, 'validation_error'],
     ['a bad LLM key', new AuthenticationError('LLM authentication failed (401): nope'), 502, 'llm_auth_error'],

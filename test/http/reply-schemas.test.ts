@@ -112,6 +112,24 @@ describe('replies match the OpenAPI document', () => {
     expectReply('GET', '/v1/documents/:id', await call(app, 'GET', `/v1/documents/${id}`), 404);
   });
 
+  it('agents and their versions', async () => {
+    const body = { id: 'replies', name: 'Replies', instructions: 'Be brief.', temperature: 0.2, tools: { deny: ['delete_memory'] }, recall: { memoryTopK: 2, tagsAny: ['faq'] } };
+    expectReply('POST', '/v1/agents', await call(app, 'POST', '/v1/agents', body), 201);
+    expectReply('POST', '/v1/agents', await call(app, 'POST', '/v1/agents', body), 409);
+    expectReply('POST', '/v1/agents', await call(app, 'POST', '/v1/agents', { name: 'Minimal' }), 201);
+    expectReply('POST', '/v1/agents', await call(app, 'POST', '/v1/agents', { name: 'Elsewhere', provider: 'nowhere' }), 400);
+    expectReply('PATCH', '/v1/agents/:id', await call(app, 'PATCH', '/v1/agents/replies', { temperature: null, budget: { maxTokens: 500 } }), 200);
+    expectReply('PATCH', '/v1/agents/:id', await call(app, 'PATCH', '/v1/agents/nobody', { name: 'X' }), 404);
+    expectReply('GET', '/v1/agents', await call(app, 'GET', '/v1/agents?limit=1'), 200);
+    expectReply('GET', '/v1/agents/:id', await call(app, 'GET', '/v1/agents/replies'), 200);
+    expectReply('GET', '/v1/agents/:id', await call(app, 'GET', '/v1/agents/nobody'), 404);
+    expectReply('GET', '/v1/agents/:id/versions', await call(app, 'GET', '/v1/agents/replies/versions?limit=1'), 200);
+    expectReply('GET', '/v1/agents/:id/versions/:version', await call(app, 'GET', '/v1/agents/replies/versions/1'), 200);
+    expectReply('GET', '/v1/agents/:id/versions/:version', await call(app, 'GET', '/v1/agents/replies/versions/7'), 404);
+    expectReply('DELETE', '/v1/agents/:id', await call(app, 'DELETE', '/v1/agents/replies'), 204);
+    expectReply('DELETE', '/v1/agents/:id', await call(app, 'DELETE', '/v1/agents/replies'), 404);
+  });
+
   it('chat, conversations and the event stream', async () => {
     await call(app, 'POST', '/v1/memories', { key: 'drink', content: 'Alice prefers green tea', agentId: 'chatter' });
     const answer = expectReply('POST', '/v1/chat', await call(app, 'POST', '/v1/chat', { message: 'What does Alice drink?', agentId: 'chatter' }), 200);

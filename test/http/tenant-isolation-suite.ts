@@ -85,6 +85,8 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
       seeded.conversationId = chat.body.conversationId;
       await ctx.backgroundTasks.whenIdle();
       seeded.exported = ok(await alpha('GET', `/v1/conversations/${seeded.conversationId}/export`)).body;
+      ok(await alpha('POST', '/v1/agents', { id: 'alpha-agent', name: 'Alpha keeps this agent', instructions: 'Mention zanzibarite.' }));
+      ok(await alpha('PATCH', '/v1/agents/alpha-agent', { instructions: 'Mention zanzibarite twice.' }));
     });
     afterAll(async () => {
       await ctx?.backgroundTasks.whenIdle();
@@ -110,6 +112,9 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
         conversation: await get(`/v1/conversations/${seeded.conversationId}`),
         // A search, but a read: alpha's stored turn, as episodic recall finds it.
         turns: (await alpha('POST', '/v1/turns/search', { query: 'vault code zanzibarite', mode: 'text', topK: 50 })).body,
+        agents: await get('/v1/agents'),
+        agent: await get('/v1/agents/alpha-agent'),
+        agentVersions: await get('/v1/agents/alpha-agent/versions'),
       };
       // Alpha sees its own data on each read route: a route serving some fixed tenant would not.
       expect(state.memories.items.map((m: { key: string }) => m.key).sort()).toEqual(['alpha-delete-probe', 'alpha-secret', 'shared-key']);
@@ -118,6 +123,8 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
       expect(state.documents.items.map((d: { id: string }) => d.id)).toEqual([seeded.documentId]);
       expect(state.conversations.items.map((c: { id: string }) => c.id)).toEqual([seeded.conversationId]);
       expect(state.turns.hits.map((h: { conversationId: string }) => h.conversationId)).toEqual([seeded.conversationId]);
+      expect(state.agents.items.map((a: { id: string }) => a.id)).toEqual(['alpha-agent']);
+      expect(state.agentVersions.items.map((v: { version: number }) => v.version)).toEqual([2, 1]);
       return state;
     }
 
@@ -301,6 +308,37 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
           const byId = await beta('POST', '/v1/turns/search', { query: 'vault code zanzibarite', mode, conversationId: seeded.conversationId });
           expect(byId.body.hits).toEqual([]);
         }
+      },
+      'POST /v1/agents': async () => {
+        // Alpha's id: beta's own agent under it, not a 409 that would tell beta the id is taken.
+        const res = await beta('POST', '/v1/agents', { id: 'alpha-agent', name: 'Beta agent' });
+        expect(res.status, JSON.stringify(res.body)).toBe(201);
+        expect(res.body).toMatchObject({ id: 'alpha-agent', version: 1, name: 'Beta agent' });
+        expectNothingOfAlpha(res, 'agent create');
+        expect((await beta('DELETE', '/v1/agents/alpha-agent')).status).toBe(204);
+      },
+      'GET /v1/agents': async () => {
+        for (const query of ['', '?limit=200']) {
+          const res = await beta('GET', `/v1/agents${query}`);
+          expect(res.status).toBe(200);
+          expect(res.body.items.map((a: { id: string }) => a.id)).not.toContain('alpha-agent');
+          expectNothingOfAlpha(res, `agent list ${query}`);
+        }
+      },
+      'GET /v1/agents/:id': async () => {
+        expectNotFound(await beta('GET', '/v1/agents/alpha-agent'), 'agent by id');
+      },
+      'PATCH /v1/agents/:id': async () => {
+        expectNotFound(await beta('PATCH', '/v1/agents/alpha-agent', { name: 'Beta renames it', instructions: null }), 'agent patch');
+      },
+      'DELETE /v1/agents/:id': async () => {
+        expectNotFound(await beta('DELETE', '/v1/agents/alpha-agent'), 'agent delete');
+      },
+      'GET /v1/agents/:id/versions': async () => {
+        expectNotFound(await beta('GET', '/v1/agents/alpha-agent/versions'), 'agent versions');
+      },
+      'GET /v1/agents/:id/versions/:version': async () => {
+        for (const version of [1, 2]) expectNotFound(await beta('GET', `/v1/agents/alpha-agent/versions/${version}`), `agent version ${version}`);
       },
       'POST /v1/documents': async () => {
         // Alpha's source: a document of beta's own, not a replacement of alpha's.

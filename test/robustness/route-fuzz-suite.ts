@@ -58,8 +58,9 @@ export async function prepareFuzzTarget(env: Record<string, string>, release: ()
   const memory = await call(app, 'PUT', '/v1/memories/seeded', { content: 'Alice prefers green tea', tags: ['alice'] });
   const document = await call(app, 'POST', '/v1/documents', { title: 'Tea', text: '# Tea\n\nGreen tea is steamed, black tea is oxidised.', format: 'markdown', tags: ['tea'] });
   const conversation = await call(app, 'POST', '/v1/conversations/import', conversationExport());
-  for (const res of [memory, document, conversation]) if (res.status !== 201) throw new Error(`seeding failed: ${JSON.stringify(res.body)}`);
-  const seeds = { memoryKey: 'seeded', documentId: document.body.document.id, conversationId: conversation.body.conversation.id };
+  const agent = await call(app, 'POST', '/v1/agents', { id: 'seeded-agent', name: 'Seeded agent' });
+  for (const res of [memory, document, conversation, agent]) if (res.status !== 201) throw new Error(`seeding failed: ${JSON.stringify(res.body)}`);
+  const seeds = { memoryKey: 'seeded', documentId: document.body.document.id, conversationId: conversation.body.conversation.id, agentId: 'seeded-agent' };
   return {
     ctx,
     app,

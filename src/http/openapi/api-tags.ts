@@ -7,6 +7,7 @@ export const TAGS = {
   conversations: 'Conversations',
   runs: 'Runs',
   turns: 'Turns',
+  agents: 'Agents',
   operations: 'Operations',
   documentation: 'Documentation',
 } as const;
@@ -21,6 +22,7 @@ export const TAG_DESCRIPTIONS: Record<ApiTag, string> = {
   [TAGS.conversations]: 'Stored chat conversations of an agent: read, export, import, delete.',
   [TAGS.runs]: 'Chat turns as runs: their status, and the answers a paused one waits for (client tool outputs, approvals).',
   [TAGS.turns]: "Past turns of an agent's conversations, searched by meaning and by words (episodic recall).",
+  [TAGS.agents]: 'Agents: the versioned settings (instructions, model, tools, budget, recall) a chat runs with for an `agentId`.',
   [TAGS.operations]: 'Probes and metrics, outside `/v1`: no API key, no rate limit.',
   [TAGS.documentation]: 'This document and its interactive page.',
 };

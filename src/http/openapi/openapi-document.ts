@@ -34,7 +34,8 @@ const PARAMETER_DESCRIPTIONS: Record<string, string> = {
   limit: 'Items per page.',
   cursor: "The previous page's `nextCursor`.",
   key: "The memory's key (URL-encoded).",
-  id: 'The id of the document or conversation.',
+  id: 'The id of the document, conversation or agent.',
+  version: "The agent's version: 1, 2, 3…",
 };
 
 export function openApiOptionsFrom(ctx: AppContext): OpenApiDocumentOptions {

@@ -5,6 +5,7 @@ export interface FuzzSeeds {
   memoryKey: string;
   documentId: string;
   conversationId: string;
+  agentId: string;
 }
 
 /** A request a route accepts (or answers 404 to): the starting point each mutation breaks one part of. */
@@ -75,6 +76,17 @@ export function knownBases(seeds: FuzzSeeds): Record<string, BaseRequest> {
     'GET /v1/documents/:id': { params: { id: seeds.documentId }, query: [] },
     'GET /v1/documents/:id/chunks': { params: { id: seeds.documentId }, query: [['limit', '5']] },
     'DELETE /v1/documents/:id': { params: { id: absent }, query: [] },
+    'POST /v1/agents': {
+      params: {},
+      query: [],
+      body: { name: 'Fuzz agent', instructions: 'Be brief.', model: 'gpt-4o-mini', temperature: 0.5, tools: { deny: ['delete_memory'] }, recall: { memoryTopK: 3, tagsAny: ['fuzz'] } },
+    },
+    'GET /v1/agents': { params: {}, query: [['limit', '5']] },
+    'GET /v1/agents/:id': { params: { id: seeds.agentId }, query: [] },
+    'PATCH /v1/agents/:id': { params: { id: seeds.agentId }, query: [], body: { instructions: 'Answer in French.', temperature: null, budget: { maxTokens: 1000 } } },
+    'DELETE /v1/agents/:id': { params: { id: 'absent-agent' }, query: [] },
+    'GET /v1/agents/:id/versions': { params: { id: seeds.agentId }, query: [['limit', '5']] },
+    'GET /v1/agents/:id/versions/:version': { params: { id: seeds.agentId, version: '1' }, query: [] },
     'POST /v1/search': { params: {}, query: [], body: { query: 'green tea', topK: 3, candidateK: 20, mode: 'hybrid', reranker: 'lexical', tagsAny: ['tea'] } },
   };
 }
