@@ -78,11 +78,13 @@ export interface ChatRequest extends TagFilters, ChatListener {
 }
 
 /** Answers to a paused run: tool outputs (`requires_action`) or approval decisions (`requires_approval`). */
-export interface ResumeRequest extends ChatListener {
+export interface ResumeAnswers {
   runId: string;
   toolOutputs?: Array<{ toolCallId: string; output: string }> | undefined;
   decisions?: Array<{ toolCallId: string; approve: boolean; reason?: string | undefined }> | undefined;
 }
+
+export interface ResumeRequest extends ResumeAnswers, ChatListener {}
 
 /** How the chat runs an agent's settings: its model, and compaction for that model. */
 export interface AgentRuntime {
@@ -133,6 +135,11 @@ export interface ChatService {
   chat(request: ChatRequest): Promise<TurnReply>;
   /** Continues a paused run with the answers it waits for. */
   resume(request: ResumeRequest): Promise<TurnReply>;
+  /**
+   * Checks the answers and claims the run (a 404, 409 or 400 is thrown here, before any reply
+   * starts streaming), then returns what goes on with the turn.
+   */
+  beginResume(request: ResumeAnswers): Promise<(listener: ChatListener) => Promise<TurnReply>>;
   getRun(runId: string): Promise<RunView>;
   /** Aborts a running run (its model call and tools) or drops a paused one. */
   cancelRun(runId: string): Promise<RunView>;
@@ -437,6 +444,10 @@ export function createChatService(options: ChatServiceOptions): ChatService {
   }
 
   async function resume(request: ResumeRequest): Promise<TurnReply> {
+    return (await beginResume(request))(request);
+  }
+
+  async function beginResume(request: ResumeAnswers): Promise<(listener: ChatListener) => Promise<TurnReply>> {
     const { runId } = request;
     const loaded = await runs.load(runId);
     if (!loaded) throw new RunNotFoundError(runId);
@@ -455,7 +466,17 @@ export function createChatService(options: ChatServiceOptions): ChatService {
     if (!(await runs.update(runId, { status: 'running', expiresAt: null }, [answering]))) {
       throw new RunConflictError('run_not_waiting', `Run ${runId} is being resumed already`);
     }
-    const live = startLive(runId, request, state.eventSeq);
+    return (listener) => continueRun(run, state, listener, { ...(outputs ? { outputs } : {}), ...(decisions ? { decisions } : {}) });
+  }
+
+  async function continueRun(
+    run: Run,
+    state: RunState,
+    listener: ChatListener,
+    answers: { outputs?: Map<string, string>; decisions?: Map<string, ApprovalDecision> },
+  ): Promise<TurnReply> {
+    const runId = run.id;
+    const live = startLive(runId, listener, state.eventSeq);
     try {
       const provider = runtime.llmFor(state.agent);
       if (!provider) throw new Error('No LLM is configured any more: the run cannot go on');
@@ -478,9 +499,9 @@ export function createChatService(options: ChatServiceOptions): ChatService {
           nextTurn: state.nextTurn,
           stored,
           live,
-          stream: request.stream ?? false,
+          stream: listener.stream ?? false,
         },
-        { state: state.turn, ...(outputs ? { outputs } : {}), ...(decisions ? { decisions } : {}) },
+        { state: state.turn, ...answers },
       );
     } catch (error) {
       await recordFailure(runId, live, error);
@@ -521,7 +542,7 @@ export function createChatService(options: ChatServiceOptions): ChatService {
     return loaded ? describeLoadedConversation(loaded, baseCompaction) : null;
   }
 
-  return { chat, resume, getRun, cancelRun, liveRun: (runId) => liveRuns.get(tenantId, runId), assertCanContinue, describeConversation };
+  return { chat, resume, beginResume, getRun, cancelRun, liveRun: (runId) => liveRuns.get(tenantId, runId), assertCanContinue, describeConversation };
 }
 
 /**

@@ -145,7 +145,7 @@ describe('replies match the OpenAPI document', () => {
     expect(stream.headers.get('content-type')).toContain('text/event-stream');
     const events = parseSse(await stream.text());
     expect(events.map((e) => e.event)).toContain('done');
-    for (const event of events) expectDocumented('POST', '/v1/chat', 200, event, 'text/event-stream');
+    for (const { id: _id, ...event } of events) expectDocumented('POST', '/v1/chat', 200, event, 'text/event-stream');
     // The first turn is recalled as a source, and cited.
     const done = events.find((e) => e.event === 'done')!.data as any;
     expect(done.citations.map((c: { kind: string }) => c.kind)).toContain('turn');
@@ -179,7 +179,7 @@ describe('replies match the OpenAPI document', () => {
       });
       const events = parseSse(await res.text());
       expect(events.map((e) => e.event)).toEqual(expect.arrayContaining(['retrieval', 'tool_start', 'tool_end', 'delta', 'done']));
-      for (const event of events) expectDocumented('POST', '/v1/chat', 200, event, 'text/event-stream');
+      for (const { id: _id, ...event } of events) expectDocumented('POST', '/v1/chat', 200, event, 'text/event-stream');
       const done = events.find((e) => e.event === 'done')!.data as any;
       expect(done.citations.length).toBeGreaterThan(0);
       expect(done.toolCalls.length).toBe(1);

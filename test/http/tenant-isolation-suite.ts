@@ -39,7 +39,7 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
     let alpha: Caller;
     let beta: Caller;
     let betaKey: string;
-    const seeded = { documentId: '', chunkIds: [] as string[], conversationId: '', exported: undefined as any };
+    const seeded = { documentId: '', chunkIds: [] as string[], conversationId: '', exported: undefined as any, runId: '', pausedRunId: '' };
 
     const as =
       (target: () => Hono, key: string): Caller =>
@@ -83,6 +83,22 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
       // Extractive (no LLM): the turn is still stored, with alpha's memory cited.
       const chat = ok(await alpha('POST', '/v1/chat', { message: 'What is the vault code zanzibarite?' }));
       seeded.conversationId = chat.body.conversationId;
+      seeded.runId = chat.body.runId;
+      // A run of alpha's waiting for a client tool's output.
+      const pausing = await startScriptedLlmServer([reply.toolCalls([{ id: 'alpha-call', name: 'alpha_tool', arguments: '{}' }])]);
+      try {
+        const llm = createLlmProvider({ baseURL: pausing.url, apiKey: 'k', model: 'scripted', retry: { maxAttempts: 1 } });
+        const paused = ok(
+          await as(() => createApp({ ...ctx!, llm }), ALPHA_ENV_KEY)('POST', '/v1/chat', {
+            message: 'Where is the zanzibarite vault?',
+            tools: [{ type: 'function', function: { name: 'alpha_tool', description: 'Alpha keeps this tool' } }],
+          }),
+        );
+        expect(paused.body.status).toBe('requires_action');
+        seeded.pausedRunId = paused.body.runId;
+      } finally {
+        await pausing.close();
+      }
       await ctx.backgroundTasks.whenIdle();
       seeded.exported = ok(await alpha('GET', `/v1/conversations/${seeded.conversationId}/export`)).body;
       ok(await alpha('POST', '/v1/agents', { id: 'alpha-agent', name: 'Alpha keeps this agent', instructions: 'Mention zanzibarite.' }));
@@ -115,6 +131,8 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
         agents: await get('/v1/agents'),
         agent: await get('/v1/agents/alpha-agent'),
         agentVersions: await get('/v1/agents/alpha-agent/versions'),
+        run: await get(`/v1/runs/${seeded.runId}`),
+        pausedRun: await get(`/v1/runs/${seeded.pausedRunId}`),
       };
       // Alpha sees its own data on each read route: a route serving some fixed tenant would not.
       expect(state.memories.items.map((m: { key: string }) => m.key).sort()).toEqual(['alpha-delete-probe', 'alpha-secret', 'shared-key']);
@@ -125,6 +143,7 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
       expect(state.turns.hits.map((h: { conversationId: string }) => h.conversationId)).toEqual([seeded.conversationId]);
       expect(state.agents.items.map((a: { id: string }) => a.id)).toEqual(['alpha-agent']);
       expect(state.agentVersions.items.map((v: { version: number }) => v.version)).toEqual([2, 1]);
+      expect(state.pausedRun).toMatchObject({ status: 'requires_action', requiredAction: { toolCalls: [{ id: 'alpha-call' }] } });
       return state;
     }
 
@@ -308,6 +327,25 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
           const byId = await beta('POST', '/v1/turns/search', { query: 'vault code zanzibarite', mode, conversationId: seeded.conversationId });
           expect(byId.body.hits).toEqual([]);
         }
+      },
+      'GET /v1/runs/:runId': async () => {
+        for (const id of [seeded.runId, seeded.pausedRunId]) expectNotFound(await beta('GET', `/v1/runs/${id}`), 'run by id');
+      },
+      'POST /v1/runs/:runId/tool-outputs': async () => {
+        expectNotFound(await beta('POST', `/v1/runs/${seeded.pausedRunId}/tool-outputs`, { toolOutputs: [{ toolCallId: 'alpha-call', output: 'beta' }] }), 'tool outputs');
+        expectNotFound(
+          await beta('POST', `/v1/runs/${seeded.pausedRunId}/tool-outputs`, { toolOutputs: [{ toolCallId: 'alpha-call', output: 'beta' }], stream: true }),
+          'streamed tool outputs',
+        );
+      },
+      'POST /v1/runs/:runId/approvals': async () => {
+        expectNotFound(await beta('POST', `/v1/runs/${seeded.pausedRunId}/approvals`, { decisions: [{ toolCallId: 'alpha-call', approve: true }] }), 'approvals');
+      },
+      'POST /v1/runs/:runId/cancel': async () => {
+        for (const id of [seeded.runId, seeded.pausedRunId]) expectNotFound(await beta('POST', `/v1/runs/${id}/cancel`), 'run cancel');
+      },
+      'GET /v1/runs/:runId/events': async () => {
+        expectNotFound(await beta('GET', `/v1/runs/${seeded.pausedRunId}/events`), 'run events');
       },
       'POST /v1/agents': async () => {
         // Alpha's id: beta's own agent under it, not a 409 that would tell beta the id is taken.

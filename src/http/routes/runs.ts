@@ -2,7 +2,7 @@ import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
-import type { ResumeRequest } from '../../chat/chat-service.js';
+import type { ResumeAnswers } from '../../chat/chat-service.js';
 import type { ApiEnv } from '../api-env.js';
 import { HttpError } from '../errors.js';
 import { streamLiveRun, streamTurn } from '../chat-event-stream.js';
@@ -42,11 +42,11 @@ export function createRunRoutes(ctx: AppContext): ApiRoutes {
     return c.json(await chatOf(c).getRun(runId));
   });
 
-  /** Answers a pause; streams like the chat when asked. */
-  const resume = async (c: Context<ApiEnv>, request: Omit<ResumeRequest, 'signal' | 'onEvent' | 'gone'>) => {
-    const service = chatOf(c);
-    if (!request.stream) return c.json(await service.resume({ ...request, signal: c.req.raw.signal }));
-    return streamTurn(c, ctx.logger, (listener) => service.resume({ ...request, ...listener }));
+  /** Answers a pause; streams like the chat when asked. Refusals come before the stream starts, as plain errors. */
+  const resume = async (c: Context<ApiEnv>, answers: ResumeAnswers, stream: boolean | undefined) => {
+    const proceed = await chatOf(c).beginResume(answers);
+    if (!stream) return c.json(await proceed({ stream: false, signal: c.req.raw.signal }));
+    return streamTurn(c, ctx.logger, (listener) => proceed(listener));
   };
 
   const toolOutputsRoute = createRoute({
@@ -64,7 +64,7 @@ export function createRunRoutes(ctx: AppContext): ApiRoutes {
   defineRoute(routes, toolOutputsRoute, async (c) => {
     const { runId } = parseWith(runIdParams, c.req.param(), 'path');
     const { toolOutputs, stream } = await parseBody(c, toolOutputsBody);
-    return resume(c, { runId, toolOutputs, stream });
+    return resume(c, { runId, toolOutputs }, stream);
   });
 
   const approvalsRoute = createRoute({
@@ -82,7 +82,7 @@ export function createRunRoutes(ctx: AppContext): ApiRoutes {
   defineRoute(routes, approvalsRoute, async (c) => {
     const { runId } = parseWith(runIdParams, c.req.param(), 'path');
     const { decisions, stream } = await parseBody(c, approvalsBody);
-    return resume(c, { runId, decisions, stream });
+    return resume(c, { runId, decisions }, stream);
   });
 
   const cancelRoute = createRoute({

@@ -56,7 +56,17 @@ export function knownBases(seeds: FuzzSeeds): Record<string, BaseRequest> {
     'GET /v1/memories': { params: {}, query: [['tagsAny', 'alice'], ['limit', '5'], ['metadata', '{"n":{"$gte":1}}']] },
     'DELETE /v1/memories': { params: {}, query: [['tagsAny', 'no-such-tag']] },
     'GET /v1/tags': { params: {}, query: [['agentId', 'default']] },
-    'POST /v1/chat': { params: {}, query: [], body: { message: 'What does Alice drink?', userId: 'alice', topK: 2, tagsAny: ['alice'] } },
+    'POST /v1/chat': {
+      params: {},
+      query: [],
+      body: {
+        message: 'What does Alice drink?',
+        userId: 'alice',
+        topK: 2,
+        tagsAny: ['alice'],
+        tools: [{ type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
+      },
+    },
     'GET /v1/conversations': { params: {}, query: [['limit', '5'], ['userId', 'alice']] },
     'POST /v1/conversations/import': { params: {}, query: [['userId', 'alice']], body: conversationExport() },
     'POST /v1/turns/search': {
@@ -64,6 +74,12 @@ export function knownBases(seeds: FuzzSeeds): Record<string, BaseRequest> {
       query: [],
       body: { query: 'What does Alice drink?', agentId: 'default', userId: 'alice', excludeConversationId: absent, topK: 3, mode: 'hybrid', minScore: 0, weights: { vector: 1, text: 1 } },
     },
+    // Runs: a run id of nobody's, so that an accepted request is a 404 that changes nothing.
+    'GET /v1/runs/:runId': { params: { runId: absent }, query: [] },
+    'POST /v1/runs/:runId/tool-outputs': { params: { runId: absent }, query: [], body: { toolOutputs: [{ toolCallId: 'call_1', output: '{"city":"Oslo"}' }] } },
+    'POST /v1/runs/:runId/approvals': { params: { runId: absent }, query: [], body: { decisions: [{ toolCallId: 'call_1', approve: false, reason: 'no' }] } },
+    'POST /v1/runs/:runId/cancel': { params: { runId: absent }, query: [] },
+    'GET /v1/runs/:runId/events': { params: { runId: absent }, query: [] },
     'GET /v1/conversations/:id': { params: { id: seeds.conversationId }, query: [] },
     'GET /v1/conversations/:id/export': { params: { id: seeds.conversationId }, query: [['agentId', 'default']] },
     'DELETE /v1/conversations/:id': { params: { id: absent }, query: [] },
