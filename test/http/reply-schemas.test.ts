@@ -188,6 +188,56 @@ describe('replies match the OpenAPI document', () => {
     }
   });
 
+  it('runs: a pause for client tools, one for approval, the run, and the streamed pause', async () => {
+    const server = await startScriptedLlmServer([
+      llmReply.toolCalls([{ id: 'c1', name: 'get_location', arguments: '{"precise":true}' }]),
+      llmReply.toolCalls([{ id: 'd1', name: 'delete_memory', arguments: '{"key":"gone"}' }]),
+      llmReply.text('Done [1].'),
+      llmReply.toolCalls([{ id: 'c2', name: 'get_location', arguments: '{}' }]),
+    ]);
+    try {
+      const llm = createLlmProvider({ baseURL: server.url, apiKey: 'test-key', model: 'test-model', retry: { maxAttempts: 1 } });
+      const withLlm = createApp({ ...ctx, llm });
+      const tools = [{ type: 'function', function: { name: 'get_location', description: 'Where the device is', parameters: { type: 'object', properties: {} } } }];
+      await call(withLlm, 'POST', '/v1/agents', { id: 'runner', name: 'Runner' });
+      const paused = expectReply('POST', '/v1/chat', await call(withLlm, 'POST', '/v1/chat', { message: 'Where am I?', agentId: 'runner', tools }), 200);
+      expect(paused.status).toBe('requires_action');
+      expectReply('GET', '/v1/runs/:runId', await call(withLlm, 'GET', `/v1/runs/${paused.runId}`), 200);
+      const approval = expectReply(
+        'POST',
+        '/v1/runs/:runId/tool-outputs',
+        await call(withLlm, 'POST', `/v1/runs/${paused.runId}/tool-outputs`, { toolOutputs: [{ toolCallId: 'c1', output: 'Oslo' }] }),
+        200,
+      );
+      expect(approval.status).toBe('requires_approval');
+      expectReply('GET', '/v1/runs/:runId', await call(withLlm, 'GET', `/v1/runs/${paused.runId}`), 200);
+      const done = expectReply(
+        'POST',
+        '/v1/runs/:runId/approvals',
+        await call(withLlm, 'POST', `/v1/runs/${paused.runId}/approvals`, { decisions: [{ toolCallId: 'd1', approve: false, reason: 'no' }] }),
+        200,
+      );
+      expect(done.status).toBe('completed');
+      expectReply('POST', '/v1/runs/:runId/approvals', await call(withLlm, 'POST', `/v1/runs/${paused.runId}/approvals`, { decisions: [{ toolCallId: 'd1', approve: true }] }), 409);
+      expectReply('POST', '/v1/runs/:runId/cancel', await call(withLlm, 'POST', `/v1/runs/${paused.runId}/cancel`), 409);
+      expectReply('GET', '/v1/runs/:runId/events', await call(withLlm, 'GET', '/v1/runs/00000000-0000-4000-8000-000000000000/events'), 404);
+      expectReply('GET', '/v1/runs/:runId', await call(withLlm, 'GET', '/v1/runs/00000000-0000-4000-8000-000000000000'), 404);
+
+      const res = await withLlm.request('/v1/chat', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'Where now?', tools, stream: true }),
+      });
+      const events = parseSse(await res.text());
+      expect(events.at(-1)!.event).toBe('requires_action');
+      for (const { id: _id, ...event } of events) expectDocumented('POST', '/v1/chat', 200, event, 'text/event-stream');
+      const cancelled = expectReply('POST', '/v1/runs/:runId/cancel', await call(withLlm, 'POST', `/v1/runs/${events.at(-1)!.data.runId}/cancel`), 200);
+      expect(cancelled.status).toBe('cancelled');
+    } finally {
+      await server.close();
+    }
+  });
+
   it('errors', async () => {
     expectReply('POST', '/v1/memories', await call(app, 'POST', '/v1/memories', { content: '' }), 400);
     expectReply('POST', '/v1/memories', await call(app, 'POST', '/v1/memories', '{not json'), 400);
