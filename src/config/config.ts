@@ -10,6 +10,21 @@ const bool = z
 
 const optionalUrl = z.string().url().optional();
 
+/** A variable holding JSON (an empty object when unset); `example` shows its shape when it is not JSON. */
+const jsonVariable = (example: string) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return {};
+      try {
+        return JSON.parse(v) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: `must be JSON: ${example}` });
+        return z.NEVER;
+      }
+    });
+
 /** Every environment variable the server reads, with its default. Documented in the README. */
 export const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -52,32 +67,10 @@ export const envSchema = z.object({
   LLM_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(4),
   LLM_RETRY_BASE_MS: z.coerce.number().int().min(0).max(600_000).default(500),
   LLM_RETRY_MAX_MS: z.coerce.number().int().min(0).max(600_000).default(20_000),
-  LLM_PRICES: z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined) return {};
-      try {
-        return JSON.parse(v) as unknown;
-      } catch {
-        ctx.addIssue({ code: 'custom', message: 'must be JSON: {"<model>": {"inputPerMTok": n, "outputPerMTok": n}}' });
-        return z.NEVER;
-      }
-    })
+  LLM_PRICES: jsonVariable('{"<model>": {"inputPerMTok": n, "outputPerMTok": n}}')
     .pipe(z.record(z.string().min(1), z.strictObject({ inputPerMTok: z.number().min(0), outputPerMTok: z.number().min(0) }))),
   // Other OpenAI-compatible endpoints an agent may name as its `provider`; the default is LLM_BASE_URL's.
-  LLM_PROVIDERS: z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined) return {};
-      try {
-        return JSON.parse(v) as unknown;
-      } catch {
-        ctx.addIssue({ code: 'custom', message: 'must be JSON: {"<name>": {"baseURL": "<url>", "apiKey": "<key>"}}' });
-        return z.NEVER;
-      }
-    })
+  LLM_PROVIDERS: jsonVariable('{"<name>": {"baseURL": "<url>", "apiKey": "<key>"}}')
     .pipe(z.record(z.string().min(1), z.strictObject({ baseURL: z.string().url(), apiKey: z.string().min(1).optional() }))),
   // `tenant:key` or `key` entries, hashed here: the configuration never holds a key in clear.
   API_KEYS: z

@@ -1,3 +1,4 @@
+import { raceDeadline } from '../http/deadline.js';
 import { HttpError } from '../http/errors.js';
 
 /**
@@ -10,17 +11,5 @@ import { HttpError } from '../http/errors.js';
 export async function withDeadline<T>(ms: number, signal: AbortSignal | undefined, work: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
   if (ms <= 0) return work(signal);
   const error = new HttpError(504, 'request_timeout', `The tool call did not complete within ${ms} ms`);
-  const deadline = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      deadline.abort(error);
-      reject(error);
-    }, ms);
-  });
-  try {
-    return await Promise.race([work(signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal), expired]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return raceDeadline(ms, error, (deadline) => work(signal ? AbortSignal.any([signal, deadline]) : deadline));
 }

@@ -1,11 +1,10 @@
 import { sql } from 'drizzle-orm';
 import type { Hono } from 'hono';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createLlmProvider } from '../../src/agent/llm-provider.js';
 import type { AppContext } from '../../src/app-context.js';
 import { DATA_RULE } from '../../src/chat/system-prompt.js';
-import { type Script, type ScriptedLlmServer, reply, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
-import { call, clearConversations, clearMemories, createApp, createTestContext } from './http-test-context.js';
+import { type Script, type ScriptedLlmServer, reply } from '../../testkit/scripted-llm-server.js';
+import { appWithScriptedLlm, call, clearConversations, clearMemories, createTestContext } from './http-test-context.js';
 
 /** A chat turn run with an agent's settings: instructions, model, tool policy, approvals, budget, recall. */
 let ctx: AppContext;
@@ -29,9 +28,9 @@ afterEach(async () => {
 });
 
 async function appWithLlm(script: Script): Promise<{ app: Hono; llm: ScriptedLlmServer }> {
-  server = await startScriptedLlmServer(script);
-  const llm = createLlmProvider({ baseURL: server.url, apiKey: 'test-key', model: 'test-model', retry: { maxAttempts: 1 } });
-  return { app: createApp({ ...ctx, llm }), llm: server };
+  const made = await appWithScriptedLlm(ctx, script);
+  server = made.llm;
+  return made;
 }
 
 async function createAgent(app: Hono, body: Record<string, unknown>) {

@@ -1,10 +1,9 @@
 import type { Hono } from 'hono';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createLlmProvider } from '../../src/agent/llm-provider.js';
 import type { AppContext } from '../../src/app-context.js';
 import { createFakeKnowledgeRetriever } from '../chat/fake-knowledge-retriever.js';
-import { type Script, type ScriptedLlmServer, reply, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
-import { call, clearConversations, clearMemories, createApp, createTestContext } from './http-test-context.js';
+import { type Script, type ScriptedLlmServer, reply } from '../../testkit/scripted-llm-server.js';
+import { appWithScriptedLlm, call, clearConversations, clearMemories, createApp, createTestContext } from './http-test-context.js';
 import { parseSse } from '../support/parse-sse.js';
 
 let ctx: AppContext;
@@ -25,11 +24,11 @@ afterEach(async () => {
   server = undefined;
 });
 
-/** An app whose chat talks to a scripted LLM; one attempt only, so error tests do not sit in backoff. */
+/** An app whose chat talks to a scripted LLM, closed after the test. */
 async function appWithLlm(script: Script, extra: Partial<AppContext> = {}): Promise<{ app: Hono; llm: ScriptedLlmServer }> {
-  server = await startScriptedLlmServer(script);
-  const llm = createLlmProvider({ baseURL: server.url, apiKey: 'test-key', model: 'test-model', retry: { maxAttempts: 1 } });
-  return { app: createApp({ ...ctx, llm, ...extra }), llm: server };
+  const made = await appWithScriptedLlm(ctx, script, extra);
+  server = made.llm;
+  return made;
 }
 
 

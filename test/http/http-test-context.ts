@@ -3,7 +3,9 @@ import type { Hono } from 'hono';
 import { type AppContext, createAppContext, createTenantChat, createTenantExtractors } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createApp as createHttpApp } from '../../src/http/app.js';
+import { createLlmProvider } from '../../src/agent/llm-provider.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
+import { type Script, type ScriptedLlmServer, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
 
 /**
  * An app over an in-memory PGlite and the hash embedder; `env` overrides configuration. Memory
@@ -59,4 +61,14 @@ export async function call(app: Hono, method: string, path: string, body?: unkno
  */
 export function createApp(ctx: AppContext): ReturnType<typeof createHttpApp> {
   return createHttpApp({ ...ctx, chat: createTenantChat(ctx), extractors: createTenantExtractors(ctx) });
+}
+
+/**
+ * An app over `ctx` whose chat talks to a scripted LLM (model `test-model`), one attempt only so
+ * that error tests do not sit in backoff. The caller closes the returned server.
+ */
+export async function appWithScriptedLlm(ctx: AppContext, script: Script, extra: Partial<AppContext> = {}): Promise<{ app: Hono; llm: ScriptedLlmServer }> {
+  const server = await startScriptedLlmServer(script);
+  const llm = createLlmProvider({ baseURL: server.url, apiKey: 'test-key', model: 'test-model', retry: { maxAttempts: 1 } });
+  return { app: createApp({ ...ctx, llm, ...extra }), llm: server };
 }

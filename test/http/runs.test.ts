@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 import { type Script, type ScriptedLlmServer, reply, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
 import { parseSse } from '../support/parse-sse.js';
-import { call, clearConversations, clearMemories, createApp, createTestContext } from './http-test-context.js';
+import { appWithScriptedLlm, call, clearConversations, clearMemories, createApp, createTestContext } from './http-test-context.js';
 
 const LOCATION_TOOL = {
   type: 'function',
@@ -39,9 +39,9 @@ afterEach(async () => {
 });
 
 async function appWithLlm(script: Script, base: AppContext = ctx): Promise<{ app: Hono; llm: ScriptedLlmServer }> {
-  server = await startScriptedLlmServer(script);
-  const llm = createLlmProvider({ baseURL: server.url, apiKey: 'test-key', model: 'test-model', retry: { maxAttempts: 1 } });
-  return { app: createApp({ ...base, llm }), llm: server };
+  const made = await appWithScriptedLlm(base, script);
+  server = made.llm;
+  return made;
 }
 
 function post(app: Hono, path: string, body: unknown, signal?: AbortSignal) {

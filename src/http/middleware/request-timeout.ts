@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
+import { raceDeadline } from '../deadline.js';
 import { HttpError } from '../errors.js';
 
 /**
@@ -13,20 +14,9 @@ import { HttpError } from '../errors.js';
 export function requestTimeout(ms: number): MiddlewareHandler {
   return async (c, next) => {
     const error = new HttpError(504, 'request_timeout', `The request did not complete within ${ms} ms`);
-    const deadline = new AbortController();
-    c.req.raw = new Request(c.req.raw, { signal: AbortSignal.any([c.req.raw.signal, deadline.signal]) });
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        // Work that checks the signal throws this same error, which answers quietly as a 504 too.
-        deadline.abort(error);
-        reject(error);
-      }, ms);
+    await raceDeadline(ms, error, (deadline) => {
+      c.req.raw = new Request(c.req.raw, { signal: AbortSignal.any([c.req.raw.signal, deadline]) });
+      return next();
     });
-    try {
-      await Promise.race([next(), expired]);
-    } finally {
-      clearTimeout(timer);
-    }
   };
 }
