@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   if (!ctx.auth.required && !isLoopbackHost(config.HOST)) {
     await ctx.close().catch(() => {});
     throw new Error(
-      `Refusing to listen on HOST=${config.HOST} without API keys: /v1 would be open to anyone who can reach it. ` +
+      `Refusing to listen on HOST=${config.HOST} without API keys: /v1 and /mcp would be open to anyone who can reach it. ` +
         'Set API_KEYS (tenant:key entries), or create a key with `npm run keys -- create --tenant <tenant>`, ' +
         'or set HOST=127.0.0.1 to serve this machine only.',
     );
@@ -40,7 +40,7 @@ async function main(): Promise<void> {
     const url = urlOf(config.HOST, info.port);
     logger.info({ url, port: info.port, database: ctx.database.driver, embedder: embedder.id, apiKeys: ctx.auth.required }, `memrag listening on ${url}`);
     if (!ctx.auth.required) {
-      logger.warn({ host: config.HOST }, `no API keys exist: /v1 is open, so memrag listens on loopback (${config.HOST}) only; keys created now turn authentication on`);
+      logger.warn({ host: config.HOST }, `no API keys exist: /v1 (and /mcp) is open, so memrag listens on loopback (${config.HOST}) only; keys created now turn authentication on`);
     }
     // Without a model the chat still answers, extractively; say so, or operators wonder why answers look odd.
     if (ctx.llm) logger.info({ model: ctx.llm.model, baseUrl: config.LLM_BASE_URL ?? 'OpenAI' }, `chat LLM: ${ctx.llm.model}`);
