@@ -36,4 +36,6 @@ CREATE TABLE "runs" (
 );
 --> statement-breakpoint
 CREATE INDEX "agents_tenant_created_idx" ON "agents" USING btree ("tenant_id","created_at","id");--> statement-breakpoint
-CREATE INDEX "runs_tenant_created_idx" ON "runs" USING btree ("tenant_id","created_at");
+CREATE INDEX "runs_tenant_created_idx" ON "runs" USING btree ("tenant_id","created_at");--> statement-breakpoint
+CREATE INDEX "runs_waiting_conversation_idx" ON "runs" USING btree ("conversation_id") WHERE status IN ('requires_action', 'requires_approval');--> statement-breakpoint
+CREATE INDEX "runs_open_idx" ON "runs" USING btree ("status","updated_at") WHERE status IN ('running', 'requires_action', 'requires_approval');

@@ -16,6 +16,7 @@ import { configuredFusionWeights } from './retrieval/fusion-weights.js';
 import { type BackgroundTasks, createBackgroundTasks } from './background/background-tasks.js';
 import { type ChatEvent, type ChatService, createChatService } from './chat/chat-service.js';
 import { createAgentLlmResolver } from './chat/agent-llm.js';
+import { errorReplyFor } from './http/error-mapping.js';
 import { type LiveRuns, createLiveRuns } from './runs/live-runs.js';
 import { createPgRunStore } from './runs/pg-run-store.js';
 import type { RunStore } from './runs/run-types.js';
@@ -30,6 +31,8 @@ import { type TurnSearch, createTenantTurnSearch } from './conversations/turn-se
 import { reindexStaleTurns } from './conversations/turn-text-index.js';
 import { indexUnindexedMemories } from './memory/memory-text-index.js';
 import { startExpirySweeper } from './memory/memory-expiry-sweeper.js';
+import { startPeriodicSweep } from './background/periodic-sweep.js';
+import { sweepRuns } from './runs/run-sweeper.js';
 import { createMemoryExtractionHook } from './memory/extraction/extraction-hook.js';
 import { type MemoryExtractor, createMemoryExtractor } from './memory/extraction/memory-extractor.js';
 import { createLlmSummarizer } from './compaction/summarizer.js';
@@ -170,6 +173,12 @@ export async function createAppContext(config: Config, options: AppContextOption
   const chat = createTenantChat({ config, logger, memories, knowledge, llm, conversations, turns, turnIndexes, backgroundTasks, runs, liveRuns, agents });
   const extractors = createTenantExtractors({ config, logger, memories, llm });
   const sweeper = startExpirySweeper(database.db, config.MEMORY_SWEEP_INTERVAL_MS, (err) => logger.warn({ err }, 'expired memories sweep failed'));
+  // No turn runs for an hour (or a paused run's time to live, if longer): one still running past that was lost with its process.
+  const runSweeper = startPeriodicSweep(
+    () => sweepRuns(database.db, { lostAfterMs: Math.max(config.RUN_TTL_SECONDS * 1000, 3_600_000) }),
+    config.MEMORY_SWEEP_INTERVAL_MS,
+    (err) => logger.warn({ err }, 'runs sweep failed'),
+  );
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -179,6 +188,7 @@ export async function createAppContext(config: Config, options: AppContextOption
         // Checkpoint writers still running are aborted, and must finish before their database goes.
         await backgroundTasks.close();
         await sweeper.stop();
+        await runSweeper.stop();
         await database.close();
       } finally {
         try {
@@ -262,8 +272,15 @@ export function createTenantChat(parts: ChatParts): TenantScoped<ChatService> {
       runTtlSeconds: config.RUN_TTL_SECONDS,
       toolSearchThreshold: config.TOOL_SEARCH_THRESHOLD,
       memoryExtraction: config.MEMORY_EXTRACTION === 'on',
+      describeError,
     }),
   );
+}
+
+/** A failed run's error as the client is told it: the API's error body, its internals left out. */
+function describeError(error: unknown): { code: string; message: string } {
+  const { code, message } = errorReplyFor(error).body.error;
+  return { code, message };
 }
 
 /** The parts of a context fact extraction is built from. */

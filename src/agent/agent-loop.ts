@@ -190,9 +190,11 @@ export async function runAgentTurn(options: AgentTurnOptions): Promise<AgentTurn
   };
   /** Calls of the last assistant message that have no result yet, approvals first. */
   const pendingCalls = (): PendingCalls | undefined => {
-    const lastAssistant = newMessages.findLast((m): m is AssistantMessage => m.role === 'assistant');
+    const at = newMessages.findLastIndex((m) => m.role === 'assistant');
+    const lastAssistant = newMessages[at] as AssistantMessage | undefined;
     if (!lastAssistant || lastAssistant.toolCalls.length === 0) return undefined;
-    const answered = new Set(newMessages.flatMap((m) => (m.role === 'tool' ? [m.toolCallId] : [])));
+    // Only the results after it: some servers reuse call ids ("call_0") from one reply to the next.
+    const answered = new Set(newMessages.slice(at + 1).flatMap((m) => (m.role === 'tool' ? [m.toolCallId] : [])));
     const open = lastAssistant.toolCalls.filter((c) => !answered.has(c.id));
     if (open.length === 0) return undefined;
     const approvals = open.filter((c) => classify(c) === 'approval');

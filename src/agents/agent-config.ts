@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LONE_SURROGATE, NUL_MESSAGE, SURROGATE_MESSAGE, tagsSchema } from '../memory/memory-fields.js';
+import { storable, tagsSchema } from '../memory/memory-fields.js';
 import { RERANKERS } from '../retrieval/rerank/reranker-choice.js';
 
 /** The chat's built-in tools, by the names the model sees; an agent's tool policy speaks of these. */
@@ -18,8 +18,7 @@ export const AGENT_LIMITS = {
   candidateKMax: 1000,
 } as const;
 
-// Settings are stored as jsonb, which refuses NUL and unpaired surrogates: a 400 here, not a 500 there.
-const storable = (schema: z.ZodString) => schema.refine((s) => !s.includes('\u0000'), NUL_MESSAGE).refine((s) => !LONE_SURROGATE.test(s), SURROGATE_MESSAGE);
+// Settings are stored as jsonb, which refuses NUL and unpaired surrogates: a 400 here (`storable`), not a 500 there.
 
 const toolName = z.enum(BUILT_IN_TOOLS);
 const toolNames = z.array(toolName).max(BUILT_IN_TOOLS.length);

@@ -12,19 +12,30 @@ export class UnknownLlmProviderError extends Error {
   }
 }
 
+/** Distinct (provider, model, temperature) choices kept built; past it the least recently used goes. */
+const CACHED_PROVIDERS = 64;
+
 /**
  * The model an agent's settings ask for: the deployment's own (`base`) when they name none; the
  * same endpoint with another model or temperature; or one of LLM_PROVIDERS. Built once per
- * distinct choice: a provider holds an HTTP client, and agents are few.
+ * distinct choice, within a bound: a provider holds an HTTP client, and a tenant may make agents
+ * with as many model names as it likes.
  */
 export function createAgentLlmResolver(config: Config, base: LlmProvider | undefined): (settings: AgentSettings | null) => LlmProvider | undefined {
   const cache = new Map<string, LlmProvider | undefined>();
   return (settings) => {
     if (!settings || (settings.model === undefined && settings.provider === undefined && settings.temperature === undefined)) return base;
     const key = JSON.stringify([settings.provider ?? null, settings.model ?? null, settings.temperature ?? null]);
-    if (cache.has(key)) return cache.get(key);
+    if (cache.has(key)) {
+      const cached = cache.get(key);
+      // Moved to the end: Map keeps insertion order, so the first key is the least recently used.
+      cache.delete(key);
+      cache.set(key, cached);
+      return cached;
+    }
     const provider = resolve(config, base, settings);
     cache.set(key, provider);
+    if (cache.size > CACHED_PROVIDERS) cache.delete(cache.keys().next().value!);
     return provider;
   };
 }

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { type AgentEvent, type AgentTurnState, type ApprovalDecision, type PendingCalls, runAgentTurn } from '../agent/agent-loop.js';
 import { AbortedError } from '../agent/llm-errors.js';
+import { parseToolArguments } from '../agent/tool-arguments.js';
+import { TOOL_SEARCH_SPEC } from '../agent/tool-search.js';
 import type { LlmProvider } from '../agent/llm-provider.js';
 import type { PriceTable } from '../agent/pricing.js';
 import { toToolSpec } from '../agent/tool.js';
@@ -128,6 +130,11 @@ export interface ChatServiceOptions {
   toolSearchThreshold?: number | undefined;
   /** Whether turns are read for facts when the agent does not say (MEMORY_EXTRACTION). */
   memoryExtraction?: boolean | undefined;
+  /**
+   * What a failed run records of its error, as the client would be told it (`GET /v1/runs/:id`):
+   * the API's error body, so that internals stay out of it. Default: `turn_failed`, no details.
+   */
+  describeError?: ((error: unknown) => { code: string; message: string }) | undefined;
 }
 
 export interface ChatService {
@@ -236,6 +243,7 @@ export function createChatService(options: ChatServiceOptions): ChatService {
     };
     try {
       request.signal?.throwIfAborted();
+      await assertNoWaitingRun(request.conversationId);
       const agent = agents ? await agents.get(agentId) : null;
       const settings = agent ? settingsOf(agent) : null;
       const provider = runtime.llmFor(settings);
@@ -314,7 +322,8 @@ export function createChatService(options: ChatServiceOptions): ChatService {
   }
 
   function startLive(runId: string, listener: ChatListener, firstSeq: number): LiveRun<ChatEvent> {
-    const live = liveRuns.start(tenantId, runId, { firstSeq });
+    // Only a streaming client's run is abandoned when it leaves: a JSON client's leaving aborts it through `signal`.
+    const live = liveRuns.start(tenantId, runId, { firstSeq, abandonable: listener.gone !== undefined });
     if (listener.onEvent) live.listen({ onEvent: (seq, event) => listener.onEvent?.(event, seq), gone: listener.gone });
     if (listener.signal) {
       const { signal } = listener;
@@ -335,7 +344,9 @@ export function createChatService(options: ChatServiceOptions): ChatService {
     const body =
       described instanceof RunCancelledError
         ? { code: 'run_cancelled', message: described.message }
-        : { code: aborted ? 'client_closed_request' : 'turn_failed', message: described instanceof Error ? described.message : String(described) };
+        : aborted
+          ? { code: 'client_closed_request', message: 'The client went away, and the turn was aborted' }
+          : (options.describeError?.(described) ?? { code: 'turn_failed', message: 'The turn failed' });
     await runs.update(runId, { status: aborted ? 'cancelled' : 'failed', error: body, state: null, expiresAt: null }, ['running']).catch(() => {});
   }
 
@@ -357,6 +368,7 @@ export function createChatService(options: ChatServiceOptions): ChatService {
       onSources: (id, added) => toolSources.set(id, added),
     }).filter((tool) => permitted.has(tool.name as never));
     const approvals = settings ? approvalTools(settings) : undefined;
+    const clientTools = toClientTools(turn.clientTools);
     const onAgentEvent = (event: AgentEvent) => {
       if (event.type === 'delta') return emit({ type: 'delta', text: event.text });
       const { id, name } = event.call;
@@ -379,11 +391,20 @@ export function createChatService(options: ChatServiceOptions): ChatService {
       systemPrompt: buildSystemPrompt({ hasKnowledge: knowledge !== undefined, tools: new Set(tools.map((t) => t.name)), instructions: settings?.instructions }),
       messages: [...(stored?.history ?? []), { role: 'user', content: turn.userContent }],
       tools,
-      clientTools: toClientTools(turn.clientTools),
+      clientTools,
       ...(approvals ? { needsApproval: (call) => approvals.has(call.name) } : {}),
       toolSearchThreshold: options.toolSearchThreshold ?? TOOL_SEARCH_THRESHOLD_DEFAULT,
       ...(resume ? { resume } : {}),
-      ...(stored ? { hooks: stored.compactionHook(estimateToolSpecTokens(tools.map(toToolSpec))) } : {}),
+      hooks: [
+        // A cancel from another process reaches this one through the run's row, checked before each model call.
+        {
+          beforeLlm: async () => {
+            if ((await runs.statusOf(runId)) === 'cancelled') live.cancel(new RunCancelledError(runId));
+          },
+        },
+        // Every tool the model may be sent counts against the window, the client's too.
+        ...(stored ? [stored.compactionHook(estimateToolSpecTokens([...tools.map(toToolSpec), ...clientTools, TOOL_SEARCH_SPEC]))] : []),
+      ],
       ...(settings?.maxIterations !== undefined ? { maxIterations: settings.maxIterations } : options.maxIterations !== undefined ? { maxIterations: options.maxIterations } : {}),
       ...(budget ? { budget: definedOnly({ maxTokens: budget.maxTokens, maxCostUsd: budget.maxUsd }) } : {}),
       signal: live.signal,
@@ -410,23 +431,33 @@ export function createChatService(options: ChatServiceOptions): ChatService {
         // The pause event's own number: a resumed stream goes on after it.
         eventSeq: live.seq + 1,
       };
-      await runs.update(runId, { status, usage: result.usage, state, expiresAt }, ['running']);
+      // Not running any more: cancelled meanwhile (from another process, or between two model calls).
+      if (!(await runs.update(runId, { status, usage: result.usage, state, expiresAt }, ['running']))) throw new RunCancelledError(runId);
       const reply = pausedReply({ runId, conversationId, status, pending, toolCalls, usage: result.usage, costUsd, expiresAt });
       emit({ type: 'paused', reply });
       return reply;
     }
 
     const citations = extractCitations(result.text, sources.all());
-    // The question is stored without this turn's sources: they were recalled for it, and a later
-    // turn recalls its own (old source numbers would only collide with the new ones).
-    await stored?.finish([
-      { message: { role: 'user', content: turn.request.message }, metadata: turnMetadata(runId, turn.agentVersion) },
-      ...result.newMessages.map((message, i, all) => ({
-        message,
-        ...(i === all.length - 1 ? { metadata: { citations, stopReason: result.stopReason } } : {}),
-      })),
-    ]);
-    await runs.update(runId, { status: 'completed', usage: result.usage, stopReason: result.stopReason, state: null, expiresAt: null }, ['running']);
+    // Claimed before the turn is stored: a run cancelled meanwhile is not stored, as cancelling promises.
+    if (!(await runs.update(runId, { status: 'completed', usage: result.usage, stopReason: result.stopReason, state: null, expiresAt: null }, ['running']))) {
+      throw new RunCancelledError(runId);
+    }
+    try {
+      // The question is stored without this turn's sources: they were recalled for it, and a later
+      // turn recalls its own (old source numbers would only collide with the new ones).
+      await stored?.finish([
+        { message: { role: 'user', content: turn.request.message }, metadata: turnMetadata(runId, turn.agentVersion) },
+        ...result.newMessages.map((message, i, all) => ({
+          message,
+          ...(i === all.length - 1 ? { metadata: { citations, stopReason: result.stopReason } } : {}),
+        })),
+      ]);
+    } catch (error) {
+      const body = options.describeError?.(error) ?? { code: 'turn_failed', message: 'The turn could not be stored' };
+      await runs.update(runId, { status: 'failed', error: body }, ['completed']).catch(() => {});
+      throw error;
+    }
     const reply: ChatReply = {
       runId,
       status: 'completed',
@@ -519,21 +550,41 @@ export function createChatService(options: ChatServiceOptions): ChatService {
   }
 
   async function cancelRun(runId: string): Promise<RunView> {
-    const run = await runs.get(runId);
-    if (!run) throw new RunNotFoundError(runId);
-    if (run.status === 'running') {
-      liveRuns.get(tenantId, runId)?.cancel(new RunCancelledError(runId));
-    } else if (!PAUSED_STATUSES.includes(run.status)) {
-      throw new RunConflictError('run_not_waiting', `Run ${runId} is ${run.status}: only a running or waiting run can be cancelled`, { status: run.status });
-    }
     const body = { code: 'run_cancelled', message: `Run ${runId} was cancelled` };
-    await runs.update(runId, { status: 'cancelled', error: body, state: null, expiresAt: null }, ['running', ...PAUSED_STATUSES]);
-    return getRun(runId);
+    // From the status just read, so that a resume or an end in between is seen (and read again).
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const run = await runs.get(runId);
+      if (!run) throw new RunNotFoundError(runId);
+      if (run.status !== 'running' && !PAUSED_STATUSES.includes(run.status)) {
+        throw new RunConflictError('run_not_waiting', `Run ${runId} is ${run.status}: only a running or waiting run can be cancelled`, { status: run.status });
+      }
+      if (await runs.update(runId, { status: 'cancelled', error: body, state: null, expiresAt: null }, [run.status])) {
+        // Aborted here when it runs in this process; elsewhere, its next model call sees the row.
+        if (run.status === 'running') liveRuns.get(tenantId, runId)?.cancel(new RunCancelledError(runId));
+        return getRun(runId);
+      }
+    }
+    throw new RunConflictError('run_not_waiting', `Run ${runId} kept changing while it was being cancelled; try again`);
   }
 
   async function assertCanContinue(conversationId: string | undefined, agentId: string, userId?: string | undefined): Promise<void> {
     if (conversationId !== undefined && conversations && (await conversations.ownedByOther(conversationId, agentId, userId ?? null))) {
       throw new ConversationNotFoundError(conversationId, agentId);
+    }
+    await assertNoWaitingRun(conversationId);
+  }
+
+  /**
+   * A conversation whose run waits for the client takes no other turn until that run is answered,
+   * cancelled or expired: the waiting turn comes first in its history, and is stored first.
+   */
+  async function assertNoWaitingRun(conversationId: string | undefined): Promise<void> {
+    if (conversationId === undefined) return;
+    const waiting = await runs.waitingIn(conversationId);
+    if (waiting) {
+      throw new RunConflictError('run_waiting', `Conversation ${conversationId} has a run waiting for the client (${waiting}): answer or cancel it first`, {
+        runId: waiting,
+      });
     }
   }
 
@@ -601,13 +652,13 @@ function pausedReply(input: {
 
 function waitingFor(status: string, pending: PendingCalls): Pick<PausedReply, 'requiredAction' | 'approvals'> {
   if (status === 'requires_approval') {
-    return { approvals: pending.approvals.map((call) => ({ toolCallId: call.id, name: call.name, arguments: parseArguments(call.arguments) })) };
+    return { approvals: pending.approvals.map((call) => ({ toolCallId: call.id, name: call.name, arguments: argumentsAsRun(call.arguments) })) };
   }
   if (status === 'requires_action') {
     return {
       requiredAction: {
         type: 'submit_tool_outputs',
-        toolCalls: pending.clientCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })),
+        toolCalls: pending.clientCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: JSON.stringify(argumentsAsRun(call.arguments)) } })),
       },
     };
   }
@@ -622,6 +673,12 @@ function runView(run: Run, state: RunState | null): RunView {
     updatedAt: run.updatedAt.toISOString(),
     ...(state ? waitingFor(run.status, state.pending) : {}),
   };
+}
+
+/** The arguments as they were checked (repaired when the model sent almost-JSON), not the raw text. */
+function argumentsAsRun(raw: string): unknown {
+  const parsed = parseToolArguments(raw);
+  return parsed.ok ? parsed.value : raw;
 }
 
 function answerExtractively(message: string, runId: string, conversationId: string, sources: Source[], emit: (event: ChatEvent) => void): ChatReply {

@@ -37,6 +37,7 @@ export type ErrorCode =
   | 'run_not_waiting'
   | 'run_expired'
   | 'tool_call_not_pending'
+  | 'run_waiting'
   | 'run_cancelled';
 
 /** An error the client caused (or asked about); error-mapping.ts turns it into the JSON error reply. */

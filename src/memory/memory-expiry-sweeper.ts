@@ -1,4 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
+import { type PeriodicSweep, startPeriodicSweep } from '../background/periodic-sweep.js';
 import type { Db } from '../db/database.js';
 import { memories } from '../db/schema.js';
 import { type Analyzer, defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
@@ -45,27 +46,7 @@ export async function sweepExpiredMemories(db: Db, options: SweepOptions = {}): 
   return swept;
 }
 
-export interface ExpirySweeper {
-  /** Stops the timer and waits for a sweep under way. */
-  stop(): Promise<void>;
-}
-
 /** Sweeps every `intervalMs`; a failed sweep is reported and the next one tries again. */
-export function startExpirySweeper(db: Db, intervalMs: number, onError: (err: unknown) => void, options: SweepOptions = {}): ExpirySweeper {
-  let running: Promise<void> | undefined;
-  const timer = setInterval(() => {
-    running ??= sweepExpiredMemories(db, options)
-      .then(() => undefined, onError)
-      .finally(() => {
-        running = undefined;
-      });
-  }, intervalMs);
-  // Idle sweeps must not keep a process alive that has nothing else to do.
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+export function startExpirySweeper(db: Db, intervalMs: number, onError: (err: unknown) => void, options: SweepOptions = {}): PeriodicSweep {
+  return startPeriodicSweep(() => sweepExpiredMemories(db, options), intervalMs, onError);
 }

@@ -2,16 +2,26 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ClientTool } from '../agent/agent-loop.js';
 import type { ClientToolDeclaration } from './run-types.js';
 
-// One compiler for the process: schemas are compiled per declaration, and Ajv caches by schema.
-// Draft 2020-12 (what OpenAI's function parameters follow); not strict, since real-world tool
-// schemas carry keywords such as `examples` or vendor extensions that strict mode refuses.
-const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false });
+// One compiler for the process, holding nothing between compilations: schemas with an `$id` are
+// not registered (`addUsedSchema`), so one tenant's cannot clash with or be `$ref`'d by another's,
+// and each compiled schema leaves Ajv's cache at once (`compile`), which would otherwise keep every
+// declaration ever sent. Draft 2020-12, what OpenAI's function parameters follow; not strict,
+// since real-world tool schemas carry keywords such as `examples` that strict mode refuses.
+const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false, addUsedSchema: false });
+
+function compile(schema: Record<string, unknown>) {
+  try {
+    return ajv.compile(schema);
+  } finally {
+    ajv.removeSchema(schema);
+  }
+}
 
 /** Why a declared tool's `parameters` cannot be used, or undefined when they can. */
 export function parametersProblem(parameters: Record<string, unknown>): string | undefined {
   if (parameters.type !== 'object') return 'must be a JSON Schema of type "object"';
   try {
-    ajv.compile(parameters);
+    compile(parameters);
     return undefined;
   } catch (error) {
     return `is not a valid JSON Schema: ${(error as Error).message}`;
@@ -24,7 +34,7 @@ const EMPTY_PARAMETERS = { type: 'object', properties: {} };
 export function toClientTools(declarations: readonly ClientToolDeclaration[]): ClientTool[] {
   return declarations.map(({ function: fn }) => {
     const parameters = fn.parameters ?? EMPTY_PARAMETERS;
-    const validate = ajv.compile(parameters);
+    const validate = compile(parameters);
     return {
       name: fn.name,
       description: fn.description ?? '',

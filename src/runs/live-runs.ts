@@ -5,7 +5,7 @@
  */
 export interface LiveRun<E> {
   readonly id: string;
-  /** Aborted by `cancel`, or when every listener has been gone for the grace period. */
+  /** Aborted by `cancel`, or (an abandonable run) when every listener has been gone for the grace period. */
   readonly signal: AbortSignal;
   /** Numbers and records an event, and hands it to every listener; returns its number. */
   emit(event: E): number;
@@ -23,8 +23,13 @@ export interface LiveRun<E> {
 }
 
 export interface LiveRuns<E> {
-  /** `firstSeq`: the number after the last event a previous stretch of the run sent (a resumed run goes on counting). */
-  start(tenantId: string, runId: string, options?: { firstSeq?: number }): LiveRun<E>;
+  /**
+   * `firstSeq`: the last event number a previous stretch of the run sent (a resumed run goes on
+   * counting). `abandonable`: the run was started by a streaming client, and is aborted when no one
+   * listens any more for the grace period; others (a JSON reply someone waits for) never are,
+   * whoever comes to listen to their events and leaves.
+   */
+  start(tenantId: string, runId: string, options?: { firstSeq?: number; abandonable?: boolean }): LiveRun<E>;
   get(tenantId: string, runId: string): LiveRun<E> | undefined;
 }
 
@@ -40,7 +45,7 @@ export function createLiveRuns<E>(options: LiveRunsOptions): LiveRuns<E> {
   const runs = new Map<string, LiveRun<E>>();
   const keyOf = (tenantId: string, runId: string) => `${tenantId}\u0000${runId}`;
 
-  function start(tenantId: string, runId: string, startOptions: { firstSeq?: number } = {}): LiveRun<E> {
+  function start(tenantId: string, runId: string, startOptions: { firstSeq?: number; abandonable?: boolean } = {}): LiveRun<E> {
     const key = keyOf(tenantId, runId);
     const controller = new AbortController();
     const events: Array<{ seq: number; event: E }> = [];
@@ -48,11 +53,10 @@ export function createLiveRuns<E>(options: LiveRunsOptions): LiveRuns<E> {
     const listeners = new Set<Listener>();
     let seq = startOptions.firstSeq ?? 0;
     let ended = false;
-    let hadListener = false;
     let graceTimer: NodeJS.Timeout | undefined;
 
     const checkAbandoned = () => {
-      if (ended || listeners.size > 0 || !hadListener) return;
+      if (ended || listeners.size > 0 || !startOptions.abandonable) return;
       clearTimeout(graceTimer);
       graceTimer = setTimeout(() => {
         if (!ended && listeners.size === 0) controller.abort(new Error('client disconnected'));
@@ -81,8 +85,8 @@ export function createLiveRuns<E>(options: LiveRunsOptions): LiveRuns<E> {
           listener.onEnd?.();
           return;
         }
-        if (listener.gone?.aborted) return;
-        hadListener = true;
+        // Gone already (a client that left before the run started): counted as leaving now.
+        if (listener.gone?.aborted) return checkAbandoned();
         clearTimeout(graceTimer);
         listeners.add(listener);
         listener.gone?.addEventListener(

@@ -93,5 +93,27 @@ export function createPgRunStore(options: PgRunStoreOptions): RunStore {
     return updated.length > 0;
   }
 
-  return { create, get, load, update };
+  async function statusOf(id: string): Promise<RunStatus | null> {
+    const [row] = await db.select({ status: runs.status }).from(runs).where(owned(id));
+    return row ? (row.status as RunStatus) : null;
+  }
+
+  async function waitingIn(conversationId: string): Promise<string | null> {
+    // The partial index on waiting runs answers this without reading any other run of the conversation.
+    const [row] = await db
+      .select({ id: runs.id })
+      .from(runs)
+      .where(
+        and(
+          eq(runs.conversationId, conversationId),
+          eq(runs.tenantId, tenantId),
+          sql`${runs.status} IN ('requires_action', 'requires_approval')`,
+          sql`${runs.expiresAt} > now()`,
+        ),
+      )
+      .limit(1);
+    return row?.id ?? null;
+  }
+
+  return { create, get, load, update, statusOf, waitingIn };
 }

@@ -86,7 +86,7 @@ export class RunNotFoundError extends Error {
 /** The run cannot take this request in its status (answered already, expired, finished, cancelled). */
 export class RunConflictError extends Error {
   constructor(
-    readonly code: 'run_not_waiting' | 'run_expired' | 'tool_call_not_pending',
+    readonly code: 'run_not_waiting' | 'run_expired' | 'tool_call_not_pending' | 'run_waiting',
     message: string,
     readonly details?: Record<string, unknown>,
   ) {
@@ -147,4 +147,8 @@ export interface RunStore {
    * two resumes of one pause cannot both win). False when it was not.
    */
   update(id: string, update: RunUpdate, from?: readonly RunStatus[]): Promise<boolean>;
+  /** The status alone, as stored (no expiry applied): what a running turn checks for a cancel from another process. */
+  statusOf(id: string): Promise<RunStatus | null>;
+  /** The run of a conversation that waits for the client, if one does (and has not expired). */
+  waitingIn(conversationId: string): Promise<string | null>;
 }

@@ -144,4 +144,15 @@ describe('runAgentTurn pauses', () => {
     expect(JSON.parse(String(server.requests[1]!.body.messages.find((m) => m.role === 'tool')?.content)).tools[0].name).toBe('lookup');
     expect(result.state.promoted).toEqual(['lookup']);
   });
+
+  it('pauses for a client call whose id the server reused from an earlier reply of the turn', async () => {
+    const { base } = await start([
+      reply.toolCalls([{ id: 'call_0', name: 'lookup', arguments: '{"word":"tea"}' }]),
+      reply.toolCalls([{ id: 'call_0', name: 'get_location', arguments: '{"precise":true}' }]),
+    ]);
+    const result = await runAgentTurn(base);
+    expect(result.stopReason).toBe('paused');
+    expect(result.pending?.clientCalls.map((c) => c.name)).toEqual(['get_location']);
+  });
 });
+

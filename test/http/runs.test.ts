@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { sql } from 'drizzle-orm';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Hono } from 'hono';
@@ -327,5 +328,86 @@ describe('runs', () => {
     } finally {
       await many.close();
     }
+  });
+
+  it('refuses another turn of a conversation whose run waits for the client, until it is answered', async () => {
+    const { app } = await appWithLlm([reply.toolCalls([locationCall]), reply.text('Oslo.'), reply.text('Still Oslo.')]);
+    const paused = (await call(app, 'POST', '/v1/chat', { message: 'Where am I?', tools: [LOCATION_TOOL] })).body;
+    for (const stream of [false, true]) {
+      const busy = await call(app, 'POST', '/v1/chat', { message: 'And now?', conversationId: paused.conversationId, stream });
+      expect(busy.status).toBe(409);
+      expect(busy.body.error.code).toBe('run_waiting');
+      expect(busy.body.error.message).toContain(paused.runId);
+    }
+    await call(app, 'POST', `/v1/runs/${paused.runId}/tool-outputs`, { toolOutputs: [{ toolCallId: 'call_loc', output: 'Oslo' }] });
+    const next = await call(app, 'POST', '/v1/chat', { message: 'And now?', conversationId: paused.conversationId });
+    expect(next.body).toMatchObject({ status: 'completed', answer: 'Still Oslo.' });
+    const stored = await call(app, 'GET', `/v1/conversations/${paused.conversationId}`);
+    expect(stored.body.messages.filter((m: { role: string }) => m.role === 'user').map((m: { content: string }) => m.content)).toEqual(['Where am I?', 'And now?']);
+  });
+
+  it('a client that only watched the events and left does not abort a run someone waits on as JSON', async () => {
+    // A JSON turn does not stream from the model: the wait is before its reply.
+    const { app } = await appWithLlm([reply.text('slow and steady', { delayMs: 2_500 })]);
+    const pending = call(app, 'POST', '/v1/chat', { message: 'take your time' });
+    let runId: string | undefined;
+    const deadline = Date.now() + 2_000;
+    while (!runId && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+      const [row] = (await ctx.database.db.execute(sql`SELECT id FROM runs WHERE status = 'running' LIMIT 1`)).rows as Array<{ id: string }>;
+      runId = row?.id;
+    }
+    expect(runId).toBeDefined();
+    const watcher = new AbortController();
+    const watching = await app.request(`/v1/runs/${runId}/events`, { signal: watcher.signal });
+    expect(watching.status).toBe(200);
+    const reader = watching.body!.getReader();
+    await reader.read();
+    watcher.abort();
+    await reader.cancel().catch(() => {});
+    // Past the reconnect grace period (1.5 s here): the run must still be going, and finish.
+    const done = await pending;
+    expect(done.body).toMatchObject({ status: 'completed', answer: 'slow and steady' });
+  });
+
+  it('stops a run cancelled by another process at its next model call, and stores nothing', async () => {
+    const { app, llm } = await appWithLlm([
+      reply.toolCalls([{ id: 's', name: 'search_memories', arguments: '{"query":"tea"}' }], { delayMs: 300 }),
+      reply.text('never asked'),
+    ]);
+    const pending = call(app, 'POST', '/v1/chat', { message: 'What tea?' });
+    while (llm.requests.length === 0) await new Promise((r) => setTimeout(r, 10));
+    // What a cancel on another instance does: only the row changes, this process's live run is not told.
+    await ctx.database.db.execute(sql`UPDATE runs SET status = 'cancelled' WHERE status = 'running'`);
+    const res = await pending;
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('run_cancelled');
+    expect(llm.requests).toHaveLength(1);
+    expect((await call(app, 'GET', '/v1/conversations')).body.items).toEqual([]);
+  });
+
+  it('refuses tool declarations and outputs that PostgreSQL could not store with the paused run', async () => {
+    const { app } = await appWithLlm([]);
+    const nul = await call(app, 'POST', '/v1/chat', { message: 'x', tools: [{ type: 'function', function: { name: 'f', description: 'a\u0000b' } }] });
+    expect(nul.status).toBe(400);
+    expect(nul.body.error.details[0].path).toBe('tools.0.function.description');
+    const key = await call(app, 'POST', '/v1/chat', {
+      message: 'x',
+      tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: { a: { type: 'string', description: 'x\ud800' } } } } }],
+    });
+    expect(key.status).toBe(400);
+    expect(key.body.error.details[0].path).toBe('tools.0.function.parameters.properties.a.description');
+    const output = await call(app, 'POST', '/v1/runs/00000000-0000-4000-8000-000000000000/tool-outputs', { toolOutputs: [{ toolCallId: 'c', output: 'x\ud800' }] });
+    expect(output.status).toBe(400);
+  });
+
+  it('records a failed run with the API error body, not the internal message', async () => {
+    const { app } = await appWithLlm([{ kind: 'error', status: 400, message: 'secret provider detail' }]);
+    const res = await call(app, 'POST', '/v1/chat', { message: 'hello' });
+    expect(res.status).toBe(502);
+    const [row] = (await ctx.database.db.execute(sql`SELECT id FROM runs WHERE status = 'failed' ORDER BY created_at DESC LIMIT 1`)).rows as Array<{ id: string }>;
+    const run = (await call(app, 'GET', `/v1/runs/${row!.id}`)).body;
+    expect(run.error).toEqual({ code: 'llm_error', message: 'The LLM provider rejected the request.' });
+    expect(JSON.stringify(run)).not.toContain('secret provider detail');
   });
 });

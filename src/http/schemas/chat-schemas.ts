@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { TOOL_SEARCH_NAME } from '../../agent/tool-search.js';
 import { BUILT_IN_TOOLS } from '../../agents/agent-config.js';
+import { storable, unstorableIn } from '../../memory/memory-fields.js';
 import { parametersProblem } from '../../runs/client-tools.js';
 import { DOCUMENT_LIMITS } from './document-schemas.js';
 import { agentIdSchema, tagsSchema, userIdSchema } from './memory-schemas.js';
@@ -28,12 +29,16 @@ export const clientToolSchema = z
     type: z.literal('function'),
     function: z.strictObject({
       name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, "_" or "-"'),
-      description: z.string().max(4000).optional(),
+      // Stored with a paused run (jsonb): what it cannot hold is refused here, not when the run pauses.
+      description: storable(z.string().max(4000)).optional(),
       parameters: z
         .record(z.string(), z.unknown())
         .optional()
         .superRefine((parameters, ctx) => {
-          const problem = parameters === undefined ? undefined : parametersProblem(parameters);
+          if (parameters === undefined) return;
+          const unstorable = unstorableIn(parameters);
+          if (unstorable) return void ctx.addIssue({ code: 'custom', path: unstorable.path, message: unstorable.message });
+          const problem = parametersProblem(parameters);
           if (problem) ctx.addIssue({ code: 'custom', message: problem });
         })
         .meta({ description: 'A JSON Schema (draft 2020-12) of type `object` for the arguments; the model\'s arguments are checked against it.' }),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storable } from '../../memory/memory-fields.js';
 
 export const RUN_LIMITS = {
   answersMax: 128,
@@ -16,12 +17,8 @@ export const toolOutputsBody = z.strictObject({
     .array(
       z.strictObject({
         toolCallId,
-        output: z
-          .string()
-          .max(RUN_LIMITS.outputMaxChars)
-          // Stored in the conversation as text, which PostgreSQL cannot hold with NUL.
-          .refine((s) => !s.includes('\u0000'), 'must not contain NUL (\\u0000) characters')
-          .meta({ description: 'What the tool returned, as the model should read it (JSON text, or plain text).' }),
+        // Stored in the conversation (text) and, while the run waits again, in its state (jsonb).
+        output: storable(z.string().max(RUN_LIMITS.outputMaxChars)).meta({ description: 'What the tool returned, as the model should read it (JSON text, or plain text).' }),
       }),
     )
     .min(1)
@@ -36,10 +33,7 @@ export const approvalsBody = z.strictObject({
       z.strictObject({
         toolCallId,
         approve: z.boolean(),
-        reason: z
-          .string()
-          .max(RUN_LIMITS.reasonMaxChars)
-          .refine((s) => !s.includes('\u0000'), 'must not contain NUL (\\u0000) characters')
+        reason: storable(z.string().max(RUN_LIMITS.reasonMaxChars))
           .optional()
           .meta({ description: 'Told to the model with a denial, so that it can adapt.' }),
       }),
