@@ -354,7 +354,7 @@ describe('runs', () => {
     const deadline = Date.now() + 2_000;
     while (!runId && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 20));
-      const [row] = (await ctx.database.db.execute(sql`SELECT id FROM runs WHERE status = 'running' LIMIT 1`)).rows as Array<{ id: string }>;
+      const [row] = ((await ctx.database.db.execute(sql`SELECT id FROM runs WHERE status = 'running' LIMIT 1`)) as unknown as { rows: Array<{ id: string }> }).rows;
       runId = row?.id;
     }
     expect(runId).toBeDefined();
@@ -405,7 +405,7 @@ describe('runs', () => {
     const { app } = await appWithLlm([{ kind: 'error', status: 400, message: 'secret provider detail' }]);
     const res = await call(app, 'POST', '/v1/chat', { message: 'hello' });
     expect(res.status).toBe(502);
-    const [row] = (await ctx.database.db.execute(sql`SELECT id FROM runs WHERE status = 'failed' ORDER BY created_at DESC LIMIT 1`)).rows as Array<{ id: string }>;
+    const [row] = ((await ctx.database.db.execute(sql`SELECT id FROM runs WHERE status = 'failed' ORDER BY created_at DESC LIMIT 1`)) as unknown as { rows: Array<{ id: string }> }).rows;
     const run = (await call(app, 'GET', `/v1/runs/${row!.id}`)).body;
     expect(run.error).toEqual({ code: 'llm_error', message: 'The LLM provider rejected the request.' });
     expect(JSON.stringify(run)).not.toContain('secret provider detail');
