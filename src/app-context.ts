@@ -167,7 +167,7 @@ export async function createAppContext(config: Config, options: AppContextOption
   const runs = tenantScoped((tenantId) => createPgRunStore({ db: database.db, tenantId }));
   const liveRuns = createLiveRuns<ChatEvent>({ graceMs: config.RUN_RECONNECT_GRACE_MS });
   const backgroundTasks = createBackgroundTasks((key, err) => logger.warn({ err, task: key }, 'background task failed'));
-  const chat = createTenantChat({ config, logger, memories, knowledge, llm, conversations, turns, turnIndexes, backgroundTasks, runs, liveRuns, agents });
+  const chat = createTenantChat({ config, logger, memories, knowledge, llm, conversations, turns, turnIndexes, backgroundTasks, runs, liveRuns, agents, embedder });
   const extractors = createTenantExtractors({ config, logger, memories, llm });
   const sweeper = startExpirySweeper(database.db, config.MEMORY_SWEEP_INTERVAL_MS, (err) => logger.warn({ err }, 'expired memories sweep failed'));
 
@@ -217,7 +217,7 @@ export async function createAppContext(config: Config, options: AppContextOption
 /** The parts of a context the chat is built from. */
 export type ChatParts = Pick<
   AppContext,
-  'config' | 'logger' | 'memories' | 'knowledge' | 'llm' | 'conversations' | 'turns' | 'turnIndexes' | 'backgroundTasks' | 'runs' | 'liveRuns' | 'agents'
+  'config' | 'logger' | 'memories' | 'knowledge' | 'llm' | 'conversations' | 'turns' | 'turnIndexes' | 'backgroundTasks' | 'runs' | 'liveRuns' | 'agents' | 'embedder'
 >;
 
 /**
@@ -248,6 +248,7 @@ export function createTenantChat(parts: ChatParts): TenantScoped<ChatService> {
       memories: parts.memories.forTenant(tenantId),
       knowledge: parts.knowledge?.forTenant(tenantId),
       llm,
+      embedder: parts.embedder,
       prices: config.LLM_PRICES,
       conversations: parts.conversations.forTenant(tenantId),
       turns: parts.turns.forTenant(tenantId),

@@ -12,6 +12,7 @@ import { estimateToolSpecTokens } from '../compaction/token-estimate.js';
 import type { AfterTurnHooks } from '../conversations/after-turn-hooks.js';
 import { ConversationNotFoundError, type ConversationStore } from '../conversations/conversation-types.js';
 import type { TurnSearch } from '../conversations/turn-search.js';
+import type { Embedder } from '../embeddings/embedder.js';
 import type { MemoryStore } from '../memory/memory-types.js';
 import { toClientTools } from '../runs/client-tools.js';
 import { type LiveRun, type LiveRuns, createLiveRuns } from '../runs/live-runs.js';
@@ -101,6 +102,8 @@ export interface ChatServiceOptions {
   knowledge?: KnowledgeRetriever | undefined;
   /** Without one, replies are extractive. */
   llm?: LlmProvider | undefined;
+  /** The app's embedder: an extractive reply weighs sentences by their cosine to the question too. */
+  embedder?: Pick<Embedder, 'embed'> | undefined;
   prices?: PriceTable | undefined;
   maxIterations?: number;
   /** Stores conversations; without it each turn stands alone. */
@@ -262,6 +265,8 @@ export function createChatService(options: ChatServiceOptions): ChatService {
         knowledgeTopK: request.topK ?? recall?.knowledgeTopK ?? topK,
         candidateK: request.candidateK ?? recall?.candidateK,
         reranker: recall?.reranker,
+        // The extractive answer reads each document hit's whole passage; a model gets the chunks.
+        passages: !provider || !live,
         memories,
         knowledge,
         // Episodic recall needs stored conversations: other ones, this one's turns being its history.
@@ -272,7 +277,7 @@ export function createChatService(options: ChatServiceOptions): ChatService {
       emit({ type: 'retrieval', runId, conversationId, sources: recalled });
 
       if (!provider || !live) {
-        const reply = answerExtractively(message, runId, conversationId, recalled, emit);
+        const reply = await answerExtractively(message, runId, conversationId, recalled, emit, options.embedder, signal);
         await stored?.finish([
           { message: { role: 'user', content: message }, metadata: turnMetadata(runId, agent?.version ?? null) },
           { message: { role: 'assistant', content: reply.answer, toolCalls: [] }, metadata: { citations: reply.citations, mode: reply.mode } },
@@ -624,8 +629,16 @@ function runView(run: Run, state: RunState | null): RunView {
   };
 }
 
-function answerExtractively(message: string, runId: string, conversationId: string, sources: Source[], emit: (event: ChatEvent) => void): ChatReply {
-  const { answer, citedIds } = extractiveAnswer(message, sources);
+async function answerExtractively(
+  message: string,
+  runId: string,
+  conversationId: string,
+  sources: Source[],
+  emit: (event: ChatEvent) => void,
+  embedder: Pick<Embedder, 'embed'> | undefined,
+  signal: AbortSignal | undefined,
+): Promise<ChatReply> {
+  const { answer, citedIds, quotes } = await extractiveAnswer(message, sources, { embedder, signal });
   // One delta, so a streaming client renders both modes with the same code.
   emit({ type: 'delta', text: answer });
   const byId = new Map(sources.map((s) => [s.id, s]));
@@ -637,7 +650,10 @@ function answerExtractively(message: string, runId: string, conversationId: stri
     // From the ids picked, not by parsing the answer: source text may itself contain "[2]".
     citations: citedIds.flatMap((id) => {
       const source = byId.get(id);
-      return source ? [toCitation(source)] : [];
+      if (!source) return [];
+      const citation = toCitation(source);
+      const quoted = quotes.get(id);
+      return [citation.kind === 'document' && quoted ? { ...citation, quotes: quoted } : citation];
     }),
     toolCalls: [],
     usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },

@@ -22,7 +22,16 @@ const turnPlace = {
 export const citationSchema = z
   .discriminatedUnion('kind', [
     z.object({ id: sourceNumber, kind: z.literal('memory'), key: z.string(), agentId: z.string(), snippet: z.string() }),
-    z.object({ id: sourceNumber, kind: z.literal('document'), ...documentPlace, snippet: z.string() }),
+    z.object({
+      id: sourceNumber,
+      kind: z.literal('document'),
+      ...documentPlace,
+      snippet: z.string(),
+      quotes: z
+        .array(z.object({ start: z.number().int().min(0), end: z.number().int().min(0) }))
+        .optional()
+        .meta({ description: "Extractive answers: the quoted sentences' character ranges in the document's text, beside the chunk's `start`/`end`." }),
+    }),
     z.object({ id: sourceNumber, kind: z.literal('turn'), ...turnPlace, snippet: z.string() }),
   ])
   .meta({ id: 'Citation', description: 'What one `[n]` of the answer cites: a memory, a chunk of a document, or a past turn.' });
