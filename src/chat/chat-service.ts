@@ -31,7 +31,7 @@ import { type ChatEvent, type ChatReply, type ChatToolCall, type PausedReply, ty
 import { extractCitations, toCitation } from './citations.js';
 import { createChatTools } from './chat-tools.js';
 import { type TagFilters, recallSources, renderSourcesBlock } from './context-block.js';
-import { NO_LLM_NOTE, extractiveAnswer } from './extractive-answer.js';
+import { type ExtractiveOptions, NO_LLM_NOTE, extractiveAnswer } from './extractive-answer.js';
 import type { KnowledgeRetriever } from './knowledge-retriever.js';
 import { type Source, SourceList } from './sources.js';
 import { buildSystemPrompt } from './system-prompt.js';
@@ -257,6 +257,9 @@ export function createChatService(options: ChatServiceOptions): ChatService {
         tagsNone: request.tagsNone ?? recall?.tagsNone,
       };
       const sources = new SourceList();
+      // Without a model the answer weighs sentences by their cosine to the question: its vector
+      // is computed beside retrieval rather than after it.
+      const questionVector = !provider || !live ? embedQuestion(options.embedder, message, signal) : undefined;
       const recalled = await recallSources(sources, {
         query: message,
         agentId,
@@ -277,7 +280,7 @@ export function createChatService(options: ChatServiceOptions): ChatService {
       emit({ type: 'retrieval', runId, conversationId, sources: recalled });
 
       if (!provider || !live) {
-        const reply = await answerExtractively(message, runId, conversationId, recalled, emit, options.embedder, signal);
+        const reply = await answerExtractively(message, runId, conversationId, recalled, emit, { embedder: options.embedder, questionVector, signal });
         await stored?.finish([
           { message: { role: 'user', content: message }, metadata: turnMetadata(runId, agent?.version ?? null) },
           { message: { role: 'assistant', content: reply.answer, toolCalls: [] }, metadata: { citations: reply.citations, mode: reply.mode } },
@@ -635,10 +638,9 @@ async function answerExtractively(
   conversationId: string,
   sources: Source[],
   emit: (event: ChatEvent) => void,
-  embedder: Pick<Embedder, 'embed'> | undefined,
-  signal: AbortSignal | undefined,
+  options: Pick<ExtractiveOptions, 'embedder' | 'questionVector' | 'signal'>,
 ): Promise<ChatReply> {
-  const { answer, citedIds, quotes } = await extractiveAnswer(message, sources, { embedder, signal });
+  const { answer, citedIds, quotes } = await extractiveAnswer(message, sources, options);
   // One delta, so a streaming client renders both modes with the same code.
   emit({ type: 'delta', text: answer });
   const byId = new Map(sources.map((s) => [s.id, s]));
@@ -662,6 +664,15 @@ async function answerExtractively(
     mode: 'extractive',
     note: NO_LLM_NOTE,
   };
+}
+
+/** The question's vector, or undefined when there is no embedder; a failure is the answer's to handle. */
+function embedQuestion(embedder: Pick<Embedder, 'embed'> | undefined, message: string, signal: AbortSignal | undefined): Promise<number[]> | undefined {
+  if (!embedder) return undefined;
+  const vector = embedder.embed([message], signal ? { signal } : undefined).then(([v]) => v!);
+  // Handled where it is awaited; a turn that fails before then must not leave it unhandled.
+  vector.catch(() => {});
+  return vector;
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

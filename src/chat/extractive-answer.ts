@@ -17,7 +17,7 @@ const DEFAULT_MAX_SENTENCES = 3;
  * Sentences given a vector: the lexically best ones. The bundled model takes ~9 ms a sentence on
  * two cores, and a passage's sentences number in the dozens; the rest keep their lexical score.
  */
-export const DEFAULT_EMBEDDED_SENTENCES = 8;
+export const DEFAULT_EMBEDDED_SENTENCES = 3;
 const SENTENCE_MAX_CHARS = 500;
 const CLOSEST_SOURCES = 3;
 /** A sentence opening with one of these leans on the one before it, which is shown with it. */
@@ -42,6 +42,8 @@ export interface ExtractiveOptions {
   maxSentences?: number | undefined;
   /** The app's embedder: the cosine between question and sentence catches what shares no word. */
   embedder?: Pick<Embedder, 'embed'> | undefined;
+  /** The question's vector, when the caller started computing it early (beside retrieval). */
+  questionVector?: Promise<number[]> | undefined;
   /** How many of the lexically best sentences are embedded; default DEFAULT_EMBEDDED_SENTENCES. */
   embedded?: number | undefined;
   /** Default ANSWER_WEIGHTS with an embedder, LEXICAL_ANSWER_WEIGHTS without. */
@@ -62,7 +64,7 @@ export interface ScoredCandidate extends AnswerCandidate {
 export async function scoreCandidates(
   question: string,
   sources: readonly Source[],
-  options: Pick<ExtractiveOptions, 'embedder' | 'embedded' | 'signal'> & { prescore?: AnswerWeights } = {},
+  options: Pick<ExtractiveOptions, 'embedder' | 'embedded' | 'questionVector' | 'signal'> & { prescore?: AnswerWeights } = {},
 ): Promise<{ candidates: ScoredCandidate[]; embedded: boolean }> {
   const base = answerCandidates(sources);
   const { features } = lexicalFeatures(question, base);
@@ -73,7 +75,12 @@ export async function scoreCandidates(
   const prescore = options.prescore ?? LEXICAL_ANSWER_WEIGHTS;
   const chosen = [...candidates].sort((a, b) => scoreSentence(b.features, prescore) - scoreSentence(a.features, prescore) || a.order - b.order).slice(0, limit);
   try {
-    const [q, ...vectors] = await embedder.embed([question, ...chosen.map((c) => c.text)], options.signal ? { signal: options.signal } : undefined);
+    const signal = options.signal ? { signal: options.signal } : undefined;
+    const texts = chosen.map((c) => c.text);
+    let q: number[] | undefined;
+    let vectors: number[][];
+    if (options.questionVector) [q, vectors] = await Promise.all([options.questionVector, embedder.embed(texts, signal)]);
+    else [q, ...vectors] = await embedder.embed([question, ...texts], signal);
     chosen.forEach((c, i) => (c.features.cosine = Math.max(0, cosine(q!, vectors[i]!))));
     return { candidates, embedded: true };
   } catch (error) {

@@ -12,6 +12,10 @@ export interface SentenceFeatures {
   rank: number;
   /** 1 when the sentence holds what the question's kind asks for (a year for "when"...), else 0. */
   type: number;
+  /** Share of the question's adjacent content-word pairs the sentence has adjacent too: phrases, not just words. */
+  bigram: number;
+  /** The `lexical` of the sentence before it in its source: the answer often follows the sentence naming the subject. */
+  context: number;
 }
 
 const K1 = 1.2;
@@ -42,7 +46,9 @@ export function lexicalFeatures(question: string, candidates: readonly AnswerCan
   });
   const idf = new Map(terms.map((t) => [t, Math.log(1 + (n - counts.filter((m) => m.has(t)).length + 0.5) / (counts.filter((m) => m.has(t)).length + 0.5))]));
   const most = terms.reduce((s, t) => s + idf.get(t)!, 0);
-  const features = candidates.map((c, i) => {
+  const asked = contentTerms(question);
+  const pairs = new Set(asked.slice(1).map((t, i) => `${asked[i]} ${t}`));
+  const features: SentenceFeatures[] = candidates.map((c, i) => {
     let score = 0;
     for (const t of terms) {
       const tf = counts[i]!.get(t) ?? 0;
@@ -53,9 +59,25 @@ export function lexicalFeatures(question: string, candidates: readonly AnswerCan
       cosine: 0,
       rank: 1 / c.sourceRank,
       type: hasAnswerOfType(answerType, c.text, question) ? 1 : 0,
+      bigram: pairs.size > 0 ? sharedPairs(bags[i]!, pairs) / pairs.size : 0,
+      context: 0,
     };
   });
+  const index = new Map(candidates.map((c, i) => [c, i]));
+  candidates.forEach((c, i) => {
+    const previous = c.previous ? index.get(c.previous) : undefined;
+    if (previous !== undefined) features[i]!.context = features[previous]!.lexical;
+  });
   return { answerType, features };
+}
+
+function sharedPairs(bag: readonly string[], pairs: ReadonlySet<string>): number {
+  const found = new Set<string>();
+  for (let i = 1; i < bag.length; i++) {
+    const pair = `${bag[i - 1]} ${bag[i]}`;
+    if (pairs.has(pair)) found.add(pair);
+  }
+  return found.size;
 }
 
 export function cosine(a: readonly number[], b: readonly number[]): number {
