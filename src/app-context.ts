@@ -6,6 +6,7 @@ import { llmProviderFromConfig } from './chat/llm-from-config.js';
 import { type Config, ConfigError } from './config/config.js';
 import { type Database, openDatabase } from './db/database.js';
 import { ensureVectorSpace } from './db/vector-space.js';
+import { coalescingEmbedder } from './embeddings/coalescing-embedder.js';
 import type { Embedder } from './embeddings/embedder.js';
 import { type DocumentStore, createDocumentStore } from './documents/document-store.js';
 import { type TenantDocumentSearch, createTenantDocumentSearch } from './documents/document-search.js';
@@ -114,7 +115,7 @@ export interface AppContextOptions {
  */
 export async function createAppContext(config: Config, options: AppContextOptions): Promise<AppContext> {
   // Measured (and watched for /readyz) by wrapping, so no embedder or store has to know about metrics.
-  const embedder = instrumentEmbedder(options.embedder);
+  const embedder = instrumentEmbedder(coalescingEmbedder(options.embedder));
   const logger = options.logger ?? createLogger(config.LOG_LEVEL);
   const crossEncoderComing = options.crossEncoder === undefined ? config.RERANKER_MODEL !== undefined : options.crossEncoder !== null;
   if (config.RERANKER_DEFAULT === 'cross-encoder' && !crossEncoderComing) {

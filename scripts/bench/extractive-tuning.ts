@@ -146,6 +146,39 @@ for (const n of process.env.TUNING_SKIP_N ? [] : [1, 2, 3, 4, 6, 8, 12]) {
 }
 console.log(`lexical-only decline threshold θ80 ${fmt(lexicalResult.threshold)}`);
 
+/** Coordinate ascent from `start`, each weight in turn over a finer range; the grid's steps are coarse. */
+function refine(start: AnswerWeights, set: Features, withCosine = true): AnswerWeights {
+  let w = start;
+  let at1 = evaluate(w, set).at1;
+  const ranges: Record<string, number[]> = {
+    cosine: [0, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 2, 2.5, 3],
+    rank: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8],
+    type: [0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4],
+    bigram: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8],
+    context: [0, 0.05, 0.1, 0.15, 0.2, 0.3],
+  };
+  for (let pass = 0; pass < 3; pass++) {
+    for (const [k, values] of Object.entries(ranges)) {
+      if (k === 'cosine' && !withCosine) continue;
+      for (const v of values) {
+        const candidate = { ...w, [k]: v };
+        const r = evaluate(candidate, set).at1;
+        if (r > at1 + 1e-9) [w, at1] = [candidate, r];
+      }
+    }
+  }
+  return w;
+}
+
+if (process.env.TUNING_REFINE) {
+  const { LEXICAL_ANSWER_WEIGHTS: prescore } = await import('../../src/chat/answer-weights.js');
+  const { DEFAULT_EMBEDDED_SENTENCES: n } = await import('../../src/chat/extractive-answer.js');
+  const lexicalRefined = refine(lexical, features, false);
+  show('refined without cosine', lexicalRefined);
+  const set = masked(n, prescore);
+  show(`refined, N = ${n}`, refine(grid([0.5, 1, 1.5, 2, 2.5, 3], set), set), set);
+}
+
 // The thresholds around θ80 for the weights chosen (src/chat/answer-weights.ts), with the vectors
 // the chat computes: declining more than 80% leaves room for another sample of questions.
 const { ANSWER_WEIGHTS, LEXICAL_ANSWER_WEIGHTS } = await import('../../src/chat/answer-weights.js');
