@@ -10,8 +10,7 @@ const STOPWORDS = new Set(
     'should shall may might must ' +
     'is it its me my no not of on or our so than that the their them then there these they this those to was we were what ' +
     'when where which who whom whose why will with would you your about tell know please also any some such only other ' +
-    'year years name names named kind kinds type types sort many much called call term terms word number numbers ' +
-    'percent percentage amount long far old'
+    'year years name kind kinds type types sort many much'
   ).split(' '),
 );
 
