@@ -22,7 +22,12 @@ export function foldAccents(text: string): string {
 /** Content words of a text, folded, lower-cased and stemmed ("drinks", "drinking" → "drink"), in order. */
 export function contentTerms(text: string): string[] {
   const words = foldAccents(text).toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  return words.filter((w) => !STOPWORDS.has(w)).map((w) => stemmer(w));
+  // The stem too: "named" is as much glue as "name".
+  return words.flatMap((w) => {
+    if (STOPWORDS.has(w)) return [];
+    const stem = stemmer(w);
+    return STOPWORDS.has(stem) ? [] : [stem];
+  });
 }
 
 export function queryTerms(text: string): Set<string> {
