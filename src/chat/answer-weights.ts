@@ -17,22 +17,22 @@ export interface AnswerWeights {
  * TUNING_QUESTIONS=1500: 1,500 questions, each asked of its article's documents and of another
  * article's, topK 5, USE-lite vectors). answer@1 (the top sentence holds a gold answer):
  *
- *   BM25 over the candidate sentences alone              0.739
- *   + rank 0.2, type 0.2, bigram 0.1, context 0.1        0.773  (the grid's best without cosine)
- *   + cosine, every sentence embedded (best: 0.5, ...)   0.784; without cosine 0.771, rank 0.769,
- *                                                               type 0.772, context 0.777, bigram 0.783
- *   the 3 lexically best sentences embedded (these)      0.783  (1: 0.775, 2: 0.785, 6+: 0.784)
+ *   BM25 over the candidate sentences alone                0.738
+ *   the grid's best without cosine (LEXICAL_ANSWER_WEIGHTS) 0.771
+ *   every sentence embedded, the grid's best (cosine 0.5)  0.781; without cosine 0.771, rank 0.764,
+ *                                                                 type 0.771, context 0.779
+ *   the 3 lexically best embedded (these weights)          0.781  (best N=1: 0.774, N=2: 0.782, N=4: 0.782)
  *
  * `lexical` is the unit; the grid tried cosine 0.5–3, rank/type/context 0–0.3, bigram 0–0.4, and
- * coordinate ascent on finer steps found nothing better than 0.784. `decline` declines 85% of
- * the questions asked of another article's documents (θ80 would be 0.815) and costs 0.3 points of
- * answer@1 (0.783 → 0.779): a right answer almost always scores far above a stray match.
+ * coordinate ascent on finer steps found 0.782 at best: the optimum is flat. `decline` declines
+ * 84.5% of the questions asked of another article's documents (the 80% point is 0.814) and costs
+ * 0.4 points of answer@1 (0.781 → 0.777): a right answer almost always scores far above a stray match.
  */
 export const ANSWER_WEIGHTS: AnswerWeights = { lexical: 1, cosine: 1, rank: 0.3, type: 0.2, bigram: 0.4, context: 0, decline: 0.85 };
 
 /**
- * Without an embedder (or when it fails), the grid's best without cosine: answer@1 0.773. Its
- * threshold declines 84% of other-article questions at a cost of 2.3 points (0.773 → 0.750): words
+ * Without an embedder (or when it fails), the grid's best without cosine: answer@1 0.771. Its
+ * threshold declines 84% of other-article questions at a cost of 2.3 points (0.771 → 0.748): words
  * alone tell a stray match from an answer less well. Also the prescore choosing which sentences
  * get a vector.
  */

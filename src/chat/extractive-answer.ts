@@ -83,10 +83,9 @@ export async function scoreCandidates(
     else [q, ...vectors] = await embedder.embed([question, ...texts], signal);
     chosen.forEach((c, i) => (c.features.cosine = Math.max(0, cosine(q!, vectors[i]!))));
     return { candidates, embedded: true };
-  } catch (error) {
+  } catch {
     options.signal?.throwIfAborted();
     // The lexical answer is still an answer; an embedder outage must not fail the turn.
-    void error;
     return { candidates, embedded: false };
   }
 }

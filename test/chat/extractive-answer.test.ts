@@ -97,6 +97,13 @@ describe('extractiveAnswer', () => {
     expect(answer).toBe('Bob rides his bike to work. [2]');
   });
 
+  it('answers from words alone when the embedder fails', async () => {
+    const failing = { embed: () => Promise.reject(new Error('model gone')) };
+    const sources = memories('Alice prefers green tea.', 'Bob rides his bike to work.');
+    const { answer } = await extractiveAnswer('Which bike does Bob ride to work?', sources, { embedder: failing, maxSentences: 1 });
+    expect(answer).toBe('Bob rides his bike to work. [2]');
+  });
+
   it('declines when nothing answers, naming the closest sources', async () => {
     const sources = memories('Alice prefers green tea.', 'Bob rides his bike to work.');
     const reply = await extractiveAnswer('Who won the 1998 football world cup final?', sources, { embedder: createHashEmbedder() });
