@@ -23,7 +23,7 @@ import { cachingEmbedder } from './lib/vector-cache.js';
 
 const QUESTIONS = Number(process.env.TUNING_QUESTIONS ?? 600);
 const SEED = Number(process.env.TUNING_SEED ?? 7);
-const FILE = process.env.TUNING_FEATURES ?? `/tmp/memrag-extractive-features-v4-${QUESTIONS}-${SEED}.json`;
+const FILE = process.env.TUNING_FEATURES ?? `/tmp/memrag-extractive-features-v5-${QUESTIONS}-${SEED}.json`;
 
 interface Row {
   /** Per candidate: features, whether it answers, source rank, candidate order. */

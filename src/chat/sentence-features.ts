@@ -20,6 +20,12 @@ export interface SentenceFeatures {
 
 const K1 = 1.2;
 const B = 0.75;
+/**
+ * IDF counts at least this many sentences, the missing ones sharing no word with the question.
+ * Over two or three sentences (a user with few memories) IDF degenerates: a word every candidate
+ * has weighs next to nothing, so one absent question word would outweigh all the words that match.
+ */
+const MIN_IDF_SENTENCES = 20;
 
 export interface LexicalScoring {
   answerType: AnswerType;
@@ -37,14 +43,19 @@ export function lexicalFeatures(question: string, candidates: readonly AnswerCan
   const answerType = answerTypeOf(question);
   const terms = [...new Set(contentTerms(question))];
   const bags = candidates.map((c) => contentTerms(c.headingPath.length > 0 ? `${c.headingPath.join(' ')} ${c.text}` : c.text));
-  const n = bags.length;
-  const avgLength = bags.reduce((s, b) => s + b.length, 0) / Math.max(1, n);
+  const n = Math.max(bags.length, MIN_IDF_SENTENCES);
+  const avgLength = bags.reduce((s, b) => s + b.length, 0) / Math.max(1, bags.length);
   const counts = bags.map((bag) => {
     const m = new Map<string, number>();
     for (const t of bag) m.set(t, (m.get(t) ?? 0) + 1);
     return m;
   });
-  const idf = new Map(terms.map((t) => [t, Math.log(1 + (n - counts.filter((m) => m.has(t)).length + 0.5) / (counts.filter((m) => m.has(t)).length + 0.5))]));
+  const idf = new Map(
+    terms.map((t) => {
+      const df = counts.filter((m) => m.has(t)).length;
+      return [t, Math.log(1 + (n - df + 0.5) / (df + 0.5))];
+    }),
+  );
   const most = terms.reduce((s, t) => s + idf.get(t)!, 0);
   const asked = contentTerms(question);
   const pairs = new Set(asked.slice(1).map((t, i) => `${asked[i]} ${t}`));
