@@ -89,7 +89,7 @@ export const chatReplySchema = z
     usage: usageSchema,
     costUsd: z.number().nullable().meta({ description: 'Null when no price is known for the model (LLM_PRICES), or no model ran.' }),
     stopReason: z.enum(['completed', 'max_iterations', 'budget']),
-    mode: z.enum(['llm', 'extractive']).meta({ description: '`extractive` without a configured LLM: the best-matching sentences of the sources.' }),
+    mode: z.enum(['llm', 'extractive']).meta({ description: '`extractive` without a configured LLM: sentences of the sources that answer the question, each cited, or a statement that none does.' }),
     note: z.string().optional().meta({ description: 'Why the reply is what it is, when that needs saying (e.g. extractive).' }),
   })
   .meta({ id: 'ChatReply' });
