@@ -3,7 +3,6 @@ import { answerTypeOf, hasAnswerOfType } from '../../src/chat/answer-type.js';
 import { NOTHING_FOUND_ANSWER, NOT_ANSWERED_ANSWER, extractiveAnswer, queryTerms } from '../../src/chat/extractive-answer.js';
 import type { KnowledgeHit } from '../../src/chat/knowledge-retriever.js';
 import { SourceList } from '../../src/chat/sources.js';
-import { splitSentences } from '../../src/text/sentence-split.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 
 const now = new Date(0);
@@ -30,22 +29,6 @@ const conceptEmbedder = {
     });
   },
 };
-
-describe('splitSentences', () => {
-  it('splits on sentence ends and lines', () => {
-    expect(splitSentences('One. Two!\nThree? four')).toEqual(['One.', 'Two!', 'Three?', 'four']);
-  });
-  it('does not break after abbreviations, initials or decimals', () => {
-    expect(splitSentences('Mr. Smith met Dr. Jones at St. Paul\'s on Jan. 5. It cost $4.50, e.g. for tea. J. R. R. Tolkien wrote it.')).toEqual([
-      "Mr. Smith met Dr. Jones at St. Paul's on Jan. 5.",
-      'It cost $4.50, e.g. for tea.',
-      'J. R. R. Tolkien wrote it.',
-    ]);
-  });
-  it('keeps a sentence wrapped over lines whole', () => {
-    expect(splitSentences('A line that wraps\nonto the next one. Next.')).toEqual(['A line that wraps\nonto the next one.', 'Next.']);
-  });
-});
 
 describe('queryTerms', () => {
   it('drops question words and glue, folds accents and stems', () => {
