@@ -6,6 +6,7 @@ import { llmProviderFromConfig } from './chat/llm-from-config.js';
 import { type Config, ConfigError } from './config/config.js';
 import { type Database, openDatabase } from './db/database.js';
 import { ensureVectorSpace } from './db/vector-space.js';
+import { coalescingEmbedder } from './embeddings/coalescing-embedder.js';
 import type { Embedder } from './embeddings/embedder.js';
 import { type DocumentStore, createDocumentStore } from './documents/document-store.js';
 import { type TenantDocumentSearch, createTenantDocumentSearch } from './documents/document-search.js';
@@ -117,7 +118,7 @@ export interface AppContextOptions {
  */
 export async function createAppContext(config: Config, options: AppContextOptions): Promise<AppContext> {
   // Measured (and watched for /readyz) by wrapping, so no embedder or store has to know about metrics.
-  const embedder = instrumentEmbedder(options.embedder);
+  const embedder = instrumentEmbedder(coalescingEmbedder(options.embedder));
   const logger = options.logger ?? createLogger(config.LOG_LEVEL);
   const crossEncoderComing = options.crossEncoder === undefined ? config.RERANKER_MODEL !== undefined : options.crossEncoder !== null;
   if (config.RERANKER_DEFAULT === 'cross-encoder' && !crossEncoderComing) {
@@ -170,7 +171,7 @@ export async function createAppContext(config: Config, options: AppContextOption
   const runs = tenantScoped((tenantId) => createPgRunStore({ db: database.db, tenantId }));
   const liveRuns = createLiveRuns<ChatEvent>({ graceMs: config.RUN_RECONNECT_GRACE_MS });
   const backgroundTasks = createBackgroundTasks((key, err) => logger.warn({ err, task: key }, 'background task failed'));
-  const chat = createTenantChat({ config, logger, memories, knowledge, llm, conversations, turns, turnIndexes, backgroundTasks, runs, liveRuns, agents });
+  const chat = createTenantChat({ config, logger, memories, knowledge, llm, conversations, turns, turnIndexes, backgroundTasks, runs, liveRuns, agents, embedder });
   const extractors = createTenantExtractors({ config, logger, memories, llm });
   const sweeper = startExpirySweeper(database.db, config.MEMORY_SWEEP_INTERVAL_MS, (err) => logger.warn({ err }, 'expired memories sweep failed'));
   // No turn runs for an hour (or a paused run's time to live, if longer): one still running past that was lost with its process.
@@ -227,7 +228,7 @@ export async function createAppContext(config: Config, options: AppContextOption
 /** The parts of a context the chat is built from. */
 export type ChatParts = Pick<
   AppContext,
-  'config' | 'logger' | 'memories' | 'knowledge' | 'llm' | 'conversations' | 'turns' | 'turnIndexes' | 'backgroundTasks' | 'runs' | 'liveRuns' | 'agents'
+  'config' | 'logger' | 'memories' | 'knowledge' | 'llm' | 'conversations' | 'turns' | 'turnIndexes' | 'backgroundTasks' | 'runs' | 'liveRuns' | 'agents' | 'embedder'
 >;
 
 /**
@@ -258,6 +259,7 @@ export function createTenantChat(parts: ChatParts): TenantScoped<ChatService> {
       memories: parts.memories.forTenant(tenantId),
       knowledge: parts.knowledge?.forTenant(tenantId),
       llm,
+      embedder: parts.embedder,
       prices: config.LLM_PRICES,
       conversations: parts.conversations.forTenant(tenantId),
       turns: parts.turns.forTenant(tenantId),

@@ -14,6 +14,7 @@ import { estimateToolSpecTokens } from '../compaction/token-estimate.js';
 import type { AfterTurnHooks } from '../conversations/after-turn-hooks.js';
 import { ConversationNotFoundError, type ConversationStore } from '../conversations/conversation-types.js';
 import type { TurnSearch } from '../conversations/turn-search.js';
+import type { Embedder } from '../embeddings/embedder.js';
 import type { MemoryStore } from '../memory/memory-types.js';
 import { toClientTools } from '../runs/client-tools.js';
 import { type LiveRun, type LiveRuns, createLiveRuns } from '../runs/live-runs.js';
@@ -32,7 +33,7 @@ import { type ChatEvent, type ChatReply, type ChatToolCall, type PausedReply, ty
 import { extractCitations, toCitation } from './citations.js';
 import { createChatTools } from './chat-tools.js';
 import { type TagFilters, recallSources, renderSourcesBlock } from './context-block.js';
-import { NO_LLM_NOTE, extractiveAnswer } from './extractive-answer.js';
+import { type ExtractiveOptions, NO_LLM_NOTE, extractiveAnswer } from './extractive-answer.js';
 import type { KnowledgeRetriever } from './knowledge-retriever.js';
 import { type Source, SourceList } from './sources.js';
 import { buildSystemPrompt } from './system-prompt.js';
@@ -103,6 +104,8 @@ export interface ChatServiceOptions {
   knowledge?: KnowledgeRetriever | undefined;
   /** Without one, replies are extractive. */
   llm?: LlmProvider | undefined;
+  /** The app's embedder: an extractive reply weighs sentences by their cosine to the question too. */
+  embedder?: Pick<Embedder, 'embed'> | undefined;
   prices?: PriceTable | undefined;
   maxIterations?: number;
   /** Stores conversations; without it each turn stands alone. */
@@ -262,6 +265,9 @@ export function createChatService(options: ChatServiceOptions): ChatService {
         tagsNone: request.tagsNone ?? recall?.tagsNone,
       };
       const sources = new SourceList();
+      // Without a model the answer weighs sentences by their cosine to the question: its vector
+      // is computed beside retrieval rather than after it.
+      const questionVector = !provider || !live ? embedQuestion(options.embedder, message, signal) : undefined;
       const recalled = await recallSources(sources, {
         query: message,
         agentId,
@@ -270,6 +276,8 @@ export function createChatService(options: ChatServiceOptions): ChatService {
         knowledgeTopK: request.topK ?? recall?.knowledgeTopK ?? topK,
         candidateK: request.candidateK ?? recall?.candidateK,
         reranker: recall?.reranker,
+        // The extractive answer reads each document hit's whole passage; a model gets the chunks.
+        passages: !provider || !live,
         memories,
         knowledge,
         // Episodic recall needs stored conversations: other ones, this one's turns being its history.
@@ -280,7 +288,7 @@ export function createChatService(options: ChatServiceOptions): ChatService {
       emit({ type: 'retrieval', runId, conversationId, sources: recalled });
 
       if (!provider || !live) {
-        const reply = answerExtractively(message, runId, conversationId, recalled, emit);
+        const reply = await answerExtractively(message, runId, conversationId, recalled, emit, { embedder: options.embedder, questionVector, signal });
         await stored?.finish([
           { message: { role: 'user', content: message }, metadata: turnMetadata(runId, agent?.version ?? null) },
           { message: { role: 'assistant', content: reply.answer, toolCalls: [] }, metadata: { citations: reply.citations, mode: reply.mode } },
@@ -681,8 +689,15 @@ function argumentsAsRun(raw: string): unknown {
   return parsed.ok ? parsed.value : raw;
 }
 
-function answerExtractively(message: string, runId: string, conversationId: string, sources: Source[], emit: (event: ChatEvent) => void): ChatReply {
-  const { answer, citedIds } = extractiveAnswer(message, sources);
+async function answerExtractively(
+  message: string,
+  runId: string,
+  conversationId: string,
+  sources: Source[],
+  emit: (event: ChatEvent) => void,
+  options: Pick<ExtractiveOptions, 'embedder' | 'questionVector' | 'signal'>,
+): Promise<ChatReply> {
+  const { answer, citedIds, quotes } = await extractiveAnswer(message, sources, options);
   // One delta, so a streaming client renders both modes with the same code.
   emit({ type: 'delta', text: answer });
   const byId = new Map(sources.map((s) => [s.id, s]));
@@ -694,7 +709,10 @@ function answerExtractively(message: string, runId: string, conversationId: stri
     // From the ids picked, not by parsing the answer: source text may itself contain "[2]".
     citations: citedIds.flatMap((id) => {
       const source = byId.get(id);
-      return source ? [toCitation(source)] : [];
+      if (!source) return [];
+      const citation = toCitation(source);
+      const quoted = quotes.get(id);
+      return [citation.kind === 'document' && quoted ? { ...citation, quotes: quoted } : citation];
     }),
     toolCalls: [],
     usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
@@ -703,6 +721,15 @@ function answerExtractively(message: string, runId: string, conversationId: stri
     mode: 'extractive',
     note: NO_LLM_NOTE,
   };
+}
+
+/** The question's vector, or undefined when there is no embedder; a failure is the answer's to handle. */
+function embedQuestion(embedder: Pick<Embedder, 'embed'> | undefined, message: string, signal: AbortSignal | undefined): Promise<number[]> | undefined {
+  if (!embedder) return undefined;
+  const vector = embedder.embed([message], signal ? { signal } : undefined).then(([v]) => v!);
+  // Handled where it is awaited; a turn that fails before then must not leave it unhandled.
+  vector.catch(() => {});
+  return vector;
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -4,7 +4,11 @@ const SNIPPET_MAX_CHARS = 240;
 
 export type Citation =
   | (Pick<MemorySource, 'id' | 'kind' | 'key' | 'agentId'> & { snippet: string })
-  | (Omit<DocumentSource, 'text' | 'score'> & { snippet: string })
+  | (Omit<DocumentSource, 'text' | 'score' | 'passage'> & {
+      snippet: string;
+      /** Character ranges of the sentences an extractive answer quoted, in the document's text. */
+      quotes?: { start: number; end: number }[];
+    })
   | (Pick<TurnSource, 'id' | 'kind' | 'conversationId' | 'turn'> & { snippet: string });
 
 // [1], [1, 2] and [1,2]; [1][2] is two matches. Models write all three.

@@ -35,6 +35,8 @@ export interface RecallOptions extends TagFilters {
   candidateK?: number | undefined;
   /** The documents' reranker; the retriever's default when absent. */
   reranker?: RerankerChoice | undefined;
+  /** Recall each document hit's whole passage (for an answer without a model). */
+  passages?: boolean | undefined;
   memories: MemoryStore;
   knowledge?: KnowledgeRetriever | undefined;
   /** Past turns of the agent's other conversations with the same user; none recalled when undefined. */
@@ -48,13 +50,13 @@ export interface RecallOptions extends TagFilters {
  * waits on the slowest anyway.
  */
 export async function recallSources(sources: SourceList, options: RecallOptions): Promise<Source[]> {
-  const { query, agentId, userId, memoryTopK, knowledgeTopK, candidateK, reranker, memories, knowledge, turns, signal, tagsAny, tagsAll, tagsNone } = options;
+  const { query, agentId, userId, memoryTopK, knowledgeTopK, candidateK, reranker, passages, memories, knowledge, turns, signal, tagsAny, tagsAll, tagsNone } = options;
   const tags = { tagsAny, tagsAll, tagsNone };
   // A negative cosine means the memory is about something else; it would only crowd the prompt.
   const [memoryHits, knowledgeHits, turnHits] = await Promise.all([
     memoryTopK > 0 ? memories.search(query, { ...memoryScope(agentId, userId), topK: memoryTopK, minScore: 0, ...tags }) : Promise.resolve([]),
     knowledge && knowledgeTopK > 0
-      ? knowledge.search(query, { topK: knowledgeTopK, signal, ...definedOnly({ ...tags, candidateK, reranker }) })
+      ? knowledge.search(query, { topK: knowledgeTopK, signal, ...definedOnly({ ...tags, candidateK, reranker, passages }) })
       : Promise.resolve([]),
     // Turns have no tags: the request's tag filters are not theirs to apply.
     turns

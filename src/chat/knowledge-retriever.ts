@@ -15,6 +15,19 @@ export interface KnowledgeHit {
   end: number;
   text: string;
   score: number;
+  /**
+   * The whole passage the chunk belongs to (the consecutive chunks retrieval scored together):
+   * what an answer without a model picks sentences from. Absent from retrievers that do not have it.
+   */
+  passage?: PassageText | undefined;
+}
+
+export interface PassageText {
+  /** Where the passage starts in the document's extracted text; `text` offsets are relative to it. */
+  start: number;
+  text: string;
+  /** Where each run of the passage under one heading path starts (relative to `start`), in order. */
+  sections: { start: number; headingPath: string[] }[];
 }
 
 export interface KnowledgeSearchOptions {
@@ -26,6 +39,8 @@ export interface KnowledgeSearchOptions {
   tagsAny?: readonly string[];
   tagsAll?: readonly string[];
   tagsNone?: readonly string[];
+  /** Fill `passage` in on each hit (an answer without a model reads it); off, hits stay small for prompts and replies. */
+  passages?: boolean;
   signal?: AbortSignal;
 }
 

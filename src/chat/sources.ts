@@ -94,6 +94,7 @@ export class SourceList {
       end: hit.end,
       text: hit.text,
       score: hit.score,
+      ...(hit.passage ? { passage: hit.passage } : {}),
     });
   }
 

@@ -17,6 +17,7 @@ import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
 import { type TenantScoped, tenantScoped } from '../tenancy/tenant-scoped.js';
 import { type PassageChunk, citedChunk } from './cited-chunk.js';
 import { PASSAGE_CORPUS } from './passage-corpus.js';
+import { passageText } from './passage-text.js';
 
 export interface DocumentQueryOptions extends TagFilterInput {
   topK?: number | undefined;
@@ -29,6 +30,8 @@ export interface DocumentQueryOptions extends TagFilterInput {
   reranker?: RerankerChoice | undefined;
   /** Overrides the configured fusion weights for this query. */
   weights?: FusionWeights | undefined;
+  /** Each hit's whole passage as `passage`. */
+  passages?: boolean | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -118,11 +121,12 @@ export function createDocumentSearch(options: DocumentSearchOptions): DocumentSe
     const chunksOf = await passageChunks(wanted.map((p) => p.id));
     const queryTerms = new Set(analyzer.analyze(query));
     let hits: SearchHit[] = wanted.flatMap((p: RankedUnit) => {
-      const cited = citedChunk(query, mode, p, chunksOf.get(p.id) ?? [], citing);
+      const members = chunksOf.get(p.id) ?? [];
+      const cited = citedChunk(query, mode, p, members, citing);
       // A passage deleted between the candidate query and this one is left out.
       if (!cited) return [];
       const { passageId: _passageId, ...chunk } = cited;
-      return [{ ...chunk, score: p.score, snippet: makeSnippet(chunk.text, queryTerms, analyzer), ranks: p.ranks }];
+      return [{ ...chunk, score: p.score, snippet: makeSnippet(chunk.text, queryTerms, analyzer), ranks: p.ranks, ...(opts.passages ? { passage: passageText(members) } : {}) }];
     });
     if (reranker) {
       const reranked = await reranker.rerank(

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
 import type { ChatEvent, ChatListener, TurnReply } from '../chat/chat-service.js';
+import type { Source } from '../chat/sources.js';
 import type { LiveRun } from '../runs/live-runs.js';
 import type { Logger } from '../observability/logger.js';
 import { errorReplyFor } from './error-mapping.js';
@@ -9,13 +10,13 @@ import { errorReplyFor } from './error-mapping.js';
 export function toSseFrame(event: ChatEvent, logger: Logger): { event: string; data: unknown } | undefined {
   switch (event.type) {
     case 'retrieval':
-      return { event: 'retrieval', data: { runId: event.runId, conversationId: event.conversationId, sources: event.sources } };
+      return { event: 'retrieval', data: { runId: event.runId, conversationId: event.conversationId, sources: event.sources.map(withoutPassage) } };
     case 'delta':
       return { event: 'delta', data: { text: event.text } };
     case 'tool_start':
       return { event: 'tool_start', data: { id: event.id, name: event.name, arguments: event.arguments } };
     case 'tool_end':
-      return { event: 'tool_end', data: { id: event.id, name: event.name, isError: event.isError, result: event.result, sources: event.sources } };
+      return { event: 'tool_end', data: { id: event.id, name: event.name, isError: event.isError, result: event.result, sources: event.sources.map(withoutPassage) } };
     case 'compaction':
       return {
         event: 'compaction',
@@ -33,6 +34,13 @@ export function toSseFrame(event: ChatEvent, logger: Logger): { event: string; d
       return { event: 'error', data: { status: described.status, ...described.body } };
     }
   }
+}
+
+/** A document's passage is read by the extractive answer; the client has the chunk, and the document. */
+function withoutPassage(source: Source): Source {
+  if (source.kind !== 'document' || !source.passage) return source;
+  const { passage: _passage, ...rest } = source;
+  return rest;
 }
 
 /** Writes frames in order (writes are async, events arrive synchronously) and stops once the client is gone. */

@@ -1,71 +1,141 @@
 import { describe, expect, it } from 'vitest';
-import { NOTHING_FOUND_ANSWER, extractiveAnswer, queryTerms, splitSentences } from '../../src/chat/extractive-answer.js';
+import { answerTypeOf, hasAnswerOfType } from '../../src/chat/answer-type.js';
+import { NOTHING_FOUND_ANSWER, NOT_ANSWERED_ANSWER, extractiveAnswer, queryTerms } from '../../src/chat/extractive-answer.js';
+import type { KnowledgeHit } from '../../src/chat/knowledge-retriever.js';
 import { SourceList } from '../../src/chat/sources.js';
+import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 
-function sources() {
+const now = new Date(0);
+function memories(...contents: string[]) {
   const list = new SourceList();
-  const now = new Date(0);
-  const save = (key: string, content: string, score: number) =>
-    list.addMemory({ memory: { key, content, tags: [], metadata: {}, agentId: 'a', userId: null, validTo: null, expiresAt: null, createdAt: now, updatedAt: now }, score });
-  save('tea', 'Alice prefers green tea. She dislikes coffee.', 0.9);
-  save('bike', 'Bob rides his bike to work.', 0.5);
-  save('drinks', 'Alice drinks green tea every afternoon in the garden.', 0.4);
+  contents.forEach((content, i) =>
+    list.addMemory({
+      memory: { key: `m${i + 1}`, content, tags: [], metadata: {}, agentId: 'a', userId: null, validTo: null, expiresAt: null, createdAt: now, updatedAt: now },
+      score: 1 - i / 10,
+    }),
+  );
   return list.all();
 }
 
-describe('queryTerms / splitSentences', () => {
-  it('drops stopwords and stems', () => {
+/** Words of one meaning share a dimension: a tiny stand-in for a semantic model. */
+const CONCEPTS: Record<string, number> = { store: 0, keep: 0, storage: 0, tea: 1, tin: 2, china: 3, grown: 4, iced: 5, hot: 5 };
+const conceptEmbedder = {
+  async embed(texts: string[]) {
+    return texts.map((text) => {
+      const v = new Array<number>(8).fill(0);
+      for (const w of text.toLowerCase().match(/\p{L}+/gu) ?? []) if (CONCEPTS[w] !== undefined) v[CONCEPTS[w]!]! += 1;
+      v[7] = 0.1;
+      return v;
+    });
+  },
+};
+
+describe('queryTerms', () => {
+  it('drops question words and glue, folds accents and stems', () => {
     expect([...queryTerms('What does Alice drink?')]).toEqual(['alic', 'drink']);
     expect(queryTerms('drinks')).toEqual(queryTerms('drinking'));
+    expect(queryTerms('In which year was the café named?')).toEqual(queryTerms('cafe'));
   });
-  it('splits on sentence ends and newlines', () => {
-    expect(splitSentences('One. Two!\nThree? four')).toEqual(['One.', 'Two!', 'Three?', 'four']);
+});
+
+describe('answer types', () => {
+  it('reads what kind of answer a question wants', () => {
+    expect(answerTypeOf('When did it open?')).toBe('date');
+    expect(answerTypeOf('In what year did it open?')).toBe('date');
+    expect(answerTypeOf('How many people live there?')).toBe('number');
+    expect(answerTypeOf('Who designed it?')).toBe('name');
+    expect(answerTypeOf('Why is the sky blue?')).toBe('other');
+  });
+  it('finds a value of that kind the question does not already name', () => {
+    expect(hasAnswerOfType('date', 'The bridge opened in 1932.', 'When did the bridge open?')).toBe(true);
+    expect(hasAnswerOfType('date', 'The 1932 bridge is long.', 'When did the 1932 bridge open?')).toBe(false);
+    expect(hasAnswerOfType('number', 'About 4,000 people live there.', 'How many people live there?')).toBe(true);
+    expect(hasAnswerOfType('name', 'It was designed by John Bradfield.', 'Who designed the Harbour Bridge?')).toBe(true);
+    expect(hasAnswerOfType('name', 'The Harbour Bridge is long.', 'Who designed the Harbour Bridge?')).toBe(false);
+  });
+  it('prefers the sentence holding the kind of answer asked for', async () => {
+    const sources = memories('The tower was painted red again.', 'The tower was painted in 1954.');
+    const { answer } = await extractiveAnswer('When was the tower painted?', sources, { maxSentences: 1 });
+    expect(answer).toBe('The tower was painted in 1954. [2]');
   });
 });
 
 describe('extractiveAnswer', () => {
-  it('picks the best-overlapping sentences, each with its citation', () => {
-    const { answer, citedIds } = extractiveAnswer('What does Alice drink in the afternoon?', sources());
-    // Three terms match in source 3, one in source 1; Bob's bike matches nothing.
-    expect(answer).toBe('Alice drinks green tea every afternoon in the garden. [3] Alice prefers green tea. [1]');
-    expect(citedIds).toEqual([3, 1]);
+  it('finds the sentence that answers, though it shares a single word with the question', async () => {
+    const sources = memories('Green tea is grown in China.', 'Tea can be drunk hot or iced.', 'Keep tea in an airtight tin away from light.');
+    const { answer, citedIds } = await extractiveAnswer('How should I store tea?', sources, { embedder: conceptEmbedder, maxSentences: 1 });
+    expect(answer).toBe('Keep tea in an airtight tin away from light. [3]');
+    expect(citedIds).toEqual([3]);
   });
 
-  it('says so when nothing matches', () => {
-    expect(extractiveAnswer('quantum chromodynamics', sources())).toEqual({ answer: NOTHING_FOUND_ANSWER, citedIds: [] });
-    expect(extractiveAnswer('what is it?', sources()).answer).toBe(NOTHING_FOUND_ANSWER);
+  it('weighs rare shared words above common ones', async () => {
+    const sources = memories('Alice prefers green tea. She dislikes coffee.', 'Bob rides his bike to work.', 'Alice drinks green tea every afternoon in the garden.');
+    const { answer } = await extractiveAnswer('What does Alice drink in the afternoon?', sources, { maxSentences: 1 });
+    expect(answer).toBe('Alice drinks green tea every afternoon in the garden. [3]');
   });
 
-  it('limits the number of sentences', () => {
-    expect(extractiveAnswer('Alice green tea', sources(), 1).citedIds).toEqual([1]);
+  it('works with an embedder that knows no meaning', async () => {
+    const sources = memories('Alice prefers green tea.', 'Bob rides his bike to work.');
+    const { answer } = await extractiveAnswer('Which bike does Bob ride to work?', sources, { embedder: createHashEmbedder(), maxSentences: 1 });
+    expect(answer).toBe('Bob rides his bike to work. [2]');
   });
 
-  it('quotes past turns, saying who said what', () => {
+  it('answers from words alone when the embedder fails', async () => {
+    const failing = { embed: () => Promise.reject(new Error('model gone')) };
+    const sources = memories('Alice prefers green tea.', 'Bob rides his bike to work.');
+    const { answer } = await extractiveAnswer('Which bike does Bob ride to work?', sources, { embedder: failing, maxSentences: 1 });
+    expect(answer).toBe('Bob rides his bike to work. [2]');
+  });
+
+  it('declines when nothing answers, naming the closest sources', async () => {
+    const sources = memories('Alice prefers green tea.', 'Bob rides his bike to work.');
+    const reply = await extractiveAnswer('Who won the 1998 football world cup final?', sources, { embedder: createHashEmbedder() });
+    expect(reply.declined).toBe(true);
+    expect(reply.answer.startsWith(NOT_ANSWERED_ANSWER)).toBe(true);
+    expect(reply.answer).toContain('the memory "m1" [1]');
+    expect(reply.citedIds.length).toBeGreaterThan(0);
+    expect((await extractiveAnswer('anything', [])).answer).toBe(NOTHING_FOUND_ANSWER);
+  });
+
+  it('limits the number of sentences and leaves weak ones out', async () => {
+    const sources = memories('Alice prefers green tea.', 'Bob rides his bike to work.', 'Alice drinks green tea every afternoon.');
+    const { citedIds } = await extractiveAnswer('Alice green tea', sources, { maxSentences: 1 });
+    expect(citedIds).toHaveLength(1);
+    const { answer } = await extractiveAnswer('Does Alice like green tea?', sources);
+    expect(answer).not.toContain('Bob');
+  });
+
+  it('quotes whole passages with their offsets in the document, and a leaning sentence with the one before', async () => {
+    const document = '# Tea\n\nTea came to Europe in 1610. It was first sold by Dutch traders in Amsterdam. Prices fell later.';
+    const passageStart = document.indexOf('Tea came');
+    const chunkStart = document.indexOf('Prices');
+    const hit: KnowledgeHit = {
+      documentId: 'd',
+      title: 'Tea',
+      chunkId: 'c',
+      headingPath: ['Tea'],
+      start: chunkStart,
+      end: document.length,
+      text: document.slice(chunkStart),
+      score: 1,
+      passage: { start: passageStart, text: document.slice(passageStart), sections: [{ start: 0, headingPath: ['Tea'] }] },
+    };
     const list = new SourceList();
-    list.addTurn({
-      conversationId: 'c',
-      turn: 3,
-      question: 'Remember that my locker code is 4512.',
-      answer: 'Noted: your locker code is 4512.',
-      at: new Date('2026-05-12T09:00:00Z'),
-      agentId: 'a',
-      userId: null,
-      score: 0.3,
-      ranks: { vector: 1, text: 1 },
-    });
-    expect(extractiveAnswer('What is my locker code?', list.all(), 1)).toEqual({ answer: 'User: Remember that my locker code is 4512. [1]', citedIds: [1] });
-    // Its questions are not answers, however many words they share with the new one.
-    list.addTurn({
-      conversationId: 'c',
-      turn: 4,
-      question: 'What is my locker code?',
-      answer: 'Your locker code is 4512.',
-      at: new Date('2026-05-13T09:00:00Z'),
-      agentId: 'a',
-      userId: null,
-      score: 0.9,
-      ranks: { vector: 1, text: 1 },
-    });
-    expect(extractiveAnswer('What is my locker code?', list.all(), 3).answer).not.toContain('?');
+    list.addDocument(hit);
+    const reply = await extractiveAnswer('Who sold it first in Amsterdam?', list.all(), { maxSentences: 1 });
+    expect(reply.answer).toBe('Tea came to Europe in 1610. It was first sold by Dutch traders in Amsterdam. [1]');
+    const quotes = reply.quotes.get(1)!;
+    expect(quotes.map((q) => document.slice(q.start, q.end))).toEqual(['Tea came to Europe in 1610.', 'It was first sold by Dutch traders in Amsterdam.']);
+  });
+
+  it('quotes past turns, saying who said what, and never their questions', async () => {
+    const list = new SourceList();
+    const turn = (n: number, question: string, answer: string, score: number) =>
+      list.addTurn({ conversationId: 'c', turn: n, question, answer, at: new Date('2026-05-12T09:00:00Z'), agentId: 'a', userId: null, score, ranks: { vector: 1, text: 1 } });
+    turn(3, 'Remember that my locker code is 4512.', 'Noted: your locker code is 4512.', 0.3);
+    turn(4, 'What is my locker code?', 'Your locker code is 4512.', 0.9);
+    const { answer } = await extractiveAnswer('What is my locker code?', list.all(), { maxSentences: 3 });
+    expect(answer).toContain('locker code is 4512');
+    expect(answer).not.toContain('?');
   });
 });

@@ -259,18 +259,20 @@ describe('POST /v1/chat without an LLM', () => {
     expect(res.body.note).toMatch(/No LLM is configured/);
   });
 
-  it('cites document chunks from the knowledge retriever, and says so when nothing matches', async () => {
+  it('cites document chunks from the knowledge retriever, and says so when nothing answers', async () => {
     const knowledge = createFakeKnowledgeRetriever([
       { documentId: 'guide', title: 'Guide', chunkId: 'guide#1', headingPath: ['Setup'], start: 0, end: 42, text: 'Install with npm. Then run the server.' },
     ]);
     const app = createApp({ ...ctx, llm: undefined, knowledge: { forTenant: () => knowledge } });
     const found = await call(app, 'POST', '/v1/chat', { message: 'How do I install it?', tagsAny: ['docs'] });
     expect(found.body.answer).toBe('Install with npm. [1]');
-    expect(found.body.citations).toEqual([expect.objectContaining({ kind: 'document', chunkId: 'guide#1', headingPath: ['Setup'] })]);
+    // The quote is the sentence's range in the document, beside the chunk's.
+    expect(found.body.citations).toEqual([expect.objectContaining({ kind: 'document', chunkId: 'guide#1', headingPath: ['Setup'], start: 0, end: 42, quotes: [{ start: 0, end: 17 }] })]);
     expect(knowledge.calls[0]?.options).toMatchObject({ tagsAny: ['docs'], topK: 5 });
 
     const none = await call(app, 'POST', '/v1/chat', { message: 'zebra migration patterns' });
-    expect(none.body).toMatchObject({ answer: expect.stringMatching(/could not find/), citations: [] });
+    // Only the first turn is recalled, and it answers nothing about zebras: declined, the turn named as the closest source.
+    expect(none.body).toMatchObject({ answer: expect.stringMatching(/^Nothing in the memories or documents answers/), citations: [{ kind: 'turn' }] });
   });
 
   it('streams the extractive answer as one delta', async () => {

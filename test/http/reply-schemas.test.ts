@@ -108,6 +108,13 @@ describe('replies match the OpenAPI document', () => {
     expect(plain.hits.length).toBeGreaterThan(0);
     const reranked = expectReply('POST', '/v1/search', await call(app, 'POST', '/v1/search', { query: 'green tea', reranker: 'lexical' }), 200);
     expect(reranked.hits[0].rerankScore).toEqual(expect.any(Number));
+    // An extractive answer quotes sentences of the passage: `quotes` beside the chunk's range.
+    const chat = { message: 'Is black tea oxidised fully?', tagsAny: ['tea'], agentId: 'reply-schemas-documents' };
+    const quoted = expectReply('POST', '/v1/chat', await call(app, 'POST', '/v1/chat', chat), 200);
+    const citation = quoted.citations.find((c: { kind: string }) => c.kind === 'document');
+    expect(citation.quotes.map((q: { start: number; end: number }) => text.slice(q.start, q.end))).toContain('Black tea is oxidised fully.');
+    const streamed = await app.request('/v1/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...chat, stream: true }) });
+    for (const { id: _id, ...event } of parseSse(await streamed.text())) expectDocumented('POST', '/v1/chat', 200, event, 'text/event-stream');
     expectReply('DELETE', '/v1/documents/:id', await call(app, 'DELETE', `/v1/documents/${id}`), 204);
     expectReply('GET', '/v1/documents/:id', await call(app, 'GET', `/v1/documents/${id}`), 404);
   });

@@ -22,7 +22,16 @@ const turnPlace = {
 export const citationSchema = z
   .discriminatedUnion('kind', [
     z.object({ id: sourceNumber, kind: z.literal('memory'), key: z.string(), agentId: z.string(), snippet: z.string() }),
-    z.object({ id: sourceNumber, kind: z.literal('document'), ...documentPlace, snippet: z.string() }),
+    z.object({
+      id: sourceNumber,
+      kind: z.literal('document'),
+      ...documentPlace,
+      snippet: z.string(),
+      quotes: z
+        .array(z.object({ start: z.number().int().min(0), end: z.number().int().min(0) }))
+        .optional()
+        .meta({ description: "Extractive answers: the quoted sentences' character ranges in the document's text, beside the chunk's `start`/`end`." }),
+    }),
     z.object({ id: sourceNumber, kind: z.literal('turn'), ...turnPlace, snippet: z.string() }),
   ])
   .meta({ id: 'Citation', description: 'What one `[n]` of the answer cites: a memory, a chunk of a document, or a past turn.' });
@@ -80,7 +89,7 @@ export const chatReplySchema = z
     usage: usageSchema,
     costUsd: z.number().nullable().meta({ description: 'Null when no price is known for the model (LLM_PRICES), or no model ran.' }),
     stopReason: z.enum(['completed', 'max_iterations', 'budget']),
-    mode: z.enum(['llm', 'extractive']).meta({ description: '`extractive` without a configured LLM: the best-matching sentences of the sources.' }),
+    mode: z.enum(['llm', 'extractive']).meta({ description: '`extractive` without a configured LLM: sentences of the sources that answer the question, each cited, or a statement that none does.' }),
     note: z.string().optional().meta({ description: 'Why the reply is what it is, when that needs saying (e.g. extractive).' }),
   })
   .meta({ id: 'ChatReply' });

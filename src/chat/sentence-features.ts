@@ -1,0 +1,104 @@
+import type { AnswerCandidate } from './answer-candidates.js';
+import { contentTerms } from './answer-terms.js';
+import { type AnswerType, answerTypeOf, hasAnswerOfType } from './answer-type.js';
+
+/** What an answer without a model knows about one candidate sentence; each in about [0, 1]. */
+export interface SentenceFeatures {
+  /** BM25 over the candidate sentences, divided by the most the question's terms could score. */
+  lexical: number;
+  /** The embedder's cosine between question and sentence; 0 when no vector was computed. */
+  cosine: number;
+  /** 1 / rank of the sentence's source among the recalled sources of its kind. */
+  rank: number;
+  /** 1 when the sentence holds what the question's kind asks for (a year for "when"...), else 0. */
+  type: number;
+  /** Share of the question's adjacent content-word pairs the sentence has adjacent too: phrases, not just words. */
+  bigram: number;
+  /** The `lexical` of the sentence before it in its source: the answer often follows the sentence naming the subject. */
+  context: number;
+}
+
+const K1 = 1.2;
+const B = 0.75;
+/**
+ * IDF counts at least this many sentences, the missing ones sharing no word with the question.
+ * Over two or three sentences (a user with few memories) IDF degenerates: a word every candidate
+ * has weighs next to nothing, so one absent question word would outweigh all the words that match.
+ */
+const MIN_IDF_SENTENCES = 20;
+
+export interface LexicalScoring {
+  answerType: AnswerType;
+  features: SentenceFeatures[];
+}
+
+/**
+ * Lexical features of every candidate: BM25 with IDF over the candidate sentences themselves, so
+ * a word every passage repeats (the article's subject) weighs little and the rare word the
+ * question shares with one sentence decides. A sentence's heading path counts as its context.
+ * Divided by the IDF of all the question's terms, terms no candidate has included, the score
+ * says how much of the question a sentence covers: the basis for declining.
+ */
+export function lexicalFeatures(question: string, candidates: readonly AnswerCandidate[]): LexicalScoring {
+  const answerType = answerTypeOf(question);
+  const terms = [...new Set(contentTerms(question))];
+  const bags = candidates.map((c) => contentTerms(c.headingPath.length > 0 ? `${c.headingPath.join(' ')} ${c.text}` : c.text));
+  const n = Math.max(bags.length, MIN_IDF_SENTENCES);
+  const avgLength = bags.reduce((s, b) => s + b.length, 0) / Math.max(1, bags.length);
+  const counts = bags.map((bag) => {
+    const m = new Map<string, number>();
+    for (const t of bag) m.set(t, (m.get(t) ?? 0) + 1);
+    return m;
+  });
+  const idf = new Map(
+    terms.map((t) => {
+      const df = counts.filter((m) => m.has(t)).length;
+      return [t, Math.log(1 + (n - df + 0.5) / (df + 0.5))];
+    }),
+  );
+  const most = terms.reduce((s, t) => s + idf.get(t)!, 0);
+  const asked = contentTerms(question);
+  const pairs = new Set(asked.slice(1).map((t, i) => `${asked[i]} ${t}`));
+  const features: SentenceFeatures[] = candidates.map((c, i) => {
+    let score = 0;
+    for (const t of terms) {
+      const tf = counts[i]!.get(t) ?? 0;
+      if (tf > 0) score += (idf.get(t)! * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * bags[i]!.length) / Math.max(1, avgLength)));
+    }
+    return {
+      lexical: most > 0 ? score / most : 0,
+      cosine: 0,
+      rank: 1 / c.sourceRank,
+      type: hasAnswerOfType(answerType, c.text, question) ? 1 : 0,
+      bigram: pairs.size > 0 ? sharedPairs(bags[i]!, pairs) / pairs.size : 0,
+      context: 0,
+    };
+  });
+  const index = new Map(candidates.map((c, i) => [c, i]));
+  candidates.forEach((c, i) => {
+    const previous = c.previous ? index.get(c.previous) : undefined;
+    if (previous !== undefined) features[i]!.context = features[previous]!.lexical;
+  });
+  return { answerType, features };
+}
+
+function sharedPairs(bag: readonly string[], pairs: ReadonlySet<string>): number {
+  const found = new Set<string>();
+  for (let i = 1; i < bag.length; i++) {
+    const pair = `${bag[i - 1]} ${bag[i]}`;
+    if (pairs.has(pair)) found.add(pair);
+  }
+  return found.size;
+}
+
+export function cosine(a: readonly number[], b: readonly number[]): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
+}
