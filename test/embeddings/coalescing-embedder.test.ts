@@ -24,4 +24,29 @@ describe('coalescingEmbedder', () => {
     await expect(gaveUp).rejects.toThrow('gone');
     expect(await waited).toHaveLength(1);
   });
+
+  it('aborts the shared work once every caller has given up, so a request timeout still stops its embedding', async () => {
+    const aborts: unknown[] = [];
+    const slow = {
+      ...createHashEmbedder(),
+      embed: (_texts: string[], options?: { signal?: AbortSignal }) =>
+        new Promise<number[][]>((_resolve, reject) => {
+          options?.signal?.addEventListener('abort', () => {
+            aborts.push(options.signal!.reason);
+            reject(options.signal!.reason);
+          });
+        }),
+    };
+    const embedder = coalescingEmbedder(slow);
+    const first = new AbortController();
+    const second = new AbortController();
+    const a = embedder.embed(['tea'], { signal: first.signal });
+    const b = embedder.embed(['tea'], { signal: second.signal });
+    first.abort(new Error('first gone'));
+    await expect(a).rejects.toThrow('first gone');
+    expect(aborts).toEqual([]);
+    second.abort(new Error('timeout'));
+    await expect(b).rejects.toThrow('timeout');
+    expect(aborts).toHaveLength(1);
+  });
 });
