@@ -17,15 +17,13 @@
  *   npm run bench:extractive
  *   BENCH_QUESTIONS=1000 BENCH_DECLINE=300 BENCH_LATENCY=100 npm run bench:extractive
  */
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './lib/listening-app.js';
 import { performance } from 'node:perf_hooks';
-import { serve } from '@hono/node-server';
 import { stemmer } from 'stemmer';
 import { createAppContext } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createEmbedder } from '../../src/embeddings/create-embedder.js';
 import type { Embedder } from '../../src/embeddings/embedder.js';
-import { createApp } from '../../src/http/app.js';
 import { splitSentences } from '../../src/text/sentence-split.js';
 import { legacySentences } from './lib/legacy-extractive.js';
 import { pooled } from './lib/pooled.js';
@@ -57,14 +55,8 @@ const embedder: Embedder = {
   close: () => model.close(),
 };
 const ctx = await createAppContext(config, { embedder });
-const listener = serve({ fetch: createApp(ctx).fetch, port: 0, hostname: '127.0.0.1' });
-await new Promise<void>((r) => listener.once('listening', () => r()));
-const base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
-const post = async <T>(path: string, body: unknown): Promise<T> => {
-  const res = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
-};
+const listener = await listenOnLoopback(ctx);
+const { post } = listener;
 
 interface ChatReply {
   answer: string;
@@ -159,7 +151,7 @@ try {
   console.log(`declined against its own article: ${share(tally.wronglyDeclined)} of ${n}`);
   console.log(`/v1/chat latency over ${chatMs.length} questions (fresh vectors, one at a time): p50 ${percentile(chatMs, 50).toFixed(1)} ms, p95 ${percentile(chatMs, 95).toFixed(1)} ms`);
 } finally {
-  await new Promise<void>((r) => listener.close(() => r()));
+  await listener.close();
   await ctx.close();
 }
 

@@ -11,16 +11,14 @@
  *   BENCH_DRIVER=pg BENCH_DATABASE_URL=postgres://… npm run bench:recall
  *   BENCH_WEIGHTS='{"vector":1,"text":1,"k":60}' npm run bench:recall   # other fusion weights for hybrid
  */
+import { listenOnLoopback } from './lib/listening-app.js';
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { serve } from '@hono/node-server';
 import { sql } from 'drizzle-orm';
 import { createAppContext } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
 import { queryRows } from '../../src/db/query-rows.js';
 import { createEmbedder } from '../../src/embeddings/create-embedder.js';
-import { createApp } from '../../src/http/app.js';
 import { InMemoryBm25Index } from '../../src/retrieval/bm25/bm25.js';
 import { freshServerDatabase } from './lib/fresh-server-database.js';
 import { type EvidenceRef, type GeneratedUser, type QuestionType, generateConversations } from './lib/multi-session-conversations.js';
@@ -72,14 +70,8 @@ async function main() {
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', DATA_DIR: 'memory://', DATABASE_URL: server?.url, LLM_BASE_URL: '', LLM_MODEL: '' });
   const embedder = await createEmbedder(config);
   const ctx = await createAppContext(config, { embedder, llm: null });
-  const listener = serve({ fetch: createApp(ctx).fetch, port: 0, hostname: '127.0.0.1' });
-  await new Promise<void>((r) => listener.once('listening', () => r()));
-  const base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
-  const post = async <T>(path: string, body: unknown): Promise<T> => {
-    const res = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-    return res.json() as Promise<T>;
-  };
+  const listener = await listenOnLoopback(ctx);
+  const { post } = listener;
 
   try {
     console.log(`${USERS} users × ${SESSIONS} sessions, ${turnCount} turns, ${users.reduce((n, u) => n + u.questions.length, 0)} questions (seed ${SEED}, ${DRIVER}, embedder ${embedder.id})`);
@@ -176,7 +168,7 @@ async function main() {
       console.log(`  ${r.padEnd(18)} ${pct(xs, 50).toFixed(2)} / ${pct(xs, 95).toFixed(2)}  (${xs.length} searches)`);
     }
   } finally {
-    listener.close();
+    await listener.close();
     await ctx.close();
     await server?.drop();
   }

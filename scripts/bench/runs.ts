@@ -7,13 +7,11 @@
  *   npm run bench:runs                        (PGlite in memory; BENCH_ROUNDS, default 100)
  *   BENCH_DATABASE_URL=postgres://… npm run bench:runs   (the PostgreSQL server too)
  */
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './lib/listening-app.js';
 import { performance } from 'node:perf_hooks';
-import { serve } from '@hono/node-server';
 import { createLlmProvider } from '../../src/agent/llm-provider.js';
 import { type AppContext, createAppContext } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
-import { createApp } from '../../src/http/app.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 import { reply, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
 
@@ -45,13 +43,9 @@ async function bench(driver: string, env: Record<string, string>) {
   });
   for (let i = 0; i < 20; i++) await ctx.memories.forTenant('default').save({ key: `note-${i}`, content: `Note ${i}: the office is in Oslo, floor ${i}` });
   await ctx.agents.forTenant('default').create('bench-agent', { name: 'Bench agent', instructions: 'Answer briefly.', recall: { memoryTopK: 5 } });
-  const server = serve({ fetch: createApp(ctx).fetch, port: 0, hostname: '127.0.0.1' });
-  await new Promise((resolve) => server.once('listening', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    return (await res.json()) as Record<string, unknown>;
-  };
+  const listener = await listenOnLoopback(ctx);
+  const { base } = listener;
+  const post = (path: string, body: unknown) => listener.post<Record<string, unknown>>(path, body);
 
   const builtIn: number[] = [];
   const pausedTurn: number[] = [];
@@ -120,7 +114,7 @@ async function bench(driver: string, env: Record<string, string>) {
     }
   }
   const stateBytes = JSON.stringify((await runs.load((await post('/v1/chat', { message: 'Where am I?', tools: [LOCATION_TOOL] })).runId as string))!.state).length;
-  server.close();
+  await listener.close();
   await ctx.close();
   await llm.close();
   const ratio = (a: number[], b: number[]) => (pct(a, 50) / pct(b, 50)).toFixed(3);
