@@ -1,3 +1,4 @@
+import { parseToolArguments } from '../agent/tool-arguments.js';
 import type { StopReason } from '../agent/agent-loop.js';
 import type { Run, RunToolCall } from '../runs/run-types.js';
 import type { Citation } from './citations.js';
@@ -39,7 +40,7 @@ export interface RequiredToolCall {
 export interface ApprovalRequest {
   toolCallId: string;
   name: string;
-  /** Parsed when the model sent valid JSON, else the raw text. */
+  /** As the tool would get them: parsed (repaired when almost-JSON), else the raw text. */
   arguments: unknown;
 }
 
@@ -78,10 +79,11 @@ export type ChatEvent =
   | { type: 'paused'; reply: PausedReply }
   | { type: 'error'; error: unknown };
 
-export function parseArguments(raw: string): unknown {
-  try {
-    return JSON.parse(raw) as unknown;
-  } catch {
-    return raw;
-  }
+/**
+ * A tool call's arguments as the client is shown them: as they were checked and run (repaired when
+ * the model sent almost-JSON), else the raw text.
+ */
+export function toolArgumentsOf(raw: string): unknown {
+  const parsed = parseToolArguments(raw);
+  return parsed.ok ? parsed.value : raw;
 }

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type AgentEvent, type AgentTurnState, type ApprovalDecision, type PendingCalls, runAgentTurn } from '../agent/agent-loop.js';
 import { AbortedError } from '../agent/llm-errors.js';
-import { parseToolArguments } from '../agent/tool-arguments.js';
 import { TOOL_SEARCH_SPEC } from '../agent/tool-search.js';
 import type { LlmProvider } from '../agent/llm-provider.js';
 import type { PriceTable } from '../agent/pricing.js';
@@ -29,7 +28,7 @@ import {
   type RunState,
   type RunStore,
 } from '../runs/run-types.js';
-import { type ChatEvent, type ChatReply, type ChatToolCall, type PausedReply, type RunView, type TurnReply, parseArguments } from './chat-reply.js';
+import { type ChatEvent, type ChatReply, type ChatToolCall, type PausedReply, type RunView, type TurnReply, toolArgumentsOf } from './chat-reply.js';
 import { extractCitations, toCitation } from './citations.js';
 import { createChatTools } from './chat-tools.js';
 import { type TagFilters, recallSources, renderSourcesBlock } from './context-block.js';
@@ -380,7 +379,7 @@ export function createChatService(options: ChatServiceOptions): ChatService {
     const onAgentEvent = (event: AgentEvent) => {
       if (event.type === 'delta') return emit({ type: 'delta', text: event.text });
       const { id, name } = event.call;
-      const args = parseArguments(event.call.arguments);
+      const args = toolArgumentsOf(event.call.arguments);
       if (event.type === 'tool_start') {
         // Tools run concurrently and finish in any order; the reply lists them in the order the model asked.
         slots.set(id, toolCalls.length);
@@ -660,13 +659,13 @@ function pausedReply(input: {
 
 function waitingFor(status: string, pending: PendingCalls): Pick<PausedReply, 'requiredAction' | 'approvals'> {
   if (status === 'requires_approval') {
-    return { approvals: pending.approvals.map((call) => ({ toolCallId: call.id, name: call.name, arguments: argumentsAsRun(call.arguments) })) };
+    return { approvals: pending.approvals.map((call) => ({ toolCallId: call.id, name: call.name, arguments: toolArgumentsOf(call.arguments) })) };
   }
   if (status === 'requires_action') {
     return {
       requiredAction: {
         type: 'submit_tool_outputs',
-        toolCalls: pending.clientCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: JSON.stringify(argumentsAsRun(call.arguments)) } })),
+        toolCalls: pending.clientCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: JSON.stringify(toolArgumentsOf(call.arguments)) } })),
       },
     };
   }
@@ -681,12 +680,6 @@ function runView(run: Run, state: RunState | null): RunView {
     updatedAt: run.updatedAt.toISOString(),
     ...(state ? waitingFor(run.status, state.pending) : {}),
   };
-}
-
-/** The arguments as they were checked (repaired when the model sent almost-JSON), not the raw text. */
-function argumentsAsRun(raw: string): unknown {
-  const parsed = parseToolArguments(raw);
-  return parsed.ok ? parsed.value : raw;
 }
 
 async function answerExtractively(

@@ -1,4 +1,4 @@
-import { and, eq, getTableColumns, inArray, lt, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, gt, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.js';
 import { runs } from '../db/schema.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
@@ -8,9 +8,13 @@ type RunRow = typeof runs.$inferSelect;
 
 const ZERO_USAGE: RunUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
 
+/** A waiting run past its expiry reads as expired at once; the sweeper writes it so later. */
+const statusOf = (row: Pick<RunRow, 'status' | 'expiresAt'>): RunStatus =>
+  PAUSED_STATUSES.includes(row.status as RunStatus) && row.expiresAt !== null && row.expiresAt.getTime() <= Date.now() ? 'expired' : (row.status as RunStatus);
+
 const toRun = (row: Omit<RunRow, 'tenantId' | 'state'>): Run => ({
   id: row.id,
-  status: row.status as RunStatus,
+  status: statusOf(row),
   agentId: row.agentId,
   userId: row.userId === '' ? null : row.userId,
   conversationId: row.conversationId,
@@ -54,26 +58,17 @@ export function createPgRunStore(options: PgRunStoreOptions): RunStore {
     return toRun(row!);
   }
 
-  /** Expiry is applied when a run is read: no sweeper has to be running for a stale pause to read as expired. */
-  async function expireIfDue(id: string): Promise<void> {
-    await db
-      .update(runs)
-      .set({ status: 'expired', state: null, expiresAt: null, updatedAt: sql`now()` })
-      .where(and(owned(id), inArray(runs.status, [...PAUSED_STATUSES]), lt(runs.expiresAt, sql`now()`)));
-  }
-
   async function get(id: string): Promise<Run | null> {
-    await expireIfDue(id);
     const [row] = await db.select(runColumns).from(runs).where(owned(id));
     return row ? toRun(row) : null;
   }
 
   async function load(id: string): Promise<{ run: Run; state: RunState | null } | null> {
-    await expireIfDue(id);
     const [row] = await db.select({ ...runColumns, state: runs.state }).from(runs).where(owned(id));
     if (!row) return null;
     const { state, ...rest } = row;
-    return { run: toRun(rest), state: (state as RunState | null) ?? null };
+    const run = toRun(rest);
+    return { run, state: run.status === 'expired' ? null : ((state as RunState | null) ?? null) };
   }
 
   async function update(id: string, change: RunUpdate, from?: readonly RunStatus[]): Promise<boolean> {
@@ -88,14 +83,15 @@ export function createPgRunStore(options: PgRunStoreOptions): RunStore {
         ...(change.expiresAt !== undefined ? { expiresAt: change.expiresAt } : {}),
         updatedAt: sql`now()`,
       })
-      .where(and(owned(id), from ? inArray(runs.status, [...from]) : undefined))
+      // A waiting run past its expiry is expired, whatever its row still says: nothing moves it on.
+      .where(and(owned(id), from ? inArray(runs.status, [...from]) : undefined, or(isNull(runs.expiresAt), gt(runs.expiresAt, sql`now()`))))
       .returning({ id: runs.id });
     return updated.length > 0;
   }
 
-  async function statusOf(id: string): Promise<RunStatus | null> {
-    const [row] = await db.select({ status: runs.status }).from(runs).where(owned(id));
-    return row ? (row.status as RunStatus) : null;
+  async function statusOfRun(id: string): Promise<RunStatus | null> {
+    const [row] = await db.select({ status: runs.status, expiresAt: runs.expiresAt }).from(runs).where(owned(id));
+    return row ? statusOf(row) : null;
   }
 
   async function waitingIn(conversationId: string): Promise<string | null> {
@@ -115,5 +111,5 @@ export function createPgRunStore(options: PgRunStoreOptions): RunStore {
     return row?.id ?? null;
   }
 
-  return { create, get, load, update, statusOf, waitingIn };
+  return { create, get, load, update, statusOf: statusOfRun, waitingIn };
 }

@@ -138,16 +138,17 @@ export interface RunUpdate {
 /** The runs of one tenant (see `TenantScoped`). */
 export interface RunStore {
   create(run: NewRun): Promise<Run>;
-  /** A paused run past its expiry reads as `expired` (and is marked so). */
+  /** A waiting run past its expiry reads as `expired` (the sweeper writes it so later). */
   get(id: string): Promise<Run | null>;
   /** The run with its stored state, for resuming. */
   load(id: string): Promise<{ run: Run; state: RunState | null } | null>;
   /**
    * Moves a run on; with `from`, only when it is in one of those statuses (a compare-and-set, so
-   * two resumes of one pause cannot both win). False when it was not.
+   * two resumes of one pause cannot both win), and never a waiting run past its expiry. False when
+   * it was not.
    */
   update(id: string, update: RunUpdate, from?: readonly RunStatus[]): Promise<boolean>;
-  /** The status alone, as stored (no expiry applied): what a running turn checks for a cancel from another process. */
+  /** The status alone: what a running turn checks for a cancel from another process. */
   statusOf(id: string): Promise<RunStatus | null>;
   /** The run of a conversation that waits for the client, if one does (and has not expired). */
   waitingIn(conversationId: string): Promise<string | null>;

@@ -65,7 +65,7 @@ export const chatToolCallSchema = z
   .object({
     id: z.string(),
     name: z.string().meta({ description: '`search_memories`, `save_memory`, `delete_memory` or `search_knowledge`.' }),
-    arguments: z.unknown().meta({ description: 'As the model sent them: parsed when valid JSON, else the raw text.' }),
+    arguments: z.unknown().meta({ description: 'As the tool got them: parsed (repaired when the model sent almost-JSON), else the raw text.' }),
     result: z.string().meta({ description: "A preview of the tool's result." }),
     isError: z.boolean(),
   })
@@ -111,7 +111,7 @@ const approvalRequestSchema = z
   .object({
     toolCallId: z.string(),
     name: z.string(),
-    arguments: z.unknown().meta({ description: 'Parsed when the model sent valid JSON, else the raw text.' }),
+    arguments: z.unknown().meta({ description: 'As the tool would get them: parsed (repaired when the model sent almost-JSON), else the raw text.' }),
   })
   .meta({ id: 'ApprovalRequest', description: 'A call to a tool in the agent\'s approval list; decide it with `POST /v1/runs/{runId}/approvals`.' });
 
