@@ -95,6 +95,12 @@ export interface AgentVersion {
   createdAt: Date;
 }
 
+/** An agent's settings alone, without what the store adds (id, version, times). */
+export function settingsOf(agent: Agent): AgentSettings {
+  const { id: _id, version: _version, createdAt: _createdAt, updatedAt: _updatedAt, ...settings } = agent;
+  return settings;
+}
+
 /** The built-in tools an agent may use: allowed (all when unset) and not denied. */
 export function permittedTools(settings: Pick<AgentSettings, 'tools'> | undefined): Set<BuiltInToolName> {
   const allow = settings?.tools?.allow;

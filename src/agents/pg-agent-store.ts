@@ -3,7 +3,7 @@ import type { Db } from '../db/database.js';
 import { agentVersions, agents } from '../db/schema.js';
 import { afterCursor, createdAtText, keysetPage } from '../retrieval/keyset-page.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
-import { type Agent, type AgentSettings, type AgentVersion, agentSettingsSchema } from './agent-config.js';
+import { type Agent, type AgentSettings, type AgentVersion, agentSettingsSchema, settingsOf } from './agent-config.js';
 import { applyAgentPatch, sameSettings } from './agent-patch.js';
 import { AgentExistsError, type AgentPage, type AgentPatch, type AgentStore, type AgentUpdateOptions } from './agent-store.js';
 import { decodeVersionCursor, encodeVersionCursor } from './version-cursor.js';
@@ -21,10 +21,10 @@ const { tenantId: _tenantId, ...agentColumns } = getTableColumns(agents);
 type AgentRow = Omit<typeof agents.$inferSelect, 'tenantId'>;
 
 // Parsed on the way out: a reader gets settings of today's shape or an error, never a stray field.
-const settingsOf = (stored: Record<string, unknown>): AgentSettings => agentSettingsSchema.parse(stored);
+const parseSettings = (stored: Record<string, unknown>): AgentSettings => agentSettingsSchema.parse(stored);
 
 const toAgent = (row: AgentRow): Agent => ({
-  ...settingsOf(row.settings),
+  ...parseSettings(row.settings),
   id: row.id,
   version: row.version,
   createdAt: row.createdAt,
@@ -78,7 +78,7 @@ export function createPgAgentStore(options: PgAgentStoreOptions): AgentStore {
       const [row] = await tx.select(agentColumns).from(agents).where(byId(id)).for('update');
       if (!row) return null;
       const current = toAgent(row);
-      const { id: _id, version: _v, createdAt: _c, updatedAt: _u, ...currentSettings } = current;
+      const currentSettings = settingsOf(current);
       const next = applyAgentPatch(currentSettings, patch);
       updateOptions.check?.(next, current);
       if (sameSettings(next, currentSettings)) return current;
@@ -140,5 +140,5 @@ export function createPgAgentStore(options: PgAgentStoreOptions): AgentStore {
 }
 
 function toVersion(row: typeof agentVersions.$inferSelect): AgentVersion {
-  return { agentId: row.agentId, version: row.version, settings: settingsOf(row.settings), createdAt: row.createdAt };
+  return { agentId: row.agentId, version: row.version, settings: parseSettings(row.settings), createdAt: row.createdAt };
 }

@@ -5,7 +5,7 @@ import { TOOL_SEARCH_SPEC } from '../agent/tool-search.js';
 import type { LlmProvider } from '../agent/llm-provider.js';
 import type { PriceTable } from '../agent/pricing.js';
 import { toToolSpec } from '../agent/tool.js';
-import { type AgentSettings, approvalTools, permittedTools } from '../agents/agent-config.js';
+import { type AgentSettings, approvalTools, permittedTools, settingsOf } from '../agents/agent-config.js';
 import type { AgentStore } from '../agents/agent-store.js';
 import { type CompactionSettings, DEFAULT_COMPACTION_SETTINGS } from '../compaction/compaction-config.js';
 import { createLlmSummarizer } from '../compaction/summarizer.js';
@@ -623,11 +623,6 @@ function answersFor<A extends { toolCallId: string }, V>(field: string, pending:
   const missing = [...waiting].filter((id) => !byId.has(id));
   if (missing.length > 0) throw new RunInputError(field, `misses tool call${missing.length > 1 ? 's' : ''} ${missing.map((id) => JSON.stringify(id)).join(', ')}`);
   return byId;
-}
-
-function settingsOf(agent: AgentSettings & { id: string; version: number; createdAt: Date; updatedAt: Date }): AgentSettings {
-  const { id: _id, version: _version, createdAt: _c, updatedAt: _u, ...settings } = agent;
-  return settings;
 }
 
 /** What the stored turn records of its run: which run, and which agent version it ran with. */
