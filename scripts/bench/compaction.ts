@@ -61,7 +61,7 @@ async function run(settings: CompactionSettings): Promise<RunResult> {
   const store = createPgConversationStore({ db: database.db });
   const tasks = createBackgroundTasks((key, error) => console.error(key, error));
   const summarizer = createLlmSummarizer(provider, { timeoutMs: 20_000 });
-  const afterTurn = createAfterTurnHooks([createCheckpointHook({ maxRequestTokens: compactionLimit(settings), summaryTimeoutMs: 20_000 })], tasks);
+  const afterTurn = createAfterTurnHooks([createCheckpointHook({ compaction: settings, summaryTimeoutMs: 20_000 })], tasks);
   const toolTokens = estimateToolSpecTokens([toToolSpec(searchNotes)]);
   const systemPrompt = buildSystemPrompt({ hasKnowledge: false });
   const conversationId = crypto.randomUUID();
