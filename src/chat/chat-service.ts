@@ -30,7 +30,7 @@ import {
 } from '../runs/run-types.js';
 import { type ChatEvent, type ChatReply, type ChatToolCall, type PausedReply, type RunView, type TurnReply, toolArgumentsOf } from './chat-reply.js';
 import { extractCitations, toCitation } from './citations.js';
-import { TOOL_TOP_K_DEFAULT, createChatTools } from './chat-tools.js';
+import { TOOL_TOP_K_MAX, createChatTools } from './chat-tools.js';
 import { TYPICAL_SOURCE_TOKENS, recallTurnsBudget, sourcesFor } from './window-fit.js';
 import { type TagFilters, recallSources, renderSourcesBlock } from './context-block.js';
 import { type ExtractiveOptions, NO_LLM_NOTE, extractiveAnswer } from './extractive-answer.js';
@@ -382,7 +382,7 @@ export function createChatService(options: ChatServiceOptions): ChatService {
       filters: { tagsAny: turn.request.tagsAny, tagsAll: turn.request.tagsAll, tagsNone: turn.request.tagsNone },
       sources,
       onSources: (id, added) => toolSources.set(id, added),
-      defaultTopK: sourcesFor(compaction, TOOL_TOP_K_DEFAULT),
+      topKCap: sourcesFor(compaction, TOOL_TOP_K_MAX),
       conversation: stored ? { turns: stored.turns, budgetTokens: recallTurnsBudget(compaction) } : undefined,
     }).filter((tool) => permitted.has(tool.name as never));
     const approvals = settings ? approvalTools(settings) : undefined;

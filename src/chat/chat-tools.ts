@@ -9,8 +9,8 @@ import { type RecallTurnsOptions, createRecallTurnsTool } from './recall-turns-t
 import type { Source, SourceList } from './sources.js';
 
 /** Models ask for more than they read; a tool result of a hundred chunks only burns context. */
-const TOOL_TOP_K_MAX = 20;
-export const TOOL_TOP_K_DEFAULT = 5;
+export const TOOL_TOP_K_MAX = 20;
+const TOOL_TOP_K_DEFAULT = 5;
 
 export interface ChatToolsOptions {
   memories: MemoryStore;
@@ -29,8 +29,8 @@ export interface ChatToolsOptions {
   sources: SourceList;
   /** Called with the sources a tool call added, keyed by tool call id, so events can report them. */
   onSources?: (toolCallId: string, added: Source[]) => void;
-  /** The search tools' default result count (a small window affords fewer); TOOL_TOP_K_DEFAULT when undefined. */
-  defaultTopK?: number | undefined;
+  /** The most results one search returns, whatever the model asks: a small window affords fewer. */
+  topKCap?: number | undefined;
   /** The stored conversation: recall_turns reopens its turns; no tool without one. */
   conversation?: RecallTurnsOptions | undefined;
 }
@@ -43,7 +43,7 @@ const searchArgs = z.strictObject({
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function createChatTools(options: ChatToolsOptions): Tool<any>[] {
   const { memories, knowledge, agentId, userId, actor, filters, sources } = options;
-  const defaultTopK = options.defaultTopK ?? TOOL_TOP_K_DEFAULT;
+  const topKFor = (asked: number | undefined) => Math.min(asked ?? TOOL_TOP_K_DEFAULT, options.topKCap ?? TOOL_TOP_K_MAX);
   const scope = { agentId, userId };
   const report = (toolCallId: string, added: Source[]) => {
     if (added.length > 0) options.onSources?.(toolCallId, added);
@@ -56,7 +56,7 @@ export function createChatTools(options: ChatToolsOptions): Tool<any>[] {
       description: "Search the user's saved memories. Results are sources to cite as [n].",
       parameters: searchArgs,
       async execute({ query, topK }, ctx) {
-        const hits = await memories.search(query, { ...memoryScope(agentId, userId), topK: topK ?? defaultTopK, minScore: 0, ...filters });
+        const hits = await memories.search(query, { ...memoryScope(agentId, userId), topK: topKFor(topK), minScore: 0, ...filters });
         return report(ctx.toolCallId, hits.map((hit) => sources.addMemory(hit)));
       },
     }),
@@ -98,7 +98,7 @@ export function createChatTools(options: ChatToolsOptions): Tool<any>[] {
         parameters: searchArgs,
         async execute({ query, topK }, ctx) {
           const hits = await knowledge.search(query, {
-            topK: topK ?? defaultTopK,
+            topK: topKFor(topK),
             signal: ctx.signal,
             ...(filters.tagsAny ? { tagsAny: filters.tagsAny } : {}),
             ...(filters.tagsAll ? { tagsAll: filters.tagsAll } : {}),

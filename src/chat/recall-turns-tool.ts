@@ -10,11 +10,14 @@ export const RECALL_TURNS_TOOL = 'recall_turns';
 /** Turns a query reopens: the best few, in conversation order. */
 const QUERY_TURNS = 3;
 const MAX_RANGE_TURNS = 50;
+const MARKUP = /<[^>]*>/g;
 
+// Bounded, so the schema the model is sent does not spell out 2^53.
+const turnNumber = z.number().int().min(1).max(10_000_000);
 const recallArgs = z.strictObject({
-  fromTurn: z.number().int().min(1).optional().describe('First turn to reopen'),
-  toTurn: z.number().int().min(1).optional().describe('Last turn (default: fromTurn)'),
-  query: z.string().min(1).max(500).optional().describe('Or: words to find the turns by'),
+  fromTurn: turnNumber.optional(),
+  toTurn: turnNumber.optional(),
+  query: z.string().min(1).max(500).optional(),
 });
 
 export interface RecallTurnsOptions {
@@ -33,7 +36,7 @@ export function createRecallTurnsTool(options: RecallTurnsOptions): Tool<typeof 
   const { turns, budgetTokens } = options;
   return defineTool({
     name: RECALL_TURNS_TOOL,
-    description: 'Reopen earlier turns of this conversation word for word, by number (summaries name them) or by words.',
+    description: 'Reopen earlier turns of this conversation verbatim: fromTurn-toTurn (summaries name them), or a query.',
     parameters: recallArgs,
     execute({ fromTurn, toTurn, query }) {
       if (turns.length === 0) return 'This conversation has no earlier turns.';
@@ -58,7 +61,8 @@ export function createRecallTurnsTool(options: RecallTurnsOptions): Tool<typeof 
 function byWords(turns: readonly HistoryTurn[], query: string): HistoryTurn[] {
   const terms = new Set(analyze(query));
   if (terms.size === 0) return [];
-  const turnTerms = turns.map((t) => new Set(analyze(t.messages.map((m) => m.content ?? '').join('\n'))));
+  // Markup is left out: a search result's `<source key="...">` would make "key" match every search.
+  const turnTerms = turns.map((t) => new Set(analyze(t.messages.map((m) => (m.content ?? '').replace(MARKUP, ' ')).join('\n'))));
   const df = new Map<string, number>();
   for (const set of turnTerms) for (const term of set) if (terms.has(term)) df.set(term, (df.get(term) ?? 0) + 1);
   const scored = turns

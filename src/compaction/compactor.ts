@@ -58,6 +58,8 @@ interface TurnState {
   index: number;
   mode: TurnMode;
   raw: ChatMessage[];
+  /** The stored checkpoint, or the rule-based one standing in for it. */
+  standIn: TurnCheckpoint;
   checkpoint: ChatMessage[];
   rawTokens: number;
   checkpointTokens: number;
@@ -87,8 +89,9 @@ export async function compactPrompt(input: CompactionInput): Promise<CompactionR
   let live = [...input.live];
   const sum = (messages: readonly ChatMessage[]) => messages.reduce((n, m) => n + estimateMessageTokens(m), 0);
   const turns: TurnState[] = input.history.map((turn, index) => {
-    const checkpoint = checkpointMessages(input.checkpoints.get(turn.turn) ?? buildRuleBasedCheckpoint(turn));
-    return { turn, index, mode: 'raw', raw: [...turn.messages], checkpoint, rawTokens: sum(turn.messages), checkpointTokens: sum(checkpoint) };
+    const standIn = input.checkpoints.get(turn.turn) ?? buildRuleBasedCheckpoint(turn);
+    const checkpoint = checkpointMessages(standIn);
+    return { turn, index, mode: 'raw', raw: [...turn.messages], standIn, checkpoint, rawTokens: sum(turn.messages), checkpointTokens: sum(checkpoint) };
   });
   let summary = input.summary;
   let summaryShown = false;
@@ -190,7 +193,7 @@ export async function compactPrompt(input: CompactionInput): Promise<CompactionR
     const historyBudget = limit - (count() - turnsTotal - sum(shownSummary()));
     const update = await updateStructuralSummary(
       summary,
-      pending.map((t) => turnDigest(t.turn, input.checkpoints.get(t.turn.turn))),
+      pending.map((t) => turnDigest(t.turn, t.standIn)),
       {
         summarizer: input.summarizer,
         budgetTokens: summaryBudgetTokens(limit, historyBudget),

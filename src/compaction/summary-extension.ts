@@ -40,12 +40,8 @@ export async function extendSummaryAhead(input: SummaryExtensionInput): Promise<
   const summary = input.summary;
   const covered = (t: HistoryTurn) => summary !== undefined && t.turn >= summary.fromTurn && t.turn <= summary.throughTurn;
   // Each turn at its cheapest (raw or checkpoint), as compaction will send it without a summariser.
-  const cost = new Map(
-    history.map((t) => {
-      const checkpoint = checkpointMessages(input.checkpoints.get(t.turn) ?? buildRuleBasedCheckpoint(t));
-      return [t.turn, Math.min(estimateMessagesTokens(t.messages), estimateMessagesTokens(checkpoint))];
-    }),
-  );
+  const standIns = new Map(history.map((t) => [t.turn, input.checkpoints.get(t.turn) ?? buildRuleBasedCheckpoint(t)]));
+  const cost = new Map(history.map((t) => [t.turn, Math.min(estimateMessagesTokens(t.messages), estimateMessagesTokens(checkpointMessages(standIns.get(t.turn)!)))]));
   const summaryTokens = summary ? estimateMessagesTokens(summaryMessages(summary)) : 0;
   const uncovered = history.filter((t) => !covered(t));
   let total = summaryTokens + uncovered.reduce((n, t) => n + cost.get(t.turn)!, 0);
@@ -64,7 +60,7 @@ export async function extendSummaryAhead(input: SummaryExtensionInput): Promise<
   if (absorbed.length === 0) return undefined;
   return updateStructuralSummary(
     summary,
-    absorbed.map((t) => turnDigest(t, input.checkpoints.get(t.turn))),
+    absorbed.map((t) => turnDigest(t, standIns.get(t.turn))),
     { summarizer: input.summarizer, budgetTokens: summaryBudget, maxRequestTokens: limit, signal: input.signal, onFallback: input.onFallback },
   );
 }
