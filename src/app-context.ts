@@ -21,7 +21,7 @@ import { errorReplyFor } from './http/error-mapping.js';
 import { type LiveRuns, createLiveRuns } from './runs/live-runs.js';
 import { createPgRunStore } from './runs/pg-run-store.js';
 import type { RunStore } from './runs/run-types.js';
-import { assertCompactionConfig, compactionLimit, compactionSettingsFor } from './compaction/compaction-config.js';
+import { assertCompactionConfig, compactionSettingsFor } from './compaction/compaction-config.js';
 import { createAfterTurnHooks } from './conversations/after-turn-hooks.js';
 import { createCheckpointHook } from './conversations/checkpoint-hook.js';
 import type { ConversationStore } from './conversations/conversation-types.js';
@@ -245,7 +245,7 @@ export function createTenantChat(parts: ChatParts): TenantScoped<ChatService> {
   const extractors = createTenantExtractors(parts);
   const afterTurn = createAfterTurnHooks(
     [
-      createCheckpointHook({ maxRequestTokens: compactionLimit(compaction), summaryTimeoutMs: config.COMPACTION_SUMMARY_TIMEOUT_MS, onFallback: onSummaryFallback }),
+      createCheckpointHook({ compaction, summaryTimeoutMs: config.COMPACTION_SUMMARY_TIMEOUT_MS, onFallback: onSummaryFallback }),
       createTurnIndexHook(parts.turnIndexes),
       ...(extractors ? [createMemoryExtractionHook((tenantId) => extractors.forTenant(tenantId))] : []),
     ],
@@ -266,6 +266,7 @@ export function createTenantChat(parts: ChatParts): TenantScoped<ChatService> {
       afterTurn,
       compaction,
       summaryTimeoutMs: config.COMPACTION_SUMMARY_TIMEOUT_MS,
+      compactionSettleTimeoutMs: config.COMPACTION_SETTLE_TIMEOUT_MS,
       onSummaryFallback,
       agents: parts.agents.forTenant(tenantId),
       agentRuntime,

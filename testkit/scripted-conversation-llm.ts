@@ -48,7 +48,14 @@ const FACTS = /remember[^.\n"]*/gi;
  * checkpoint writer and the summariser keep the sentences with facts to remember, as a real model
  * told to keep every fact would. `failSummaries` answers every summarising request with a 500.
  */
-export function conversationModel(options: { failSummaries?: boolean; summaryDelayMs?: number } = {}) {
+export interface ConversationModelOptions {
+  failSummaries?: boolean;
+  summaryDelayMs?: number;
+  /** The tool a question calls first; default: `search_memories` for every question. Undefined: an answer at once. */
+  toolFor?: (question: string) => { name: string; arguments: Record<string, unknown> } | undefined;
+}
+
+export function conversationModel(options: ConversationModelOptions = {}) {
   return (request: ScriptedRequest): ScriptedReply => {
     const kind = kindOf(request);
     const input = String(request.body.messages.at(-1)?.content ?? '');
@@ -65,7 +72,8 @@ export function conversationModel(options: { failSummaries?: boolean; summaryDel
     const last = request.body.messages.at(-1)!;
     if (last.role === 'user') {
       const question = /Question:\n([\s\S]*)$/.exec(String(last.content))?.[1] ?? '';
-      return reply.toolCalls([{ id: `call_${request.body.messages.length}`, name: 'search_memories', arguments: JSON.stringify({ query: question.slice(0, 60), topK: 3 }) }]);
+      const tool = options.toolFor ? options.toolFor(question) : { name: 'search_memories', arguments: { query: question.slice(0, 60), topK: 3 } };
+      if (tool) return reply.toolCalls([{ id: `call_${request.body.messages.length}`, name: tool.name, arguments: JSON.stringify(tool.arguments) }]);
     }
     return reply.text(`Here is what your notes say about that [1]. ${'It is a long and detailed answer. '.repeat(6)}`);
   };

@@ -30,10 +30,32 @@ export function defineTool<S extends z.ZodType>(definition: ToolDefinition<S>): 
   // Providers reject other names with an opaque 400 on every request; fail at startup instead.
   if (!TOOL_NAME.test(definition.name)) throw new Error(`Invalid tool name '${definition.name}': use [a-zA-Z0-9_-], at most 64 chars`);
   // `$schema` is noise to providers and some strict validators reject unknown top-level keys.
-  const { $schema: _ignored, ...jsonSchema } = z.toJSONSchema(definition.parameters, { io: 'input' }) as Record<string, unknown>;
+  const { $schema: _ignored, ...jsonSchema } = withoutSizeBounds(z.toJSONSchema(definition.parameters, { io: 'input' })) as Record<string, unknown>;
   if (jsonSchema.type !== 'object') throw new Error(`Tool '${definition.name}' parameters must be a zod object schema`);
   return { ...definition, jsonSchema };
 }
+
+/**
+ * Size bounds (string lengths, array sizes) are left out of what the model is sent: they are still
+ * checked on the arguments, and a call past one goes back to the model as an error, but sent with
+ * every request they cost tokens, a tenth of a small window for the built-in tools, for limits no
+ * sensible call comes near.
+ */
+function withoutSizeBounds(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutSizeBounds);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (SIZE_BOUNDS.has(key)) continue;
+    // Under `properties` the keys are argument names, which may be spelt like a bound.
+    out[key] = key === 'properties' && typeof value === 'object' && value !== null
+      ? Object.fromEntries(Object.entries(value).map(([name, property]) => [name, withoutSizeBounds(property)]))
+      : withoutSizeBounds(value);
+  }
+  return out;
+}
+
+const SIZE_BOUNDS = new Set(['minLength', 'maxLength', 'minItems', 'maxItems']);
 
 export function toToolSpec(tool: Tool): ToolSpec {
   return { name: tool.name, description: tool.description, parameters: tool.jsonSchema };

@@ -3,7 +3,7 @@ import { storable, tagsSchema } from '../memory/memory-fields.js';
 import { RERANKERS } from '../retrieval/rerank/reranker-choice.js';
 
 /** The chat's built-in tools, by the names the model sees; an agent's tool policy speaks of these. */
-export const BUILT_IN_TOOLS = ['search_memories', 'save_memory', 'delete_memory', 'search_knowledge'] as const;
+export const BUILT_IN_TOOLS = ['search_memories', 'save_memory', 'delete_memory', 'search_knowledge', 'recall_turns'] as const;
 export type BuiltInToolName = (typeof BUILT_IN_TOOLS)[number];
 
 /** Tools that wait for a human unless an agent says otherwise: forgetting cannot be undone. */

@@ -9,6 +9,11 @@ export interface BackgroundTasks {
   has(key: string): boolean;
   /** Resolves when nothing is running, including tasks started while waiting. */
   whenIdle(): Promise<void>;
+  /**
+   * Resolves when no task whose key `matches` is running (those started while waiting included),
+   * or after `timeoutMs`: true when they settled, false when the time ran out.
+   */
+  whenSettled(matches: (key: string) => boolean, timeoutMs: number): Promise<boolean>;
   /** Refuses new tasks, aborts the running ones and waits for them to settle. */
   close(): Promise<void>;
 }
@@ -35,10 +40,27 @@ export function createBackgroundTasks(onError: (key: string, error: unknown) => 
     while (running.size > 0) await Promise.all(running.values());
   };
 
+  const whenSettled: BackgroundTasks['whenSettled'] = async (matches, timeoutMs) => {
+    const pending = () => [...running].filter(([key]) => matches(key)).map(([, done]) => done);
+    if (pending().length === 0) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+    const settled = (async () => {
+      for (let waiting = pending(); waiting.length > 0; waiting = pending()) await Promise.all(waiting);
+      return true as const;
+    })();
+    try {
+      return await Promise.race([settled, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
   return {
     run,
     has: (key) => running.has(key),
     whenIdle,
+    whenSettled,
     async close() {
       closed = true;
       controller.abort(new Error('shutting down'));

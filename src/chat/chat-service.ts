@@ -9,7 +9,7 @@ import { type AgentSettings, approvalTools, permittedTools, settingsOf } from '.
 import type { AgentStore } from '../agents/agent-store.js';
 import { type CompactionSettings, DEFAULT_COMPACTION_SETTINGS } from '../compaction/compaction-config.js';
 import { createLlmSummarizer } from '../compaction/summarizer.js';
-import { estimateToolSpecTokens } from '../compaction/token-estimate.js';
+import { estimateMessagesTokens, estimateToolSpecTokens } from '../compaction/token-estimate.js';
 import type { AfterTurnHooks } from '../conversations/after-turn-hooks.js';
 import { ConversationNotFoundError, type ConversationStore } from '../conversations/conversation-types.js';
 import type { TurnSearch } from '../conversations/turn-search.js';
@@ -30,11 +30,13 @@ import {
 } from '../runs/run-types.js';
 import { type ChatEvent, type ChatReply, type ChatToolCall, type PausedReply, type RunView, type TurnReply, toolArgumentsOf } from './chat-reply.js';
 import { extractCitations, toCitation } from './citations.js';
-import { createChatTools } from './chat-tools.js';
+import { TOOL_TOP_K_MAX, createChatTools } from './chat-tools.js';
+import { TYPICAL_SOURCE_TOKENS, recallTurnsBudget, sourcesFor } from './window-fit.js';
 import { type TagFilters, recallSources, renderSourcesBlock } from './context-block.js';
 import { type ExtractiveOptions, NO_LLM_NOTE, extractiveAnswer } from './extractive-answer.js';
 import type { KnowledgeRetriever } from './knowledge-retriever.js';
 import { type Source, SourceList } from './sources.js';
+import type { ChatMessage } from '../agent/messages.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { type ConversationTurn, beginConversationTurn } from './conversation-turn.js';
 import { type ConversationView, describeLoadedConversation } from './conversation-view.js';
@@ -117,6 +119,8 @@ export interface ChatServiceOptions {
   compaction?: CompactionSettings | undefined;
   /** How long a summarising request may take before the rule-based fallback is used. */
   summaryTimeoutMs?: number | undefined;
+  /** How long a turn waits for the previous turn's checkpoint and summary work still running. */
+  compactionSettleTimeoutMs?: number | undefined;
   /** Told when a summary fell back to the rules. */
   onSummaryFallback?: ((error: unknown) => void) | undefined;
   /** Agents' settings by `agentId`; without a store (or a record) a turn runs on the deployment's defaults. */
@@ -218,6 +222,7 @@ export function createChatService(options: ChatServiceOptions): ChatService {
             userId: turn.userId,
             llm: turn.provider,
             memoryExtraction: turn.settings?.memoryExtraction ?? options.memoryExtraction,
+            compaction: compactionOf(turn.settings, turn.provider),
           }),
           conversationId: turn.conversationId,
           agentId: turn.agentId,
@@ -225,6 +230,7 @@ export function createChatService(options: ChatServiceOptions): ChatService {
           settings: compactionOf(turn.settings, turn.provider),
           summarizer: summarizerFor(turn.provider),
           signal: turn.signal,
+          settleTimeoutMs: options.compactionSettleTimeoutMs,
           onCompaction: (report) => turn.emit({ type: 'compaction', ...report }),
           onFallback: options.onSummaryFallback,
         })
@@ -257,7 +263,9 @@ export function createChatService(options: ChatServiceOptions): ChatService {
       const signal = live?.signal ?? request.signal;
       const stored = await beginStored({ conversationId, agentId, userId, settings, provider, signal, emit });
       const recall = settings?.recall;
-      const topK = request.topK ?? CHAT_TOP_K_DEFAULT;
+      // A topK the request names is kept; the defaults shrink to what a small window affords.
+      const affordable = (k: number) => (provider && live ? sourcesFor(compactionOf(settings, provider), k) : k);
+      const topK = request.topK ?? affordable(CHAT_TOP_K_DEFAULT);
       const filters: TagFilters = {
         tagsAny: request.tagsAny ?? recall?.tagsAny,
         tagsAll: request.tagsAll ?? recall?.tagsAll,
@@ -271,8 +279,8 @@ export function createChatService(options: ChatServiceOptions): ChatService {
         query: message,
         agentId,
         userId,
-        memoryTopK: request.topK ?? recall?.memoryTopK ?? topK,
-        knowledgeTopK: request.topK ?? recall?.knowledgeTopK ?? topK,
+        memoryTopK: request.topK ?? (recall?.memoryTopK !== undefined ? affordable(recall.memoryTopK) : topK),
+        knowledgeTopK: request.topK ?? (recall?.knowledgeTopK !== undefined ? affordable(recall.knowledgeTopK) : topK),
         candidateK: request.candidateK ?? recall?.candidateK,
         reranker: recall?.reranker,
         // The extractive answer reads each document hit's whole passage; a model gets the chunks.
@@ -364,6 +372,7 @@ export function createChatService(options: ChatServiceOptions): ChatService {
     const toolSources = new Map<string, Source[]>();
     const slots = new Map<string, number>(toolCalls.map((call, i) => [call.id, i]));
     const permitted = permittedTools(settings ?? undefined);
+    const compaction = compactionOf(settings, provider);
     const tools = createChatTools({
       memories,
       knowledge,
@@ -373,6 +382,8 @@ export function createChatService(options: ChatServiceOptions): ChatService {
       filters: { tagsAny: turn.request.tagsAny, tagsAll: turn.request.tagsAll, tagsNone: turn.request.tagsNone },
       sources,
       onSources: (id, added) => toolSources.set(id, added),
+      topKCap: sourcesFor(compaction, TOOL_TOP_K_MAX),
+      conversation: stored ? { turns: stored.turns, budgetTokens: recallTurnsBudget(compaction) } : undefined,
     }).filter((tool) => permitted.has(tool.name as never));
     const approvals = settings ? approvalTools(settings) : undefined;
     const clientTools = toClientTools(turn.clientTools);
@@ -597,7 +608,38 @@ export function createChatService(options: ChatServiceOptions): ChatService {
 
   async function describeConversation(id: string, agentId: string): Promise<ConversationView | null> {
     const loaded = await conversations?.load(id, agentId);
-    return loaded ? describeLoadedConversation(loaded, baseCompaction) : null;
+    if (!loaded) return null;
+    const agent = agents ? await agents.get(agentId) : null;
+    const settings = agent ? settingsOf(agent) : null;
+    const provider = runtime.llmFor(settings);
+    const compaction = compactionOf(settings, provider);
+    return describeLoadedConversation(loaded, compaction, estimatedFixedTokens(settings, compaction, loaded));
+  }
+
+  /**
+   * What the next request would carry besides the history when no turn measured it: this agent's
+   * system prompt and tool definitions, and a question like the last one with the sources a turn recalls.
+   */
+  function estimatedFixedTokens(settings: AgentSettings | null, compaction: CompactionSettings, loaded: { messages: readonly { message: ChatMessage }[] }): number {
+    const permitted = permittedTools(settings ?? undefined);
+    const tools = createChatTools({
+      memories,
+      knowledge,
+      agentId: '',
+      userId: null,
+      actor: { type: 'tool', conversationId: '', turn: 0 },
+      filters: {},
+      sources: new SourceList(),
+      conversation: { turns: [{ turn: 1, firstSeq: 1, lastSeq: 1, messages: [] }], budgetTokens: 0 },
+    }).filter((tool) => permitted.has(tool.name as never));
+    const systemPrompt = buildSystemPrompt({ hasKnowledge: knowledge !== undefined, tools: new Set(tools.map((t) => t.name)), instructions: settings?.instructions });
+    const lastQuestion = loaded.messages.findLast((m) => m.message.role === 'user')?.message.content ?? '';
+    const sourceCount = sourcesFor(compaction, settings?.recall?.memoryTopK ?? CHAT_TOP_K_DEFAULT) + (knowledge ? sourcesFor(compaction, settings?.recall?.knowledgeTopK ?? CHAT_TOP_K_DEFAULT) : 0);
+    return (
+      estimateMessagesTokens([{ role: 'system', content: systemPrompt }, { role: 'user', content: lastQuestion }]) +
+      estimateToolSpecTokens(tools.map(toToolSpec)) +
+      sourceCount * TYPICAL_SOURCE_TOKENS
+    );
   }
 
   return { chat, resume, beginResume, getRun, cancelRun, liveRun: (runId) => liveRuns.get(tenantId, runId), assertCanContinue, describeConversation };

@@ -5,10 +5,11 @@ import type { MemoryActor, MemoryStore } from '../memory/memory-types.js';
 import { contentSchema, keySchema, tagsSchema } from '../memory/memory-fields.js';
 import { type TagFilters, memoryScope, renderSourcesBlock } from './context-block.js';
 import type { KnowledgeRetriever } from './knowledge-retriever.js';
+import { type RecallTurnsOptions, createRecallTurnsTool } from './recall-turns-tool.js';
 import type { Source, SourceList } from './sources.js';
 
 /** Models ask for more than they read; a tool result of a hundred chunks only burns context. */
-const TOOL_TOP_K_MAX = 20;
+export const TOOL_TOP_K_MAX = 20;
 const TOOL_TOP_K_DEFAULT = 5;
 
 export interface ChatToolsOptions {
@@ -28,16 +29,21 @@ export interface ChatToolsOptions {
   sources: SourceList;
   /** Called with the sources a tool call added, keyed by tool call id, so events can report them. */
   onSources?: (toolCallId: string, added: Source[]) => void;
+  /** The most results one search returns, whatever the model asks: a small window affords fewer. */
+  topKCap?: number | undefined;
+  /** The stored conversation: recall_turns reopens its turns; no tool without one. */
+  conversation?: RecallTurnsOptions | undefined;
 }
 
 const searchArgs = z.strictObject({
-  query: z.string().min(1).max(2000).describe('What to look for, in natural language'),
-  topK: z.number().int().min(1).max(TOOL_TOP_K_MAX).optional().describe(`How many results (default ${TOOL_TOP_K_DEFAULT})`),
+  query: z.string().min(1).max(2000),
+  topK: z.number().int().min(1).max(TOOL_TOP_K_MAX).optional(),
 });
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function createChatTools(options: ChatToolsOptions): Tool<any>[] {
   const { memories, knowledge, agentId, userId, actor, filters, sources } = options;
+  const topKFor = (asked: number | undefined) => Math.min(asked ?? TOOL_TOP_K_DEFAULT, options.topKCap ?? TOOL_TOP_K_MAX);
   const scope = { agentId, userId };
   const report = (toolCallId: string, added: Source[]) => {
     if (added.length > 0) options.onSources?.(toolCallId, added);
@@ -47,20 +53,19 @@ export function createChatTools(options: ChatToolsOptions): Tool<any>[] {
   const tools: Tool<z.ZodType>[] = [
     defineTool({
       name: 'search_memories',
-      description: "Semantic search over the user's saved memories. Results are numbered sources you can cite as [n].",
+      description: "Search the user's saved memories. Results are sources to cite as [n].",
       parameters: searchArgs,
       async execute({ query, topK }, ctx) {
-        const hits = await memories.search(query, { ...memoryScope(agentId, userId), topK: topK ?? TOOL_TOP_K_DEFAULT, minScore: 0, ...filters });
+        const hits = await memories.search(query, { ...memoryScope(agentId, userId), topK: topKFor(topK), minScore: 0, ...filters });
         return report(ctx.toolCallId, hits.map((hit) => sources.addMemory(hit)));
       },
     }),
     defineTool({
       name: 'save_memory',
-      description:
-        'Save a memory for later (or replace the memory with the same key). Use only when the user asks you to remember something.',
+      description: 'Save a memory (replacing one with the same key). Only when the user asks you to remember something.',
       parameters: z.strictObject({
-        key: keySchema.optional().describe('A short stable key, e.g. "favourite-tea"; generated when omitted'),
-        content: contentSchema.describe('The fact to remember, as a self-contained sentence'),
+        key: keySchema.optional().describe('short stable key, e.g. "favourite-tea"'),
+        content: contentSchema.describe('a self-contained sentence'),
         tags: tagsSchema.optional(),
       }),
       async execute({ key, content, tags }) {
@@ -77,7 +82,7 @@ export function createChatTools(options: ChatToolsOptions): Tool<any>[] {
     }),
     defineTool({
       name: 'delete_memory',
-      description: 'Delete the memory with this key. Use only when the user asks you to forget something.',
+      description: 'Delete the memory with this key. Only when the user asks you to forget something.',
       parameters: z.strictObject({ key: keySchema }),
       async execute({ key }) {
         const deleted = await memories.delete(key, scope, actor);
@@ -89,11 +94,11 @@ export function createChatTools(options: ChatToolsOptions): Tool<any>[] {
     tools.unshift(
       defineTool({
         name: 'search_knowledge',
-        description: "Search the user's documents. Results are numbered sources you can cite as [n].",
+        description: "Search the user's documents. Results are sources to cite as [n].",
         parameters: searchArgs,
         async execute({ query, topK }, ctx) {
           const hits = await knowledge.search(query, {
-            topK: topK ?? TOOL_TOP_K_DEFAULT,
+            topK: topKFor(topK),
             signal: ctx.signal,
             ...(filters.tagsAny ? { tagsAny: filters.tagsAny } : {}),
             ...(filters.tagsAll ? { tagsAll: filters.tagsAll } : {}),
@@ -104,5 +109,6 @@ export function createChatTools(options: ChatToolsOptions): Tool<any>[] {
       }),
     );
   }
+  if (options.conversation && options.conversation.turns.length > 0) tools.push(createRecallTurnsTool(options.conversation));
   return tools;
 }

@@ -9,7 +9,12 @@ import type { Summarizer } from '../compaction/summarizer.js';
 import type { TurnCheckpoint } from '../compaction/turn-checkpoint.js';
 import type { ConversationAfterTurn } from '../conversations/after-turn-hooks.js';
 import { ConversationNotFoundError, type ConversationStore, type NewMessage } from '../conversations/conversation-types.js';
+import { FIXED_TOKENS_KEY } from '../conversations/measured-fixed-tokens.js';
 import { recordConversationCompaction } from '../observability/metrics.js';
+import { estimateMessagesTokens } from '../compaction/token-estimate.js';
+
+/** Long enough for a checkpoint and a summary layer by a local model; past it the turn goes on with what is stored. */
+export const DEFAULT_SETTLE_TIMEOUT_MS = 2_000;
 
 export interface CompactionReport {
   /** The last (strongest) stage applied. */
@@ -18,6 +23,8 @@ export interface CompactionReport {
   tokensBefore: number;
   tokensAfter: number;
   limit: number;
+  /** Summarising requests this compaction waited on (0 when the stored summary and checkpoints sufficed). */
+  summarizerCalls: number;
 }
 
 export interface ConversationTurnOptions {
@@ -32,6 +39,11 @@ export interface ConversationTurnOptions {
   /** Writes structural summaries; undefined: rule-based. */
   summarizer?: Summarizer | undefined;
   signal?: AbortSignal | undefined;
+  /**
+   * How long the turn waits for the previous turn's checkpoint and summary work still running,
+   * so that its prompt is built from the same stored state however fast that work was.
+   */
+  settleTimeoutMs?: number | undefined;
   onCompaction?: ((report: CompactionReport) => void) | undefined;
   onFallback?: ((error: unknown) => void) | undefined;
 }
@@ -40,6 +52,8 @@ export interface ConversationTurnOptions {
 export interface ConversationTurn {
   /** Stored messages, oldest first; the agent loop gets them before the new user message. */
   history: ChatMessage[];
+  /** The stored turns, oldest first: what recall_turns reopens. */
+  turns: readonly HistoryTurn[];
   /**
    * The number this turn will most likely be stored under (the stored turns plus one), for what
    * must name the turn before it is stored (the memory history's author of a tool's change). A
@@ -58,6 +72,7 @@ export interface ConversationTurn {
  */
 export async function beginConversationTurn(options: ConversationTurnOptions): Promise<ConversationTurn> {
   const { store, conversationId, agentId, userId } = options;
+  await options.afterTurn?.settled(options.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS);
   const loaded = await store.load(conversationId, agentId);
   // Refused as another agent's would be: the reply does not tell that the id exists.
   if (loaded && loaded.conversation.userId !== userId) throw new ConversationNotFoundError(conversationId, agentId);
@@ -67,6 +82,8 @@ export async function beginConversationTurn(options: ConversationTurnOptions): P
   let summary: StructuralSummary | undefined = loaded?.summary ?? undefined;
   const history = turns.flatMap((t) => t.messages);
   const stored = new Set<ChatMessage>(history);
+  // The largest request's part besides the history, stored with the question (see FIXED_TOKENS_KEY).
+  let fixedMeasured = 0;
 
   // Turns whose after-turn work was lost (a crash before it was written, an import without it).
   if (loaded && turns.length > 0) options.afterTurn?.backfill({ loaded, turns });
@@ -81,10 +98,12 @@ export async function beginConversationTurn(options: ConversationTurnOptions): P
       rest.forEach((m, i) => {
         if (stored.has(m)) lastStored = i;
       });
+      const live = rest.slice(lastStored + 1);
+      fixedMeasured = Math.max(fixedMeasured, fixedTokens + estimateMessagesTokens([...system, ...live]));
       const result = await compactPrompt({
         system,
         history: turns,
-        live: rest.slice(lastStored + 1),
+        live,
         checkpoints,
         summary,
         fixedTokens,
@@ -109,6 +128,7 @@ export async function beginConversationTurn(options: ConversationTurnOptions): P
         tokensBefore: result.tokensBefore,
         tokensAfter: result.tokensAfter,
         limit: result.limit,
+        summarizerCalls: result.llmCalls,
       });
       // Compaction keeps call/result pairs whole; this guards a stored history that was not.
       return repairToolResults(result.messages);
@@ -116,7 +136,9 @@ export async function beginConversationTurn(options: ConversationTurnOptions): P
   });
 
   async function finish(messages: NewMessage[]): Promise<void> {
-    const appended = await store.appendTurn({ id: conversationId, agentId, userId, messages });
+    const [question, ...rest] = messages;
+    const measured = fixedMeasured > 0 && question ? [{ ...question, metadata: { ...question.metadata, [FIXED_TOKENS_KEY]: fixedMeasured } }, ...rest] : messages;
+    const appended = await store.appendTurn({ id: conversationId, agentId, userId, messages: measured });
     options.afterTurn?.completed({
       turn: appended.turn,
       firstSeq: appended.firstSeq,
@@ -125,5 +147,5 @@ export async function beginConversationTurn(options: ConversationTurnOptions): P
     });
   }
 
-  return { history, nextTurn: (loaded?.conversation.turnCount ?? 0) + 1, compactionHook, finish };
+  return { history, turns, nextTurn: (loaded?.conversation.turnCount ?? 0) + 1, compactionHook, finish };
 }

@@ -1,7 +1,7 @@
 export interface SystemPromptOptions {
   /** Whether documents are searched; the prompt should not mention what the agent does not have. */
   hasKnowledge: boolean;
-  /** The built-in tools the model is given (all four when undefined); only these are mentioned. */
+  /** The built-in tools the model is given (the four search and memory tools when undefined); only these are mentioned. */
   tools?: ReadonlySet<string> | undefined;
   /** The agent's own instructions, placed after the rules (which they cannot lift). */
   instructions?: string | undefined;
@@ -36,6 +36,8 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
     `- ${DATA_RULE}`,
     ...(searchTools ? [`- When the given sources are not enough, use ${searchTools} to look further; new results come with new source numbers you can cite.`] : []),
     ...(memoryTools.length > 0 ? [`- Use ${memoryTools.join(', and ')}.`] : []),
+    // Only when given: the tool exists only in a stored conversation with earlier turns.
+    ...(options.tools?.has('recall_turns') ? ['- Earlier turns shown summarised keep their numbers: use `recall_turns` to reopen their exact words when a detail matters.'] : []),
     '- Be concise.',
   ];
   const instructions = options.instructions?.trim();

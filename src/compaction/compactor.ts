@@ -1,6 +1,8 @@
 import type { ChatMessage, ToolMessage } from '../agent/messages.js';
 import { truncateMiddle } from './clip-text.js';
 import { type CompactionSettings, compactionLimit } from './compaction-config.js';
+import { recentStart, summaryBudgetTokens } from './history-budget.js';
+import { buildRuleBasedCheckpoint } from './rule-based-checkpoint.js';
 import type { HistoryTurn } from './conversation-turns.js';
 import { type StructuralSummary, updateStructuralSummary } from './structural-summary.js';
 import { checkpointMessages, summaryMessages, turnDigest } from './summary-messages.js';
@@ -26,8 +28,6 @@ export interface CompactionInput {
   settings: CompactionSettings;
   /** Writes structural summaries; without one they are rule-based. */
   summarizer?: Summarizer | undefined;
-  /** Share of the limit the structural summary may take. */
-  summaryShare?: number;
   signal?: AbortSignal | undefined;
   onFallback?: ((error: unknown) => void) | undefined;
 }
@@ -48,7 +48,6 @@ export interface CompactionResult {
   llmCalls: number;
 }
 
-export const DEFAULT_SUMMARY_SHARE = 0.25;
 /** Tool results are never cut below this: a stub that says what was cut is still informative. */
 const MIN_TOOL_RESULT_CHARS = 300;
 
@@ -59,20 +58,29 @@ interface TurnState {
   index: number;
   mode: TurnMode;
   raw: ChatMessage[];
-  checkpoint: ChatMessage[] | undefined;
+  /** The stored checkpoint, or the rule-based one standing in for it. */
+  standIn: TurnCheckpoint;
+  checkpoint: ChatMessage[];
   rawTokens: number;
   checkpointTokens: number;
 }
 
 /**
- * Fits a request into the model's budget, in the order of least loss, stopping as soon as it fits:
- *  a. replace checkpointed turns of the middle by their checkpoints, oldest first;
- *  b. summarise the middle (everything between the opening exchange and the recent turns) into
- *     the stored structural summary, extending it when it does not reach far enough;
- *  c. drop the oldest whole turns;
- *  d. cut the largest tool results.
- * Turns are replaced or dropped whole, so a tool call never loses its result; the system prompt
- * and the turn in progress (with the latest user message) are never removed.
+ * Fits a request into the model's budget, recent turns first: what gives way is the oldest
+ * material, in the order of least loss, stopping as soon as it fits:
+ *  a. older turns (before the recent tail) become their checkpoints, oldest first;
+ *  b. the stored structural summary stands in for the turns it covers;
+ *  c. the recent turns become their checkpoints, oldest first, the turn before the question last;
+ *  d. the summary is extended over the older turns it does not cover yet: the only stage that
+ *     waits on the summariser, reached only when nothing cheaper fits (a background extension
+ *     after each reply keeps it rare);
+ *  e. whole turns are dropped, oldest first, never the turn before the question;
+ *  f. the largest tool results are cut;
+ *  g. the summary, and last of all the turn before the question, give way.
+ * A turn without a stored checkpoint (its writer has not finished, or failed) stands in with its
+ * rule-based one, so a turn's prompt depends on what is stored, not on background timing. Turns
+ * are replaced or dropped whole, so a tool call never loses its result; the system prompt and the
+ * turn in progress (with the latest user message) are never removed.
  */
 export async function compactPrompt(input: CompactionInput): Promise<CompactionResult> {
   const limit = compactionLimit(input.settings);
@@ -81,15 +89,18 @@ export async function compactPrompt(input: CompactionInput): Promise<CompactionR
   let live = [...input.live];
   const sum = (messages: readonly ChatMessage[]) => messages.reduce((n, m) => n + estimateMessageTokens(m), 0);
   const turns: TurnState[] = input.history.map((turn, index) => {
-    const stored = input.checkpoints.get(turn.turn);
-    const checkpoint = stored ? checkpointMessages(stored) : undefined;
-    return { turn, index, mode: 'raw', raw: [...turn.messages], checkpoint, rawTokens: sum(turn.messages), checkpointTokens: checkpoint ? sum(checkpoint) : 0 };
+    const standIn = input.checkpoints.get(turn.turn) ?? buildRuleBasedCheckpoint(turn);
+    const checkpoint = checkpointMessages(standIn);
+    return { turn, index, mode: 'raw', raw: [...turn.messages], standIn, checkpoint, rawTokens: sum(turn.messages), checkpointTokens: sum(checkpoint) };
   });
   let summary = input.summary;
   let summaryShown = false;
   let summaryUpdated = false;
   let llmCalls = 0;
   const strategies: CompactionStrategy[] = [];
+  const applied = (strategy: CompactionStrategy) => {
+    if (!strategies.includes(strategy)) strategies.push(strategy);
+  };
 
   // Rendered once per summary, so its messages' token counts are cached like any other's.
   let rendered: { of: StructuralSummary; messages: ChatMessage[] } | undefined;
@@ -114,12 +125,12 @@ export async function compactPrompt(input: CompactionInput): Promise<CompactionR
     const summaryAt = shownSummary();
     let summaryPlaced = summaryAt.length === 0;
     for (const t of turns) {
-      if (!summaryPlaced && t.index > 0 && t.turn.turn >= summary!.fromTurn) {
+      if (!summaryPlaced && t.turn.turn >= summary!.fromTurn) {
         out.push(...summaryAt);
         summaryPlaced = true;
       }
       if (t.mode === 'raw') out.push(...t.raw);
-      else if (t.mode === 'checkpoint') out.push(...t.checkpoint!);
+      else if (t.mode === 'checkpoint') out.push(...t.checkpoint);
     }
     if (!summaryPlaced) out.push(...summaryAt);
     return [...out, ...live];
@@ -132,74 +143,84 @@ export async function compactPrompt(input: CompactionInput): Promise<CompactionR
   const tokensBefore = count();
   if (tokensBefore <= limit) return result(tokensBefore);
 
-  // The opening exchange sets up the conversation and the recent turns carry its thread: stages
-  // a and b work on what lies between them.
-  const recentFrom = Math.max(1, recentStart(input.history, input.settings.recentMessages));
-  const middle = turns.filter((t) => t.index > 0 && t.index < recentFrom);
+  // The latest user message is in the turn in progress, unless there is none, when it is the last
+  // stored turn: that one stays whole, and the turn before the question is the one before it.
+  const questionIndex = live.some((m) => m.role === 'user') ? -1 : turns.length - 1;
+  const previousIndex = questionIndex === -1 ? turns.length - 1 : turns.length - 2;
+  // Turns the stored summary covers count as older, whatever the recent tail's length.
+  const afterSummary = summary ? turns.findIndex((t) => t.turn.turn > summary!.throughTurn) : 0;
+  const tail = Math.max(recentStart(input.history, input.settings.recentMessages), afterSummary === -1 ? turns.length : afterSummary);
+  const recentFrom = Math.max(0, Math.min(tail, previousIndex));
+  const older = turns.filter((t) => t.index < recentFrom);
+  const recent = turns.filter((t) => t.index >= recentFrom && t.index !== questionIndex);
 
-  // a. Checkpoints, oldest first.
-  const checkpointPass = () => {
+  const checkpointPass = (candidates: readonly TurnState[]) => {
     let used = false;
-    for (const t of middle) {
+    for (const t of candidates) {
       if (fits()) break;
-      if (t.mode !== 'raw' || !t.checkpoint || t.checkpointTokens >= t.rawTokens) continue;
+      if (t.mode !== 'raw' || t.checkpointTokens >= t.rawTokens) continue;
       setMode(t, 'checkpoint');
       used = true;
     }
     return used;
   };
-  if (checkpointPass()) strategies.push('checkpoints');
+
+  // a. Older turns as checkpoints, oldest first.
+  if (checkpointPass(older)) applied('checkpoints');
   if (fits()) return result(tokensBefore);
 
-  // b. The structural summary: the stored one first, extended only if the prompt still does not fit.
+  // b. The stored summary in place of the turns it covers; the other older turns get their detail
+  // back and give it up again oldest first.
   const covered = (t: TurnState) => summary !== undefined && t.turn.turn >= summary.fromTurn && t.turn.turn <= summary.throughTurn;
   const showSummary = () => {
     summaryShown = true;
-    for (const t of turns) if (t.index > 0 && covered(t)) setMode(t, 'summarised');
-    // Turns the summary now stands for no longer need their checkpoints: give the rest their detail back.
-    for (const t of middle) if (t.mode === 'checkpoint') setMode(t, 'raw');
-    checkpointPass();
+    for (const t of older) setMode(t, covered(t) ? 'summarised' : 'raw');
+    checkpointPass(older);
   };
-  if (summary) {
+  if (summary && older.some(covered)) {
     showSummary();
-    strategies.push('structural_summary');
+    applied('structural_summary');
+    if (fits()) return result(tokensBefore);
   }
-  if (!fits()) {
-    const pending = middle.filter((t) => !covered(t));
-    if (pending.length > 0) {
-      const update = await updateStructuralSummary(
-        summary,
-        pending.map((t) => turnDigest(t.turn, input.checkpoints.get(t.turn.turn))),
-        {
-          summarizer: input.summarizer,
-          budgetTokens: Math.floor(limit * (input.summaryShare ?? DEFAULT_SUMMARY_SHARE)),
-          maxRequestTokens: limit,
-          signal: input.signal,
-          onFallback: input.onFallback,
-        },
-      );
-      llmCalls += update.llmCalls;
-      summary = update.summary;
-      summaryUpdated = true;
-      showSummary();
-      if (!strategies.includes('structural_summary')) strategies.push('structural_summary');
-    }
+
+  // c. The recent turns as checkpoints, oldest first: the turn before the question goes last.
+  if (checkpointPass(recent)) applied('checkpoints');
+  if (fits()) return result(tokensBefore);
+
+  // d. Extending the summary: the one stage that waits on the summariser.
+  const pending = older.filter((t) => !covered(t) && (summary === undefined || t.turn.turn > summary.throughTurn));
+  if (pending.length > 0) {
+    const historyBudget = limit - (count() - turnsTotal - sum(shownSummary()));
+    const update = await updateStructuralSummary(
+      summary,
+      pending.map((t) => turnDigest(t.turn, t.standIn)),
+      {
+        summarizer: input.summarizer,
+        budgetTokens: summaryBudgetTokens(limit, historyBudget),
+        maxRequestTokens: limit,
+        signal: input.signal,
+        onFallback: input.onFallback,
+      },
+    );
+    llmCalls += update.llmCalls;
+    summary = update.summary;
+    summaryUpdated = true;
+    showSummary();
+    checkpointPass(recent);
+    applied('structural_summary');
   }
   if (fits()) return result(tokensBefore);
 
-  // c. Whole turns, oldest first: the middle, then the opening, then the recent ones. The latest
-  // user message is in the turn in progress, unless there is none, when it is the last stored turn.
-  const protectedIndex = live.some((m) => m.role === 'user') ? -1 : turns.length - 1;
-  const dropOrder = [...middle, ...turns.filter((t) => t.index === 0), ...turns.filter((t) => t.index >= recentFrom)];
-  for (const t of dropOrder) {
+  // e. Whole turns, oldest first, the turn before the question kept.
+  for (const t of [...older, ...recent]) {
     if (fits()) break;
-    if (t.index === protectedIndex || t.mode === 'summarised' || t.mode === 'dropped') continue;
+    if (t.index === previousIndex || t.mode === 'summarised' || t.mode === 'dropped') continue;
     setMode(t, 'dropped');
-    if (!strategies.includes('drop_turns')) strategies.push('drop_turns');
+    applied('drop_turns');
   }
   if (fits()) return result(tokensBefore);
 
-  // d. The largest tool results, wherever they still are.
+  // f. The largest tool results, wherever they still are.
   const visible = () => [
     ...turns
       .filter((t) => t.mode === 'raw')
@@ -230,25 +251,19 @@ export async function compactPrompt(input: CompactionInput): Promise<CompactionR
     const next = [...holder.messages];
     next[at] = { ...message, content: truncateMiddle(message.content, Math.min(keep, message.content.length - 1)) };
     holder.set(next);
-    if (!strategies.includes('truncate_tool_results')) strategies.push('truncate_tool_results');
+    applied('truncate_tool_results');
   }
   if (fits()) return result(tokensBefore);
 
-  // Nothing else is left to give up but the summary itself.
+  // g. Nothing else is left to give up but the summary, then the turn before the question.
   if (summaryShown) {
     summaryShown = false;
-    if (!strategies.includes('drop_turns')) strategies.push('drop_turns');
+    applied('drop_turns');
+  }
+  const previous = turns[previousIndex];
+  if (!fits() && previous && previous.mode !== 'dropped') {
+    setMode(previous, 'dropped');
+    applied('drop_turns');
   }
   return result(tokensBefore);
-}
-
-/** Index of the first turn of the recent tail: the turns holding the last `recentMessages` stored messages. */
-function recentStart(history: readonly HistoryTurn[], recentMessages: number): number {
-  let messages = 0;
-  let index = history.length;
-  while (index > 0 && messages < recentMessages) {
-    index -= 1;
-    messages += history[index]!.messages.length;
-  }
-  return index;
 }

@@ -30,7 +30,8 @@ export function checkpointMessages(checkpoint: TurnCheckpoint): ChatMessage[] {
 }
 
 export function summaryMessages(summary: StructuralSummary): ChatMessage[] {
-  const layers = summary.layers.map((l) => `[Turns ${l.fromTurn}-${l.throughTurn}, ${l.level}]\n${l.text}`).join('\n\n');
+  // Each layer names its turns, so the model can ask for exactly those back (recall_turns).
+  const layers = summary.layers.map((l) => `Turns ${l.fromTurn}-${l.throughTurn} (${l.level}): ${l.text}`).join('\n\n');
   return [
     {
       role: 'user',

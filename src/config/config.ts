@@ -61,6 +61,7 @@ export const envSchema = z.object({
   COMPACTION_RECENT_MESSAGES: z.coerce.number().int().min(0).max(10_000).default(8),
   COMPACTION_MODELS: compactionModelsEnv,
   COMPACTION_SUMMARY_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),
+  COMPACTION_SETTLE_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(2_000),
   // Facts extracted from each chat turn into memories, in the background (needs an LLM; see src/memory/extraction).
   MEMORY_EXTRACTION: z.enum(['on', 'off']).default('on'),
   MEMORY_EXTRACTION_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),

@@ -1,5 +1,6 @@
 import type { LlmProvider } from '../agent/llm-provider.js';
 import type { BackgroundTasks } from '../background/background-tasks.js';
+import type { CompactionSettings } from '../compaction/compaction-config.js';
 import type { CompletedTurn } from '../compaction/turn-checkpoint.js';
 import type { ConversationStore, LoadedConversation } from './conversation-types.js';
 
@@ -16,6 +17,8 @@ export interface TurnScope {
   llm: LlmProvider | undefined;
   /** Whether the turn's facts are extracted into memories (the agent's setting, else the deployment's); undefined: yes. */
   memoryExtraction?: boolean | undefined;
+  /** The compaction settings of the conversation's model (the agent's, else the deployment's). */
+  compaction?: CompactionSettings | undefined;
 }
 
 /** What a hook is told about one completed turn. */
@@ -40,6 +43,12 @@ export interface StoredTurns {
 export interface AfterTurnHook {
   /** Names the hook's tasks (`<name>:<conversation>:<turn>`), and so its failures in the log. */
   readonly name: string;
+  /**
+   * The next turn's prompt is built from what this hook writes (checkpoints, the summary): the
+   * next turn of the conversation waits for it, up to a bound, so that the prompt it sends does
+   * not depend on how fast the hook ran.
+   */
+  readonly shapesPrompt?: boolean;
   run(turn: AfterTurn): Promise<void>;
   /**
    * The turns that still lack this hook's work (a crash before it ran, an imported conversation).
@@ -55,6 +64,8 @@ export interface ConversationAfterTurn {
   completed(turn: CompletedTurn): void;
   /** Starts, per hook, the turns of the loaded conversation it has not done yet. */
   backfill(conversation: StoredTurns): void;
+  /** Waits up to `timeoutMs` for the running work of the hooks that shape the next prompt; false when the time ran out. */
+  settled(timeoutMs: number): Promise<boolean>;
 }
 
 export interface AfterTurnHooks {
@@ -68,6 +79,7 @@ export interface AfterTurnHooks {
  */
 export function createAfterTurnHooks(hooks: readonly AfterTurnHook[], tasks: BackgroundTasks): AfterTurnHooks {
   const turnKey = (hook: AfterTurnHook, conversationId: string, turn: number) => `${hook.name}:${conversationId}:${turn}`;
+  const shaping = hooks.filter((hook) => hook.shapesPrompt).map((hook) => hook.name);
 
   return {
     forConversation(scope) {
@@ -91,6 +103,10 @@ export function createAfterTurnHooks(hooks: readonly AfterTurnHook[], tasks: Bac
               }
             });
           }
+        },
+        settled(timeoutMs) {
+          const ours = (key: string) => shaping.some((name) => key.startsWith(`${name}:${conversationId}:`) || key === `backfill:${name}:${conversationId}`);
+          return tasks.whenSettled(ours, timeoutMs);
         },
       };
     },

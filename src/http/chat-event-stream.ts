@@ -20,7 +20,7 @@ export function toSseFrame(event: ChatEvent, logger: Logger): { event: string; d
     case 'compaction':
       return {
         event: 'compaction',
-        data: { strategy: event.strategy, strategies: event.strategies, tokensBefore: event.tokensBefore, tokensAfter: event.tokensAfter, limit: event.limit },
+        data: { strategy: event.strategy, strategies: event.strategies, tokensBefore: event.tokensBefore, tokensAfter: event.tokensAfter, limit: event.limit, summarizerCalls: event.summarizerCalls },
       };
     case 'done':
       return { event: 'done', data: event.reply };

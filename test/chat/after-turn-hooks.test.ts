@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AppContext, createAppContext } from '../../src/app-context.js';
 import { type ChatReply, type ChatService, createChatService } from '../../src/chat/chat-service.js';
 import { type AfterTurn, type AfterTurnHook, createAfterTurnHooks } from '../../src/conversations/after-turn-hooks.js';
+import { DEFAULT_COMPACTION_SETTINGS } from '../../src/compaction/compaction-config.js';
 import { createCheckpointHook } from '../../src/conversations/checkpoint-hook.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
@@ -33,7 +34,7 @@ describe('chat after-turn hooks', () => {
 
   /** The chat of TENANT with the checkpoint hook and `extra` after it, as app-context registers hooks. */
   function chatWith(...extra: AfterTurnHook[]): ChatService {
-    const checkpoint = createCheckpointHook({ maxRequestTokens: 6_000, summaryTimeoutMs: 1_000 });
+    const checkpoint = createCheckpointHook({ compaction: { ...DEFAULT_COMPACTION_SETTINGS, contextWindow: 8_000 }, summaryTimeoutMs: 1_000 });
     return createChatService({
       tenantId: TENANT,
       memories: ctx.memories.forTenant(TENANT),

@@ -40,7 +40,7 @@ describe('compactPrompt', () => {
     expect(result.tokensAfter).toBe(result.tokensBefore);
   });
 
-  it('replaces the oldest middle turns by their checkpoints first, keeping the opening and recent turns, and stops once under', async () => {
+  it('replaces the oldest turns by their checkpoints first, keeping the recent turns, and stops once under', async () => {
     const request = input(12, 4_000);
     const result = await compactPrompt(request);
     expect(result.strategies).toEqual(['checkpoints']);
@@ -49,12 +49,12 @@ describe('compactPrompt', () => {
     expect(estimateMessagesTokens(result.messages)).toBe(result.tokensAfter);
     const out = result.messages;
     expect(out[0]).toBe(SYSTEM);
-    // Opening exchange intact.
-    expect(out.slice(1, 5)).toEqual(request.history[0]!.messages);
+    // The oldest material goes first: the opening exchange is a checkpoint now.
+    expect(text(out)).toContain('[Turn 1, summarised');
+    expect(text(out)).toContain('[Turn 2, summarised');
     // Recent turns (the last 8 messages: turns 11 and 12) intact, then the live turn.
     expect(out.slice(-9)).toEqual([...request.history[10]!.messages, ...request.history[11]!.messages, ...LIVE]);
-    // Turn 2 (the oldest of the middle) was replaced; the newest middle turn was not needed.
-    expect(text(out)).toContain('[Turn 2, summarised');
+    // The newest older turn was not needed.
     expect(out).toContain(request.history[9]!.messages[2]);
     expect(toolPairingProblems(out)).toEqual([]);
   });
@@ -83,7 +83,7 @@ describe('compactPrompt', () => {
     expect(first.summaryUpdated).toBe(true);
     expect(first.tokensAfter).toBeLessThanOrEqual(first.limit);
     const summary = first.summary!;
-    expect(summary.fromTurn).toBe(2);
+    expect(summary.fromTurn).toBe(1);
     expect(summary.layers.map((l) => l.level)).toEqual(['brief', 'medium', 'detailed']);
     expect(summary.layers.map((l) => l.source)).toEqual(['llm', 'llm', 'llm']);
     expect(text(first.messages)).toContain('locker code is 4512');
@@ -92,7 +92,7 @@ describe('compactPrompt', () => {
     summarizer.requests.length = 0;
     const later = await compactPrompt(input(100, 4_000, { summarizer, summary }));
     expect(later.summaryUpdated).toBe(true);
-    expect(later.summary!.fromTurn).toBe(2);
+    expect(later.summary!.fromTurn).toBe(1);
     expect(later.summary!.throughTurn).toBeGreaterThan(summary.throughTurn);
     expect(later.summary!.layers.length).toBeLessThanOrEqual(3);
     const reread = summarizer.requests.flatMap((r) => [...r.input.matchAll(/^Turn (\d+):/gm)].map((m) => Number(m[1])));
@@ -111,17 +111,61 @@ describe('compactPrompt', () => {
     expect(toolPairingProblems(result.messages)).toEqual([]);
   });
 
-  it('drops the oldest whole turns when summaries are not enough', async () => {
-    // Recent turns alone exceed the budget: only dropping them makes room.
-    const request = input(12, 1_600, { settings: settings(1_600, { recentMessages: 40 }) });
+  it('drops the oldest whole turns when checkpoints and summaries are not enough, keeping the turn before the question', async () => {
+    // Recent turns alone exceed the budget, even as checkpoints: only dropping them makes room.
+    const request = input(12, 1_000, { settings: settings(1_000, { recentMessages: 40 }) });
     const result = await compactPrompt(request);
     expect(result.strategies).toContain('drop_turns');
     expect(result.tokensAfter).toBeLessThanOrEqual(result.limit);
     expect(result.messages[0]).toBe(SYSTEM);
     expect(result.messages.at(-1)).toBe(LIVE[0]);
-    expect(text(result.messages)).toContain('Question number 12');
-    expect(text(result.messages)).not.toContain('Question number 1:');
+    const seen = text(result.messages);
+    expect(seen).toContain('Question number 12');
+    // Dropped oldest first: the newer of two recent turns outlives the older.
+    expect(seen).not.toContain('Question number 3:');
     expect(toolPairingProblems(result.messages)).toEqual([]);
+  });
+
+  // Regression: at turn 13 of a 4k-window conversation the model got the summary of turns 2-9 and
+  // the question, turns 10-12 neither shown nor summarised; recent turns were dropped first.
+  it('keeps the turn before the question in every request, raw or as its checkpoint, while older turns give way', async () => {
+    const summarizer = createFakeSummarizer();
+    let summary: StructuralSummary | undefined;
+    for (const window of [1_400, 2_500, 4_096]) {
+      for (let turns = 2; turns <= 80; turns += 3) {
+        const result = await compactPrompt(input(turns, window, { summary, summarizer, settings: settings(window, { recentMessages: 8 }) }));
+        if (result.summaryUpdated) summary = result.summary;
+        const seen = text(result.messages);
+        expect(seen, `window ${window}, turn ${turns + 1}`).toContain(`Question number ${turns}: what do my notes say`);
+        expect(seen).toContain(`Question number ${turns - 1}: what do my notes say`);
+        expect(result.tokensAfter).toBeLessThanOrEqual(result.limit);
+        expect(toolPairingProblems(result.messages)).toEqual([]);
+      }
+      summary = undefined;
+    }
+  });
+
+  it('turns the recent turns into checkpoints before asking the summarizer, the turn before the question last', async () => {
+    const summarizer = createFakeSummarizer();
+    // Six turns: nothing older than the recent tail is left to summarise, so checkpoints must do.
+    const request = input(6, 2_000, { summarizer, settings: settings(2_000, { recentMessages: 24 }) });
+    const result = await compactPrompt(request);
+    expect(summarizer.requests).toHaveLength(0);
+    expect(result.strategies).toEqual(['checkpoints']);
+    expect(result.tokensAfter).toBeLessThanOrEqual(result.limit);
+    // The newest turns stay raw longest.
+    expect(result.messages).toContain(request.history[5]!.messages[2]);
+    expect(text(result.messages)).toContain('[Turn 1, summarised');
+  });
+
+  it('stands a rule-based checkpoint in for a turn whose checkpoint is not written yet, so the prompt does not depend on timing', async () => {
+    const history = historyOf(12);
+    const all = ruleCheckpoints(history);
+    const some = new Map([...all].filter(([turn]) => turn % 2 === 0));
+    const withAll = await compactPrompt(input(12, 2_500, { checkpoints: all }));
+    const withSome = await compactPrompt(input(12, 2_500, { checkpoints: some }));
+    expect(withSome.messages.map((m) => m.content)).toEqual(withAll.messages.map((m) => m.content));
+    expect(withSome.strategies).toEqual(withAll.strategies);
   });
 
   it('cuts the largest tool results of the turn in progress as a last resort, never the pairing', async () => {

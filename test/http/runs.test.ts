@@ -83,7 +83,7 @@ describe('client-side tools', () => {
     expect((await call(app, 'GET', `/v1/runs/${runId}`)).body).toMatchObject({ status: 'completed', stopReason: 'completed', usage: { totalTokens: 30 } });
     const stored = await call(app, 'GET', `/v1/conversations/${conversationId}`);
     expect(stored.body.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
-    expect(stored.body.messages[0].metadata).toEqual({ runId });
+    expect(stored.body.messages[0].metadata).toEqual({ runId, fixedTokens: expect.any(Number) });
 
     const again = await call(app, 'POST', `/v1/runs/${runId}/tool-outputs`, { toolOutputs: [{ toolCallId: 'call_loc', output: 'x' }] });
     expect(again.status).toBe(409);

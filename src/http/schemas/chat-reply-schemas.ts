@@ -188,6 +188,7 @@ export const chatStreamEventSchema = z
           tokensBefore: z.number().int().min(0),
           tokensAfter: z.number().int().min(0),
           limit: z.number().int().min(0),
+          summarizerCalls: z.number().int().min(0).meta({ description: 'Summarising requests this compaction waited on; 0 when the stored summary and checkpoints sufficed.' }),
         })
         .meta({ description: "The conversation's history was compacted to fit the model's window before a model call." }),
     }),

@@ -81,12 +81,17 @@ export const conversationReplySchema = z
     tokens: z
       .object({
         history: z.number().int().min(0).meta({ description: 'The whole stored history, estimated.' }),
-        compacted: z.number().int().min(0).meta({ description: 'As the next turn would send it, with checkpoints and summary.' }),
+        compacted: z.number().int().min(0).meta({ description: 'The history as the next turn would send it, with checkpoints and summary.' }),
+        fixed: z.number().int().min(0).meta({
+          description: "What a request carries besides the history: system prompt, tool definitions, the question with its sources and tool results (the last turn's largest request, or an estimate when no turn was measured).",
+        }),
+        fixedMeasured: z.boolean().meta({ description: 'Whether `fixed` was measured on a turn rather than estimated.' }),
+        nextRequest: z.number().int().min(0).meta({ description: 'The next request as a whole, estimated: `fixed` plus the compacted history; compare it with `limit`.' }),
         limit: z.number().int().min(0).meta({ description: 'The tokens past which a request is compacted.' }),
         contextWindow: z.number().int().min(0),
         outputReserve: z.number().int().min(0),
       })
-      .meta({ description: 'What the history costs in a prompt; the system prompt, tools and next question come on top.' }),
+      .meta({ description: 'What the next request will cost, in estimated tokens, beside the limit.' }),
   })
   .meta({ id: 'ConversationReply' });
 
