@@ -1,5 +1,5 @@
 import createClient, { type Client } from 'openapi-fetch';
-import type { components, paths } from './api-types.js';
+import type { components, operations, paths } from './api-types.js';
 
 /** The API's request and reply shapes by name, as the OpenAPI document's components declare them. */
 export type Schemas = components['schemas'];
@@ -29,3 +29,6 @@ export function createMemragClient(options: MemragClientOptions): MemragClient {
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
 }
+
+/** The JSON body an operation takes, by its operationId: `JsonBody<'searchKnowledge'>`. */
+export type JsonBody<Id extends keyof operations> = operations[Id] extends { requestBody?: { content: { 'application/json': infer Body } } } ? Body : never;

@@ -1,6 +1,8 @@
 import { bodyLimit } from 'hono/body-limit';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppContext } from '../app-context.js';
+import { consoleContentSecurityPolicy } from '../console/console-csp.js';
+import { createConsoleRoutes } from '../console/console-routes.js';
 import { errorReplyForResponse } from './error-mapping.js';
 import { errorBody, payloadTooLarge } from './errors.js';
 import { apiKeyAuth } from './middleware/api-key-auth.js';
@@ -39,6 +41,7 @@ export function createApp(ctx: AppContext): ApiApp {
   app.use(httpMetrics);
   // Before the secure headers, so that it runs after them: the docs page loads scripts their CSP forbids.
   app.use('/docs/*', docsContentSecurityPolicy);
+  app.use('/console/*', consoleContentSecurityPolicy);
   app.use(apiSecureHeaders());
   const cors = corsFor(ctx.config.CORS_ORIGINS);
   if (cors) app.use(cors);
@@ -90,6 +93,7 @@ export function createApp(ctx: AppContext): ApiApp {
   app.route('/v1/documents', createDocumentRoutes(ctx));
   app.route('/v1/search', createSearchRoutes(ctx));
   app.route('/mcp', createMcpRoutes(ctx));
+  app.route('/console', createConsoleRoutes({ apiKeysRequired: () => ctx.auth.isRequired() }));
 
   app.notFound((c) => c.json(errorBody('not_found', `No route for ${c.req.method} ${c.req.path}`), 404));
 
