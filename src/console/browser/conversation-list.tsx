@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { JsonBody, Schemas } from '../../client/memrag-client.js';
 import { type ApiSession, describeError } from './api-session.js';
+import { plural } from './plural.js';
 
 interface Props {
   session: ApiSession;
@@ -81,9 +82,7 @@ export function ConversationList({ session, agentId, currentId, refresh, onOpen,
               <button type="button" class="link" onClick={() => onOpen(c.id)} aria-current={c.id === currentId ? 'true' : undefined}>
                 {c.title}
               </button>
-              <span class="count">
-                {c.turnCount} {c.turnCount === 1 ? 'turn' : 'turns'}
-              </span>
+              <span class="count">{plural(c.turnCount, 'turn', 'turns')}</span>
               <button type="button" class="small" onClick={() => void exportConversation(c)} aria-label={`Export ${c.title}`}>
                 Export
               </button>

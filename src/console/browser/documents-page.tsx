@@ -4,6 +4,7 @@ import { type ApiSession, describeError } from './api-session.js';
 import { DocumentChunks } from './document-chunks.js';
 import { hrefOf } from './hash-route.js';
 import { parseRanges } from './marked-text.js';
+import { plural } from './plural.js';
 import { StatusLine } from './status-line.js';
 import { parseTagList } from './tag-list.js';
 import { uploadDocument } from './upload-document.js';
@@ -56,13 +57,13 @@ export function DocumentsPage({ session, params }: { session: ApiSession; params
     for (const [i, file] of files.entries()) {
       try {
         const result = await uploadDocument(session, file, tags, (sent, total) => update(i, { sent, total }));
-        if ('document' in result.body) update(i, { outcome: `${result.body.status}: ${result.body.document.chunkCount} chunks` });
+        if ('document' in result.body) update(i, { outcome: `${result.body.status}: ${plural(result.body.document.chunkCount, 'chunk', 'chunks')}` });
         else update(i, { outcome: describeError(result.body, { status: result.status }), failed: true });
       } catch (err) {
         update(i, { outcome: String(err), failed: true });
       }
     }
-    say(`Uploaded ${files.length} ${files.length === 1 ? 'file' : 'files'}`);
+    say(`Uploaded ${plural(files.length, 'file', 'files')}`);
     setRefresh((n) => n + 1);
   };
 
@@ -136,7 +137,7 @@ export function DocumentsPage({ session, params }: { session: ApiSession; params
             <a href={hrefOf('documents')}>Back to the list</a>
           </div>
           <p>
-            {opened.format}, {opened.textLength} characters, {opened.chunkCount} chunks{opened.tags.length ? `, tagged ${opened.tags.join(', ')}` : ''}
+            {opened.format}, {opened.textLength} characters, {plural(opened.chunkCount, 'chunk', 'chunks')}{opened.tags.length ? `, tagged ${opened.tags.join(', ')}` : ''}
           </p>
           <DocumentChunks session={session} document={opened} {...(params.get('chunk') ? { chunkId: params.get('chunk')! } : {})} quotes={parseRanges(params.get('quotes'))} />
         </section>

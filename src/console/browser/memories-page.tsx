@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { Schemas } from '../../client/memrag-client.js';
 import { type ApiSession, describeError } from './api-session.js';
 import { MemoryEditor } from './memory-editor.js';
+import { plural } from './plural.js';
 import { ConfirmDialog } from './modal-dialog.js';
 import { StatusLine } from './status-line.js';
 import { useStatus } from './use-status.js';
@@ -103,14 +104,14 @@ export function MemoriesPage({ session, agentId, params }: Props) {
     });
     if (error) return fail(describeError(error, response));
     setHits(data.hits);
-    say(`${data.hits.length} memories found`);
+    say(`${plural(data.hits.length, 'memory', 'memories')} found`);
   };
 
   const deleteByTag = async (tag: TagCount) => {
     setDeletingTag(undefined);
     const { data, error, response } = await session.client.DELETE('/v1/memories', { params: { query: { agentId, tagsAny: [tag.tag] } } });
     if (error) return fail(describeError(error, response));
-    say(`Deleted ${data.deleted} memories tagged ${tag.tag}`);
+    say(`Deleted ${plural(data.deleted, 'memory', 'memories')} tagged ${tag.tag}`);
     setTagModes(({ [tag.tag]: _dropped, ...rest }) => rest);
     setCursors([undefined]);
     setRefresh((n) => n + 1);
@@ -134,7 +135,7 @@ export function MemoriesPage({ session, agentId, params }: Props) {
             {tagCounts.map((t) => (
               <li key={t.tag}>
                 <span class="tag-name">
-                  {t.tag} <span class="count" aria-label={`${t.count} memories`}>({t.count})</span>
+                  {t.tag} <span class="count" aria-label={plural(t.count, 'memory', 'memories')}>({t.count})</span>
                 </span>
                 <span class="tag-modes" role="group" aria-label={`Filter by ${t.tag}`}>
                   {TAG_MODES.map(({ mode: m, label }) => (
@@ -291,7 +292,7 @@ export function MemoriesPage({ session, agentId, params }: Props) {
       {deletingTag && (
         <ConfirmDialog
           title="Delete by tag"
-          message={`Delete ${deletingTag.count} ${deletingTag.count === 1 ? 'memory' : 'memories'} tagged “${deletingTag.tag}”? This cannot be undone.`}
+          message={`Delete ${plural(deletingTag.count, 'memory', 'memories')} tagged “${deletingTag.tag}”? This cannot be undone.`}
           confirmLabel={`Delete ${deletingTag.count}`}
           onConfirm={() => void deleteByTag(deletingTag)}
           onCancel={() => setDeletingTag(undefined)}

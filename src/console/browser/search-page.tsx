@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import type { JsonBody, Schemas } from '../../client/memrag-client.js';
 import { type ApiSession, describeError } from './api-session.js';
 import { hrefOf } from './hash-route.js';
+import { plural } from './plural.js';
 import { StatusLine } from './status-line.js';
 import { parseTagList } from './tag-list.js';
 import { useStatus } from './use-status.js';
@@ -30,7 +31,7 @@ export function SearchPage({ session }: { session: ApiSession }) {
     // The server's 400 names the field (e.g. a reranker this server lacks): shown as is.
     if (error) return fail(describeError(error, response));
     setHits(data.hits);
-    say(`${data.hits.length} hits in ${Math.round(performance.now() - started)} ms`);
+    say(`${plural(data.hits.length, 'hit', 'hits')} in ${Math.round(performance.now() - started)} ms`);
   };
 
   return (
