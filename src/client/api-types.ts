@@ -631,6 +631,77 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/console": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The web console: memories, documents, search, chat and agents */
+        get: operations["console"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/console.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The console's script (its TypeScript and packages, bundled by the server) */
+        get: operations["consoleScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/console.css": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The console's style sheet */
+        get: operations["consoleStylesheet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/server.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the console must ask for an API key
+         * @description A keyless loopback server opens directly; a keyed one asks for the key before any call fails. `/openapi.json` tells as much, but only as the server stood when it was first served: keys created later turn authentication on.
+         */
+        get: operations["consoleServer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1547,6 +1618,10 @@ export interface components {
             };
             /** @description The reranker's score, when one ran; hits are in its order. */
             rerankScore?: number;
+        };
+        ConsoleServerReply: {
+            /** @description Whether `/v1` wants `Authorization: Bearer <key>` now; false on a keyless loopback server. */
+            apiKeys: boolean;
         };
     };
     responses: never;
@@ -7623,6 +7698,150 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    console: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An HTML page; its script renders the rest. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    consoleScript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An ES module. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    consoleStylesheet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A style sheet. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/css": string;
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    consoleServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether `/v1` wants a key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleServerReply"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };

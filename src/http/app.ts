@@ -1,8 +1,6 @@
 import { bodyLimit } from 'hono/body-limit';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppContext } from '../app-context.js';
-import { consoleContentSecurityPolicy } from '../console/console-csp.js';
-import { createConsoleRoutes } from '../console/console-routes.js';
 import { errorReplyForResponse } from './error-mapping.js';
 import { errorBody, payloadTooLarge } from './errors.js';
 import { apiKeyAuth } from './middleware/api-key-auth.js';
@@ -15,6 +13,7 @@ import { type ApiApp, createApiApp, declaredRoutes } from './openapi/define-rout
 import { createOpenApiDocument, openApiOptionsFrom } from './openapi/openapi-document.js';
 import { createAgentRoutes } from './routes/agents.js';
 import { createChatRoutes } from './routes/chat.js';
+import { consoleContentSecurityPolicy, createConsoleRoutes } from './routes/console.js';
 import { createConversationRoutes } from './routes/conversations.js';
 import { createDocsRoutes, docsContentSecurityPolicy } from './routes/docs.js';
 import { createDocumentRoutes } from './routes/documents.js';
@@ -93,7 +92,7 @@ export function createApp(ctx: AppContext): ApiApp {
   app.route('/v1/documents', createDocumentRoutes(ctx));
   app.route('/v1/search', createSearchRoutes(ctx));
   app.route('/mcp', createMcpRoutes(ctx));
-  app.route('/console', createConsoleRoutes({ apiKeysRequired: () => ctx.auth.isRequired() }));
+  app.route('/', createConsoleRoutes(ctx));
 
   app.notFound((c) => c.json(errorBody('not_found', `No route for ${c.req.method} ${c.req.path}`), 404));
 

@@ -34,9 +34,9 @@ export function forgetApiKey(): void {
 
 /** Whether the server wants a key (see console-routes.ts); a keyless loopback server opens directly. */
 export async function serverWantsKey(): Promise<boolean> {
-  const res = await fetch(new URL('console/server.json', `${apiBaseUrl()}/`));
-  if (!res.ok) throw new Error(`console/server.json answered ${res.status}`);
-  return ((await res.json()) as { apiKeys: boolean }).apiKeys;
+  const { data, error, response } = await sessionFor().client.GET('/console/server.json');
+  if (error || !data) throw new Error(`console/server.json answered ${response.status}`);
+  return data.apiKeys;
 }
 
 /** Tries the session with a cheap call: undefined when it works, else the error to show. */

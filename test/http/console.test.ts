@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/app-context.js';
 import { CONSOLE_CSP } from '../../src/console/console-csp.js';
-import { createApp, createTestContext } from '../http/http-test-context.js';
+import { createApp, createTestContext } from './http-test-context.js';
 
-describe('the console routes', () => {
+describe('GET /console and its assets', () => {
   let ctx: AppContext;
   let app: ReturnType<typeof createApp>;
   beforeAll(async () => {
