@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Schemas } from '../../client/memrag-client.js';
 import { type ApiSession, describeError } from './api-session.js';
 import { parseTagList } from './tag-list.js';
@@ -23,6 +23,10 @@ export function MemoryEditor({ session, agentId, memory, onSaved, onCancel }: Pr
   const [metadata, setMetadata] = useState(memory ? JSON.stringify(memory.metadata) : '{}');
   const [error, setError] = useState('');
   const [history, setHistory] = useState<HistoryEvent[]>([]);
+  const contentField = useRef<HTMLTextAreaElement>(null);
+
+  // Opened from a list's Edit button: the keyboard lands where the editing starts.
+  useEffect(() => contentField.current?.focus(), []);
 
   useEffect(() => {
     if (!memory) return;
@@ -61,7 +65,7 @@ export function MemoryEditor({ session, agentId, memory, onSaved, onCancel }: Pr
         )}
         <label>
           Content
-          <textarea required rows={4} value={content} onInput={(e) => setContent(e.currentTarget.value)} />
+          <textarea ref={contentField} required rows={4} value={content} onInput={(e) => setContent(e.currentTarget.value)} />
         </label>
         <label>
           Tags (separated by commas)
