@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/app-context.js';
 import { CONSOLE_CSP } from '../../src/console/console-csp.js';
+import { consoleServerReplySchema } from '../../src/http/schemas/console-schemas.js';
 import { createApp, createTestContext } from './http-test-context.js';
 
 describe('GET /console and its assets', () => {
@@ -45,7 +46,10 @@ describe('GET /console and its assets', () => {
 
   it('tells the page whether to ask for a key, while /v1 itself still refuses requests without one', async () => {
     const res = await app.request('/console/server.json');
-    expect(await res.json()).toEqual({ apiKeys: true });
+    const body = await res.json();
+    expect(body).toEqual({ apiKeys: true });
+    // The declared reply names every field the page reads.
+    expect(consoleServerReplySchema.parse(body)).toEqual(body);
     expect((await app.request('/v1/tags')).status).toBe(401);
   });
 
