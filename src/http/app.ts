@@ -13,6 +13,7 @@ import { type ApiApp, createApiApp, declaredRoutes } from './openapi/define-rout
 import { createOpenApiDocument, openApiOptionsFrom } from './openapi/openapi-document.js';
 import { createAgentRoutes } from './routes/agents.js';
 import { createChatRoutes } from './routes/chat.js';
+import { consoleContentSecurityPolicy, createConsoleRoutes } from './routes/console.js';
 import { createConversationRoutes } from './routes/conversations.js';
 import { createDocsRoutes, docsContentSecurityPolicy } from './routes/docs.js';
 import { createDocumentRoutes } from './routes/documents.js';
@@ -39,6 +40,7 @@ export function createApp(ctx: AppContext): ApiApp {
   app.use(httpMetrics);
   // Before the secure headers, so that it runs after them: the docs page loads scripts their CSP forbids.
   app.use('/docs/*', docsContentSecurityPolicy);
+  app.use('/console/*', consoleContentSecurityPolicy);
   app.use(apiSecureHeaders());
   const cors = corsFor(ctx.config.CORS_ORIGINS);
   if (cors) app.use(cors);
@@ -90,6 +92,7 @@ export function createApp(ctx: AppContext): ApiApp {
   app.route('/v1/documents', createDocumentRoutes(ctx));
   app.route('/v1/search', createSearchRoutes(ctx));
   app.route('/mcp', createMcpRoutes(ctx));
+  app.route('/', createConsoleRoutes(ctx));
 
   app.notFound((c) => c.json(errorBody('not_found', `No route for ${c.req.method} ${c.req.path}`), 404));
 

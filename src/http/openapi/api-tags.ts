@@ -10,6 +10,7 @@ export const TAGS = {
   agents: 'Agents',
   operations: 'Operations',
   documentation: 'Documentation',
+  console: 'Console',
 } as const;
 
 export type ApiTag = (typeof TAGS)[keyof typeof TAGS];
@@ -25,4 +26,5 @@ export const TAG_DESCRIPTIONS: Record<ApiTag, string> = {
   [TAGS.agents]: 'Agents: the versioned settings (instructions, model, tools, budget, recall) a chat runs with for an `agentId`.',
   [TAGS.operations]: 'Probes and metrics, outside `/v1`: no API key, no rate limit.',
   [TAGS.documentation]: 'This document and its interactive page.',
+  [TAGS.console]: 'The web console over this API, and what its page needs to start.',
 };

@@ -1,0 +1,127 @@
+import { useState } from 'preact/hooks';
+import type { ApiSession } from './api-session.js';
+import { describeError } from './api-session.js';
+import { CitationDialog } from './citation-dialog.js';
+import type { CitedSource } from './cited-answer.js';
+import { readChatEvents } from './chat-stream.js';
+import { type ChatTurn, applyChatEvent, newTurn } from './chat-turn-state.js';
+import { ChatTurnView } from './chat-turn-view.js';
+import { ConversationList } from './conversation-list.js';
+import { turnsOf } from './conversation-turns.js';
+import { StatusLine } from './status-line.js';
+import { useStatus } from './use-status.js';
+
+/** A streamed chat: conversations, the answer as it arrives, citations to open, tool calls, approvals. */
+export function ChatPage({ session, agentId }: { session: ApiSession; agentId: string }) {
+  const { status, say, fail } = useStatus();
+  const [conversationId, setConversationId] = useState<string | undefined>(undefined);
+  const [turns, setTurns] = useState<ChatTurn[]>([]);
+  const [message, setMessage] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [opened, setOpened] = useState<CitedSource | undefined>(undefined);
+  const [listRefresh, setListRefresh] = useState(0);
+
+  const updateTurn = (index: number, change: (turn: ChatTurn) => ChatTurn) => setTurns((ts) => ts.map((t, i) => (i === index ? change(t) : t)));
+
+  /** Reads a streamed reply (a chat, or a run resumed by decisions) into turn `index`. */
+  const follow = async (index: number, request: Promise<{ data?: ReadableStream<Uint8Array> | null; error?: unknown; response: Response }>) => {
+    setBusy(true);
+    try {
+      const { data, error, response } = await request;
+      if (error || !data) {
+        updateTurn(index, (t) => ({ ...t, state: 'failed', error: describeError(error, response) }));
+        return;
+      }
+      await readChatEvents(data, (event) => {
+        updateTurn(index, (t) => applyChatEvent(t, event));
+        if (event.event === 'retrieval') setConversationId(event.data.conversationId);
+        // Announced once, not per delta: a screen reader reading every piece of a stream is noise.
+        if (event.event === 'done') say('The answer is complete');
+        if (event.event === 'requires_approval') say('The agent waits for your approval');
+      });
+    } catch (err) {
+      updateTurn(index, (t) => ({ ...t, state: 'failed', error: `The stream broke: ${String(err)}` }));
+    } finally {
+      setBusy(false);
+      setListRefresh((n) => n + 1);
+    }
+  };
+
+  const send = (e: Event) => {
+    e.preventDefault();
+    const text = message.trim();
+    if (!text || busy) return;
+    setMessage('');
+    const index = turns.length;
+    setTurns((ts) => [...ts, newTurn(text)]);
+    void follow(
+      index,
+      session.client.POST('/v1/chat', {
+        body: { message: text, agentId, stream: true, ...(conversationId ? { conversationId } : {}) },
+        parseAs: 'stream',
+      }),
+    );
+  };
+
+  const decide = (index: number, runId: string, decisions: { toolCallId: string; approve: boolean }[]) => {
+    updateTurn(index, (t) => ({ ...t, state: 'streaming' }));
+    void follow(index, session.client.POST('/v1/runs/{runId}/approvals', { params: { path: { runId } }, body: { decisions, stream: true }, parseAs: 'stream' }));
+  };
+
+  const open = async (id: string) => {
+    const { data, error, response } = await session.client.GET('/v1/conversations/{id}', { params: { path: { id }, query: { agentId } } });
+    if (error) return fail(describeError(error, response));
+    setConversationId(id);
+    setTurns(turnsOf(id, data.messages));
+    say(`Opened ${data.conversation.title}`);
+  };
+
+  return (
+    <div class="page with-aside">
+      <ConversationList
+        session={session}
+        agentId={agentId}
+        {...(conversationId ? { currentId: conversationId } : {})}
+        refresh={listRefresh}
+        onOpen={(id) => void open(id)}
+        onNew={() => {
+          setConversationId(undefined);
+          setTurns([]);
+          say('New conversation');
+        }}
+        onStatus={(text, isError) => (isError ? fail(text) : say(text))}
+      />
+      <section class="content chat" aria-labelledby="chat-title">
+        <h1 id="chat-title">Chat</h1>
+        <StatusLine status={status} />
+        <div class="transcript">
+          {turns.length === 0 && <p class="muted">Ask about your memories and documents. Without an LLM the server answers extractively, citing its sources.</p>}
+          {turns.map((turn, i) => (
+            <ChatTurnView key={i} turn={turn} onOpenSource={setOpened} onDecide={(decisions) => turn.runId && decide(i, turn.runId, decisions)} />
+          ))}
+        </div>
+        <form class="composer" onSubmit={send}>
+          <label for="chat-message">Message</label>
+          <textarea
+            id="chat-message"
+            rows={3}
+            value={message}
+            onInput={(e) => setMessage(e.currentTarget.value)}
+            onKeyDown={(e) => {
+              // Enter sends, Shift+Enter breaks the line: as chat boxes do.
+              if (e.key === 'Enter' && !e.shiftKey) send(e);
+            }}
+            aria-describedby="chat-help"
+          />
+          <span id="chat-help" class="muted">
+            Enter sends; Shift+Enter starts a new line.
+          </span>
+          <button type="submit" disabled={busy}>
+            {busy ? 'Answering…' : 'Send'}
+          </button>
+        </form>
+      </section>
+      {opened && <CitationDialog session={session} source={opened} onClose={() => setOpened(undefined)} />}
+    </div>
+  );
+}

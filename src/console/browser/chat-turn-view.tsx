@@ -1,0 +1,85 @@
+import { useState } from 'preact/hooks';
+import { CitedAnswer, type CitedSource } from './cited-answer.js';
+import type { ChatTurn } from './chat-turn-state.js';
+
+interface Props {
+  turn: ChatTurn;
+  onOpenSource: (source: CitedSource) => void;
+  /** Decides the paused turn's approvals, all at once as the API wants them. */
+  onDecide: (decisions: { toolCallId: string; approve: boolean }[]) => void;
+}
+
+/** One turn: the question, the (streaming) answer with its citations, tool calls, compactions and approvals. */
+export function ChatTurnView({ turn, onOpenSource, onDecide }: Props) {
+  const [decided, setDecided] = useState<Record<string, boolean>>({});
+  const approvals = turn.pause?.approvals ?? [];
+
+  const decide = (toolCallId: string, approve: boolean) => {
+    const next = { ...decided, [toolCallId]: approve };
+    setDecided(next);
+    if (approvals.every((a) => a.toolCallId in next)) onDecide(approvals.map((a) => ({ toolCallId: a.toolCallId, approve: next[a.toolCallId]! })));
+  };
+
+  return (
+    <article class="turn" aria-busy={turn.state === 'streaming'}>
+      <p class="question">
+        <span class="who">You</span> {turn.question}
+      </p>
+      <div class="reply">
+        <span class="who">Agent{turn.mode ? ` (${turn.mode})` : ''}</span>
+        {turn.activity.length > 0 && (
+          <ul class="activity" aria-label="Tool calls and compaction">
+            {turn.activity.map((a, i) =>
+              a.kind === 'tool' ? (
+                <li key={i} class={a.isError ? 'error' : ''}>
+                  Tool <code>{a.name}</code>({JSON.stringify(a.arguments)}){a.result === undefined ? ' …' : `: ${a.result.slice(0, 200)}`}
+                </li>
+              ) : (
+                <li key={i}>
+                  Compacted the history ({a.strategy}): {a.tokensBefore} → {a.tokensAfter} tokens (limit {a.limit})
+                </li>
+              ),
+            )}
+          </ul>
+        )}
+        <CitedAnswer turn={turn} onOpen={onOpenSource} />
+        {turn.state === 'streaming' && <p class="muted">Answering…</p>}
+        {turn.note && <p class="muted">{turn.note}</p>}
+        {turn.error && (
+          <p class="status error" role="alert">
+            {turn.error}
+          </p>
+        )}
+        {turn.pause?.status === 'requires_approval' && (
+          <section class="approvals" aria-label="Approvals">
+            <p>The agent waits for your decision:</p>
+            <ul>
+              {approvals.map((a) => (
+                <li key={a.toolCallId}>
+                  <code>{a.name}</code>({JSON.stringify(a.arguments)}){' '}
+                  {a.toolCallId in decided ? (
+                    <strong>{decided[a.toolCallId] ? 'approved' : 'denied'}</strong>
+                  ) : (
+                    <>
+                      <button type="button" class="small" onClick={() => decide(a.toolCallId, true)}>
+                        Approve
+                      </button>
+                      <button type="button" class="small danger" onClick={() => decide(a.toolCallId, false)}>
+                        Deny
+                      </button>
+                    </>
+                  )}
+                </li>
+              ))}
+            </ul>
+          </section>
+        )}
+        {turn.pause?.status === 'requires_action' && (
+          <p class="muted">
+            The run waits for client tool outputs (run {turn.pause.runId}); a client answers with <code>POST /v1/runs/{'{runId}'}/tool-outputs</code>.
+          </p>
+        )}
+      </div>
+    </article>
+  );
+}

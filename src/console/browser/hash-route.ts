@@ -1,0 +1,42 @@
+import { useEffect, useState } from 'preact/hooks';
+
+export type PageName = 'memories' | 'documents' | 'search' | 'chat' | 'agents';
+
+export const PAGES: readonly { name: PageName; label: string }[] = [
+  { name: 'memories', label: 'Memories' },
+  { name: 'documents', label: 'Documents' },
+  { name: 'search', label: 'Search' },
+  { name: 'chat', label: 'Chat' },
+  { name: 'agents', label: 'Agents' },
+];
+
+export interface Route {
+  page: PageName;
+  params: URLSearchParams;
+}
+
+/** `#/documents?doc=…`: in the fragment, so that the server serves one page and reloads keep the view. */
+function parse(hash: string): Route {
+  const [path = '', query = ''] = hash.replace(/^#\/?/, '').split('?');
+  const page = PAGES.find((p) => p.name === path)?.name ?? 'memories';
+  return { page, params: new URLSearchParams(query) };
+}
+
+export function hrefOf(page: PageName, params: Record<string, string> = {}): string {
+  const query = new URLSearchParams(params).toString();
+  return `#/${page}${query ? `?${query}` : ''}`;
+}
+
+export function navigate(page: PageName, params: Record<string, string> = {}): void {
+  location.hash = hrefOf(page, params);
+}
+
+export function useRoute(): Route {
+  const [route, setRoute] = useState(() => parse(location.hash));
+  useEffect(() => {
+    const onChange = () => setRoute(parse(location.hash));
+    addEventListener('hashchange', onChange);
+    return () => removeEventListener('hashchange', onChange);
+  }, []);
+  return route;
+}

@@ -1,0 +1,312 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { Schemas } from '../../client/memrag-client.js';
+import { type ApiSession, describeError } from './api-session.js';
+import { MemoryEditor } from './memory-editor.js';
+import { plural } from './plural.js';
+import { ConfirmDialog } from './modal-dialog.js';
+import { StatusLine } from './status-line.js';
+import { useStatus } from './use-status.js';
+
+type Memory = Schemas['Memory'];
+type MemoryHit = Schemas['MemorySearchHit'];
+type TagCount = Schemas['TagCountsReply']['tags'][number];
+type TagMode = 'any' | 'all' | 'none';
+type SearchMode = 'hybrid' | 'vector' | 'text';
+
+const PAGE_SIZE = 20;
+const TAG_MODES: readonly { mode: TagMode; label: string }[] = [
+  { mode: 'any', label: 'any' },
+  { mode: 'all', label: 'all' },
+  { mode: 'none', label: 'none' },
+];
+
+interface Props {
+  session: ApiSession;
+  agentId: string;
+  params: URLSearchParams;
+}
+
+/** Memories by tag: counts, any/all/none and metadata filters, hybrid search, editing, deletion by tag. */
+export function MemoriesPage({ session, agentId, params }: Props) {
+  const { status, say, fail } = useStatus();
+  const [tagCounts, setTagCounts] = useState<TagCount[]>([]);
+  const [tagModes, setTagModes] = useState<Record<string, TagMode>>({});
+  const [metadataFilter, setMetadataFilter] = useState('');
+  const [items, setItems] = useState<Memory[]>([]);
+  // The cursors of the pages before this one, so that "Previous" needs no backward cursor from the API.
+  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  const [nextCursor, setNextCursor] = useState<string | null>(null);
+  const [editing, setEditing] = useState<Memory | 'new' | undefined>(undefined);
+  const [query, setQuery] = useState('');
+  const [mode, setMode] = useState<SearchMode>('hybrid');
+  const [hits, setHits] = useState<MemoryHit[] | undefined>(undefined);
+  const [deletingTag, setDeletingTag] = useState<TagCount | undefined>(undefined);
+  const [refresh, setRefresh] = useState(0);
+
+  const tagsIn = (m: TagMode) => Object.entries(tagModes).filter(([, v]) => v === m).map(([t]) => t);
+  const filters = { tagsAny: tagsIn('any'), tagsAll: tagsIn('all'), tagsNone: tagsIn('none') };
+  const filterQuery = {
+    agentId,
+    ...(filters.tagsAny.length ? { tagsAny: filters.tagsAny } : {}),
+    ...(filters.tagsAll.length ? { tagsAll: filters.tagsAll } : {}),
+    ...(filters.tagsNone.length ? { tagsNone: filters.tagsNone } : {}),
+  };
+  const cursor = cursors[cursors.length - 1];
+
+  useEffect(() => {
+    void session.client.GET('/v1/tags', { params: { query: { agentId } } }).then(({ data, error, response }) => {
+      if (error) fail(describeError(error, response));
+      else setTagCounts(data.tags);
+    });
+  }, [agentId, refresh]);
+
+  useEffect(() => {
+    const metadata = metadataFilter.trim();
+    void session.client
+      .GET('/v1/memories', { params: { query: { ...filterQuery, limit: PAGE_SIZE, ...(cursor ? { cursor } : {}), ...(metadata ? { metadata } : {}) } } })
+      .then(({ data, error, response }) => {
+        if (error) return fail(describeError(error, response));
+        setItems(data.items);
+        setNextCursor(data.nextCursor);
+      });
+  }, [agentId, JSON.stringify(tagModes), metadataFilter, cursor, refresh]);
+
+  // A citation of the chat links here with the memory's key: open it.
+  const linkedKey = params.get('key');
+  useEffect(() => {
+    if (!linkedKey) return;
+    void session.client.GET('/v1/memories/{key}', { params: { path: { key: linkedKey }, query: { agentId } } }).then(({ data, error, response }) => {
+      if (error) fail(describeError(error, response));
+      else setEditing(data.memory);
+    });
+  }, [linkedKey, agentId]);
+
+  const setTagMode = (tag: string, m: TagMode) => {
+    setTagModes((modes) => {
+      const { [tag]: current, ...rest } = modes;
+      return current === m ? rest : { ...rest, [tag]: m };
+    });
+    setCursors([undefined]);
+  };
+
+  const search = async (e: Event) => {
+    e.preventDefault();
+    if (!query.trim()) return setHits(undefined);
+    const metadata = metadataFilter.trim();
+    let parsedMetadata: Record<string, unknown> | undefined;
+    try {
+      parsedMetadata = metadata ? (JSON.parse(metadata) as Record<string, unknown>) : undefined;
+    } catch {
+      return fail('The metadata filter must be JSON, e.g. {"source": "notes"}');
+    }
+    const { data, error, response } = await session.client.POST('/v1/memories/search', {
+      body: { query, mode, topK: PAGE_SIZE, ...filterQuery, ...(parsedMetadata ? { metadata: parsedMetadata } : {}) },
+    });
+    if (error) return fail(describeError(error, response));
+    setHits(data.hits);
+    say(`${plural(data.hits.length, 'memory', 'memories')} found`);
+  };
+
+  const deleteByTag = async (tag: TagCount) => {
+    setDeletingTag(undefined);
+    const { data, error, response } = await session.client.DELETE('/v1/memories', { params: { query: { agentId, tagsAny: [tag.tag] } } });
+    if (error) return fail(describeError(error, response));
+    say(`Deleted ${plural(data.deleted, 'memory', 'memories')} tagged ${tag.tag}`);
+    setTagModes(({ [tag.tag]: _dropped, ...rest }) => rest);
+    setCursors([undefined]);
+    setRefresh((n) => n + 1);
+  };
+
+  const deleteMemory = async (memory: Memory) => {
+    const { error, response } = await session.client.DELETE('/v1/memories/{key}', { params: { path: { key: memory.key }, query: { agentId } } });
+    if (error) return fail(describeError(error, response));
+    say(`Deleted ${memory.key}`);
+    setRefresh((n) => n + 1);
+  };
+
+  return (
+    <div class="page with-aside">
+      <aside class="panel" aria-labelledby="tags-title">
+        <h2 id="tags-title">Tags</h2>
+        {tagCounts.length === 0 ? (
+          <p>No tags yet.</p>
+        ) : (
+          <ul class="tag-list">
+            {tagCounts.map((t) => (
+              <li key={t.tag}>
+                <span class="tag-name">
+                  {t.tag} <span class="count" aria-label={plural(t.count, 'memory', 'memories')}>({t.count})</span>
+                </span>
+                <span class="tag-modes" role="group" aria-label={`Filter by ${t.tag}`}>
+                  {TAG_MODES.map(({ mode: m, label }) => (
+                    <button key={m} type="button" class="small" aria-pressed={tagModes[t.tag] === m} onClick={() => setTagMode(t.tag, m)} title={`${label}: ${t.tag}`}>
+                      {label}
+                    </button>
+                  ))}
+                  <button type="button" class="small danger" onClick={() => setDeletingTag(t)} aria-label={`Delete the memories tagged ${t.tag}`}>
+                    Delete
+                  </button>
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
+        <label>
+          Metadata filter (JSON, e.g. {'{"source":"notes"}'})
+          <input
+            value={metadataFilter}
+            spellcheck={false}
+            onChange={(e) => {
+              setMetadataFilter(e.currentTarget.value);
+              setCursors([undefined]);
+            }}
+          />
+        </label>
+      </aside>
+
+      <section class="content" aria-labelledby="memories-title">
+        <div class="page-head">
+          <h1 id="memories-title">Memories</h1>
+          <button type="button" onClick={() => setEditing('new')}>
+            New memory
+          </button>
+        </div>
+        <StatusLine status={status} />
+        {editing && (
+          <MemoryEditor
+            key={editing === 'new' ? 'new' : editing.key}
+            session={session}
+            agentId={agentId}
+            {...(editing === 'new' ? {} : { memory: editing })}
+            onSaved={(message) => {
+              say(message);
+              setEditing(undefined);
+              setRefresh((n) => n + 1);
+            }}
+            onCancel={() => setEditing(undefined)}
+          />
+        )}
+
+        <form class="inline-form" onSubmit={search} role="search" aria-label="Search memories">
+          <label>
+            Search
+            <input type="search" value={query} onInput={(e) => setQuery(e.currentTarget.value)} />
+          </label>
+          <fieldset class="segmented">
+            <legend>Mode</legend>
+            {(['hybrid', 'vector', 'text'] as const).map((m) => (
+              <label key={m}>
+                <input type="radio" name="memory-mode" value={m} checked={mode === m} onChange={() => setMode(m)} /> {m}
+              </label>
+            ))}
+          </fieldset>
+          <button type="submit">Search</button>
+          {hits && (
+            <button type="button" onClick={() => setHits(undefined)}>
+              Clear search
+            </button>
+          )}
+        </form>
+
+        {hits ? (
+          <table>
+            <caption>Search results ({mode})</caption>
+            <thead>
+              <tr>
+                <th scope="col">Score</th>
+                <th scope="col">Vector rank</th>
+                <th scope="col">Text rank</th>
+                <th scope="col">Key</th>
+                <th scope="col">Content</th>
+                <th scope="col">Tags</th>
+              </tr>
+            </thead>
+            <tbody>
+              {hits.map((h) => (
+                <tr key={h.memory.key}>
+                  <td>{h.score.toFixed(4)}</td>
+                  <td>{h.ranks.vector ?? '–'}</td>
+                  <td>{h.ranks.text ?? '–'}</td>
+                  <td>
+                    <button type="button" class="link" onClick={() => setEditing(h.memory)}>
+                      {h.memory.key}
+                    </button>
+                  </td>
+                  <td>{h.memory.content}</td>
+                  <td>{h.memory.tags.join(', ')}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : (
+          <>
+            <table>
+              <caption>
+                {describeFilters(filters)} (page {cursors.length})
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Key</th>
+                  <th scope="col">Content</th>
+                  <th scope="col">Tags</th>
+                  <th scope="col">Updated</th>
+                  <th scope="col">
+                    <span class="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((m) => (
+                  <tr key={m.key}>
+                    <td>{m.key}</td>
+                    <td>{m.content}</td>
+                    <td>{m.tags.join(', ')}</td>
+                    <td>
+                      <time dateTime={m.updatedAt}>{new Date(m.updatedAt).toLocaleString()}</time>
+                    </td>
+                    <td class="actions">
+                      <button type="button" class="small" onClick={() => setEditing(m)} aria-label={`Edit ${m.key}`}>
+                        Edit
+                      </button>
+                      <button type="button" class="small danger" onClick={() => void deleteMemory(m)} aria-label={`Delete ${m.key}`}>
+                        Delete
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            {items.length === 0 && <p>No memories match.</p>}
+            <nav class="pager" aria-label="Pages of memories">
+              <button type="button" disabled={cursors.length === 1} onClick={() => setCursors((c) => c.slice(0, -1))}>
+                Previous page
+              </button>
+              <button type="button" disabled={!nextCursor} onClick={() => nextCursor && setCursors((c) => [...c, nextCursor])}>
+                Next page
+              </button>
+            </nav>
+          </>
+        )}
+      </section>
+
+      {deletingTag && (
+        <ConfirmDialog
+          title="Delete by tag"
+          message={`Delete ${plural(deletingTag.count, 'memory', 'memories')} tagged “${deletingTag.tag}”? This cannot be undone.`}
+          confirmLabel={`Delete ${deletingTag.count}`}
+          onConfirm={() => void deleteByTag(deletingTag)}
+          onCancel={() => setDeletingTag(undefined)}
+        />
+      )}
+    </div>
+  );
+}
+
+function describeFilters(f: { tagsAny: string[]; tagsAll: string[]; tagsNone: string[] }): string {
+  const parts = [
+    f.tagsAny.length ? `any of ${f.tagsAny.join(', ')}` : '',
+    f.tagsAll.length ? `all of ${f.tagsAll.join(', ')}` : '',
+    f.tagsNone.length ? `none of ${f.tagsNone.join(', ')}` : '',
+  ].filter(Boolean);
+  return parts.length ? `Memories tagged ${parts.join('; ')}` : 'All memories';
+}

@@ -1,0 +1,108 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { Schemas } from '../../client/memrag-client.js';
+import { type ApiSession, describeError } from './api-session.js';
+import { parseTagList } from './tag-list.js';
+
+type Memory = Schemas['Memory'];
+type HistoryEvent = Schemas['MemoryHistoryReply']['events'][number];
+
+interface Props {
+  session: ApiSession;
+  agentId: string;
+  /** The memory to edit; undefined for a new one. */
+  memory?: Memory;
+  onSaved: (message: string) => void;
+  onCancel: () => void;
+}
+
+/** Creates or edits one memory (content, tags, metadata) and shows its history of changes. */
+export function MemoryEditor({ session, agentId, memory, onSaved, onCancel }: Props) {
+  const [key, setKey] = useState(memory?.key ?? '');
+  const [content, setContent] = useState(memory?.content ?? '');
+  const [tags, setTags] = useState(memory?.tags.join(', ') ?? '');
+  const [metadata, setMetadata] = useState(memory ? JSON.stringify(memory.metadata) : '{}');
+  const [error, setError] = useState('');
+  const [history, setHistory] = useState<HistoryEvent[]>([]);
+  const contentField = useRef<HTMLTextAreaElement>(null);
+
+  // Opened from a list's Edit button: the keyboard lands where the editing starts.
+  useEffect(() => contentField.current?.focus(), []);
+
+  useEffect(() => {
+    if (!memory) return;
+    void session.client
+      .GET('/v1/memories/{key}/history', { params: { path: { key: memory.key }, query: { agentId } } })
+      .then(({ data }) => setHistory(data?.events ?? []));
+  }, [memory?.key, memory?.updatedAt]);
+
+  const save = async (e: Event) => {
+    e.preventDefault();
+    let parsedMetadata: Record<string, unknown>;
+    try {
+      parsedMetadata = JSON.parse(metadata || '{}') as Record<string, unknown>;
+    } catch {
+      setError('Metadata must be a JSON object, e.g. {"source": "notes"}');
+      return;
+    }
+    const body = { content, tags: parseTagList(tags), metadata: parsedMetadata };
+    const { error: failed, response } = memory || key.trim()
+      ? await session.client.PUT('/v1/memories/{key}', { params: { path: { key: memory?.key ?? key.trim() }, query: { agentId } }, body })
+      : await session.client.POST('/v1/memories', { params: { query: { agentId } }, body });
+    if (failed) return setError(describeError(failed, response));
+    onSaved(memory ? `Saved ${memory.key}` : 'Memory saved');
+  };
+
+  const title = memory ? `Edit memory ${memory.key}` : 'New memory';
+  return (
+    <section class="panel" aria-labelledby="memory-editor-title">
+      <h2 id="memory-editor-title">{title}</h2>
+      <form onSubmit={save} class="stack">
+        {!memory && (
+          <label>
+            Key (optional: one is made up when left empty)
+            <input value={key} onInput={(e) => setKey(e.currentTarget.value)} />
+          </label>
+        )}
+        <label>
+          Content
+          <textarea ref={contentField} required rows={4} value={content} onInput={(e) => setContent(e.currentTarget.value)} />
+        </label>
+        <label>
+          Tags (separated by commas)
+          <input value={tags} onInput={(e) => setTags(e.currentTarget.value)} />
+        </label>
+        <label>
+          Metadata (JSON object)
+          <input value={metadata} onInput={(e) => setMetadata(e.currentTarget.value)} spellcheck={false} />
+        </label>
+        <p class="status error" role="alert">
+          {error}
+        </p>
+        <div class="actions">
+          <button type="submit">Save memory</button>
+          <button type="button" onClick={onCancel}>
+            Cancel
+          </button>
+        </div>
+      </form>
+      {memory && (
+        <>
+          <h3>History</h3>
+          {history.length === 0 ? (
+            <p>No changes recorded.</p>
+          ) : (
+            <ol class="history">
+              {history.map((h, i) => (
+                <li key={i}>
+                  <time dateTime={h.at}>{new Date(h.at).toLocaleString()}</time> <strong>{h.event}</strong> by {h.actor.type}
+                  {h.content !== null && <span>: {h.content}</span>}
+                  {h.tags.length > 0 && <span class="tags"> [{h.tags.join(', ')}]</span>}
+                </li>
+              ))}
+            </ol>
+          )}
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,32 @@
+import type { Schemas } from '../../client/memrag-client.js';
+import type { ApiSession } from './api-session.js';
+
+export interface UploadResult {
+  status: number;
+  /** The reply: IngestReply on 200/201, the API's error otherwise. */
+  body: Schemas['IngestReply'] | { error: { code: string; message: string } };
+}
+
+/**
+ * Posts one file to `/v1/documents` as multipart, reporting the bytes sent. XMLHttpRequest rather
+ * than the typed client: fetch reports no upload progress. The reply is typed from the same
+ * OpenAPI document.
+ */
+export function uploadDocument(session: ApiSession, file: File, tags: string[], onProgress: (sent: number, total: number) => void): Promise<UploadResult> {
+  const form = new FormData();
+  form.append('file', file, file.name);
+  form.append('title', file.name.replace(/\.[^.]+$/, ''));
+  // The file's name, so that uploading it again replaces the document rather than adding a second.
+  form.append('source', file.name);
+  for (const tag of tags) form.append('tags', tag);
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', `${session.baseUrl}/v1/documents`);
+    if (session.apiKey) xhr.setRequestHeader('Authorization', `Bearer ${session.apiKey}`);
+    xhr.responseType = 'json';
+    xhr.upload.onprogress = (e) => onProgress(e.loaded, e.lengthComputable ? e.total : file.size);
+    xhr.onload = () => resolve({ status: xhr.status, body: xhr.response as UploadResult['body'] });
+    xhr.onerror = () => reject(new Error(`The upload of ${file.name} failed: the server could not be reached`));
+    xhr.send(form);
+  });
+}

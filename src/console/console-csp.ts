@@ -1,0 +1,15 @@
+/**
+ * The console's CSP: its own scripts, styles and API calls, nothing inline and nothing from
+ * another origin (its packages are bundled from node_modules, never loaded from a CDN).
+ * `blob:` downloads (conversation exports) are navigations, which CSP does not govern.
+ */
+export const CONSOLE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
