@@ -1047,6 +1047,8 @@ export interface components {
                 tokensBefore: number;
                 tokensAfter: number;
                 limit: number;
+                /** @description Summarising requests this compaction waited on; 0 when the stored summary and checkpoints sufficed. */
+                summarizerCalls: number;
             };
         } | {
             /** @constant */
@@ -1166,12 +1168,18 @@ export interface components {
             messages: components["schemas"]["ConversationMessage"][];
             checkpoints: components["schemas"]["TurnCheckpoint"][];
             summary: components["schemas"]["ConversationSummary"] | null;
-            /** @description What the history costs in a prompt; the system prompt, tools and next question come on top. */
+            /** @description What the next request will cost, in estimated tokens, beside the limit. */
             tokens: {
                 /** @description The whole stored history, estimated. */
                 history: number;
-                /** @description As the next turn would send it, with checkpoints and summary. */
+                /** @description The history as the next turn would send it, with checkpoints and summary. */
                 compacted: number;
+                /** @description What a request carries besides the history: system prompt, tool definitions, the question with its sources and tool results (the last turn's largest request, or an estimate when no turn was measured). */
+                fixed: number;
+                /** @description Whether `fixed` was measured on a turn rather than estimated. */
+                fixedMeasured: boolean;
+                /** @description The next request as a whole, estimated: `fixed` plus the compacted history; compare it with `limit`. */
+                nextRequest: number;
                 /** @description The tokens past which a request is compacted. */
                 limit: number;
                 contextWindow: number;
@@ -1354,13 +1362,13 @@ export interface components {
             };
             tools?: {
                 /** @description Only these built-in tools (all when unset). */
-                allow?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge")[];
+                allow?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
                 /** @description Never these; deny wins over allow. */
-                deny?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge")[];
+                deny?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
             };
             /** @description Built-in tools whose calls wait for a human decision (default `["delete_memory"]`). */
             approval?: {
-                tools: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge")[];
+                tools: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
             };
             /** @description What a turn recalls before the model runs; a request's own `topK`, `candidateK` and tag filters win. */
             recall?: {
@@ -1406,13 +1414,13 @@ export interface components {
             };
             tools?: {
                 /** @description Only these built-in tools (all when unset). */
-                allow?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge")[];
+                allow?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
                 /** @description Never these; deny wins over allow. */
-                deny?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge")[];
+                deny?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
             };
             /** @description Built-in tools whose calls wait for a human decision (default `["delete_memory"]`). */
             approval?: {
-                tools: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge")[];
+                tools: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
             };
             /** @description What a turn recalls before the model runs; a request's own `topK`, `candidateK` and tag filters win. */
             recall?: {
@@ -1455,12 +1463,12 @@ export interface components {
             } | null;
             tools?: {
                 /** @description Only these built-in tools (all when unset). */
-                allow?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge")[];
+                allow?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
                 /** @description Never these; deny wins over allow. */
-                deny?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge")[];
+                deny?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
             } | null;
             approval?: {
-                tools: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge")[];
+                tools: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
             } | null;
             recall?: {
                 memoryTopK?: number;
@@ -1511,13 +1519,13 @@ export interface components {
             };
             tools?: {
                 /** @description Only these built-in tools (all when unset). */
-                allow?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge")[];
+                allow?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
                 /** @description Never these; deny wins over allow. */
-                deny?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge")[];
+                deny?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
             };
             /** @description Built-in tools whose calls wait for a human decision (default `["delete_memory"]`). */
             approval?: {
-                tools: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge")[];
+                tools: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
             };
             /** @description What a turn recalls before the model runs; a request's own `topK`, `candidateK` and tag filters win. */
             recall?: {
