@@ -58,6 +58,11 @@ describe('conversations', () => {
     expect(res.body.tokens).toMatchObject({ contextWindow: 8192, outputReserve: 1024, limit: Math.floor((8192 - 1024) * 0.85) });
     expect(res.body.tokens.history).toBeGreaterThan(0);
     expect(res.body.tokens.compacted).toBe(res.body.tokens.history);
+    // Answered without a model, nothing was measured: the next request is estimated from the
+    // default agent's system prompt, its tools (recall_turns among them) and a question with sources.
+    expect(res.body.tokens.fixedMeasured).toBe(false);
+    expect(res.body.tokens.fixed).toBeGreaterThan(1_000);
+    expect(res.body.tokens.nextRequest).toBe(res.body.tokens.fixed + res.body.tokens.compacted);
   });
 
   it('continues a conversation: the next turn sends the stored history to the model', async () => {
