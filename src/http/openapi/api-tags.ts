@@ -8,6 +8,7 @@ export const TAGS = {
   runs: 'Runs',
   turns: 'Turns',
   agents: 'Agents',
+  jobs: 'Jobs',
   operations: 'Operations',
   documentation: 'Documentation',
 } as const;
@@ -23,6 +24,7 @@ export const TAG_DESCRIPTIONS: Record<ApiTag, string> = {
   [TAGS.runs]: 'Chat turns as runs: their status, and the answers a paused one waits for (client tool outputs, approvals).',
   [TAGS.turns]: "Past turns of an agent's conversations, searched by meaning and by words (episodic recall).",
   [TAGS.agents]: 'Agents: the versioned settings (instructions, model, tools, budget, recall) a chat runs with for an `agentId`.',
+  [TAGS.jobs]: 'Durable jobs: asynchronous and batch ingestion, with progress, run by workers sharing the database.',
   [TAGS.operations]: 'Probes and metrics, outside `/v1`: no API key, no rate limit.',
   [TAGS.documentation]: 'This document and its interactive page.',
 };
