@@ -20,7 +20,7 @@ export interface JobQueue {
   /** Records progress and renews the lease; throws JobLeaseLostError when the job is no longer this worker's. */
   progress(job: ClaimedJob, workerId: string, leaseMs: number, progress?: JobProgress): Promise<void>;
   /** Marks the job succeeded, inside the caller's transaction `tx`, which must roll back if this throws. */
-  complete(tx: Db, job: ClaimedJob, workerId: string, result: Record<string, unknown>): Promise<void>;
+  complete(tx: Db, job: ClaimedJob, workerId: string, result: Record<string, unknown>, progress?: JobProgress): Promise<void>;
   /**
    * Ends an attempt that failed: queued again after `retryInMs` when given and attempts remain,
    * else failed with `error`. False when the job was no longer this worker's.
@@ -68,12 +68,14 @@ export function createJobQueue(db: Db): JobQueue {
     if (rows.length === 0) throw new JobLeaseLostError(job.id);
   }
 
-  async function complete(tx: Db, job: ClaimedJob, workerId: string, result: Record<string, unknown>): Promise<void> {
+  async function complete(tx: Db, job: ClaimedJob, workerId: string, result: Record<string, unknown>, last?: JobProgress): Promise<void> {
+    // The last stage reported, finished: a progress write still in flight would come too late.
+    const final = last ? sql`${JSON.stringify({ ...last, done: last.total })}::jsonb` : sql`jsonb_set(progress, '{done}', progress->'total')`;
     const rows = await queryRows(
       tx,
       sql`UPDATE jobs SET status = 'succeeded', result = ${JSON.stringify(result)}::jsonb, error = NULL, finished_at = now(),
             updated_at = now(), event_seq = event_seq + 1, lease_until = NULL, content = NULL,
-            progress = jsonb_set(progress, '{done}', progress->'total')
+            progress = ${final}
           WHERE ${fence(job, workerId)} RETURNING id`,
     );
     if (rows.length === 0) throw new JobLeaseLostError(job.id);

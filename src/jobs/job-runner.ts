@@ -92,6 +92,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
     }
     // Progress and heartbeats are written one at a time, and only the latest pending progress.
     let pending: JobProgress | undefined;
+    let latest: JobProgress | undefined;
     let writing: Promise<void> | undefined;
     const write = (): Promise<void> => {
       if (writing) return writing;
@@ -118,10 +119,11 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
       signal,
       report(progress) {
         pending = progress;
+        latest = progress;
         void write();
       },
       async complete(tx, result) {
-        await queue.complete(tx, job, workerId, result);
+        await queue.complete(tx, job, workerId, result, latest);
         completed = true;
       },
     };
