@@ -44,6 +44,8 @@ import { instrumentLlmProvider } from './observability/instrumented-llm.js';
 import { type Logger, createLogger } from './observability/logger.js';
 import { type ApiKeyAuthenticator, createApiKeyAuthenticator } from './auth/api-key-authenticator.js';
 import { type TenantScoped, tenantScoped } from './tenancy/tenant-scoped.js';
+import { type Jobs, createJobs } from './jobs/job-service.js';
+import type { JobStore } from './jobs/job-store.js';
 
 /** The services the HTTP routes use; built once at start and closed once at shutdown. */
 export interface AppContext {
@@ -86,6 +88,10 @@ export interface AppContext {
   backgroundTasks: BackgroundTasks;
   /** The `cross-encoder` reranker (RERANKER_MODEL); undefined when none is configured. */
   crossEncoder?: ClosableReranker | undefined;
+  /** Durable jobs (`/v1/jobs`): asynchronous and batch ingestion, worked on by this process unless WORKERS_IN_PROCESS=false. */
+  jobs: TenantScoped<JobStore>;
+  /** The queue and this process's workers (`npm run worker` has only these). */
+  jobQueue: Jobs;
   /** Closes the database, then the embedder and the cross-encoder (which may run worker threads). */
   close(): Promise<void>;
 }
@@ -181,6 +187,8 @@ export async function createAppContext(config: Config, options: AppContextOption
     (err) => logger.warn({ err }, 'runs sweep failed'),
   );
 
+  const jobQueue = createJobs({ config, database, embedder, logger, work: config.WORKERS_IN_PROCESS });
+
   let closing: Promise<void> | undefined;
   const close = () =>
     // Idempotent: a second signal during shutdown must not close the pool twice.
@@ -188,6 +196,8 @@ export async function createAppContext(config: Config, options: AppContextOption
       try {
         // Checkpoint writers still running are aborted, and must finish before their database goes.
         await backgroundTasks.close();
+        // Before the database: a job in progress is abandoned to its lease, not cut mid-query.
+        await jobQueue.close();
         await sweeper.stop();
         await runSweeper.stop();
         await database.close();
@@ -221,6 +231,8 @@ export async function createAppContext(config: Config, options: AppContextOption
     liveRuns,
     backgroundTasks,
     crossEncoder,
+    jobs: jobQueue.stores,
+    jobQueue,
     close,
   };
 }

@@ -567,7 +567,7 @@ export interface paths {
         put?: never;
         /**
          * Ingest a document (JSON text, or a multipart file upload)
-         * @description Chunks by structure to at most `maxTokens` with `overlapTokens` between neighbours, embeds the chunks and indexes runs of them up to `passageTokens` as BM25 passages, all in one transaction. Identical text again answers the stored document (`unchanged`); a known `source` with new text replaces that document (`replaced`, same id). A multipart upload carries `file` (.txt, .md, .html, .pdf) and the same fields as text: `tags` repeated, comma-separated or a JSON array, `metadata` as a JSON object.
+         * @description Chunks by structure to at most `maxTokens` with `overlapTokens` between neighbours, embeds the chunks and indexes runs of them up to `passageTokens` as BM25 passages, all in one transaction. Identical text again answers the stored document (`unchanged`); a known `source` with new text replaces that document (`replaced`, same id). A multipart upload carries `file` (.txt, .md, .html, .pdf) and the same fields as text: `tags` repeated, comma-separated or a JSON array, `metadata` as a JSON object. With `async: true` (or `Prefer: respond-async`) it answers `202 {job}` at once; `{url}` (fetched by a worker), `{documents: [...]}` and several files are always jobs. A synchronous ingest over SYNC_INGEST_MAX_BYTES is refused (413 `use_async`).
          */
         post: operations["ingestDocument"];
         delete?: never;
@@ -625,6 +625,80 @@ export interface paths {
          * @description Each retriever returns `candidateK` candidates, filtered by tags in SQL: BM25 scores passages (runs of a document's chunks), the vector side chunks, which count for their passage at its nearest chunk. Hybrid mode fuses passages by weighted reciprocal rank fusion. Each hit is one passage, citing its chunk that covers most of the query (vector mode: its nearest). A `reranker` reorders the first `candidateK` and returns the best `topK` with `rerankScore`; without one, RERANKER_DEFAULT applies. Rerankers on this server: none, lexical.
          */
         post: operations["searchKnowledge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a job: its status, progress and result */
+        get: operations["getJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List jobs, newest first (by status, cursor pagination) */
+        get: operations["listJobs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a job
+         * @description A queued job is not run; a running one stops at its next step and writes nothing. A batch cancels its items that have not ended. A job that ended first (its document written) keeps its ending: 409.
+         */
+        post: operations["cancelJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a job's progress (Server-Sent Events)
+         * @description One `progress` event with the job as it is, then one at each change (stage, embedded chunks, items of a batch), until the last, named by the final status. Event ids grow with each change: with `Last-Event-ID` only what changed after it is sent. Works from any server of the database, whichever process runs the job.
+         */
+        get: operations["jobEvents"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1575,6 +1649,69 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        JobReply: {
+            job: components["schemas"]["Job"];
+        };
+        Job: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "ingest" | "batch";
+            /** @enum {string} */
+            status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+            /** @description `stage`: `queued`, then `fetch` (URL sources), `parse`, `normalise`, `chunk`, `embed` (`done` of `total` chunks) and `write`; `items` for a batch. */
+            progress: {
+                stage: string;
+                done: number;
+                total: number;
+            };
+            /** @description On success: `documentId` and `status` (`created`, `replaced` or `unchanged`) for an ingest. */
+            result: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Why it failed (or the last failure of an attempt that will be retried). */
+            error: {
+                code: string;
+                message: string;
+            } | null;
+            /** @description The batch this job is an item of. */
+            batchId: string | null;
+            attempt: number;
+            /** Format: date-time */
+            createdAt: string;
+            startedAt: string | null;
+            finishedAt: string | null;
+            /** @description A batch only. */
+            counts?: components["schemas"]["BatchCounts"];
+            /** @description A batch only: its items, in the order given. */
+            items?: components["schemas"]["BatchItem"][];
+        };
+        /** @description A batch's items by status. */
+        BatchCounts: {
+            queued: number;
+            running: number;
+            succeeded: number;
+            failed: number;
+            cancelled: number;
+        };
+        BatchItem: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+            progress: {
+                stage: string;
+                done: number;
+                total: number;
+            };
+            result: {
+                [key: string]: unknown;
+            } | null;
+            error: {
+                code: string;
+                message: string;
+            } | null;
+        };
         DocumentPage: {
             items: components["schemas"]["Document"][];
             nextCursor: string | null;
@@ -1626,6 +1763,14 @@ export interface components {
             };
             /** @description The reranker's score, when one ran; hits are in its order. */
             rerankScore?: number;
+        };
+        JobPage: {
+            items: components["schemas"]["Job"][];
+            nextCursor: string | null;
+        };
+        /** @description `event: progress` at each change; the last is named by the final status (`succeeded`, `failed`, `cancelled`). */
+        JobEvent: {
+            job: components["schemas"]["Job"];
         };
         ConsoleServerReply: {
             /** @description Whether `/v1` wants `Authorization: Bearer <key>` now; false on a keyless loopback server. */
@@ -6944,6 +7089,70 @@ export interface operations {
                     overlapTokens?: number;
                     /** @description Tokens per BM25 passage (consecutive chunks scored together), default 512; at most the chunk size: one passage per chunk. */
                     passageTokens?: number;
+                    /** @description Answer `202 {job}` at once and ingest in the background (also `Prefer: respond-async`); follow it at `/v1/jobs/{id}`. */
+                    async?: boolean;
+                } | {
+                    /** Format: uri */
+                    url: string;
+                    /**
+                     * @description Default: from the reply's content type.
+                     * @enum {string}
+                     */
+                    format?: "text" | "markdown" | "html" | "pdf";
+                    title?: string;
+                    tags?: string[];
+                    /** @description A JSON object, at most 65536 bytes as JSON and 32 levels deep. */
+                    metadata?: Record<string, unknown>;
+                    source?: string;
+                    maxTokens?: number;
+                    overlapTokens?: number;
+                    /** @description Tokens per BM25 passage (consecutive chunks scored together), default 512; at most the chunk size: one passage per chunk. */
+                    passageTokens?: number;
+                    /**
+                     * @description A URL is always ingested as a job.
+                     * @constant
+                     */
+                    async?: true;
+                } | {
+                    documents: ({
+                        text: string;
+                        /**
+                         * @default text
+                         * @enum {string}
+                         */
+                        format?: "text" | "markdown" | "html";
+                        title?: string;
+                        tags?: string[];
+                        /** @description A JSON object, at most 65536 bytes as JSON and 32 levels deep. */
+                        metadata?: Record<string, unknown>;
+                        source?: string;
+                        maxTokens?: number;
+                        overlapTokens?: number;
+                        /** @description Tokens per BM25 passage (consecutive chunks scored together), default 512; at most the chunk size: one passage per chunk. */
+                        passageTokens?: number;
+                    } | {
+                        /** Format: uri */
+                        url: string;
+                        /**
+                         * @description Default: from the reply's content type.
+                         * @enum {string}
+                         */
+                        format?: "text" | "markdown" | "html" | "pdf";
+                        title?: string;
+                        tags?: string[];
+                        /** @description A JSON object, at most 65536 bytes as JSON and 32 levels deep. */
+                        metadata?: Record<string, unknown>;
+                        source?: string;
+                        maxTokens?: number;
+                        overlapTokens?: number;
+                        /** @description Tokens per BM25 passage (consecutive chunks scored together), default 512; at most the chunk size: one passage per chunk. */
+                        passageTokens?: number;
+                    })[];
+                    /**
+                     * @description A batch is always a job.
+                     * @constant
+                     */
+                    async?: true;
                 };
                 "multipart/form-data": {
                     title?: string;
@@ -6952,14 +7161,13 @@ export interface operations {
                     metadata?: string;
                     /** @enum {string} */
                     format?: "text" | "markdown" | "html" | "pdf";
+                    /** @enum {string} */
+                    async?: "true" | "false";
                     maxTokens?: string;
                     overlapTokens?: string;
                     passageTokens?: string;
-                    /**
-                     * Format: binary
-                     * @description The document: .txt, .md, .html or .pdf.
-                     */
-                    file: string;
+                    /** @description The document: .txt, .md, .html or .pdf; several `file` parts make a batch job. */
+                    file: string | string[];
                 };
             };
         };
@@ -6982,6 +7190,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IngestReply"];
+                };
+            };
+            /** @description Queued as a job (`async: true`, `Prefer: respond-async`, a `url`, a batch): follow it at `Location`. */
+            202: {
+                headers: {
+                    /** @description The job: `/v1/jobs/{id}`. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobReply"];
                 };
             };
             /** @description Invalid request: `validation_error` names each offending field in `details`; `invalid_json` for a body that is not JSON. */
@@ -7016,7 +7235,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is past the size limit. */
+            /** @description The body is past the size limit. Too large to ingest within the request: send it with `async: true`. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -7025,7 +7244,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "payload_too_large";
+                            code: "payload_too_large" | "use_async";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -7638,6 +7857,565 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "payload_too_large";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the document, conversation or agent. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobReply"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such job. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listJobs: {
+        parameters: {
+            query?: {
+                status?: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                /** @description Items per page. */
+                limit?: number;
+                /** @description The previous page's `nextCursor`. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobPage"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    cancelJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the document, conversation or agent. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cancelled job. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobReply"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such job. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The job has ended already. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "job_ended";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    jobEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the document, conversation or agent. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["JobEvent"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such job. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };

@@ -116,6 +116,20 @@ export const envSchema = z.object({
       }),
     ),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
+  // Durable jobs (src/jobs): the API server works on them too unless WORKERS_IN_PROCESS=false (then `npm run worker` does).
+  WORKERS_IN_PROCESS: bool.default(true),
+  JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  // A worker that stops renewing its lease this long (killed, hung) loses its job to another worker.
+  JOB_LEASE_MS: z.coerce.number().int().min(300).max(3_600_000).default(30_000),
+  JOB_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
+  JOB_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(3),
+  JOB_RETRY_BASE_MS: z.coerce.number().int().min(0).max(600_000).default(1_000),
+  // A synchronous POST /v1/documents larger than this is refused (413) with a pointer to `async: true`.
+  SYNC_INGEST_MAX_BYTES: z.coerce.number().int().min(1).default(1_048_576),
+  INGEST_ALLOW_PRIVATE_URLS: bool.default(false),
+  INGEST_URL_MAX_BYTES: z.coerce.number().int().min(1).default(20 * 1_048_576),
+  INGEST_URL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  INGEST_URL_MAX_REDIRECTS: z.coerce.number().int().min(0).max(20).default(5),
 });
 
 export type Config = z.infer<typeof envSchema>;

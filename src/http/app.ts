@@ -17,6 +17,7 @@ import { consoleContentSecurityPolicy, createConsoleRoutes } from './routes/cons
 import { createConversationRoutes } from './routes/conversations.js';
 import { createDocsRoutes, docsContentSecurityPolicy } from './routes/docs.js';
 import { createDocumentRoutes } from './routes/documents.js';
+import { createJobRoutes } from './routes/jobs.js';
 import { createRunRoutes } from './routes/runs.js';
 import { createSearchRoutes } from './routes/search.js';
 import { createMemoryRoutes } from './routes/memories.js';
@@ -76,7 +77,7 @@ export function createApp(ctx: AppContext): ApiApp {
     // The chat bounds its own turns (see requestTimeout); its SSE streams must never be cut here,
     // nor those of a resumed run or of its events. Not /mcp: which tool a request calls is in its
     // body, so the MCP tools bound themselves (see mcp/tool-deadline.ts).
-    app.use('/v1/*', (c, next) => (/^\/v1\/(chat|runs)(\/|$)/.test(c.req.path) ? next() : timeout(c, next)));
+    app.use('/v1/*', (c, next) => (/^\/v1\/(chat|runs)(\/|$)|^\/v1\/jobs\/[^/]+\/events$/.test(c.req.path) ? next() : timeout(c, next)));
   }
   // Always on: it also gives keyless servers their tenant (`default`), which every route needs.
   const keyAuth = apiKeyAuth(ctx.auth);
@@ -91,6 +92,7 @@ export function createApp(ctx: AppContext): ApiApp {
   app.route('/v1/agents', createAgentRoutes(ctx));
   app.route('/v1/documents', createDocumentRoutes(ctx));
   app.route('/v1/search', createSearchRoutes(ctx));
+  app.route('/v1/jobs', createJobRoutes(ctx));
   app.route('/mcp', createMcpRoutes(ctx));
   app.route('/', createConsoleRoutes(ctx));
 

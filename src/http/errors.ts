@@ -38,7 +38,10 @@ export type ErrorCode =
   | 'run_expired'
   | 'tool_call_not_pending'
   | 'run_waiting'
-  | 'run_cancelled';
+  | 'run_cancelled'
+  // Jobs (see src/jobs): a synchronous ingest too large for the request timeout, a job that ended.
+  | 'use_async'
+  | 'job_ended';
 
 /** An error the client caused (or asked about); error-mapping.ts turns it into the JSON error reply. */
 export class HttpError extends Error {

@@ -39,7 +39,7 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
     let alpha: Caller;
     let beta: Caller;
     let betaKey: string;
-    const seeded = { documentId: '', chunkIds: [] as string[], conversationId: '', exported: undefined as any, runId: '', pausedRunId: '' };
+    const seeded = { documentId: '', chunkIds: [] as string[], conversationId: '', exported: undefined as any, runId: '', pausedRunId: '', jobId: '', batchId: '' };
 
     const as =
       (target: () => Hono, key: string): Caller =>
@@ -103,6 +103,12 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
       seeded.exported = ok(await alpha('GET', `/v1/conversations/${seeded.conversationId}/export`)).body;
       ok(await alpha('POST', '/v1/agents', { id: 'alpha-agent', name: 'Alpha keeps this agent', instructions: 'Mention zanzibarite.' }));
       ok(await alpha('PATCH', '/v1/agents/alpha-agent', { instructions: 'Mention zanzibarite twice.' }));
+      // A job of alpha's that ended (its document is alpha's seeded one: same text) and a batch.
+      seeded.jobId = ok(await alpha('POST', '/v1/documents', { title: 'Alpha field notes', text: ALPHA_DOCUMENT, format: 'markdown', async: true })).body.job.id;
+      seeded.batchId = ok(await alpha('POST', '/v1/documents', { documents: [{ text: ALPHA_DOCUMENT, format: 'markdown', source: 'wiki://alpha' }] })).body.job.id;
+      for (const id of [seeded.jobId, seeded.batchId]) {
+        for (let i = 0; i < 400 && !['succeeded', 'failed'].includes((await alpha('GET', `/v1/jobs/${id}`)).body.job.status); i++) await new Promise((r) => setTimeout(r, 25));
+      }
     });
     afterAll(async () => {
       await ctx?.backgroundTasks.whenIdle();
@@ -133,7 +139,12 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
         agentVersions: await get('/v1/agents/alpha-agent/versions'),
         run: await get(`/v1/runs/${seeded.runId}`),
         pausedRun: await get(`/v1/runs/${seeded.pausedRunId}`),
+        jobs: await get('/v1/jobs'),
+        job: await get(`/v1/jobs/${seeded.jobId}`),
+        batch: await get(`/v1/jobs/${seeded.batchId}`),
       };
+      expect(state.jobs.items.map((j: { id: string }) => j.id)).toEqual(expect.arrayContaining([seeded.jobId, seeded.batchId]));
+      expect(state.job.job.status).toBe('succeeded');
       // Alpha sees its own data on each read route: a route serving some fixed tenant would not.
       expect(state.memories.items.map((m: { key: string }) => m.key).sort()).toEqual(['alpha-delete-probe', 'alpha-secret', 'shared-key']);
       expect(state.bobMemories.items.map((m: { key: string }) => m.key)).toEqual(['alpha-bob']);
@@ -150,7 +161,7 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
     /** Nothing of alpha's in a reply to beta: neither its words nor its ids. */
     function expectNothingOfAlpha(res: JsonReply, what: string) {
       const text = JSON.stringify(res.body);
-      for (const word of [...ALPHA_WORDS, seeded.documentId, seeded.conversationId, ...seeded.chunkIds]) {
+      for (const word of [...ALPHA_WORDS, seeded.documentId, seeded.conversationId, ...seeded.chunkIds, seeded.jobId, seeded.batchId]) {
         expect(text.includes(word), `${what}: the reply to beta contains ${JSON.stringify(word)}: ${text.slice(0, 500)}`).toBe(false);
       }
     }
@@ -400,6 +411,22 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
       },
       'DELETE /v1/documents/:id': async () => {
         expectNotFound(await beta('DELETE', `/v1/documents/${seeded.documentId}`), 'document delete');
+      },
+      'GET /v1/jobs': async () => {
+        for (const query of ['', '?status=succeeded', '?limit=200']) {
+          const res = await beta('GET', `/v1/jobs${query}`);
+          expect(res.status).toBe(200);
+          expectNothingOfAlpha(res, `job list ${query}`);
+        }
+      },
+      'GET /v1/jobs/:id': async () => {
+        for (const id of [seeded.jobId, seeded.batchId]) expectNotFound(await beta('GET', `/v1/jobs/${id}`), 'job by id');
+      },
+      'GET /v1/jobs/:id/events': async () => {
+        for (const id of [seeded.jobId, seeded.batchId]) expectNotFound(await beta('GET', `/v1/jobs/${id}/events`), 'job events');
+      },
+      'POST /v1/jobs/:id/cancel': async () => {
+        for (const id of [seeded.jobId, seeded.batchId]) expectNotFound(await beta('POST', `/v1/jobs/${id}/cancel`), 'job cancel');
       },
       'POST /v1/search': async () => {
         for (const mode of ['hybrid', 'vector', 'text']) {

@@ -57,6 +57,8 @@ export interface IngestPipelineOptions {
 export interface IngestRunOptions {
   /** Called synchronously at each stage change and embedded batch; must not throw. */
   onProgress?: ((progress: IngestProgress) => void) | undefined;
+  /** See WriteStageOptions.inTransaction; also called (with no transaction of its own) when the text was stored already. */
+  inTransaction?: ((tx: Db, result: IngestResult) => Promise<void>) | undefined;
 }
 
 export interface IngestPipeline {
@@ -70,7 +72,7 @@ export function createIngestPipeline(options: IngestPipelineOptions): IngestPipe
   const analyzer = options.analyzer ?? defaultAnalyzer;
   const countTokens = options.countTokens ?? embedder.countTokens?.bind(embedder);
 
-  async function run(input: IngestDocumentInput, { onProgress }: IngestRunOptions = {}): Promise<IngestResult> {
+  async function run(input: IngestDocumentInput, { onProgress, inTransaction }: IngestRunOptions = {}): Promise<IngestResult> {
     const { signal } = input;
     /** Runs one stage between its start and end reports; `report` is for progress within it. */
     const stage = async <T>(name: IngestStage, total: number, work: (report: (done: number) => void) => T | Promise<T>): Promise<T> => {
@@ -91,7 +93,11 @@ export function createIngestPipeline(options: IngestPipelineOptions): IngestPipe
       // Before any chunking or embedding: re-sending a stored text costs one lookup.
       return { document, existing: await findDocumentByHash(db, tenantId, document.contentHash) };
     });
-    if (normalised.existing) return { document: normalised.existing, status: 'unchanged' };
+    if (normalised.existing) {
+      const result = { document: normalised.existing, status: 'unchanged' as const };
+      await inTransaction?.(db, result);
+      return result;
+    }
 
     const chunked = await stage('chunk', 1, () =>
       chunkStage(normalised.document, { maxInputTokens: embedder.maxInputTokens, analyzer, countTokens, chunking: input.chunking }),
@@ -102,7 +108,7 @@ export function createIngestPipeline(options: IngestPipelineOptions): IngestPipe
     const embedded = await stage('embed', total, (report) =>
       embedStage(chunked, { embedder, batchSize: options.embedBatchSize, signal, onProgress: ({ done }) => report(done) }),
     );
-    return stage('write', total, () => writeStage(embedded, { db, tenantId, analyzer, signal }));
+    return stage('write', total, () => writeStage(embedded, { db, tenantId, analyzer, signal, inTransaction }));
   }
 
   return { run };

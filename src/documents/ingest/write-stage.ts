@@ -17,6 +17,11 @@ export interface WriteStageOptions {
   analyzer: Analyzer;
   /** Checked once, before the transaction starts; a write under way is not interrupted. */
   signal?: AbortSignal | undefined;
+  /**
+   * Runs inside the write's transaction, after it: what must commit with the document or not at
+   * all (a job marking itself done, so that a retried job never writes twice). Throwing rolls back.
+   */
+  inTransaction?: ((tx: Db, result: IngestResult) => Promise<void>) | undefined;
 }
 
 // Rows per multi-row statement: far below the 65,535 bind parameters of the protocol.
@@ -43,7 +48,11 @@ export async function writeStage(document: EmbeddedDocument, options: WriteStage
     await index.lock(tx, tenantId, true);
     // Another writer may have stored the same text while we embedded.
     const raced = await findDocumentByHash(tx, tenantId, contentHash);
-    if (raced) return { document: raced, status: 'unchanged' as const };
+    if (raced) {
+      const result = { document: raced, status: 'unchanged' as const };
+      await options.inTransaction?.(tx, result);
+      return result;
+    }
 
     // Inserted unless this source is stored already: one statement for a new document.
     let status: IngestResult['status'] = 'created';
@@ -68,7 +77,9 @@ export async function writeStage(document: EmbeddedDocument, options: WriteStage
     }
     const stored = toDocument({ ...row!, chunkCount: document.chunks.length });
     await insertChunks(tx, index, tenantId, stored.id, tags, document.chunks, document.vectors);
-    return { document: stored, status };
+    const result = { document: stored, status };
+    await options.inTransaction?.(tx, result);
+    return result;
   });
 }
 

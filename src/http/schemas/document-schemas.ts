@@ -46,14 +46,42 @@ const overlapBelowMax = (b: { maxTokens?: number | undefined; overlapTokens?: nu
   b.maxTokens === undefined || b.overlapTokens === undefined || b.overlapTokens < b.maxTokens;
 const OVERLAP_ISSUE = { path: ['overlapTokens'], message: 'must be less than maxTokens' };
 
+const asyncField = z
+  .boolean()
+  .optional()
+  .meta({ description: 'Answer `202 {job}` at once and ingest in the background (also `Prefer: respond-async`); follow it at `/v1/jobs/{id}`.' });
+
+const textDocumentFields = {
+  text: storableString(1, DOCUMENT_LIMITS.textMaxChars).refine(notBlank, 'must not be blank'),
+  format: z.enum(TEXT_DOCUMENT_FORMATS).default('text'),
+  ...documentFields,
+};
+
 /** `POST /v1/documents` with a JSON body: the text itself, in a text format. */
-export const ingestJsonBody = z
-  .strictObject({
-    text: storableString(1, DOCUMENT_LIMITS.textMaxChars).refine(notBlank, 'must not be blank'),
-    format: z.enum(TEXT_DOCUMENT_FORMATS).default('text'),
-    ...documentFields,
-  })
+export const ingestJsonBody = z.strictObject({ ...textDocumentFields, async: asyncField }).refine(overlapBelowMax, OVERLAP_ISSUE);
+
+const urlDocumentFields = {
+  url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).max(DOCUMENT_LIMITS.sourceMaxChars),
+  format: z.enum(DOCUMENT_FORMATS).optional().meta({ description: "Default: from the reply's content type." }),
+  ...documentFields,
+};
+
+/** `POST /v1/documents` with `{url}`: fetched and ingested by a worker, always as a job. */
+export const ingestUrlBody = z
+  .strictObject({ ...urlDocumentFields, async: z.literal(true).optional().meta({ description: 'A URL is always ingested as a job.' }) })
   .refine(overlapBelowMax, OVERLAP_ISSUE);
+
+/** At most this many documents in one batch. */
+export const BATCH_MAX_ITEMS = 1000;
+
+/** `POST /v1/documents` with `{documents: [...]}`: one batch job, an item per document (text or URL). */
+export const ingestBatchBody = z.strictObject({
+  documents: z
+    .array(z.union([z.strictObject(textDocumentFields).refine(overlapBelowMax, OVERLAP_ISSUE), z.strictObject(urlDocumentFields).refine(overlapBelowMax, OVERLAP_ISSUE)]))
+    .min(1)
+    .max(BATCH_MAX_ITEMS),
+  async: z.literal(true).optional().meta({ description: 'A batch is always a job.' }),
+});
 
 /** A form field holding a whole number. */
 const formInt = (schema: z.ZodNumber) => z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(schema);
@@ -102,6 +130,7 @@ export const ingestFormFields = z
       })
       .pipe(metadataSchema.optional()),
     format: z.enum(DOCUMENT_FORMATS).optional(),
+    async: z.enum(['true', 'false']).optional().transform((v) => v === 'true'),
     maxTokens: formInt(chunkingFields.maxTokens.unwrap()).optional(),
     overlapTokens: formInt(chunkingFields.overlapTokens.unwrap()).optional(),
     passageTokens: formInt(chunkingFields.passageTokens.unwrap()).optional(),

@@ -103,6 +103,10 @@ export function knownBases(seeds: FuzzSeeds): Record<string, BaseRequest> {
     'DELETE /v1/agents/:id': { params: { id: 'absent-agent' }, query: [] },
     'GET /v1/agents/:id/versions': { params: { id: seeds.agentId }, query: [['limit', '5']] },
     'GET /v1/agents/:id/versions/:version': { params: { id: seeds.agentId, version: '1' }, query: [] },
+    'GET /v1/jobs': { params: {}, query: [['status', 'succeeded'], ['limit', '5']] },
+    'GET /v1/jobs/:id': { params: { id: absent }, query: [] },
+    'GET /v1/jobs/:id/events': { params: { id: absent }, query: [] },
+    'POST /v1/jobs/:id/cancel': { params: { id: absent }, query: [] },
     'POST /v1/search': { params: {}, query: [], body: { query: 'green tea', topK: 3, candidateK: 20, mode: 'hybrid', reranker: 'lexical', tagsAny: ['tea'] } },
   };
 }

@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Db } from '../db/database.js';
+import { jobDuration, jobFailures } from '../observability/job-metrics.js';
+import type { Logger } from '../observability/logger.js';
+import type { JobQueue } from './job-queue.js';
+import { type ClaimedJob, type JobError, JobLeaseLostError, type JobProgress, PermanentJobError } from './job-types.js';
+
+/** What a handler is given for one attempt of a job. */
+export interface JobAttempt {
+  job: ClaimedJob;
+  /** Aborted when the job is cancelled or its lease is lost, and at shutdown. */
+  signal: AbortSignal;
+  /** Records progress (written in the background, the latest one winning); must not throw. */
+  report(progress: JobProgress): void;
+  /**
+   * Marks the job succeeded inside `tx`, the transaction of its effect: both commit or neither.
+   * A handler that does not call it is completed after it returns.
+   */
+  complete(tx: Db, result: Record<string, unknown>): Promise<void>;
+}
+
+export type JobHandler = (attempt: JobAttempt) => Promise<Record<string, unknown>>;
+
+export interface JobRunnerOptions {
+  queue: JobQueue;
+  db: Db;
+  handlers: Partial<Record<string, JobHandler>>;
+  logger: Logger;
+  /** Jobs worked on at once by this process. */
+  concurrency: number;
+  /** A claimed job is another worker's to take once this long passes without a heartbeat. */
+  leaseMs: number;
+  /** How often an idle worker looks for jobs queued by other processes. */
+  pollMs: number;
+  /** First retry delay of a transient failure; doubled each attempt, up to 60 s. */
+  retryBaseMs: number;
+  /** Decides which failures no retry can fix (besides PermanentJobError). */
+  isPermanent?: (err: unknown) => JobError | undefined;
+}
+
+export interface JobRunner {
+  readonly workerId: string;
+  /** Looks for work at once (a job was just queued in this process). */
+  wake(): void;
+  /** Stops claiming; jobs in progress are aborted and queued again for another worker. */
+  stop(): Promise<void>;
+}
+
+export function startJobRunner(options: JobRunnerOptions): JobRunner {
+  const { queue, logger, leaseMs, pollMs } = options;
+  const workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const stopping = new AbortController();
+  const sleepers = new Set<() => void>();
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        sleepers.delete(done);
+        stopping.signal.removeEventListener('abort', done);
+        resolve();
+      }
+      sleepers.add(done);
+      stopping.signal.addEventListener('abort', done, { once: true });
+    });
+
+  async function loop(): Promise<void> {
+    while (!stopping.signal.aborted) {
+      let job: ClaimedJob | undefined;
+      try {
+        job = await queue.claim(workerId, leaseMs);
+      } catch (err) {
+        if (!stopping.signal.aborted) logger.warn({ err }, 'job claim failed');
+      }
+      if (job) await runOne(job);
+      else await sleep(pollMs);
+    }
+  }
+
+  async function runOne(job: ClaimedJob): Promise<void> {
+    const started = performance.now();
+    const lost = new AbortController();
+    const signal = AbortSignal.any([lost.signal, stopping.signal]);
+    const observe = (outcome: string) => jobDuration.observe({ kind: job.kind, outcome }, (performance.now() - started) / 1000);
+    if (job.attempt > job.maxAttempts) {
+      // Its workers died (or hung) mid-job every time: a job that kills its worker is not run again.
+      await queue.fail(job, workerId, { code: 'worker_lost', message: `the job lost its worker ${job.maxAttempts} times` }).catch(() => {});
+      jobFailures.inc({ kind: job.kind, retried: 'false', code: 'worker_lost' });
+      observe('failed');
+      return;
+    }
+    // Progress and heartbeats are written one at a time, and only the latest pending progress.
+    let pending: JobProgress | undefined;
+    let latest: JobProgress | undefined;
+    let writing: Promise<void> | undefined;
+    const write = (): Promise<void> => {
+      if (writing) return writing;
+      writing = (async () => {
+        try {
+          do {
+            const next = pending;
+            pending = undefined;
+            await queue.progress(job, workerId, leaseMs, next);
+          } while (pending);
+        } catch (err) {
+          if (err instanceof JobLeaseLostError) lost.abort(err);
+          else logger.warn({ err, jobId: job.id }, 'job progress write failed');
+        } finally {
+          writing = undefined;
+        }
+      })();
+      return writing;
+    };
+    const heartbeat = setInterval(() => void write(), Math.max(50, Math.floor(leaseMs / 3)));
+    let completed = false;
+    const attempt: JobAttempt = {
+      job,
+      signal,
+      report(progress) {
+        pending = progress;
+        latest = progress;
+        void write();
+      },
+      async complete(tx, result) {
+        await queue.complete(tx, job, workerId, result, latest);
+        completed = true;
+      },
+    };
+    try {
+      const handler = options.handlers[job.kind];
+      if (!handler) throw new PermanentJobError('unknown_kind', `no handler for jobs of kind ${job.kind}`);
+      const result = await handler(attempt);
+      clearInterval(heartbeat);
+      await writing;
+      if (!completed) await options.db.transaction(async (tx) => attempt.complete(tx as unknown as Db, result));
+      observe('succeeded');
+    } catch (err) {
+      clearInterval(heartbeat);
+      await writing;
+      if (err instanceof JobLeaseLostError || lost.signal.aborted) {
+        observe('lost');
+        return;
+      }
+      if (stopping.signal.aborted) {
+        // Shutting down: queued again at once for another worker, rather than after its lease.
+        await queue.release(job, workerId).catch(() => {});
+        observe('lost');
+        return;
+      }
+      const permanent = err instanceof PermanentJobError ? { code: err.code, message: err.message } : options.isPermanent?.(err);
+      const error: JobError = permanent ?? { code: 'transient', message: (err as Error)?.message ?? String(err) };
+      const retryInMs = permanent ? undefined : Math.min(60_000, options.retryBaseMs * 2 ** (job.attempt - 1));
+      const retried = retryInMs !== undefined && job.attempt < job.maxAttempts;
+      if (!permanent) logger.warn({ err, jobId: job.id, attempt: job.attempt, retried }, 'job attempt failed');
+      await queue.fail(job, workerId, error, retryInMs).catch((e: unknown) => logger.warn({ err: e, jobId: job.id }, 'job failure write failed'));
+      jobFailures.inc({ kind: job.kind, retried: String(retried), code: error.code });
+      observe(retried ? 'retried' : 'failed');
+    }
+  }
+
+  const loops = Array.from({ length: options.concurrency }, () => loop());
+
+  return {
+    workerId,
+    wake: () => {
+      for (const wake of [...sleepers]) wake();
+    },
+    async stop() {
+      stopping.abort();
+      await Promise.allSettled(loops);
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import type { Config } from '../config/config.js';
+import type { Database } from '../db/database.js';
+import type { Embedder } from '../embeddings/embedder.js';
+import { setJobQueueDepthSource } from '../observability/job-metrics.js';
+import type { Logger } from '../observability/logger.js';
+import { type TenantScoped, tenantScoped } from '../tenancy/tenant-scoped.js';
+import { ingestJobHandler, permanentIngestError } from './ingest-job.js';
+import { createJobQueue } from './job-queue.js';
+import { type JobRunner, startJobRunner } from './job-runner.js';
+import { type JobStore, createJobStore } from './job-store.js';
+import { createUrlFetcher } from './url-fetcher.js';
+
+export interface Jobs {
+  /** Each tenant's jobs, as the API reads, queues and cancels them. */
+  stores: TenantScoped<JobStore>;
+  /** This process's workers; undefined when it only queues (WORKERS_IN_PROCESS=false). */
+  runner: JobRunner | undefined;
+  /** Stops the workers; their jobs in progress go back to the queue when their lease runs out. */
+  close(): Promise<void>;
+}
+
+export interface JobsOptions {
+  config: Config;
+  database: Database;
+  embedder: Embedder;
+  logger: Logger;
+  /** Whether this process works on jobs. */
+  work: boolean;
+}
+
+/** The job queue over the project's database, with this process's workers when it has any. */
+export function createJobs({ config, database, embedder, logger, work }: JobsOptions): Jobs {
+  const queue = createJobQueue(database.db);
+  const unsetDepth = setJobQueueDepthSource(() => queue.depth());
+  let runner: JobRunner | undefined;
+  const stores = tenantScoped((tenantId) =>
+    createJobStore({ db: database.db, tenantId, maxAttempts: config.JOB_MAX_ATTEMPTS, onEnqueued: () => runner?.wake() }),
+  );
+  if (work) {
+    const fetchSource = createUrlFetcher({
+      allowPrivate: config.INGEST_ALLOW_PRIVATE_URLS,
+      maxBytes: config.INGEST_URL_MAX_BYTES,
+      timeoutMs: config.INGEST_URL_TIMEOUT_MS,
+      maxRedirects: config.INGEST_URL_MAX_REDIRECTS,
+    });
+    const ingest = ingestJobHandler({ db: database.db, embedder, fetchSource });
+    runner = startJobRunner({
+      queue,
+      db: database.db,
+      handlers: { ingest },
+      logger,
+      concurrency: config.JOB_CONCURRENCY,
+      leaseMs: config.JOB_LEASE_MS,
+      pollMs: config.JOB_POLL_MS,
+      retryBaseMs: config.JOB_RETRY_BASE_MS,
+      isPermanent: permanentIngestError,
+    });
+  }
+  return {
+    stores,
+    runner,
+    async close() {
+      unsetDepth();
+      await runner?.stop();
+    },
+  };
+}

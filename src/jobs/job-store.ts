@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import type { Db } from '../db/database.js';
+import { jobs } from '../db/schema.js';
+import { afterCursor, createdAtText, keysetPage } from '../retrieval/keyset-page.js';
+import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
+import { QUEUED_PROGRESS, jobColumns, toJob } from './job-rows.js';
+import type { BatchCounts, Job, JobKind, JobStatus } from './job-types.js';
+
+/** What a job is given: its parameters, and the document's text or a file's bytes. */
+export interface JobInput {
+  payload: Record<string, unknown>;
+  content?: string | Uint8Array | null | undefined;
+}
+
+export interface JobPage {
+  items: Job[];
+  nextCursor: string | null;
+}
+
+/** A batch and how its items stand. */
+export interface BatchView {
+  counts: BatchCounts;
+  items: Job[];
+}
+
+export interface CancelOutcome {
+  job: Job;
+  /** False when the job had ended already: it is answered as it is, unchanged. */
+  cancelled: boolean;
+}
+
+/** One tenant's jobs, as the API sees them. */
+export interface JobStore {
+  /** Queues one job; `tx` lets a caller queue it with other writes. */
+  enqueue(kind: JobKind, input: JobInput, tx?: Db): Promise<Job>;
+  /** One batch job with an item job per input, in one transaction: all queued, or none. */
+  enqueueBatch(kind: JobKind, inputs: JobInput[]): Promise<Job>;
+  get(id: string): Promise<Job | undefined>;
+  list(options: { status?: JobStatus | undefined; limit: number; cursor?: string | undefined }): Promise<JobPage>;
+  /** A batch's items (in the order given) and their counts by status. */
+  batch(id: string): Promise<BatchView>;
+  /** Cancels a queued or running job (a batch: its open items too); undefined when there is no such job. */
+  cancel(id: string): Promise<CancelOutcome | undefined>;
+}
+
+export interface JobStoreOptions {
+  db: Db;
+  tenantId?: string;
+  /** Attempts before a job that keeps failing transiently (or losing its worker) is failed. Default 3. */
+  maxAttempts?: number;
+  /** Told when a job was queued, so that an idle worker in this process starts at once. */
+  onEnqueued?: () => void;
+}
+
+export function createJobStore(options: JobStoreOptions): JobStore {
+  const { db } = options;
+  const tenantId = options.tenantId ?? DEFAULT_TENANT_ID;
+  const maxAttempts = options.maxAttempts ?? 3;
+  const owned = (id: string) => and(eq(jobs.tenantId, tenantId), eq(jobs.id, id));
+
+  const row = (kind: JobKind, input: JobInput, parentId: string | null) => {
+    const bytes = input.content instanceof Uint8Array;
+    return {
+      id: randomUUID(),
+      tenantId,
+      kind,
+      status: 'queued',
+      parentId,
+      payload: { ...input.payload, ...(input.content != null ? { contentEncoding: bytes ? 'base64' : 'text' } : {}) },
+      content: input.content == null ? null : bytes ? Buffer.from(input.content as Uint8Array).toString('base64') : (input.content as string),
+      progress: { ...QUEUED_PROGRESS },
+      maxAttempts,
+    };
+  };
+
+  async function enqueue(kind: JobKind, input: JobInput, tx: Db = db): Promise<Job> {
+    const [inserted] = await tx.insert(jobs).values(row(kind, input, null)).returning(jobColumns);
+    options.onEnqueued?.();
+    return toJob(inserted!);
+  }
+
+  async function enqueueBatch(kind: JobKind, inputs: JobInput[]): Promise<Job> {
+    const created = await db.transaction(async (txn) => {
+      const tx = txn as unknown as Db;
+      const [batch] = await tx
+        .insert(jobs)
+        .values({ ...row('batch', { payload: { itemKind: kind, items: inputs.length } }, null), progress: { stage: 'items', done: 0, total: inputs.length } })
+        .returning(jobColumns);
+      // Items are written in order: created_at ties are broken by the claim's ORDER BY, and `batch()` reads them back by position.
+      for (const [i, input] of inputs.entries()) {
+        await tx.insert(jobs).values({ ...row(kind, input, batch!.id), payload: { ...row(kind, input, batch!.id).payload, position: i } });
+      }
+      return batch!;
+    });
+    options.onEnqueued?.();
+    return toJob(created);
+  }
+
+  async function get(id: string): Promise<Job | undefined> {
+    const [found] = await db.select(jobColumns).from(jobs).where(owned(id));
+    return found && toJob(found);
+  }
+
+  async function list({ status, limit, cursor }: { status?: JobStatus | undefined; limit: number; cursor?: string | undefined }): Promise<JobPage> {
+    const rows = await db
+      .select({ ...jobColumns, createdAtText: createdAtText(jobs) })
+      .from(jobs)
+      .where(and(eq(jobs.tenantId, tenantId), status ? eq(jobs.status, status) : undefined, afterCursor(cursor, jobs)))
+      .orderBy(desc(jobs.createdAt), desc(jobs.id))
+      .limit(limit + 1);
+    return keysetPage(rows, limit, toJob);
+  }
+
+  async function batch(id: string): Promise<BatchView> {
+    const items = (await db.select(jobColumns).from(jobs).where(and(eq(jobs.tenantId, tenantId), eq(jobs.parentId, id))).orderBy(sql`(${jobs.payload}->>'position')::int`)).map(toJob);
+    const counts: BatchCounts = { queued: 0, running: 0, succeeded: 0, failed: 0, cancelled: 0 };
+    for (const item of items) counts[item.status] += 1;
+    return { counts, items };
+  }
+
+  async function cancel(id: string): Promise<CancelOutcome | undefined> {
+    return db.transaction(async (txn) => {
+      const tx = txn as unknown as Db;
+      // Compare-and-set: a job that ended meanwhile keeps its ending; a running one's worker sees
+      // the status change at its next progress write and rolls back what it was writing.
+      const [cancelled] = await tx
+        .update(jobs)
+        .set({ status: 'cancelled', finishedAt: sql`now()`, updatedAt: sql`now()`, leaseUntil: null, content: null, eventSeq: sql`${jobs.eventSeq} + 1` })
+        .where(and(owned(id), inArray(jobs.status, ['queued', 'running'])))
+        .returning(jobColumns);
+      if (!cancelled) {
+        const [found] = await tx.select(jobColumns).from(jobs).where(owned(id));
+        return found && { job: toJob(found), cancelled: false };
+      }
+      if (cancelled.kind === 'batch') {
+        await tx
+          .update(jobs)
+          .set({ status: 'cancelled', finishedAt: sql`now()`, updatedAt: sql`now()`, leaseUntil: null, content: null, eventSeq: sql`${jobs.eventSeq} + 1` })
+          .where(and(eq(jobs.tenantId, tenantId), eq(jobs.parentId, id), inArray(jobs.status, ['queued', 'running'])));
+      }
+      return { job: toJob(cancelled), cancelled: true };
+    });
+  }
+
+  return { enqueue, enqueueBatch, get, list, batch, cancel };
+}

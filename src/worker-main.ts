@@ -1,0 +1,51 @@
+import { createAppContext } from './app-context.js';
+import { ConfigError, loadConfig } from './config/config.js';
+import { createEmbedder } from './embeddings/create-embedder.js';
+import { createLogger } from './observability/logger.js';
+
+/**
+ * `npm run worker`: job consumers only, no HTTP. Several run against one PostgreSQL server
+ * (DATABASE_URL) and share its queue; on embedded PGlite only one process may open DATA_DIR, so
+ * there the API server's in-process workers are the workers.
+ */
+async function main(): Promise<void> {
+  let config;
+  try {
+    // A worker works, whatever the API servers' WORKERS_IN_PROCESS says.
+    config = loadConfig({ ...process.env, WORKERS_IN_PROCESS: 'true' });
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const logger = createLogger(config.LOG_LEVEL);
+  const embedder = await createEmbedder(config);
+  const ctx = await createAppContext(config, { embedder, logger }).catch(async (err: unknown) => {
+    await embedder.close().catch(() => {});
+    throw err;
+  });
+  logger.info({ workerId: ctx.jobQueue.runner?.workerId, concurrency: config.JOB_CONCURRENCY, database: ctx.database.driver }, 'memrag worker consuming jobs');
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    logger.info({ signal }, 'worker stopping: jobs in progress go back to the queue');
+    setTimeout(() => process.exit(1), config.SHUTDOWN_TIMEOUT_MS).unref();
+    void ctx.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'error while closing');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
