@@ -237,7 +237,8 @@ describeOnDrivers('the database stops mid-run, reached through a cuttable relay'
 
   it('a database that hangs (connections open, no answer): 504 request_timeout at REQUEST_TIMEOUT_MS, then service once the connections are cut', async () => {
     expect((await send('GET', '/v1/memories?limit=1')).status).toBe(200);
-    // Nothing tells a hung server from a slow query: the request timeout is what bounds it.
+    // The statement timeout (15 s by default) is longer than this request timeout, which answers
+    // first; hung-database.postgres.test.ts has it the other way round.
     proxy.stall();
     const started = Date.now();
     const hung = await Promise.all([send('GET', '/v1/memories?limit=1'), send('PUT', '/v1/memories/hung', { content: 'sent into a hung database' })]);
@@ -249,8 +250,8 @@ describeOnDrivers('the database stops mid-run, reached through a cuttable relay'
       else expect(res.body.error, JSON.stringify(res.body)).toMatchObject({ code: 'request_timeout' });
     }
     expect(Date.now() - started).toBeLessThan(REQUEST_TIMEOUT_MS + 2_000);
-    // Their queries still hold connections until the connections die (a real partition: TCP's
-    // retransmission timeout); the cut stands for that here.
+    // Their queries still hold connections until the statement timeout gives up on them; the cut
+    // stands for that here.
     await proxy.cut('reset');
     await proxy.restore();
     await waitForRecovery();

@@ -216,7 +216,7 @@ function errorsOf(route: RouteConfig, own: StatusError[], options: OpenApiDocume
     common.push({
       status: 503,
       codes: ['database_unavailable'],
-      description: 'The database cannot be reached (down, restarting, out of connections). Retry after the delay given.',
+      description: 'The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given.',
       headers: retryAfterHeader(),
     });
   }
