@@ -2,8 +2,8 @@ import { QUERY_READ_TIMEOUT } from './drop-timed-out-connections.js';
 
 /**
  * Whether an error says the database cannot be reached right now (down, restarting, unreachable,
- * out of connections, not answering within the statement timeout) rather than that a query was wrong: the first is worth a retry (503), the
- * second is a bug (500). Errors arrive wrapped (Drizzle's "Failed query" keeps the driver's error
+ * out of connections, not answering within the statement timeout) rather than that a query was
+ * wrong: the first is worth a retry (503), the second is a bug (500). Errors arrive wrapped (Drizzle's "Failed query" keeps the driver's error
  * as `cause`; a failed connect to a host with several addresses is an AggregateError), so the
  * whole chain is searched.
  */

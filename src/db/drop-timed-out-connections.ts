@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { onFailedQuery } from './failed-query-hook.js';
 
 /** What pg fails a query with once its `query_timeout` passes without an answer. */
 export const QUERY_READ_TIMEOUT = 'Query read timeout';
@@ -12,26 +13,7 @@ export const QUERY_READ_TIMEOUT = 'Query read timeout';
  * and opens a fresh one once the database answers again.
  */
 export function dropConnectionsWhoseQueryTimesOut(pool: pg.Pool): void {
-  pool.on('connect', (client) => {
-    const drop = (err: unknown) => {
-      if (err instanceof Error && err.message === QUERY_READ_TIMEOUT) (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
-    };
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    client.query = ((...args: unknown[]) => {
-      // pg-pool's own `pool.query` passes a callback; drizzle's transactions use the promise.
-      const callback = args.at(-1);
-      if (typeof callback === 'function') {
-        args[args.length - 1] = (err: unknown, result: unknown) => {
-          drop(err);
-          (callback as (err: unknown, result: unknown) => void)(err, result);
-        };
-      }
-      const result = query(...args);
-      if (!(result instanceof Promise)) return result;
-      return result.catch((err: unknown) => {
-        drop(err);
-        throw err;
-      });
-    }) as typeof client.query;
+  onFailedQuery(pool, (client, _query, err) => {
+    if (err instanceof Error && err.message === QUERY_READ_TIMEOUT) (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
   });
 }
