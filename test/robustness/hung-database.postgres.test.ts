@@ -1,13 +1,12 @@
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { AppContext } from '../../src/app-context.js';
 import { QUERY_TIMEOUT_GRACE_MS, openDatabase } from '../../src/db/database.js';
 import { isDatabaseUnavailable } from '../../src/db/database-unavailable.js';
-import { createApp, createTestContext } from '../http/http-test-context.js';
 import { describeOnDrivers } from '../support/database-drivers.js';
-import { type CuttableProxy, startCuttableProxy } from './support/cuttable-tcp-proxy.js';
-import { type ListeningServer, listen } from './support/listening-server.js';
+import { type AppBehindRelay, expectUnavailable, startAppBehindRelay } from './support/app-behind-relay.js';
+import type { CuttableProxy } from './support/cuttable-tcp-proxy.js';
+import type { ListeningServer } from './support/listening-server.js';
 import { markerWord } from './support/marker-word.js';
 
 const STATEMENT_TIMEOUT_MS = 1_000;
@@ -29,39 +28,21 @@ const SLACK_MS = 1_500;
 describeOnDrivers(
   'the hung database: statement and connection timeouts',
   (driver) => {
-    let release: (() => Promise<void>) | undefined;
-    let databaseUrl: string;
+    let app: AppBehindRelay | undefined;
     let proxy: CuttableProxy;
-    let ctx: AppContext;
     let http: ListeningServer;
 
     beforeAll(async () => {
-      const server = await driver.provision();
-      release = () => server.release();
-      databaseUrl = server.env.DATABASE_URL!;
-      proxy = await startCuttableProxy(databaseUrl);
-      ctx = await createTestContext({
-        DATABASE_URL: proxy.proxiedUrl,
+      app = await startAppBehindRelay(driver, {
         DATABASE_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
         DATABASE_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
         REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
       });
-      http = await listen(createApp(ctx));
+      ({ proxy, http } = app);
     });
-    afterAll(async () => {
-      await http?.close();
-      await ctx?.close();
-      await proxy?.close();
-      await release?.();
-    });
+    afterAll(() => app?.close());
 
     const send = (method: string, path: string, body?: unknown) => http.send(method, path, body);
-
-    function expectUnavailable(res: Awaited<ReturnType<ListeningServer['send']>>, what: string) {
-      expect(res.status, `${what}: ${JSON.stringify(res.body)}`).toBe(503);
-      expect(res.body.error, what).toMatchObject({ code: 'database_unavailable', details: null });
-      expect(Number(res.headers.get('retry-after')), what).toBeGreaterThanOrEqual(1);
-    }
 
     async function timed<T>(work: Promise<T>): Promise<{ result: T; ms: number }> {
       const started = Date.now();
@@ -124,7 +105,7 @@ describeOnDrivers(
 
     it('a statement waiting on a lock past the timeout: 503 within the bound, cancelled by the server, and its connection serves on', async () => {
       expect((await send('PUT', '/v1/memories/locked', { content: 'the tenant has statistics to lock' })).status).toBe(201);
-      const admin = new pg.Client({ connectionString: databaseUrl });
+      const admin = new pg.Client({ connectionString: app!.databaseUrl });
       await admin.connect();
       try {
         // Another session holds the tenant's BM25 statistics, which every save locks first.
