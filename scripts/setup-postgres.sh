@@ -19,9 +19,13 @@
 #   MIN_PGVECTOR_VERSION     (default 0.8.0)
 #   MEMRAG_PGVECTOR_WORKDIR  (default /var/cache/memrag-pgvector)
 #   MEMRAG_PGVECTOR_SUITE    (default trixie)
-#   MEMRAG_DEBIAN_MIRROR     (default http://deb.debian.org/debian)
+#   MEMRAG_DEBIAN_MIRROR     (default: the Debian mirror of this machine's apt sources, see
+#                            scripts/debian-mirror.sh; needed only to build pgvector)
 #   FORCE_PGVECTOR_BUILD=1   rebuild even if a suitable pgvector is installed
 set -euo pipefail
+
+# shellcheck source=scripts/debian-mirror.sh
+source "$(dirname "${BASH_SOURCE[0]}")/debian-mirror.sh"
 
 PG_MAJOR="${PG_MAJOR:-15}"
 PG_CLUSTER="${PG_CLUSTER:-main}"
@@ -29,7 +33,7 @@ PG_PORT="${PG_PORT:-5432}"
 MIN_PGVECTOR_VERSION="${MIN_PGVECTOR_VERSION:-0.8.0}"
 WORK_DIR="${MEMRAG_PGVECTOR_WORKDIR:-/var/cache/memrag-pgvector}"
 SUITE="${MEMRAG_PGVECTOR_SUITE:-trixie}"
-MIRROR="${MEMRAG_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+APT_ETC=/etc/apt
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 PG_CONFIG="/usr/lib/postgresql/${PG_MAJOR}/bin/pg_config"
 SCRATCH_DB=memrag_setup_check
@@ -91,13 +95,29 @@ pgvector_ok() {
   [[ -n $v ]] && version_ge "$v" "$MIN_PGVECTOR_VERSION"
 }
 
+# The mirror this machine's apt already uses: the source package comes from wherever its binaries do.
+resolve_mirror() {
+  if [[ -n ${MEMRAG_DEBIAN_MIRROR:-} ]]; then
+    printf '%s\n' "$MEMRAG_DEBIAN_MIRROR"
+    return 0
+  fi
+  local codename
+  codename=$( (. /etc/os-release && printf '%s' "${VERSION_CODENAME:-}") 2>/dev/null || true)
+  [[ -n $codename ]] || die "cannot tell this system's Debian release (no VERSION_CODENAME in /etc/os-release); set MEMRAG_DEBIAN_MIRROR to a Debian mirror URL"
+  debian_mirror "$APT_ETC" "$codename" ||
+    die "no Debian mirror for $codename in this machine's apt sources ($APT_ETC/sources.list, $APT_ETC/sources.list.d/*.list and *.sources): add the entry apt installs Debian's packages from (a \`deb <mirror> $codename main\` line, or a deb822 stanza with URIs: and Suites: $codename), or set MEMRAG_DEBIAN_MIRROR to a Debian mirror URL"
+}
+
 build_pgvector() {
   # Build toolchain + server headers. dpkg-dev provides dpkg-source.
   ensure_packages "postgresql-server-dev-${PG_MAJOR}" build-essential dpkg-dev
 
+  local mirror
+  mirror=$(resolve_mirror)
+  log "Debian mirror for the $SUITE source package: $mirror"
   local apt_dir="$WORK_DIR/apt" src_dir="$WORK_DIR/src"
   mkdir -p "$apt_dir/sources.list.d" "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
-  printf 'deb-src [signed-by=%s] %s %s main\n' "$KEYRING" "$MIRROR" "$SUITE" >"$apt_dir/sources.list"
+  printf 'deb-src [signed-by=%s] %s %s main\n' "$KEYRING" "$mirror" "$SUITE" >"$apt_dir/sources.list"
   # Private apt configuration: our own sources list, no system source parts, own lists and cache.
   local apt_private=(
     -o "Dir::Etc::SourceList=$apt_dir/sources.list"

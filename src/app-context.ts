@@ -132,7 +132,9 @@ export async function createAppContext(config: Config, options: AppContextOption
   }
   assertCompactionConfig(config);
   const database = await openDatabase(
-    config.DATABASE_URL ? { url: config.DATABASE_URL, connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS } : { dataDir: config.DATA_DIR },
+    config.DATABASE_URL
+      ? { url: config.DATABASE_URL, connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS, statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS }
+      : { dataDir: config.DATA_DIR },
   );
   let crossEncoder: ClosableReranker | undefined;
   const auth = createApiKeyAuthenticator({ db: database.db, envKeys: config.API_KEYS, cacheTtlMs: config.API_KEY_CACHE_MS });

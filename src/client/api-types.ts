@@ -61,6 +61,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sends a browser to the first page to see: the console (`/console`) */
+        get: operations["home"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -1803,6 +1820,22 @@ export interface operations {
                     "application/json": components["schemas"]["HealthReply"];
                 };
             };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description An unexpected failure; the cause is in the server log. */
             500: {
                 headers: {
@@ -1837,6 +1870,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReadyReply"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
                 };
             };
             /** @description An unexpected failure; the cause is in the server log. */
@@ -1884,6 +1933,74 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    home: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To `/console`. */
+            302: {
+                headers: {
+                    /** @description `console`, relative to this address: `/console`. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description An unexpected failure; the cause is in the server log. */
             500: {
                 headers: {
@@ -1922,6 +2039,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description An unexpected failure; the cause is in the server log. */
             500: {
                 headers: {
@@ -1956,6 +2089,22 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
                 };
             };
             /** @description An unexpected failure; the cause is in the server log. */
@@ -1997,7 +2146,7 @@ export interface operations {
                     "text/javascript": string;
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2062,7 +2211,7 @@ export interface operations {
                     "application/json": components["schemas"]["ExtractMemoriesReply"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`; `invalid_json` for a body that is not JSON. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included; `invalid_json` for a body that is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2144,7 +2293,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. No LLM is configured: extraction needs one. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. No LLM is configured: extraction needs one. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2234,7 +2383,7 @@ export interface operations {
                     "application/json": components["schemas"]["MemorySearchReply"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`; `invalid_json` for a body that is not JSON. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included; `invalid_json` for a body that is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2316,7 +2465,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2387,7 +2536,7 @@ export interface operations {
                     "application/json": components["schemas"]["MemoryPage"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2453,7 +2602,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2541,7 +2690,7 @@ export interface operations {
                     "application/json": components["schemas"]["SaveMemoryReply"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`; `invalid_json` for a body that is not JSON. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included; `invalid_json` for a body that is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2623,7 +2772,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2697,7 +2846,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeleteByTagsReply"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`; `invalid_json` for a body that is not JSON. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included; `invalid_json` for a body that is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2779,7 +2928,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2840,7 +2989,7 @@ export interface operations {
                     "application/json": components["schemas"]["MemoryReply"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2922,7 +3071,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3012,7 +3161,7 @@ export interface operations {
                     "application/json": components["schemas"]["SaveMemoryReply"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`; `invalid_json` for a body that is not JSON. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included; `invalid_json` for a body that is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3094,7 +3243,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3153,7 +3302,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3235,7 +3384,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3310,7 +3459,7 @@ export interface operations {
                     "application/json": components["schemas"]["MemoryReply"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`; `invalid_json` for a body that is not JSON. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included; `invalid_json` for a body that is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3408,7 +3557,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3487,7 +3636,7 @@ export interface operations {
                     "application/json": components["schemas"]["BatchMemoriesReply"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`; `invalid_json` for a body that is not JSON. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included; `invalid_json` for a body that is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3569,7 +3718,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3630,7 +3779,7 @@ export interface operations {
                     "application/json": components["schemas"]["MemoryHistoryReply"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3712,7 +3861,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3777,7 +3926,7 @@ export interface operations {
                     "application/json": components["schemas"]["TagCountsReply"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3843,7 +3992,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3917,7 +4066,7 @@ export interface operations {
                     "text/event-stream": components["schemas"]["ChatStreamEvent"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`; `invalid_json` for a body that is not JSON. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included; `invalid_json` for a body that is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4047,7 +4196,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. The provider failed (5xx, connection). */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. The provider failed (5xx, connection). */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4109,7 +4258,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConversationPage"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4175,7 +4324,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4320,7 +4469,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportConversationReply"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`; `invalid_json` for a body that is not JSON. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included; `invalid_json` for a body that is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4402,7 +4551,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4462,7 +4611,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConversationReply"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4544,7 +4693,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4602,7 +4751,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4684,7 +4833,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4827,7 +4976,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4909,7 +5058,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4965,7 +5114,7 @@ export interface operations {
                     "application/json": components["schemas"]["Run"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5047,7 +5196,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -5117,7 +5266,7 @@ export interface operations {
                     "text/event-stream": components["schemas"]["ChatStreamEvent"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`; `invalid_json` for a body that is not JSON. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included; `invalid_json` for a body that is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5231,7 +5380,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -5302,7 +5451,7 @@ export interface operations {
                     "text/event-stream": components["schemas"]["ChatStreamEvent"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`; `invalid_json` for a body that is not JSON. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included; `invalid_json` for a body that is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5416,7 +5565,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -5472,7 +5621,7 @@ export interface operations {
                     "application/json": components["schemas"]["Run"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5570,7 +5719,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -5626,7 +5775,7 @@ export interface operations {
                     "text/event-stream": components["schemas"]["ChatStreamEvent"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5724,7 +5873,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -5812,7 +5961,7 @@ export interface operations {
                     "application/json": components["schemas"]["TurnSearchReply"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`; `invalid_json` for a body that is not JSON. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included; `invalid_json` for a body that is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5894,7 +6043,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -5953,7 +6102,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgentPage"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6019,7 +6168,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -6079,7 +6228,7 @@ export interface operations {
                     "application/json": components["schemas"]["Agent"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`; `invalid_json` for a body that is not JSON. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included; `invalid_json` for a body that is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6177,7 +6326,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -6234,7 +6383,7 @@ export interface operations {
                     "application/json": components["schemas"]["Agent"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6316,7 +6465,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -6371,7 +6520,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6453,7 +6602,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -6514,7 +6663,7 @@ export interface operations {
                     "application/json": components["schemas"]["Agent"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`; `invalid_json` for a body that is not JSON. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included; `invalid_json` for a body that is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6612,7 +6761,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -6674,7 +6823,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgentVersionPage"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6756,7 +6905,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -6815,7 +6964,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgentVersion"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6897,7 +7046,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -6962,7 +7111,7 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentPage"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7028,7 +7177,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -7203,7 +7352,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobReply"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`; `invalid_json` for a body that is not JSON. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included; `invalid_json` for a body that is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7317,7 +7466,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -7374,7 +7523,7 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentReply"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7456,7 +7605,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -7511,7 +7660,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7593,7 +7742,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -7655,7 +7804,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChunkPage"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7737,7 +7886,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -7815,7 +7964,7 @@ export interface operations {
                     "application/json": components["schemas"]["SearchReply"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`; `invalid_json` for a body that is not JSON. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included; `invalid_json` for a body that is not JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7897,7 +8046,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -7954,7 +8103,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobReply"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8036,7 +8185,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -8096,7 +8245,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobPage"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8162,7 +8311,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -8219,7 +8368,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobReply"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8317,7 +8466,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -8374,7 +8523,7 @@ export interface operations {
                     "text/event-stream": components["schemas"]["JobEvent"];
                 };
             };
-            /** @description Invalid request: `validation_error` names each offending field in `details`. */
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8456,7 +8605,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections). Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -8510,6 +8659,22 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description An unexpected failure; the cause is in the server log. */
             500: {
                 headers: {
@@ -8544,6 +8709,22 @@ export interface operations {
                 };
                 content: {
                     "text/javascript": string;
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
                 };
             };
             /** @description An unexpected failure; the cause is in the server log. */
@@ -8582,6 +8763,22 @@ export interface operations {
                     "text/css": string;
                 };
             };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description An unexpected failure; the cause is in the server log. */
             500: {
                 headers: {
@@ -8616,6 +8813,22 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConsoleServerReply"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
                 };
             };
             /** @description An unexpected failure; the cause is in the server log. */

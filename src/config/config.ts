@@ -35,6 +35,8 @@ export const envSchema = z.object({
     .optional(),
   // How long a query waits for a database connection before answering 503 (see src/db/database.ts).
   DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+  // How long one statement may run before it fails as the database being unavailable (0: no bound).
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(15_000),
   DATA_DIR: z.string().min(1).default('./data'),
   EMBEDDING_PROVIDER: z.enum(['bundled', 'transformers', 'openai']).default('bundled'),
   EMBEDDING_MODEL: z.string().min(1).optional(),

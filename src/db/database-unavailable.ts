@@ -1,7 +1,9 @@
+import { QUERY_READ_TIMEOUT } from './drop-timed-out-connections.js';
+
 /**
  * Whether an error says the database cannot be reached right now (down, restarting, unreachable,
- * out of connections) rather than that a query was wrong: the first is worth a retry (503), the
- * second is a bug (500). Errors arrive wrapped (Drizzle's "Failed query" keeps the driver's error
+ * out of connections, not answering within the statement timeout) rather than that a query was
+ * wrong: the first is worth a retry (503), the second is a bug (500). Errors arrive wrapped (Drizzle's "Failed query" keeps the driver's error
  * as `cause`; a failed connect to a host with several addresses is an AggregateError), so the
  * whole chain is searched.
  */
@@ -34,12 +36,14 @@ const SERVER_CODES = new Set([
   '57P03', // cannot_connect_now: starting up or in recovery
   '57P05', // idle_session_timeout
   '53300', // too_many_connections
+  '57014', // query_canceled: past DATABASE_STATEMENT_TIMEOUT_MS (nothing else here cancels queries)
 ]);
 
 // Errors that pg, pg-pool and PGlite raise without a code.
 const DRIVER_MESSAGES = [
   'Connection terminated',
   'timeout exceeded when trying to connect',
+  QUERY_READ_TIMEOUT, // no answer within the statement timeout (and its grace): a server that hangs
   'is not queryable',
   'Cannot use a pool after calling end on the pool',
   'PGlite is closing',

@@ -9,6 +9,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
+import { dropConnectionsWhoseQueryTimesOut } from './drop-timed-out-connections.js';
 import { startAutoAnalyze } from './pglite-auto-analyze.js';
 import { releaseClientsWhoseBeginFails } from './release-on-failed-begin.js';
 import * as schema from './schema.js';
@@ -36,6 +37,13 @@ export interface OpenDatabaseOptions {
    */
   connectTimeoutMs?: number;
   /**
+   * For the server driver: how long one statement may run. The server cancels it past this
+   * (57014, the connection stays usable), and the client gives up on a server that does not even
+   * answer that QUERY_TIMEOUT_GRACE_MS later, dropping the connection. Either fails the query as
+   * the database being unavailable. Migrations are not bounded. Unset or 0: no bound.
+   */
+  statementTimeoutMs?: number;
+  /**
    * PGlite only, which has no autovacuum: how often the tables' write counters are checked, to
    * analyze those that changed as much as autovacuum would wait for. Default 5 s.
    */
@@ -45,6 +53,12 @@ export interface OpenDatabaseOptions {
 /** See OpenDatabaseOptions.connectTimeoutMs. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 
+/**
+ * How much longer than the statement timeout the client waits for an answer: a live server's
+ * cancellation arrives first (and keeps the connection), only a silent one meets the client's.
+ */
+export const QUERY_TIMEOUT_GRACE_MS = 1_000;
+
 // Serialises migrations of several processes starting against one server at once.
 const MIGRATION_LOCK_ID = 727_274_101;
 
@@ -52,28 +66,23 @@ const MIGRATION_LOCK_ID = 727_274_101;
 export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<Database> {
   const migrationsFolder = findMigrationsFolder();
   if (options.url) {
-    const pool = new pg.Pool({
+    const connectionTimeoutMillis = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    // Migrations on connections of their own, without the statement timeout: building an index may take minutes.
+    const migrations = openPool({ connectionString: options.url, max: 2, connectionTimeoutMillis });
+    try {
+      await migrateUnderLock(migrations, migrationsFolder);
+    } finally {
+      await migrations.end();
+    }
+    const statementTimeoutMs = options.statementTimeoutMs || undefined;
+    const pool = openPool({
       connectionString: options.url,
       max: options.poolSize ?? 10,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      connectionTimeoutMillis,
+      ...(statementTimeoutMs && { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + QUERY_TIMEOUT_GRACE_MS }),
     });
-    // An idle client's error (server restart) must not crash the process; the pool replaces it.
-    pool.on('error', () => {});
-    // Nor may a checked-out one's: the pool listens only to idle clients, and a connection that dies
-    // inside a transaction emits 'error' with no listener, which throws. Its query fails anyway, and
-    // the pool drops the client (no longer queryable) when it is released.
-    pool.on('connect', (client) => client.on('error', () => {}));
-    releaseClientsWhoseBeginFails(pool);
-    const db = drizzlePg(pool, { schema });
-    const lock = await pool.connect();
-    try {
-      await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
-      await migratePg(db, { migrationsFolder });
-    } finally {
-      await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => {});
-      lock.release();
-    }
-    return { db: db as unknown as Db, driver: 'pg', close: () => pool.end() };
+    if (statementTimeoutMs) dropConnectionsWhoseQueryTimesOut(pool);
+    return { db: drizzlePg(pool, { schema }) as unknown as Db, driver: 'pg', close: () => pool.end() };
   }
 
   const dataDir = options.dataDir && options.dataDir !== 'memory://' ? resolve(options.dataDir) : undefined;
@@ -94,6 +103,29 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
       await client.close();
     },
   };
+}
+
+function openPool(config: pg.PoolConfig): pg.Pool {
+  const pool = new pg.Pool(config);
+  // An idle client's error (server restart) must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  // Nor may a checked-out one's: the pool listens only to idle clients, and a connection that dies
+  // inside a transaction emits 'error' with no listener, which throws. Its query fails anyway, and
+  // the pool drops the client (no longer queryable) when it is released.
+  pool.on('connect', (client) => client.on('error', () => {}));
+  releaseClientsWhoseBeginFails(pool);
+  return pool;
+}
+
+async function migrateUnderLock(pool: pg.Pool, migrationsFolder: string): Promise<void> {
+  const lock = await pool.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
+    await migratePg(drizzlePg(pool, { schema }), { migrationsFolder });
+  } finally {
+    await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => {});
+    lock.release();
+  }
 }
 
 /** The migrations ship beside package.json, whether running from `src/` under tsx or from `dist/`. */

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { onFailedQuery } from './failed-query-hook.js';
 
 /**
  * Works around drizzle-orm 0.45's node-postgres `transaction()`, which sends BEGIN before the
@@ -9,19 +10,11 @@ import type pg from 'pg';
  * drizzle releases it itself.
  */
 export function releaseClientsWhoseBeginFails(pool: pg.Pool): void {
-  pool.on('connect', (client) => {
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    client.query = ((...args: unknown[]) => {
-      const result = query(...args);
-      if (!isBegin(args[0]) || !(result instanceof Promise)) return result;
-      return result.catch((err: unknown) => {
-        const poolClient = client as pg.PoolClient;
-        poolClient.release(err instanceof Error ? err : new Error(String(err)));
-        // Should drizzle release it too one day, that second call must not throw over the real error.
-        poolClient.release = () => {};
-        throw err;
-      });
-    }) as typeof client.query;
+  onFailedQuery(pool, (client, query, err) => {
+    if (!isBegin(query)) return;
+    client.release(err instanceof Error ? err : new Error(String(err)));
+    // Should drizzle release it too one day, that second call must not throw over the real error.
+    client.release = () => {};
   });
 }
 

@@ -5,6 +5,7 @@ import { errorReplyForResponse } from './error-mapping.js';
 import { errorBody, payloadTooLarge } from './errors.js';
 import { apiKeyAuth } from './middleware/api-key-auth.js';
 import { apiSecureHeaders, corsFor } from './middleware/browser-policies.js';
+import { closeOnUnreadBody } from './middleware/close-on-unread-body.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestLogging } from './middleware/request-logging.js';
@@ -38,6 +39,8 @@ export function createApp(ctx: AppContext): ApiApp {
 
   // Outermost, so that every reply (413s, 429s, preflights, errors) is logged, measured and secured.
   app.use(requestLogging(ctx.logger));
+  // Any reply, early refusals above all, that leaves part of a body on the connection closes it.
+  app.use(closeOnUnreadBody);
   app.use(httpMetrics);
   // Before the secure headers, so that it runs after them: the docs page loads scripts their CSP forbids.
   app.use('/docs/*', docsContentSecurityPolicy);

@@ -68,6 +68,15 @@ export function queryObject(c: Context, options: QueryOptions = {}): Record<stri
   return Object.fromEntries(entries);
 }
 
+/**
+ * Refuses a query string that names a parameter outside `known` (a 400 naming each, worded as a
+ * strict query schema words it), whatever its value: defineRoute checks every route with it.
+ */
+export function rejectUnknownQueryParameters(c: Context, known: ReadonlySet<string>): void {
+  const unknown = Object.keys(c.req.queries()).filter((name) => !known.has(name));
+  if (unknown.length > 0) throw validationError(unknown.map((name) => ({ path: name, message: 'unknown field' })), 'query');
+}
+
 export function parseQuery<S extends z.ZodType>(c: Context, schema: S, options: QueryOptions = {}): z.output<S> {
   return parseWith(schema, queryObject(c, options), 'query');
 }

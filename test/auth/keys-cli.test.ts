@@ -71,14 +71,14 @@ describe('npm run keys', () => {
   });
 });
 
-describe('scripts/keys.ts', () => {
+describe('src/cli/keys.ts', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'memrag-keys-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('runs against DATA_DIR: the key on stdout alone, for a shell to capture', () => {
     const { DATABASE_URL: _url, ...env } = process.env;
     const run = (...args: string[]) =>
-      spawnSync(process.execPath, ['--import', 'tsx', 'scripts/keys.ts', ...args], { env: { ...env, DATA_DIR: dataDir }, encoding: 'utf8', timeout: 60_000 });
+      spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/keys.ts', ...args], { env: { ...env, DATA_DIR: dataDir }, encoding: 'utf8', timeout: 60_000 });
     const created = run('create', '--tenant', 'acme');
     expect(created.status, created.stderr).toBe(0);
     expect(created.stdout).toMatch(/^mrk_[A-Za-z0-9_-]{43}\n$/);

@@ -17,6 +17,8 @@ describe('isDatabaseUnavailable', () => {
     ['a connection that ended', wrapped(new Error('Connection terminated unexpectedly'))],
     ['a connect that timed out', new Error('Connection terminated due to connection timeout')],
     ['a busy pool past its connect timeout', wrapped(new Error('timeout exceeded when trying to connect'))],
+    ['57014 query_canceled: past the statement timeout', wrapped(withCode('57014', 'canceling statement due to statement timeout'))],
+    ['no answer within the statement timeout (pg query_timeout)', wrapped(new Error('Query read timeout'))],
     ['a client whose connection failed', new Error('Client has encountered a connection error and is not queryable')],
     ['a closed PGlite', new Error('PGlite is closed')],
   ])('%s: yes', (_name, err) => {

@@ -207,6 +207,18 @@ describe('request schemas in the document', () => {
   });
 });
 
+describe('GET /', () => {
+  it('sends a browser to the console, not to a JSON 404', async () => {
+    const res = await app.request('/', { headers: { accept: 'text/html' } });
+    expect(res.status).toBe(302);
+    const target = new URL(res.headers.get('location')!, 'http://localhost/');
+    expect(target.pathname).toBe('/console');
+    // Behind a proxy serving the API under a prefix, the page is found under it too.
+    expect(new URL(res.headers.get('location')!, 'https://example.com/memrag/').pathname).toBe('/memrag/console');
+    expect((await app.request(target.pathname)).status).toBe(200);
+  });
+});
+
 describe('GET /docs', () => {
   it('answers an HTML page that loads Swagger UI from this server', async () => {
     const res = await app.request('/docs');

@@ -183,7 +183,8 @@ describe('404 not_found', () => {
     expect(missing.body.error.message).toContain('nope');
     expect((await call(app, 'DELETE', '/v1/memories/nope')).body.error.code).toBe('not_found');
     for (const [method, path] of [
-      ['GET', '/'],
+      // Not `/`, which sends a browser to /console (docs.test.ts).
+      ['GET', '/nowhere'],
       ['GET', '/v2/memories'],
       ['GET', '/v1/memories/a/b'],
       ['PATCH', '/v1/tags'],

@@ -2,10 +2,10 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { AppContext } from '../../src/app-context.js';
-import { createApp, createTestContext } from '../http/http-test-context.js';
 import { describeOnDrivers } from '../support/database-drivers.js';
-import { type CutMode, type CuttableProxy, startCuttableProxy } from './support/cuttable-tcp-proxy.js';
-import { type ListeningServer, listen } from './support/listening-server.js';
+import { type AppBehindRelay, expectUnavailable, startAppBehindRelay } from './support/app-behind-relay.js';
+import type { CutMode, CuttableProxy } from './support/cuttable-tcp-proxy.js';
+import type { ListeningServer } from './support/listening-server.js';
 import { markerWord } from './support/marker-word.js';
 
 /**
@@ -18,39 +18,19 @@ const CONNECT_TIMEOUT_MS = 1_000;
 const REQUEST_TIMEOUT_MS = 3_000;
 
 describeOnDrivers('the database stops mid-run, reached through a cuttable relay', (driver) => {
-  let release: (() => Promise<void>) | undefined;
+  let app: AppBehindRelay | undefined;
   let databaseUrl: string;
   let proxy: CuttableProxy;
   let ctx: AppContext;
   let http: ListeningServer;
 
   beforeAll(async () => {
-    const server = await driver.provision();
-    release = () => server.release();
-    databaseUrl = server.env.DATABASE_URL!;
-    proxy = await startCuttableProxy(databaseUrl);
-    ctx = await createTestContext({
-      DATABASE_URL: proxy.proxiedUrl,
-      DATABASE_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
-      REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
-    });
-    http = await listen(createApp(ctx));
+    app = await startAppBehindRelay(driver, { DATABASE_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS), REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) });
+    ({ databaseUrl, proxy, ctx, http } = app);
   });
-  afterAll(async () => {
-    await http?.close();
-    await ctx?.close();
-    await proxy?.close();
-    await release?.();
-  });
+  afterAll(() => app?.close());
 
   const send = (method: string, path: string, body?: unknown) => http.send(method, path, body);
-
-  function expectUnavailable(res: Awaited<ReturnType<ListeningServer['send']>>, what: string) {
-    expect(res.status, `${what}: ${JSON.stringify(res.body)}`).toBe(503);
-    expect(res.headers.get('content-type'), what).toMatch(/^application\/json/);
-    expect(res.body.error, what).toMatchObject({ code: 'database_unavailable', message: expect.any(String), details: null });
-    expect(Number(res.headers.get('retry-after')), what).toBeGreaterThanOrEqual(1);
-  }
 
   /** Polls until the server serves again; the time it took. */
   async function waitForRecovery(timeoutMs = 15_000): Promise<number> {
@@ -237,7 +217,8 @@ describeOnDrivers('the database stops mid-run, reached through a cuttable relay'
 
   it('a database that hangs (connections open, no answer): 504 request_timeout at REQUEST_TIMEOUT_MS, then service once the connections are cut', async () => {
     expect((await send('GET', '/v1/memories?limit=1')).status).toBe(200);
-    // Nothing tells a hung server from a slow query: the request timeout is what bounds it.
+    // The statement timeout (15 s by default) is longer than this request timeout, which answers
+    // first; hung-database.postgres.test.ts has it the other way round.
     proxy.stall();
     const started = Date.now();
     const hung = await Promise.all([send('GET', '/v1/memories?limit=1'), send('PUT', '/v1/memories/hung', { content: 'sent into a hung database' })]);
@@ -249,8 +230,8 @@ describeOnDrivers('the database stops mid-run, reached through a cuttable relay'
       else expect(res.body.error, JSON.stringify(res.body)).toMatchObject({ code: 'request_timeout' });
     }
     expect(Date.now() - started).toBeLessThan(REQUEST_TIMEOUT_MS + 2_000);
-    // Their queries still hold connections until the connections die (a real partition: TCP's
-    // retransmission timeout); the cut stands for that here.
+    // Their queries still hold connections until the statement timeout gives up on them; the cut
+    // stands for that here.
     await proxy.cut('reset');
     await proxy.restore();
     await waitForRecovery();

@@ -1,7 +1,9 @@
 import { OpenAPIHono, type RouteConfig, createRoute } from '@hono/zod-openapi';
-import type { Handler } from 'hono';
+import type { Handler, MiddlewareHandler } from 'hono';
 import type { BlankEnv } from 'hono/types';
+import { z } from 'zod';
 import type { ApiEnv } from '../api-env.js';
+import { rejectUnknownQueryParameters } from '../validate.js';
 
 /**
  * A group of routes, typed with what the API's middleware puts on the context. Mounting one with
@@ -36,12 +38,27 @@ type HonoPath<P extends string> = P extends `${infer Start}/{${infer Param}}${in
  *
  * The handler validates its own input (see ../validate.ts) rather than through the declared
  * schemas, as `OpenAPIHono.openapi` would: that one wants a JSON content type (`curl -d` sends
- * another), splits no comma-separated lists and words its 400s differently.
+ * another), splits no comma-separated lists and words its 400s differently. Only the names of
+ * the query parameters are checked here, against the declared query schema, before the handler.
  */
 export function defineRoute<const R extends RouteDeclaration>(routes: ApiRoutes, declaration: R, handler: Handler<ApiEnv, HonoPath<R['path']>>): void {
   const route = createRoute(declaration);
   routes.openAPIRegistry.registerPath(route);
-  routes.on(route.method.toUpperCase(), route.getRoutingPath(), handler);
+  // One rule for every route, whether or not its handler reads the query: a parameter it does not declare is a 400.
+  const parameters = queryParameterNames(declaration.request?.query);
+  const checkQuery: MiddlewareHandler<ApiEnv> = (c, next) => {
+    rejectUnknownQueryParameters(c, parameters);
+    return next();
+  };
+  routes.on(route.method.toUpperCase(), route.getRoutingPath(), checkQuery, handler);
+}
+
+/** The parameters a route's query schema declares; none without one. */
+function queryParameterNames(schema: unknown): ReadonlySet<string> {
+  if (schema === undefined) return new Set();
+  if (schema instanceof z.ZodObject) return new Set(Object.keys(schema.shape));
+  if (schema instanceof z.ZodPipe) return queryParameterNames(schema.in);
+  throw new Error("A route's query schema must be an object schema: its keys are the parameters the route accepts");
 }
 
 /** Every route declared on `routes` and the groups mounted on it, in registration order. */

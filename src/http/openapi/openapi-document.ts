@@ -188,15 +188,13 @@ function headersOf(headers: NonNullable<RouteResponse['headers']>, components: J
 function errorsOf(route: RouteConfig, own: StatusError[], options: OpenApiDocumentOptions): StatusError[] {
   const isApi = route.path.startsWith('/v1/');
   const hasBody = Boolean(route.request?.body);
-  const hasInput = Boolean(route.request?.params ?? route.request?.query ?? route.request?.body);
   const common: StatusError[] = [];
-  if (hasInput) {
-    common.push({
-      status: 400,
-      codes: hasBody ? ['validation_error', 'invalid_json'] : ['validation_error'],
-      description: `Invalid request: \`validation_error\` names each offending field in \`details\`${hasBody ? '; `invalid_json` for a body that is not JSON' : ''}.`,
-    });
-  }
+  // Every route refuses query parameters it does not declare (see defineRoute), inputs or none.
+  common.push({
+    status: 400,
+    codes: hasBody ? ['validation_error', 'invalid_json'] : ['validation_error'],
+    description: `Invalid request: \`validation_error\` names each offending field in \`details\`, a query parameter the route does not declare included${hasBody ? '; `invalid_json` for a body that is not JSON' : ''}.`,
+  });
   if (isApi && options.apiKeys) common.push({ status: 401, codes: ['unauthorized'], description: 'No API key, or not a valid one.' });
   if (hasBody) common.push({ status: 413, codes: ['payload_too_large'], description: 'The body is past the size limit.' });
   if (isApi && options.rateLimit) {
@@ -216,7 +214,7 @@ function errorsOf(route: RouteConfig, own: StatusError[], options: OpenApiDocume
     common.push({
       status: 503,
       codes: ['database_unavailable'],
-      description: 'The database cannot be reached (down, restarting, out of connections). Retry after the delay given.',
+      description: 'The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given.',
       headers: retryAfterHeader(),
     });
   }

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { TAGS } from '../openapi/api-tags.js';
 import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-route.js';
 import type { OpenApiDocument } from '../openapi/openapi-document.js';
-import { json } from '../openapi/route-responses.js';
+import { header, json } from '../openapi/route-responses.js';
 import { type DocsAsset, docsAssetParams } from '../schemas/docs-schemas.js';
 import { parseWith } from '../validate.js';
 
@@ -27,6 +27,9 @@ const DOCS_CSP = [
   "base-uri 'none'",
   "form-action 'none'",
 ].join('; ');
+
+/** Where `GET /` sends a browser: the console, which links to nothing it cannot reach without a key. */
+const HOME_PAGE = 'console';
 
 // Relative URLs, so the page also works behind a proxy that serves the API under a path prefix.
 const PAGE = `<!doctype html>
@@ -58,8 +61,8 @@ const ASSETS: Record<DocsAsset, { file?: string; text?: string; type: string }> 
 };
 
 /**
- * `/openapi.json` (the document) and `/docs` (Swagger UI over it). Outside `/v1`, like the
- * probes: describing the API gives nothing away that a key protects.
+ * `/openapi.json` (the document), `/docs` (Swagger UI over it) and `/`, which sends a browser to
+ * `/docs`. Outside `/v1`, like the probes: describing the API gives nothing away that a key protects.
  */
 export function createDocsRoutes(buildDocument: () => OpenApiDocument): ApiRoutes {
   // Built on first request: it takes a tenth of a second or more, which every app (and test) would pay at creation.
@@ -68,6 +71,18 @@ export function createDocsRoutes(buildDocument: () => OpenApiDocument): ApiRoute
   // Read on first use: most servers never serve the page, and the bundle is 1.7 MB.
   const files = new Map<string, Promise<Uint8Array<ArrayBuffer>>>();
   const routes = createApiRoutes();
+
+  // The first page a person should see; a browser that opens the server's address lands there, not on a JSON 404.
+  const homeRoute = createRoute({
+    method: 'get',
+    path: '/',
+    operationId: 'home',
+    tags: [TAGS.documentation],
+    summary: 'Sends a browser to the first page to see: the console (`/console`)',
+    responses: { 302: { description: 'To `/console`.', headers: z.object({ Location: header('`console`, relative to this address: `/console`.') }) } },
+  });
+  // Relative, like the page's own URLs, so it also works behind a proxy that serves the API under a path prefix.
+  defineRoute(routes, homeRoute, (c) => c.redirect(HOME_PAGE, 302));
 
   const openApiDocumentRoute = createRoute({
     method: 'get',

@@ -19,6 +19,12 @@ export interface CuttableProxy {
    * that hangs. The app's pooled connections look healthy, and whatever it sends waits.
    */
   stall(): void;
+  /**
+   * After `stall`: the database answers again. Relaying goes on where it stopped, on the
+   * connections still open and on those held meanwhile: nothing is cut, whatever the app
+   * dropped itself stays dropped.
+   */
+  resume(): void;
   restore(): Promise<void>;
   close(): Promise<void>;
 }
@@ -36,12 +42,23 @@ export async function startCuttableProxy(url: string): Promise<CuttableProxy> {
   let mode: CutMode | null = null;
   let relayed = 0;
 
+  // Connections accepted while stalled, not relayed yet.
+  const held = new Set<Socket>();
+
   const server: Server = createServer((client) => {
     open.add(client);
     client.on('close', () => open.delete(client));
     client.on('error', () => client.destroy());
     if (mode === 'reset') return void client.resetAndDestroy();
-    if (mode === 'blackhole') return;
+    if (mode === 'blackhole') {
+      held.add(client);
+      client.on('close', () => held.delete(client));
+      return;
+    }
+    relay(client);
+  });
+
+  function relay(client: Socket) {
     const upstream = connect(targetPort, targetHost);
     open.add(upstream);
     relayed += 1;
@@ -57,7 +74,7 @@ export async function startCuttableProxy(url: string): Promise<CuttableProxy> {
     upstream.on('close', () => pairs.delete(pair));
     client.pipe(upstream);
     upstream.pipe(client);
-  });
+  }
 
   const listen = (port: number) =>
     new Promise<void>((resolve, reject) => {
@@ -98,10 +115,22 @@ export async function startCuttableProxy(url: string): Promise<CuttableProxy> {
         upstream.pause();
       }
     },
+    resume() {
+      mode = null;
+      for (const [client, upstream] of pairs) {
+        client.pipe(upstream);
+        upstream.pipe(client);
+        client.resume();
+        upstream.resume();
+      }
+      for (const client of held) relay(client);
+      held.clear();
+    },
     async restore() {
       if (mode === 'refuse') await listen(port);
       // Connections held open by the blackhole never reached the database: drop them too.
       if (mode === 'blackhole') destroyAll();
+      held.clear();
       mode = null;
     },
     async close() {

@@ -22,17 +22,19 @@ export function createRequestOracle(method: string, pattern: string, operation: 
   const shape = (operation?.query as z.ZodObject | undefined)?.shape ?? {};
   const lists = TAG_LIST_PARAMS.filter((name) => name in shape);
   const probe = new Hono();
-  probe.on(method, pattern, (c) => c.json({ params: c.req.param(), query: queryObject(c, { lists }) }));
+  probe.on(method, pattern, (c) => c.json({ params: c.req.param(), query: queryObject(c, { lists }), names: Object.keys(c.req.queries()) }));
   const bodySchema = operation?.body?.content['application/json'];
 
   /** `body`: none sent, one the oracle cannot judge (a multipart upload), or what JSON.parse made of it. */
   return async function judge(url: string, body: 'none' | 'opaque' | { ok: true; value: unknown } | { ok: false }): Promise<Verdict> {
     const res = await probe.request(url, { method });
     if (res.status !== 200) return { routed: false, invalid: [] };
-    const { params, query } = (await res.json()) as { params: Record<string, string>; query: Record<string, unknown> };
+    const { params, query, names } = (await res.json()) as { params: Record<string, string>; query: Record<string, unknown>; names: string[] };
     const invalid: string[] = [];
     if (operation?.params && !operation.params.safeParse(params).success) invalid.push('params');
     if (operation?.query && !operation.query.safeParse(query).success) invalid.push('query');
+    // Every route refuses a parameter it does not declare, even empty (see defineRoute).
+    else if (operation && names.some((name) => !Object.hasOwn(shape, name))) invalid.push('query (unknown parameter)');
     if (operation?.body && body !== 'opaque') {
       if (body === 'none') {
         if (operation.body.required) invalid.push('body (missing)');

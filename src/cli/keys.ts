@@ -3,9 +3,9 @@
  * `npm run keys -- list`, `npm run keys -- revoke <id|prefix>`. Uses DATABASE_URL, or the
  * embedded PGlite store in DATA_DIR.
  */
-import { runKeysCli } from '../src/auth/keys-cli.js';
-import { ConfigError, loadConfig } from '../src/config/config.js';
-import { openDatabase } from '../src/db/database.js';
+import { runKeysCli } from '../auth/keys-cli.js';
+import { ConfigError, loadConfig } from '../config/config.js';
+import { openDatabase } from '../db/database.js';
 
 async function main(): Promise<number> {
   const config = loadConfig();

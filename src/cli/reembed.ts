@@ -2,11 +2,11 @@
  * Re-embeds the whole store with the configured embedder (EMBEDDING_* variables), for switching
  * models: `EMBEDDING_PROVIDER=transformers EMBEDDING_MODEL=... npm run reembed`.
  */
-import { ConfigError, loadConfig } from '../src/config/config.js';
-import { openDatabase } from '../src/db/database.js';
-import { reembedAll } from '../src/db/reembed.js';
-import { readSpace } from '../src/db/vector-space.js';
-import { createEmbedder } from '../src/embeddings/create-embedder.js';
+import { ConfigError, loadConfig } from '../config/config.js';
+import { openDatabase } from '../db/database.js';
+import { reembedAll } from '../db/reembed.js';
+import { readSpace } from '../db/vector-space.js';
+import { createEmbedder } from '../embeddings/create-embedder.js';
 
 async function main() {
   const config = loadConfig();
