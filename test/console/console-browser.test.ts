@@ -206,6 +206,8 @@ describe.runIf(runs)('the console in headless Chromium', () => {
       await page.getByRole('button', { name: 'Save agent' }).click();
       await page.getByRole('status').filter({ hasText: 'Saved Support bot: version 2' }).waitFor();
       await page.getByRole('button', { name: 'Versions of Support bot' }).click();
+      // The list comes from a request: wait for both entries before reading them.
+      await page.locator('.versions > li > strong').nth(1).waitFor();
       expect(await page.locator('.versions > li > strong').allTextContents()).toEqual(['Version 2', 'Version 1']);
       await shoot(page, '09-agents');
 

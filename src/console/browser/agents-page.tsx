@@ -38,11 +38,15 @@ export function AgentsPage({ session, onUseAgent }: { session: ApiSession; onUse
   const [versions, setVersions] = useState<{ agent: Agent; items: Schemas['AgentVersion'][] } | undefined>(undefined);
   const [refresh, setRefresh] = useState(0);
 
+  // A reply that a newer load overtook is dropped, so a slow first load cannot hide a saved agent.
   useEffect(() => {
+    let stale = false;
     void session.client.GET('/v1/agents', { params: { query: { limit: 100 } } }).then(({ data, error, response }) => {
+      if (stale) return;
       if (error) fail(describeError(error, response));
       else setAgents(data.items);
     });
+    return () => void (stale = true);
   }, [refresh]);
 
   const edit = (agent: Agent | 'new') => {

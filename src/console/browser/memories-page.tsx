@@ -53,22 +53,30 @@ export function MemoriesPage({ session, agentId, params }: Props) {
   };
   const cursor = cursors[cursors.length - 1];
 
+  // Each load drops its reply once a newer one has started: on a slow server the first page's
+  // reply could otherwise land after the one that follows a save, and hide the saved memory.
   useEffect(() => {
+    let stale = false;
     void session.client.GET('/v1/tags', { params: { query: { agentId } } }).then(({ data, error, response }) => {
+      if (stale) return;
       if (error) fail(describeError(error, response));
       else setTagCounts(data.tags);
     });
+    return () => void (stale = true);
   }, [agentId, refresh]);
 
   useEffect(() => {
+    let stale = false;
     const metadata = metadataFilter.trim();
     void session.client
       .GET('/v1/memories', { params: { query: { ...filterQuery, limit: PAGE_SIZE, ...(cursor ? { cursor } : {}), ...(metadata ? { metadata } : {}) } } })
       .then(({ data, error, response }) => {
+        if (stale) return;
         if (error) return fail(describeError(error, response));
         setItems(data.items);
         setNextCursor(data.nextCursor);
       });
+    return () => void (stale = true);
   }, [agentId, JSON.stringify(tagModes), metadataFilter, cursor, refresh]);
 
   // A citation of the chat links here with the memory's key: open it.
