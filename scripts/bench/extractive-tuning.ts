@@ -3,7 +3,9 @@
  * articles. What retrieval recalls for each question (topK 5, `tagsAny` its article, and another
  * article's for declining) and the cosine of every candidate sentence are computed once and cached
  * in TUNING_RAW (lib/extractive-raw.ts); the features are recomputed from them by the chat's own
- * code on each run, so a feature changed in src/chat is measured in seconds.
+ * code on each run, so a feature changed in src/chat is measured without retrieval or the model
+ * (the cross-validated fits take minutes on two shared cores; TUNING_SKIP_ABLATIONS=1 and
+ * TUNING_SKIP_N=1 leave out the ablations and the embedded-sentence counts).
  *
  * The weights are a linear model fitted to rank an answering sentence first (a softmax over each
  * question's candidates), cross-validated five-fold by article: the figure reported for a set of
@@ -15,7 +17,6 @@
 import type { AnswerWeights, FeatureWeights } from '../../src/chat/answer-weights.js';
 import { ANSWER_WEIGHTS, LEXICAL_ANSWER_WEIGHTS } from '../../src/chat/answer-weights.js';
 import { DEFAULT_EMBEDDED_SENTENCES, lexicalCandidates } from '../../src/chat/extractive-answer.js';
-import { type AnswerType, answerTypeOf } from '../../src/chat/answer-type.js';
 import { type RawRow, loadRaw } from './lib/extractive-raw.js';
 import { answers } from './lib/squad.js';
 
@@ -33,7 +34,6 @@ const COSINE = KEYS.indexOf('cosine');
 interface Row {
   /** The question's own article: the folds split by it. */
   article: number;
-  answerType: AnswerType;
   n: number;
   x: Float64Array;
   ok: Uint8Array;
@@ -49,7 +49,7 @@ const rowOf = (r: RawRow, article: number): Row => {
   const candidates = lexicalCandidates(r.question, r.sources);
   const x = new Float64Array(candidates.length * K);
   candidates.forEach((c, j) => KEYS.forEach((k, i) => (x[j * K + i] = k === 'cosine' ? (r.cosines[c.text] ?? 0) : c.features[k])));
-  return { article, answerType: answerTypeOf(r.question), n: candidates.length, x, ok: Uint8Array.from(candidates, (c) => (answers(c.text, r.gold) ? 1 : 0)) };
+  return { article, n: candidates.length, x, ok: Uint8Array.from(candidates, (c) => (answers(c.text, r.gold) ? 1 : 0)) };
 };
 const features: Features = {
   own: raw.own.map((r) => rowOf(r, r.article)),
@@ -101,11 +101,6 @@ function evaluate(w: Vector, set: Features = features) {
   const at1Declining = own.filter((o) => o.ok && o.score >= threshold).length / own.length;
   return { at1, threshold, at1Declining };
 }
-const accuracy = (w: Vector, rows: readonly Row[]) => {
-  let right = 0;
-  for (const r of rows) if (best(r, w).ok) right++;
-  return right / rows.length;
-};
 
 const fmt = (x: number) => x.toFixed(3);
 const weightsText = (w: Vector) => KEYS.map((k, i) => [k, w[i]!] as const).filter(([, v]) => v !== 0).map(([k, v]) => `${k} ${+v.toFixed(3)}`).join(', ');
@@ -179,7 +174,7 @@ function crossValidated(set: Features, keys: readonly Key[], prepare: (part: Fea
 console.log(`${features.own.length} questions (seed ${SEED}); raw in ${FILE}`);
 const lexicalOnly = withoutCosine(features);
 show('BM25 over the sentences alone', unit('lexical'));
-show('before: LEXICAL_ANSWER_WEIGHTS as they were', Float64Array.from(KEYS, (k) => ({ lexical: 1, rank: 0.2, type: 0.2, bigram: 0.1, context: 0.1 })[k as string] ?? 0), lexicalOnly);
+show('the old no-embedder weights (grid, in-sample)', Float64Array.from(KEYS, (k) => ({ lexical: 1, rank: 0.2, type: 0.2, bigram: 0.1, context: 0.1 })[k as string] ?? 0), lexicalOnly);
 const oldKeys: Key[] = ['lexical', 'rank', 'type', 'bigram', 'context'];
 const newKeys: Key[] = [...oldKeys, 'proximity', 'rare', 'length', 'position', 'passage'];
 
