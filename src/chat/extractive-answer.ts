@@ -1,6 +1,6 @@
 import type { Embedder } from '../embeddings/embedder.js';
 import { type AnswerCandidate, answerCandidates } from './answer-candidates.js';
-import { ANSWER_WEIGHTS, type AnswerWeights, LEXICAL_ANSWER_WEIGHTS, scoreSentence } from './answer-weights.js';
+import { ANSWER_WEIGHTS, type AnswerWeights, LEXICAL_ANSWER_WEIGHTS, confidenceOf, scoreSentence } from './answer-weights.js';
 import { type SentenceFeatures, cosine, lexicalFeatures } from './sentence-features.js';
 import type { Source } from './sources.js';
 
@@ -57,6 +57,13 @@ export interface ScoredCandidate extends AnswerCandidate {
   order: number;
 }
 
+/** The candidate sentences with their features from words alone (no cosine yet). */
+export function lexicalCandidates(question: string, sources: readonly Source[]): ScoredCandidate[] {
+  const base = answerCandidates(sources);
+  const { features } = lexicalFeatures(question, base);
+  return base.map((c, i) => ({ ...c, features: features[i]!, order: i }));
+}
+
 /**
  * The candidate sentences with their features. Only the lexically best `embedded` get a cosine,
  * in one batch with the question; an embedder that fails leaves them without one.
@@ -66,9 +73,7 @@ export async function scoreCandidates(
   sources: readonly Source[],
   options: Pick<ExtractiveOptions, 'embedder' | 'embedded' | 'questionVector' | 'signal'> & { prescore?: AnswerWeights } = {},
 ): Promise<{ candidates: ScoredCandidate[]; embedded: boolean }> {
-  const base = answerCandidates(sources);
-  const { features } = lexicalFeatures(question, base);
-  const candidates = base.map((c, i) => ({ ...c, features: features[i]!, order: i }));
+  const candidates = lexicalCandidates(question, sources);
   const { embedder } = options;
   const limit = options.embedded ?? DEFAULT_EMBEDDED_SENTENCES;
   if (!embedder || limit <= 0 || candidates.length === 0) return { candidates, embedded: false };
@@ -104,13 +109,13 @@ export async function extractiveAnswer(question: string, sources: readonly Sourc
   const scored = candidates.map((c) => ({ c, score: scoreSentence(c.features, weights) }));
   // Ties go to the better-ranked source, then to the earlier sentence, so the result is stable.
   scored.sort((a, b) => b.score - a.score || a.c.sourceRank - b.c.sourceRank || a.c.order - b.c.order);
-  if (scored[0]!.score < weights.decline) return decline(scored.map((s) => s.c), sources);
+  if (confidenceOf(scored[0]!.c.features, weights) < weights.decline) return decline(scored.map((s) => s.c), sources);
 
   const seen = new Set<string>();
   const picked = scored
-    .filter(({ c, score }) => {
+    .filter(({ c }) => {
       const key = c.text.toLowerCase();
-      if (score < weights.decline || seen.has(key)) return false;
+      if (confidenceOf(c.features, weights) < weights.decline || seen.has(key)) return false;
       seen.add(key);
       return true;
     })

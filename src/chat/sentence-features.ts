@@ -16,6 +16,20 @@ export interface SentenceFeatures {
   bigram: number;
   /** The `lexical` of the sentence before it in its source: the answer often follows the sentence naming the subject. */
   context: number;
+  /**
+   * How close together the question's words sit in the sentence: the matched words' share of the
+   * smallest window holding them all, times the share of the question's IDF they carry. A sentence
+   * restating the question's phrase answers more often than one with its words scattered.
+   */
+  proximity: number;
+  /** 1 when the sentence has the question's rarest word among those some candidate has. */
+  rare: number;
+  /** The sentence's length in content words over 40, at most 1: SQuAD's answers sit in long sentences more. */
+  length: number;
+  /** 1 for the first sentence of its source, 1/2 for the second... */
+  position: number;
+  /** The share of the question's IDF the sentence's whole source has: the answer sits where the question's words gather. */
+  passage: number;
 }
 
 const K1 = 1.2;
@@ -59,7 +73,13 @@ export function lexicalFeatures(question: string, candidates: readonly AnswerCan
   const most = terms.reduce((s, t) => s + idf.get(t)!, 0);
   const asked = contentTerms(question);
   const pairs = new Set(asked.slice(1).map((t, i) => `${asked[i]} ${t}`));
+  const present = terms.filter((t) => counts.some((m) => m.has(t)));
+  const rarest = present.reduce<string | undefined>((r, t) => (r === undefined || idf.get(t)! > idf.get(r)! ? t : r), undefined);
+  const positions = new Map<AnswerCandidate, number>();
   const features: SentenceFeatures[] = candidates.map((c, i) => {
+    const position = c.previous ? positions.get(c.previous)! + 1 : 1;
+    positions.set(c, position);
+    const own = contentTerms(c.text);
     let score = 0;
     for (const t of terms) {
       const tf = counts[i]!.get(t) ?? 0;
@@ -72,7 +92,22 @@ export function lexicalFeatures(question: string, candidates: readonly AnswerCan
       type: hasAnswerOfType(answerType, c.text, question) ? 1 : 0,
       bigram: pairs.size > 0 ? sharedPairs(bags[i]!, pairs) / pairs.size : 0,
       context: 0,
+      proximity: most > 0 ? proximity(own, idf) / most : 0,
+      rare: rarest !== undefined && counts[i]!.has(rarest) ? 1 : 0,
+      length: Math.min(1, own.length / 40),
+      position: 1 / position,
+      passage: 0,
     };
+  });
+  const bySource = new Map<number, Set<string>>();
+  candidates.forEach((c, i) => {
+    const found = bySource.get(c.sourceId) ?? new Set<string>();
+    for (const t of terms) if (counts[i]!.has(t)) found.add(t);
+    bySource.set(c.sourceId, found);
+  });
+  candidates.forEach((c, i) => {
+    const found = bySource.get(c.sourceId)!;
+    features[i]!.passage = most > 0 ? [...found].reduce((s, t) => s + idf.get(t)!, 0) / most : 0;
   });
   const index = new Map(candidates.map((c, i) => [c, i]));
   candidates.forEach((c, i) => {
@@ -80,6 +115,34 @@ export function lexicalFeatures(question: string, candidates: readonly AnswerCan
     if (previous !== undefined) features[i]!.context = features[previous]!.lexical;
   });
   return { answerType, features };
+}
+
+/**
+ * The IDF of the question's words the sentence has, times their count over the length of the
+ * smallest window of the sentence holding one of each: the whole IDF when they sit side by side.
+ */
+function proximity(sentence: readonly string[], idf: ReadonlyMap<string, number>): number {
+  const wanted = new Set(sentence.filter((t) => idf.has(t)));
+  if (wanted.size === 0) return 0;
+  const weight = [...wanted].reduce((s, t) => s + idf.get(t)!, 0);
+  if (wanted.size === 1) return weight;
+  const inWindow = new Map<string, number>();
+  let shortest = Infinity;
+  let left = 0;
+  for (let right = 0; right < sentence.length; right++) {
+    const t = sentence[right]!;
+    if (!wanted.has(t)) continue;
+    inWindow.set(t, (inWindow.get(t) ?? 0) + 1);
+    while (inWindow.size === wanted.size) {
+      shortest = Math.min(shortest, right - left + 1);
+      const l = sentence[left++]!;
+      const n = inWindow.get(l);
+      if (n === undefined) continue;
+      if (n === 1) inWindow.delete(l);
+      else inWindow.set(l, n - 1);
+    }
+  }
+  return (weight * wanted.size) / shortest;
 }
 
 function sharedPairs(bag: readonly string[], pairs: ReadonlySet<string>): number {
