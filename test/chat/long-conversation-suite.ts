@@ -1,13 +1,10 @@
-import type { Hono } from 'hono';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLlmProvider } from '../../src/agent/llm-provider.js';
-import type { AppContext } from '../../src/app-context.js';
+import { describe, expect, it } from 'vitest';
 import { compactionLimit, compactionSettingsFor } from '../../src/compaction/compaction-config.js';
 import { toolPairingProblems } from '../compaction/tool-pairing.js';
-import { call, clearConversations, createApp, createTestContext } from '../http/http-test-context.js';
-import { type ScriptedLlmServer, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
-import { conversationModel, fromWire, kindOf, requestTokens } from '../../testkit/scripted-conversation-llm.js';
-import type { DatabaseDriver, ProvisionedDatabase } from '../support/database-drivers.js';
+import { call, clearConversations } from '../http/http-test-context.js';
+import { fromWire, kindOf, requestTokens } from '../../testkit/scripted-conversation-llm.js';
+import type { DatabaseDriver } from '../support/database-drivers.js';
+import { type ConversationHarness, scriptedConversationFixture } from './scripted-conversation-fixture.js';
 
 const MODEL = 'scripted-small';
 /** A small window for this model only: the deployment default stays large, so the per-model setting is what applies. */
@@ -20,12 +17,6 @@ const FACT = 'Please remember that my locker code is 4512.';
 
 const question = (turn: number) => (turn === FACT_TURN ? FACT : `Turn ${turn}: what do my notes say about subject ${turn % 17}?`);
 
-interface Harness {
-  ctx: AppContext;
-  llm: ScriptedLlmServer;
-  app: Hono;
-}
-
 /**
  * The issue's long-conversation test, run on each driver (describeOnDrivers): 200 turns with tool
  * calls through POST /v1/chat against a 6k-token window, with the scripted LLM writing checkpoints
@@ -33,32 +24,10 @@ interface Harness {
  */
 export function longConversationSuite(driver: DatabaseDriver) {
   describe('long conversations', () => {
-    let database: ProvisionedDatabase | undefined;
-    let ctx: AppContext;
-    const servers: ScriptedLlmServer[] = [];
+    const fixture = scriptedConversationFixture(driver, LONG_CONVERSATION_ENV, MODEL);
+    const harness = fixture.harness;
 
-    beforeAll(async () => {
-      database = await driver.provision();
-      ctx = await createTestContext({ ...LONG_CONVERSATION_ENV, ...database.env });
-      // Memories for search_memories to find: every tool result is a few hundred tokens.
-      for (let i = 0; i < 17; i++) {
-        await ctx.memories.forTenant('default').save({ key: `note-${i}`, content: `Notes on subject ${i}: ${'a fairly long note about the subject, with details. '.repeat(6)}` });
-      }
-    });
-    afterAll(async () => {
-      await ctx?.close();
-      await database?.release();
-      for (const server of servers) await server.close();
-    });
-
-    async function harness(options: Parameters<typeof conversationModel>[0] = {}): Promise<Harness> {
-      const llm = await startScriptedLlmServer(conversationModel(options));
-      servers.push(llm);
-      const provider = createLlmProvider({ baseURL: llm.url, apiKey: 'k', model: MODEL, retry: { maxAttempts: 1 } });
-      return { ctx: ctx!, llm, app: createApp({ ...ctx!, llm: provider }) };
-    }
-
-    async function turn(h: Harness, conversationId: string | undefined, n: number, topK = 2) {
+    async function turn(h: ConversationHarness, conversationId: string | undefined, n: number, topK = 2) {
       const res = await call(h.app, 'POST', '/v1/chat', { message: question(n), topK, ...(conversationId ? { conversationId } : {}) });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       return res.body as { conversationId: string; answer: string };
@@ -66,12 +35,12 @@ export function longConversationSuite(driver: DatabaseDriver) {
 
     it('keeps 200 turns within the window, tool calls with their results, and turn 3 in view through a summary', async () => {
       const h = await harness();
-      const limit = compactionLimit(compactionSettingsFor(ctx.config, MODEL));
+      const limit = compactionLimit(compactionSettingsFor(fixture.ctx.config, MODEL));
       let conversationId: string | undefined;
       for (let n = 1; n <= 200; n++) {
         conversationId = (await turn(h, conversationId, n)).conversationId;
         // Checkpoints are written after the reply; a user's next message comes later than that.
-        await ctx.backgroundTasks.whenIdle();
+        await fixture.ctx.backgroundTasks.whenIdle();
       }
 
       const requests = h.llm.requests;
@@ -111,11 +80,11 @@ export function longConversationSuite(driver: DatabaseDriver) {
 
     it('goes on with rule-based checkpoints and summaries when the summarizer fails', async () => {
       const h = await harness({ failSummaries: true });
-      const limit = compactionLimit(compactionSettingsFor(ctx.config, MODEL));
+      const limit = compactionLimit(compactionSettingsFor(fixture.ctx.config, MODEL));
       let conversationId: string | undefined;
       for (let n = 1; n <= 60; n++) {
         conversationId = (await turn(h, conversationId, n)).conversationId;
-        await ctx.backgroundTasks.whenIdle();
+        await fixture.ctx.backgroundTasks.whenIdle();
       }
       const failed = h.llm.requests.filter((r) => kindOf(r) !== 'chat');
       expect(failed.length).toBeGreaterThan(60);
@@ -130,11 +99,11 @@ export function longConversationSuite(driver: DatabaseDriver) {
     it('streams a compaction event and does not wait for the checkpoint before replying', async () => {
       // Alone: turns of the conversations above, recalled as sources, would grow the prompt past
       // what compaction fits without a (slow, here) summary.
-      await clearConversations(ctx);
+      await clearConversations(fixture.ctx);
       const h = await harness({ summaryDelayMs: 1_500 });
       let conversationId: string | undefined;
       for (let n = 1; n <= 12; n++) conversationId = (await turn(h, conversationId, n)).conversationId;
-      await ctx.backgroundTasks.whenIdle();
+      await fixture.ctx.backgroundTasks.whenIdle();
 
       const started = Date.now();
       const res = await h.app.request('/v1/chat', {
@@ -154,7 +123,7 @@ export function longConversationSuite(driver: DatabaseDriver) {
       // The reply is out; turn 13's checkpoint is still being written.
       const before = await call(h.app, 'GET', `/v1/conversations/${conversationId}`);
       expect(before.body.checkpoints.map((c: { turn: number }) => c.turn)).not.toContain(13);
-      await ctx.backgroundTasks.whenIdle();
+      await fixture.ctx.backgroundTasks.whenIdle();
       const after = await call(h.app, 'GET', `/v1/conversations/${conversationId}`);
       expect(after.body.checkpoints.map((c: { turn: number }) => c.turn)).toContain(13);
     });

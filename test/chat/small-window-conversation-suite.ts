@@ -1,13 +1,11 @@
-import type { Hono } from 'hono';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLlmProvider } from '../../src/agent/llm-provider.js';
-import type { AppContext } from '../../src/app-context.js';
+import { describe, expect, it } from 'vitest';
 import { compactionLimit, compactionSettingsFor } from '../../src/compaction/compaction-config.js';
 import { toolPairingProblems } from '../compaction/tool-pairing.js';
-import { call, createApp, createTestContext } from '../http/http-test-context.js';
-import { type ScriptedLlmServer, type ScriptedRequest, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
-import { conversationModel, fromWire, kindOf, requestTokens } from '../../testkit/scripted-conversation-llm.js';
-import type { DatabaseDriver, ProvisionedDatabase } from '../support/database-drivers.js';
+import { call } from '../http/http-test-context.js';
+import type { ScriptedRequest } from '../../testkit/scripted-llm-server.js';
+import { fromWire, kindOf, requestTokens } from '../../testkit/scripted-conversation-llm.js';
+import type { DatabaseDriver } from '../support/database-drivers.js';
+import { scriptedConversationFixture } from './scripted-conversation-fixture.js';
 
 const MODEL = 'scripted-4k';
 /** Ollama's default context: the window the issue's held-out test used. */
@@ -42,29 +40,8 @@ interface TurnRequests {
  */
 export function smallWindowConversationSuite(driver: DatabaseDriver) {
   describe('conversations at a 4k window', () => {
-    let database: ProvisionedDatabase | undefined;
-    let ctx: AppContext;
-    const servers: ScriptedLlmServer[] = [];
-
-    beforeAll(async () => {
-      database = await driver.provision();
-      ctx = await createTestContext({ ...SMALL_WINDOW_ENV, ...database.env });
-      for (let i = 0; i < 17; i++) {
-        await ctx.memories.forTenant('default').save({ key: `note-${i}`, content: `Notes on subject ${i}: ${'a fairly long note about the subject, with details. '.repeat(6)}` });
-      }
-    });
-    afterAll(async () => {
-      await ctx?.close();
-      await database?.release();
-      for (const server of servers) await server.close();
-    });
-
-    async function harness(): Promise<{ app: Hono; llm: ScriptedLlmServer }> {
-      const llm = await startScriptedLlmServer(conversationModel({ toolFor }));
-      servers.push(llm);
-      const provider = createLlmProvider({ baseURL: llm.url, apiKey: 'k', model: MODEL, retry: { maxAttempts: 1 } });
-      return { llm, app: createApp({ ...ctx, llm: provider }) };
-    }
+    const fixture = scriptedConversationFixture(driver, SMALL_WINDOW_ENV, MODEL);
+    const harness = () => fixture.harness({ toolFor });
 
     /** One conversation of TURNS turns with its own user (episodic recall reads the same user's other conversations only). */
     async function converse(userId: string) {
@@ -81,7 +58,7 @@ export function smallWindowConversationSuite(driver: DatabaseDriver) {
         const during = requests.slice(chatAt[0], chatAt.at(-1)! + 1);
         perTurn.push({ chats: during.filter((r) => kindOf(r) === 'chat'), critical: during.filter((r) => kindOf(r) !== 'chat').length });
       }
-      await ctx.backgroundTasks.whenIdle();
+      await fixture.ctx.backgroundTasks.whenIdle();
       return { ...h, conversationId: conversationId!, perTurn };
     }
 
@@ -89,7 +66,7 @@ export function smallWindowConversationSuite(driver: DatabaseDriver) {
 
     it('sends the turn before the question in every request, tool pairs whole, within the window, and waits on the summariser at most once in four turns', async () => {
       first = await converse('user-a');
-      const limit = compactionLimit(compactionSettingsFor(ctx.config, MODEL));
+      const limit = compactionLimit(compactionSettingsFor(fixture.ctx.config, MODEL));
       for (const [i, turn] of first.perTurn.entries()) {
         const n = i + 1;
         for (const request of turn.chats) {
@@ -125,9 +102,9 @@ export function smallWindowConversationSuite(driver: DatabaseDriver) {
         { role: 'user' as const, content: 'The zebra protocol needs the orange key.' },
         { role: 'assistant' as const, content: 'Noted: the zebra protocol needs the orange key.', toolCalls: [] },
       ].map((message) => ({ message }));
-      await ctx.conversations.forTenant('default').appendTurn({ id: crypto.randomUUID(), agentId: 'default', userId: 'user-a', messages: other });
-      await ctx.conversations.forTenant('default').appendTurn({ id: crypto.randomUUID(), agentId: 'another-agent', userId: 'user-a', messages: other });
-      await ctx.conversations.forTenant('other-tenant').appendTurn({ id: crypto.randomUUID(), agentId: 'default', userId: 'user-a', messages: other });
+      await fixture.ctx.conversations.forTenant('default').appendTurn({ id: crypto.randomUUID(), agentId: 'default', userId: 'user-a', messages: other });
+      await fixture.ctx.conversations.forTenant('default').appendTurn({ id: crypto.randomUUID(), agentId: 'another-agent', userId: 'user-a', messages: other });
+      await fixture.ctx.conversations.forTenant('other-tenant').appendTurn({ id: crypto.randomUUID(), agentId: 'default', userId: 'user-a', messages: other });
 
       const h = await harness();
       const ask = async (message: string) => {

@@ -1,23 +1,9 @@
-import type { Hono } from 'hono';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { AppContext } from '../../src/app-context.js';
+import { describe, expect, it } from 'vitest';
 import { encodeCursor } from '../../src/retrieval/cursor.js';
 import { createCapturedLogger } from '../support/captured-logger.js';
-import { type JsonReply, call, clearMemories, createApp, createTestContext } from './http-test-context.js';
+import { type JsonReply, call, createApp, memoryAppFixture } from './http-test-context.js';
 
-let ctx: AppContext;
-let app: Hono;
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-  app = createApp(ctx);
-});
-afterAll(async () => {
-  await ctx?.close();
-});
-beforeEach(async () => {
-  await clearMemories(ctx);
-});
+const http = memoryAppFixture();
 
 /** A 400 validation error whose details and message both name `path`. */
 function expectInvalid(res: JsonReply, path: string) {
@@ -27,7 +13,7 @@ function expectInvalid(res: JsonReply, path: string) {
   expect(res.body.error.message).toContain(path);
 }
 
-const post = (body: unknown) => call(app, 'POST', '/v1/memories', body);
+const post = (body: unknown) => call(http.app, 'POST', '/v1/memories', body);
 
 describe('400 validation_error naming the field', () => {
   it('wrong types', async () => {
@@ -43,8 +29,8 @@ describe('400 validation_error naming the field', () => {
 
   it('missing fields', async () => {
     expectInvalid(await post({ tags: ['a'] }), 'content');
-    expectInvalid(await call(app, 'PUT', '/v1/memories/k', {}), 'content');
-    expectInvalid(await call(app, 'POST', '/v1/memories/search', { topK: 3 }), 'query');
+    expectInvalid(await call(http.app, 'PUT', '/v1/memories/k', {}), 'content');
+    expectInvalid(await call(http.app, 'POST', '/v1/memories/search', { topK: 3 }), 'query');
   });
 
   it('unknown fields, each named', async () => {
@@ -52,11 +38,11 @@ describe('400 validation_error naming the field', () => {
     expectInvalid(res, 'tag');
     expectInvalid(res, 'agentid');
     expect(res.body.error.details).toContainEqual({ path: 'tag', message: 'unknown field' });
-    expectInvalid(await call(app, 'PUT', '/v1/memories/k', { key: 'k', content: 'x' }), 'key');
-    expectInvalid(await call(app, 'POST', '/v1/memories/search', { query: 'x', top_k: 3 }), 'top_k');
-    expectInvalid(await call(app, 'GET', '/v1/memories?tag=red'), 'tag');
-    expectInvalid(await call(app, 'GET', '/v1/tags?agent=x'), 'agent');
-    expectInvalid(await call(app, 'GET', '/v1/memories/k?agent=x'), 'agent');
+    expectInvalid(await call(http.app, 'PUT', '/v1/memories/k', { key: 'k', content: 'x' }), 'key');
+    expectInvalid(await call(http.app, 'POST', '/v1/memories/search', { query: 'x', top_k: 3 }), 'top_k');
+    expectInvalid(await call(http.app, 'GET', '/v1/memories?tag=red'), 'tag');
+    expectInvalid(await call(http.app, 'GET', '/v1/tags?agent=x'), 'agent');
+    expectInvalid(await call(http.app, 'GET', '/v1/memories/k?agent=x'), 'agent');
   });
 
   it('a body that is not an object', async () => {
@@ -88,7 +74,7 @@ describe('400 validation_error naming the field', () => {
     expectInvalid(await post({ content: 'x', agentId: 'has space' }), 'agentId');
     expectInvalid(await post({ content: 'x', agentId: 'a'.repeat(129) }), 'agentId');
     expect((await post({ content: 'x', agentId: 'user@example.com:thread-1.v2_x' })).status).toBe(201);
-    expectInvalid(await call(app, 'GET', '/v1/memories/k?agentId=bad%20id'), 'agentId');
+    expectInvalid(await call(http.app, 'GET', '/v1/memories/k?agentId=bad%20id'), 'agentId');
   });
 
   it('NUL characters anywhere, never a 500', async () => {
@@ -99,11 +85,11 @@ describe('400 validation_error naming the field', () => {
     expectInvalid(await post({ content: 'x', metadata: { note: 'a\u0000' } }), 'metadata.note');
     expectInvalid(await post({ content: 'x', metadata: { list: ['ok', { deep: '\u0000' }] } }), 'metadata.list.1.deep');
     expectInvalid(await post({ content: 'x', metadata: { 'k\u0000': 1 } }), 'metadata.k\u0000');
-    expectInvalid(await call(app, 'PUT', '/v1/memories/a%00b', { content: 'x' }), 'key');
-    expectInvalid(await call(app, 'GET', '/v1/memories/a%00b'), 'key');
-    expectInvalid(await call(app, 'POST', '/v1/memories/search', { query: 'a\u0000' }), 'query');
-    expectInvalid(await call(app, 'GET', '/v1/memories?tagsAny=a%00'), 'tagsAny.0');
-    expectInvalid(await call(app, 'DELETE', '/v1/memories', { tagsAny: ['\u0000'] }), 'tagsAny.0');
+    expectInvalid(await call(http.app, 'PUT', '/v1/memories/a%00b', { content: 'x' }), 'key');
+    expectInvalid(await call(http.app, 'GET', '/v1/memories/a%00b'), 'key');
+    expectInvalid(await call(http.app, 'POST', '/v1/memories/search', { query: 'a\u0000' }), 'query');
+    expectInvalid(await call(http.app, 'GET', '/v1/memories?tagsAny=a%00'), 'tagsAny.0');
+    expectInvalid(await call(http.app, 'DELETE', '/v1/memories', { tagsAny: ['\u0000'] }), 'tagsAny.0');
   });
 
   it('unpaired surrogates, which jsonb rejects and text would silently mangle', async () => {
@@ -113,25 +99,25 @@ describe('400 validation_error naming the field', () => {
   });
 
   it('bad cursors', async () => {
-    expectInvalid(await call(app, 'GET', '/v1/memories?cursor=not-a-cursor'), 'cursor');
+    expectInvalid(await call(http.app, 'GET', '/v1/memories?cursor=not-a-cursor'), 'cursor');
     const forged = encodeCursor({ createdAt: "2024-01-01'; DROP TABLE memories; --", id: 'x' });
-    expectInvalid(await call(app, 'GET', `/v1/memories?cursor=${forged}`), 'cursor');
-    expectInvalid(await call(app, 'GET', `/v1/memories?cursor=${'A'.repeat(600)}`), 'cursor');
+    expectInvalid(await call(http.app, 'GET', `/v1/memories?cursor=${forged}`), 'cursor');
+    expectInvalid(await call(http.app, 'GET', `/v1/memories?cursor=${'A'.repeat(600)}`), 'cursor');
   });
 
   it('limit out of range or not a number, or given twice', async () => {
-    expectInvalid(await call(app, 'GET', '/v1/memories?limit=0'), 'limit');
-    expectInvalid(await call(app, 'GET', '/v1/memories?limit=201'), 'limit');
-    expectInvalid(await call(app, 'GET', '/v1/memories?limit=ten'), 'limit');
-    expectInvalid(await call(app, 'GET', '/v1/memories?limit=1.5'), 'limit');
-    expectInvalid(await call(app, 'GET', '/v1/memories?limit=1&limit=2'), 'limit');
-    expect((await call(app, 'GET', '/v1/memories?limit=200')).status).toBe(200);
+    expectInvalid(await call(http.app, 'GET', '/v1/memories?limit=0'), 'limit');
+    expectInvalid(await call(http.app, 'GET', '/v1/memories?limit=201'), 'limit');
+    expectInvalid(await call(http.app, 'GET', '/v1/memories?limit=ten'), 'limit');
+    expectInvalid(await call(http.app, 'GET', '/v1/memories?limit=1.5'), 'limit');
+    expectInvalid(await call(http.app, 'GET', '/v1/memories?limit=1&limit=2'), 'limit');
+    expect((await call(http.app, 'GET', '/v1/memories?limit=200')).status).toBe(200);
   });
 
   it('topK and minScore out of range', async () => {
-    const search = (body: object) => call(app, 'POST', '/v1/memories/search', { query: 'tea', ...body });
+    const search = (body: object) => call(http.app, 'POST', '/v1/memories/search', { query: 'tea', ...body });
     expectInvalid(await search({ topK: 0 }), 'topK');
-    expectInvalid(await search({ topK: ctx.config.MAX_TOP_K + 1 }), 'topK');
+    expectInvalid(await search({ topK: http.ctx.config.MAX_TOP_K + 1 }), 'topK');
     expectInvalid(await search({ topK: 2.5 }), 'topK');
     expectInvalid(await search({ topK: '5' }), 'topK');
     expectInvalid(await search({ minScore: 1.5 }), 'minScore');
@@ -140,13 +126,13 @@ describe('400 validation_error naming the field', () => {
   });
 
   it('a bulk delete without tagsAny or tagsAll', async () => {
-    expectInvalid(await call(app, 'DELETE', '/v1/memories'), 'tagsAny');
-    expectInvalid(await call(app, 'DELETE', '/v1/memories', {}), 'tagsAny');
-    expectInvalid(await call(app, 'DELETE', '/v1/memories', { tagsAny: [] }), 'tagsAny');
-    expectInvalid(await call(app, 'DELETE', '/v1/memories', { tagsNone: ['x'] }), 'tagsAny');
-    expectInvalid(await call(app, 'DELETE', '/v1/memories?agentId=a'), 'tagsAny');
-    expectInvalid(await call(app, 'DELETE', '/v1/memories?tagsAny=,,'), 'tagsAny');
-    const both = await call(app, 'DELETE', '/v1/memories?tagsAny=a', { tagsAny: ['b'] });
+    expectInvalid(await call(http.app, 'DELETE', '/v1/memories'), 'tagsAny');
+    expectInvalid(await call(http.app, 'DELETE', '/v1/memories', {}), 'tagsAny');
+    expectInvalid(await call(http.app, 'DELETE', '/v1/memories', { tagsAny: [] }), 'tagsAny');
+    expectInvalid(await call(http.app, 'DELETE', '/v1/memories', { tagsNone: ['x'] }), 'tagsAny');
+    expectInvalid(await call(http.app, 'DELETE', '/v1/memories?agentId=a'), 'tagsAny');
+    expectInvalid(await call(http.app, 'DELETE', '/v1/memories?tagsAny=,,'), 'tagsAny');
+    const both = await call(http.app, 'DELETE', '/v1/memories?tagsAny=a', { tagsAny: ['b'] });
     expect(both.status).toBe(400);
     expect(both.body.error.code).toBe('validation_error');
   });
@@ -155,19 +141,19 @@ describe('400 validation_error naming the field', () => {
 describe('400 invalid_json', () => {
   it('malformed, empty or truncated bodies', async () => {
     for (const body of ['{"content": "x",}', '{content: "x"}', '{"content": "x"', 'content=x', '']) {
-      const res = await call(app, 'POST', '/v1/memories', body);
+      const res = await call(http.app, 'POST', '/v1/memories', body);
       expect(res.status, body).toBe(400);
       expect(res.body.error.code, body).toBe('invalid_json');
       expect(res.body.error.details).toBeNull();
     }
-    const put = await call(app, 'PUT', '/v1/memories/k', '[');
+    const put = await call(http.app, 'PUT', '/v1/memories/k', '[');
     expect(put.body.error.code).toBe('invalid_json');
-    const del = await call(app, 'DELETE', '/v1/memories', '{"tagsAny":');
+    const del = await call(http.app, 'DELETE', '/v1/memories', '{"tagsAny":');
     expect(del.body.error.code).toBe('invalid_json');
   });
 
   it('accepts JSON sent with another content type (curl -d)', async () => {
-    const res = await app.request('/v1/memories', {
+    const res = await http.app.request('/v1/memories', {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: '{"content":"sent by curl -d"}',
@@ -178,10 +164,10 @@ describe('400 invalid_json', () => {
 
 describe('404 not_found', () => {
   it('missing keys and unknown routes, as JSON', async () => {
-    const missing = await call(app, 'GET', '/v1/memories/nope');
+    const missing = await call(http.app, 'GET', '/v1/memories/nope');
     expect(missing).toMatchObject({ status: 404, body: { error: { code: 'not_found', details: null } } });
     expect(missing.body.error.message).toContain('nope');
-    expect((await call(app, 'DELETE', '/v1/memories/nope')).body.error.code).toBe('not_found');
+    expect((await call(http.app, 'DELETE', '/v1/memories/nope')).body.error.code).toBe('not_found');
     for (const [method, path] of [
       // Not `/`, which sends a browser to /console (docs.test.ts).
       ['GET', '/nowhere'],
@@ -190,7 +176,7 @@ describe('404 not_found', () => {
       ['PATCH', '/v1/tags'],
       ['GET', '/v1/memories/'],
     ] as const) {
-      const res = await call(app, method, path);
+      const res = await call(http.app, method, path);
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
       expect(res.body.error.code).toBe('not_found');
@@ -200,7 +186,7 @@ describe('404 not_found', () => {
 
 describe('413 payload_too_large', () => {
   it('rejects a body past MAX_BODY_BYTES, with or without a content-length', async () => {
-    const small = createApp({ ...ctx, config: { ...ctx.config, MAX_BODY_BYTES: 256 } });
+    const small = createApp({ ...http.ctx, config: { ...http.ctx.config, MAX_BODY_BYTES: 256 } });
     const body = JSON.stringify({ key: 'big', content: 'x'.repeat(300) });
     // app.request() sends no content-length, so the limit is counted while reading.
     const streamed = await call(small, 'POST', '/v1/memories', body);
@@ -214,7 +200,7 @@ describe('413 payload_too_large', () => {
     expect(declared.status).toBe(413);
     expect(((await declared.json()) as { error: { code: string } }).error.code).toBe('payload_too_large');
     expect((await call(small, 'POST', '/v1/memories', { key: 'ok', content: 'fits' })).status).toBe(201);
-    expect((await call(app, 'GET', '/v1/memories/big')).status).toBe(404);
+    expect((await call(http.app, 'GET', '/v1/memories/big')).status).toBe(404);
   });
 });
 
@@ -222,11 +208,11 @@ describe('500 internal_error', () => {
   it('answers JSON without the cause, and logs it', async () => {
     const { logger, lines } = createCapturedLogger('error');
     const failing = createApp({
-      ...ctx,
+      ...http.ctx,
       logger,
       memories: {
         forTenant: (tenantId) => ({
-          ...ctx.memories.forTenant(tenantId),
+          ...http.ctx.memories.forTenant(tenantId),
           get: async () => {
             throw new Error('connection to 10.0.0.5 refused');
           },
@@ -244,26 +230,26 @@ describe('500 internal_error', () => {
 
 describe('nothing half-written', () => {
   it('a rejected request leaves the store unchanged', async () => {
-    const original = await call(app, 'PUT', '/v1/memories/keep', { content: 'the original', tags: ['orig'], metadata: { v: 1 } });
+    const original = await call(http.app, 'PUT', '/v1/memories/keep', { content: 'the original', tags: ['orig'], metadata: { v: 1 } });
     expect(original.status).toBe(201);
-    const small = createApp({ ...ctx, config: { ...ctx.config, MAX_BODY_BYTES: 128 } });
+    const small = createApp({ ...http.ctx, config: { ...http.ctx.config, MAX_BODY_BYTES: 128 } });
 
     const rejected = [
-      await call(app, 'PUT', '/v1/memories/keep', { content: 'changed', tags: ['new'], metadata: { v: '\u0000' } }),
-      await call(app, 'PUT', '/v1/memories/keep', '{"content":"changed","metadata":{"v":"\\ud800"}}'),
-      await call(app, 'PUT', '/v1/memories/keep', { content: 'changed', tags: ['new'], extra: true }),
-      await call(app, 'PUT', '/v1/memories/keep', { content: 'changed', tags: Array.from({ length: 65 }, (_, i) => `t${i}`) }),
-      await call(app, 'PUT', '/v1/memories/keep?agentId=x', { content: 'changed', agentId: 'y' }),
-      await call(app, 'POST', '/v1/memories', { key: 'fresh', content: 'new\u0000' }),
-      await call(app, 'POST', '/v1/memories', { key: 'fresh', content: 'x', metadata: { big: 'y'.repeat(70_000) } }),
+      await call(http.app, 'PUT', '/v1/memories/keep', { content: 'changed', tags: ['new'], metadata: { v: '\u0000' } }),
+      await call(http.app, 'PUT', '/v1/memories/keep', '{"content":"changed","metadata":{"v":"\\ud800"}}'),
+      await call(http.app, 'PUT', '/v1/memories/keep', { content: 'changed', tags: ['new'], extra: true }),
+      await call(http.app, 'PUT', '/v1/memories/keep', { content: 'changed', tags: Array.from({ length: 65 }, (_, i) => `t${i}`) }),
+      await call(http.app, 'PUT', '/v1/memories/keep?agentId=x', { content: 'changed', agentId: 'y' }),
+      await call(http.app, 'POST', '/v1/memories', { key: 'fresh', content: 'new\u0000' }),
+      await call(http.app, 'POST', '/v1/memories', { key: 'fresh', content: 'x', metadata: { big: 'y'.repeat(70_000) } }),
       await call(small, 'PUT', '/v1/memories/keep', { content: 'changed'.repeat(50) }),
-      await call(app, 'DELETE', '/v1/memories', { tagsNone: ['orig'] }),
-      await call(app, 'DELETE', '/v1/memories?tagsAny=orig&bogus=1'),
-      await call(app, 'DELETE', '/v1/memories/keep?agentId=bad%20id'),
+      await call(http.app, 'DELETE', '/v1/memories', { tagsNone: ['orig'] }),
+      await call(http.app, 'DELETE', '/v1/memories?tagsAny=orig&bogus=1'),
+      await call(http.app, 'DELETE', '/v1/memories/keep?agentId=bad%20id'),
     ];
     for (const res of rejected) expect([400, 413], JSON.stringify(res.body)).toContain(res.status);
 
-    const list = await call(app, 'GET', '/v1/memories');
+    const list = await call(http.app, 'GET', '/v1/memories');
     expect(list.body.items).toHaveLength(1);
     expect(list.body.items[0]).toEqual(original.body.memory);
   });

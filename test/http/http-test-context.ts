@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import type { Hono } from 'hono';
 import { type AppContext, createAppContext, createTenantChat, createTenantExtractors } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
@@ -71,4 +72,39 @@ export async function appWithScriptedLlm(ctx: AppContext, script: Script, extra:
   const server = await startScriptedLlmServer(script);
   const llm = createLlmProvider({ baseURL: server.url, apiKey: 'test-key', model: 'test-model', retry: { maxAttempts: 1 } });
   return { app: createApp({ ...ctx, llm, ...extra }), llm: server };
+}
+
+export interface AppFixture {
+  readonly ctx: AppContext;
+  readonly app: Hono;
+}
+
+/**
+ * Registers, in the calling file or `describe`, an app over a fresh test context (closed after
+ * all) whose memories are cleared before each test: the set-up of the memory route tests.
+ */
+export function memoryAppFixture(): AppFixture {
+  let current: { ctx: AppContext; app: Hono } | undefined;
+  beforeAll(async () => {
+    const ctx = await createTestContext();
+    current = { ctx, app: createApp(ctx) };
+  });
+  afterAll(async () => {
+    await current?.ctx.close();
+  });
+  beforeEach(async () => {
+    await clearMemories(fixtureState().ctx);
+  });
+  const fixtureState = () => {
+    if (!current) throw new Error('the app fixture is used before its beforeAll ran');
+    return current;
+  };
+  return {
+    get ctx() {
+      return fixtureState().ctx;
+    },
+    get app() {
+      return fixtureState().app;
+    },
+  };
 }

@@ -1,34 +1,20 @@
-import type { Hono } from 'hono';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { AppContext } from '../../src/app-context.js';
-import { call, clearMemories, createApp, createTestContext } from './http-test-context.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { call, memoryAppFixture } from './http-test-context.js';
 
-let ctx: AppContext;
-let app: Hono;
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-  app = createApp(ctx);
-});
-afterAll(async () => {
-  await ctx?.close();
-});
-beforeEach(async () => {
-  await clearMemories(ctx);
-});
+const http = memoryAppFixture();
 
 const keysOf = (items: { key: string }[]) => items.map((m) => m.key).sort();
 
 describe('health', () => {
   it('GET /healthz answers ok', async () => {
-    const res = await call(app, 'GET', '/healthz');
+    const res = await call(http.app, 'GET', '/healthz');
     expect(res).toMatchObject({ status: 200, body: { status: 'ok' } });
   });
 });
 
 describe('POST /v1/memories', () => {
   it('creates (201), then updates (200), re-embedding only changed content', async () => {
-    const created = await call(app, 'POST', '/v1/memories', {
+    const created = await call(http.app, 'POST', '/v1/memories', {
       key: 'tea',
       content: 'Alice prefers green tea',
       tags: ['Preferences', ' alice '],
@@ -49,81 +35,81 @@ describe('POST /v1/memories', () => {
     });
     expect(Date.parse(created.body.memory.createdAt)).not.toBeNaN();
 
-    const retagged = await call(app, 'POST', '/v1/memories', { key: 'tea', content: 'Alice prefers green tea', tags: ['x'] });
+    const retagged = await call(http.app, 'POST', '/v1/memories', { key: 'tea', content: 'Alice prefers green tea', tags: ['x'] });
     expect(retagged.status).toBe(200);
     expect(retagged.body).toMatchObject({ created: false, reembedded: false, memory: { tags: ['x'], metadata: {} } });
 
-    const changed = await call(app, 'POST', '/v1/memories', { key: 'tea', content: 'Alice now drinks coffee' });
+    const changed = await call(http.app, 'POST', '/v1/memories', { key: 'tea', content: 'Alice now drinks coffee' });
     expect(changed.status).toBe(200);
     expect(changed.body).toMatchObject({ created: false, reembedded: true, memory: { content: 'Alice now drinks coffee' } });
   });
 
   it('generates a uuid key when none is given', async () => {
-    const res = await call(app, 'POST', '/v1/memories', { content: 'no key here' });
+    const res = await call(http.app, 'POST', '/v1/memories', { content: 'no key here' });
     expect(res.status).toBe(201);
     expect(res.body.memory.key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    const got = await call(app, 'GET', `/v1/memories/${res.body.memory.key}`);
+    const got = await call(http.app, 'GET', `/v1/memories/${res.body.memory.key}`);
     expect(got.body.memory.content).toBe('no key here');
   });
 
   it('takes agentId from the body or the query string, and refuses two different ones', async () => {
-    expect((await call(app, 'POST', '/v1/memories?agentId=bob', { key: 'k', content: 'from query' })).body.memory.agentId).toBe('bob');
-    expect((await call(app, 'POST', '/v1/memories', { key: 'k', content: 'from body', agentId: 'carol' })).body.memory.agentId).toBe('carol');
-    expect((await call(app, 'POST', '/v1/memories?agentId=dan', { key: 'k', content: 'both', agentId: 'dan' })).status).toBe(201);
-    const clash = await call(app, 'POST', '/v1/memories?agentId=bob', { key: 'k', content: 'clash', agentId: 'carol' });
+    expect((await call(http.app, 'POST', '/v1/memories?agentId=bob', { key: 'k', content: 'from query' })).body.memory.agentId).toBe('bob');
+    expect((await call(http.app, 'POST', '/v1/memories', { key: 'k', content: 'from body', agentId: 'carol' })).body.memory.agentId).toBe('carol');
+    expect((await call(http.app, 'POST', '/v1/memories?agentId=dan', { key: 'k', content: 'both', agentId: 'dan' })).status).toBe(201);
+    const clash = await call(http.app, 'POST', '/v1/memories?agentId=bob', { key: 'k', content: 'clash', agentId: 'carol' });
     expect(clash.status).toBe(400);
     expect(clash.body.error.details).toEqual([{ path: 'agentId', message: expect.any(String) }]);
   });
 
   it('keeps a __proto__ metadata key as data', async () => {
-    const res = await call(app, 'POST', '/v1/memories', '{"key":"p","content":"proto","metadata":{"__proto__":{"x":1},"y":2}}');
+    const res = await call(http.app, 'POST', '/v1/memories', '{"key":"p","content":"proto","metadata":{"__proto__":{"x":1},"y":2}}');
     expect(res.status).toBe(201);
-    const got = await call(app, 'GET', '/v1/memories/p');
+    const got = await call(http.app, 'GET', '/v1/memories/p');
     expect(Object.keys(got.body.memory.metadata).sort()).toEqual(['__proto__', 'y']);
   });
 });
 
 describe('GET, PUT, DELETE /v1/memories/:key', () => {
   it('PUT creates (201) then updates (200)', async () => {
-    const first = await call(app, 'PUT', '/v1/memories/birthday', { content: 'Alice was born on 12 March', tags: ['alice', 'dates'] });
+    const first = await call(http.app, 'PUT', '/v1/memories/birthday', { content: 'Alice was born on 12 March', tags: ['alice', 'dates'] });
     expect(first.status).toBe(201);
     expect(first.body).toMatchObject({ created: true, memory: { key: 'birthday', tags: ['alice', 'dates'] } });
-    const second = await call(app, 'PUT', '/v1/memories/birthday', { content: 'Alice was born on 13 March' });
+    const second = await call(http.app, 'PUT', '/v1/memories/birthday', { content: 'Alice was born on 13 March' });
     expect(second.status).toBe(200);
     expect(second.body).toMatchObject({ created: false, reembedded: true, memory: { content: 'Alice was born on 13 March', tags: [] } });
   });
 
   it('GET returns the memory, per agent', async () => {
-    await call(app, 'PUT', '/v1/memories/k?agentId=bob', { content: 'bob only' });
-    const got = await call(app, 'GET', '/v1/memories/k?agentId=bob');
+    await call(http.app, 'PUT', '/v1/memories/k?agentId=bob', { content: 'bob only' });
+    const got = await call(http.app, 'GET', '/v1/memories/k?agentId=bob');
     expect(got).toMatchObject({ status: 200, body: { memory: { key: 'k', agentId: 'bob', content: 'bob only' } } });
-    const other = await call(app, 'GET', '/v1/memories/k');
+    const other = await call(http.app, 'GET', '/v1/memories/k');
     expect(other).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
   });
 
   it('round-trips keys that need percent-encoding', async () => {
     for (const key of ['a/b', 'with space', 'café ☕', '100%', 'search', '?#&']) {
       const path = `/v1/memories/${encodeURIComponent(key)}`;
-      expect((await call(app, 'PUT', path, { content: `value of ${key}` })).status).toBe(201);
-      const got = await call(app, 'GET', path);
+      expect((await call(http.app, 'PUT', path, { content: `value of ${key}` })).status).toBe(201);
+      const got = await call(http.app, 'GET', path);
       expect(got.body.memory).toMatchObject({ key, content: `value of ${key}` });
     }
   });
 
   it('DELETE answers 204, then 404', async () => {
-    await call(app, 'PUT', '/v1/memories/gone', { content: 'short-lived' });
-    const res = await app.request('/v1/memories/gone', { method: 'DELETE' });
+    await call(http.app, 'PUT', '/v1/memories/gone', { content: 'short-lived' });
+    const res = await http.app.request('/v1/memories/gone', { method: 'DELETE' });
     expect(res.status).toBe(204);
     expect(await res.text()).toBe('');
-    expect((await call(app, 'DELETE', '/v1/memories/gone')).status).toBe(404);
-    expect((await call(app, 'GET', '/v1/memories/gone')).status).toBe(404);
+    expect((await call(http.app, 'DELETE', '/v1/memories/gone')).status).toBe(404);
+    expect((await call(http.app, 'GET', '/v1/memories/gone')).status).toBe(404);
   });
 
   it('DELETE is per agent', async () => {
-    await call(app, 'PUT', '/v1/memories/shared?agentId=a1', { content: 'one' });
-    await call(app, 'PUT', '/v1/memories/shared?agentId=a2', { content: 'two' });
-    expect((await call(app, 'DELETE', '/v1/memories/shared?agentId=a1')).status).toBe(204);
-    expect((await call(app, 'GET', '/v1/memories/shared?agentId=a2')).body.memory.content).toBe('two');
+    await call(http.app, 'PUT', '/v1/memories/shared?agentId=a1', { content: 'one' });
+    await call(http.app, 'PUT', '/v1/memories/shared?agentId=a2', { content: 'two' });
+    expect((await call(http.app, 'DELETE', '/v1/memories/shared?agentId=a1')).status).toBe(204);
+    expect((await call(http.app, 'GET', '/v1/memories/shared?agentId=a2')).body.memory.content).toBe('two');
   });
 });
 
@@ -135,13 +121,13 @@ describe('tag filters through HTTP', () => {
       ['c', ['blue', 'green']],
       ['d', []],
     ] as const) {
-      await call(app, 'POST', '/v1/memories', { key, content: `memory ${key} about colours`, tags });
+      await call(http.app, 'POST', '/v1/memories', { key, content: `memory ${key} about colours`, tags });
     }
-    await call(app, 'POST', '/v1/memories', { key: 'other', content: 'memory of another agent', tags: ['red'], agentId: 'other' });
+    await call(http.app, 'POST', '/v1/memories', { key: 'other', content: 'memory of another agent', tags: ['red'], agentId: 'other' });
   });
 
   const listKeys = async (query: string) => {
-    const res = await call(app, 'GET', `/v1/memories?${query}`);
+    const res = await call(http.app, 'GET', `/v1/memories?${query}`);
     expect(res.status).toBe(200);
     return keysOf(res.body.items);
   };
@@ -162,7 +148,7 @@ describe('tag filters through HTTP', () => {
 
   it('searches with the same filters', async () => {
     const search = async (body: object) => {
-      const res = await call(app, 'POST', '/v1/memories/search', { query: 'memory about colours', ...body });
+      const res = await call(http.app, 'POST', '/v1/memories/search', { query: 'memory about colours', ...body });
       expect(res.status).toBe(200);
       return keysOf(res.body.hits.map((h: { memory: { key: string } }) => h.memory));
     };
@@ -174,37 +160,37 @@ describe('tag filters through HTTP', () => {
   });
 
   it('counts tags under filters', async () => {
-    const all = await call(app, 'GET', '/v1/tags');
+    const all = await call(http.app, 'GET', '/v1/tags');
     expect(all.status).toBe(200);
     expect(all.body.tags).toEqual([
       { tag: 'blue', count: 2 },
       { tag: 'red', count: 2 },
       { tag: 'green', count: 1 },
     ]);
-    const filtered = await call(app, 'GET', '/v1/tags?tagsAny=green');
+    const filtered = await call(http.app, 'GET', '/v1/tags?tagsAny=green');
     expect(filtered.body.tags).toEqual([
       { tag: 'blue', count: 1 },
       { tag: 'green', count: 1 },
     ]);
-    expect((await call(app, 'GET', '/v1/tags?agentId=other')).body.tags).toEqual([{ tag: 'red', count: 1 }]);
-    expect((await call(app, 'GET', '/v1/tags?agentId=nobody')).body.tags).toEqual([]);
+    expect((await call(http.app, 'GET', '/v1/tags?agentId=other')).body.tags).toEqual([{ tag: 'red', count: 1 }]);
+    expect((await call(http.app, 'GET', '/v1/tags?agentId=nobody')).body.tags).toEqual([]);
   });
 
   it('deletes by tags from a body', async () => {
-    const res = await call(app, 'DELETE', '/v1/memories', { tagsAll: ['red', 'blue'] });
+    const res = await call(http.app, 'DELETE', '/v1/memories', { tagsAll: ['red', 'blue'] });
     expect(res).toMatchObject({ status: 200, body: { deleted: 1 } });
     expect(await listKeys('')).toEqual(['b', 'c', 'd']);
   });
 
   it('deletes by tags from the query string, within one agent', async () => {
-    const res = await call(app, 'DELETE', '/v1/memories?tagsAny=red');
+    const res = await call(http.app, 'DELETE', '/v1/memories?tagsAny=red');
     expect(res).toMatchObject({ status: 200, body: { deleted: 2 } });
     expect(await listKeys('')).toEqual(['c', 'd']);
     expect(await listKeys('agentId=other')).toEqual(['other']);
   });
 
   it('deletes with tagsNone as an exception to tagsAny', async () => {
-    const res = await call(app, 'DELETE', '/v1/memories', { tagsAny: ['blue'], tagsNone: ['green'] });
+    const res = await call(http.app, 'DELETE', '/v1/memories', { tagsAny: ['blue'], tagsNone: ['green'] });
     expect(res.body).toEqual({ deleted: 1 });
     expect(await listKeys('')).toEqual(['b', 'c', 'd']);
   });
@@ -212,13 +198,13 @@ describe('tag filters through HTTP', () => {
 
 describe('POST /v1/memories/search', () => {
   beforeEach(async () => {
-    await call(app, 'POST', '/v1/memories', { key: 'tea', content: 'Alice prefers green tea in the afternoon' });
-    await call(app, 'POST', '/v1/memories', { key: 'car', content: 'Bob drives a red car' });
-    await call(app, 'POST', '/v1/memories', { key: 'dog', content: 'Carol walks her dog every morning' });
+    await call(http.app, 'POST', '/v1/memories', { key: 'tea', content: 'Alice prefers green tea in the afternoon' });
+    await call(http.app, 'POST', '/v1/memories', { key: 'car', content: 'Bob drives a red car' });
+    await call(http.app, 'POST', '/v1/memories', { key: 'dog', content: 'Carol walks her dog every morning' });
   });
 
   it('ranks by similarity, best first, with scores', async () => {
-    const res = await call(app, 'POST', '/v1/memories/search', { query: 'green tea afternoon' });
+    const res = await call(http.app, 'POST', '/v1/memories/search', { query: 'green tea afternoon' });
     expect(res.status).toBe(200);
     expect(res.body.hits).toHaveLength(3);
     expect(res.body.hits[0].memory.key).toBe('tea');
@@ -228,23 +214,23 @@ describe('POST /v1/memories/search', () => {
   });
 
   it('honours topK and minScore', async () => {
-    const top = await call(app, 'POST', '/v1/memories/search', { query: 'green tea afternoon', topK: 1 });
+    const top = await call(http.app, 'POST', '/v1/memories/search', { query: 'green tea afternoon', topK: 1 });
     expect(top.body.hits.map((h: { memory: { key: string } }) => h.memory.key)).toEqual(['tea']);
-    const exact = await call(app, 'POST', '/v1/memories/search', { query: 'Bob drives a red car', minScore: 0.999 });
+    const exact = await call(http.app, 'POST', '/v1/memories/search', { query: 'Bob drives a red car', minScore: 0.999 });
     expect(exact.body.hits.map((h: { memory: { key: string } }) => h.memory.key)).toEqual(['car']);
-    const none = await call(app, 'POST', '/v1/memories/search', { query: 'Bob drives a red car', minScore: 1, agentId: 'nobody' });
+    const none = await call(http.app, 'POST', '/v1/memories/search', { query: 'Bob drives a red car', minScore: 1, agentId: 'nobody' });
     expect(none.body).toEqual({ hits: [] });
   });
 
   it('accepts topK up to MAX_TOP_K', async () => {
-    const res = await call(app, 'POST', '/v1/memories/search', { query: 'anything', topK: ctx.config.MAX_TOP_K });
+    const res = await call(http.app, 'POST', '/v1/memories/search', { query: 'anything', topK: http.ctx.config.MAX_TOP_K });
     expect(res.status).toBe(200);
     expect(res.body.hits).toHaveLength(3);
   });
 
   it('searches in hybrid (default), vector or text mode, with each side\'s rank', async () => {
-    await call(app, 'POST', '/v1/memories', { key: 'locker', content: 'Locker 4471-B belongs to Quixley' });
-    const search = (body: object) => call(app, 'POST', '/v1/memories/search', { query: 'Quixley', ...body });
+    await call(http.app, 'POST', '/v1/memories', { key: 'locker', content: 'Locker 4471-B belongs to Quixley' });
+    const search = (body: object) => call(http.app, 'POST', '/v1/memories/search', { query: 'Quixley', ...body });
 
     const text = await search({ mode: 'text' });
     expect(text.status).toBe(200);
@@ -270,7 +256,7 @@ describe('POST /v1/memories/search', () => {
 
   it('rejects a bad mode, bad weights, and minScore in text mode, naming the field', async () => {
     const bad = async (body: object, path: string) => {
-      const res = await call(app, 'POST', '/v1/memories/search', { query: 'tea', ...body });
+      const res = await call(http.app, 'POST', '/v1/memories/search', { query: 'tea', ...body });
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error.code).toBe('validation_error');
       expect(res.body.error.details.map((d: { path: string }) => d.path)).toContain(path);
@@ -291,7 +277,7 @@ describe('pagination', () => {
     let pages = 0;
     do {
       const qs: string = `${query}&limit=5${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-      const res = await call(app, 'GET', `/v1/memories?${qs}`);
+      const res = await call(http.app, 'GET', `/v1/memories?${qs}`);
       expect(res.status).toBe(200);
       expect(res.body.items.length).toBeLessThanOrEqual(5);
       seen.push(...res.body.items.map((m: { key: string }) => m.key));
@@ -305,7 +291,7 @@ describe('pagination', () => {
   it('walks every item exactly once, newest first', async () => {
     const keys = Array.from({ length: 23 }, (_, i) => `m${String(i).padStart(2, '0')}`);
     for (const [i, key] of keys.entries()) {
-      await call(app, 'POST', '/v1/memories', { key, content: `memory number ${i}`, tags: i % 2 ? ['odd'] : ['even'] });
+      await call(http.app, 'POST', '/v1/memories', { key, content: `memory number ${i}`, tags: i % 2 ? ['odd'] : ['even'] });
     }
     const all = await walk('agentId=default');
     expect(all.pages).toBe(5);
@@ -319,8 +305,8 @@ describe('pagination', () => {
   });
 
   it('uses a default page size and answers nextCursor null on the last page', async () => {
-    await call(app, 'POST', '/v1/memories', { key: 'only', content: 'just one' });
-    const res = await call(app, 'GET', '/v1/memories');
+    await call(http.app, 'POST', '/v1/memories', { key: 'only', content: 'just one' });
+    const res = await call(http.app, 'GET', '/v1/memories');
     expect(res.body).toMatchObject({ items: [{ key: 'only' }], nextCursor: null });
   });
 });
