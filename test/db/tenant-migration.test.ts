@@ -88,6 +88,10 @@ function migrationSuite(driver: DatabaseDriver) {
         const ctx = await createAppContext(loadConfig({ LOG_LEVEL: 'silent', ...prepared.env }), { embedder: createHashEmbedder(64) });
         try {
           const db = ctx.database.db;
+          // The regrouping of passages (below) is the start-up backfill job's, done by this process's workers.
+          const until = Date.now() + 20_000;
+          const backfilled = () => queryRows(db, sql`SELECT 1 FROM jobs WHERE kind = 'backfill' AND status = 'succeeded'`);
+          while ((await backfilled()).length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
           for (const table of ['memories', 'memory_postings', 'memory_term_stats', 'memory_corpus_stats', 'documents', 'chunks', 'postings', 'term_stats', 'corpus_stats', 'conversations']) {
             const rows = await queryRows<{ tenant_id: string }>(db, sql`SELECT DISTINCT tenant_id FROM ${sql.identifier(table)}`);
             expect(rows, table).toEqual([{ tenant_id: 'default' }]);
