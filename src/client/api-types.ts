@@ -672,7 +672,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List jobs, newest first (by status, cursor pagination) */
+        /** List jobs, newest first (by status and kind, cursor pagination) */
         get: operations["listJobs"];
         put?: never;
         post?: never;
@@ -1673,7 +1673,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            kind: "ingest" | "batch" | "backfill" | "reembed";
+            kind: "ingest" | "batch";
             /** @enum {string} */
             status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
             /** @description `stage`: `queued`, then `fetch` (URL sources), `parse`, `normalise`, `chunk`, `embed` (`done` of `total` chunks) and `write`; `items` for a batch. */
@@ -8225,6 +8225,7 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                kind?: "ingest" | "batch";
                 /** @description Items per page. */
                 limit?: number;
                 /** @description The previous page's `nextCursor`. */

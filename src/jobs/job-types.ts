@@ -13,6 +13,9 @@ export const FINAL_JOB_STATUSES: readonly JobStatus[] = ['succeeded', 'failed', 
 export const JOB_KINDS = ['ingest', 'batch', 'backfill', 'reembed'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
+/** The kinds of a tenant's jobs: what the API lists and serves. */
+export const TENANT_JOB_KINDS = ['ingest', 'batch'] as const satisfies readonly JobKind[];
+
 /** The owner of the store's own jobs: not a valid tenant id (":" is refused), so no API key reads them. */
 export const SYSTEM_TENANT_ID = ':system';
 
