@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { createAppContext } from '../../src/app-context.js';
+import { waitForBackfill } from '../support/wait-for-backfill.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { Db } from '../../src/db/database.js';
 import { queryRows } from '../../src/db/query-rows.js';
@@ -89,9 +90,7 @@ function migrationSuite(driver: DatabaseDriver) {
         try {
           const db = ctx.database.db;
           // The regrouping of passages (below) is the start-up backfill job's, done by this process's workers.
-          const until = Date.now() + 20_000;
-          const backfilled = () => queryRows(db, sql`SELECT 1 FROM jobs WHERE kind = 'backfill' AND status = 'succeeded'`);
-          while ((await backfilled()).length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
+          await waitForBackfill(db);
           for (const table of ['memories', 'memory_postings', 'memory_term_stats', 'memory_corpus_stats', 'documents', 'chunks', 'postings', 'term_stats', 'corpus_stats', 'conversations']) {
             const rows = await queryRows<{ tenant_id: string }>(db, sql`SELECT DISTINCT tenant_id FROM ${sql.identifier(table)}`);
             expect(rows, table).toEqual([{ tenant_id: 'default' }]);
