@@ -8,10 +8,11 @@ import { reembedAll } from '../db/reembed.js';
 import { jobs } from '../db/schema.js';
 import { regroupLegacyPassages } from '../documents/passage-regrouping.js';
 import type { Embedder } from '../embeddings/embedder.js';
+import { AnalyzerMismatchError } from '../retrieval/analyzer-mismatch-error.js';
 import { type Analyzer, defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
 import type { Logger } from '../observability/logger.js';
 import { createJobQueue } from './job-queue.js';
-import { type JobHandler, startJobRunner } from './job-runner.js';
+import { type JobAttempt, type JobHandler, startJobRunner } from './job-runner.js';
 import { FINAL_JOB_STATUSES, type Job, type JobProgress, PermanentJobError, SYSTEM_TENANT_ID } from './job-types.js';
 import { QUEUED_PROGRESS, jobColumns, toJob } from './job-rows.js';
 
@@ -63,7 +64,17 @@ export async function queueBackfillIfNeeded(db: Db, maxAttempts: number, analyze
  */
 export function backfillJobHandler(options: { db: Db; embedder: Pick<Embedder, 'countTokens'>; analyzer?: Analyzer }): JobHandler {
   const { db } = options;
-  return async ({ report }) => {
+  return async (attempt) => {
+    try {
+      return await backfill(attempt.report);
+    } catch (err) {
+      // Documents' postings of another analyzer need a re-ingest (the error says how): no retry fixes that.
+      if (err instanceof AnalyzerMismatchError) throw new PermanentJobError('analyzer_mismatch', err.message);
+      throw err;
+    }
+  };
+
+  async function backfill(report: JobAttempt['report']): Promise<Record<string, unknown>> {
     const [counts] = await queryRows<{ memories: number }>(db, sql`SELECT count(*)::int AS memories FROM memories WHERE bm25_length IS NULL`);
     const unindexed = Number(counts?.memories ?? 0);
     report({ stage: 'memories', done: 0, total: unindexed });
@@ -78,7 +89,7 @@ export function backfillJobHandler(options: { db: Db; embedder: Pick<Embedder, '
     const documents = await regroupLegacyPassages(db, { analyzer: options.analyzer, countTokens: options.embedder.countTokens?.bind(options.embedder) });
     report({ stage: 'passages', done: 1, total: 1 });
     return { memoriesIndexed: memories.indexed, memoriesRebuilt: memories.rebuilt, turnsReindexed: turns, documentsRegrouped: documents };
-  };
+  }
 }
 
 /** Queues a re-embedding of the whole store with `embedder` (the job's worker must have that very embedder). */
