@@ -29,15 +29,13 @@ import { createPgConversationStore } from './conversations/pg-conversation-store
 import { type TurnIndex, createTurnIndex } from './conversations/turn-index.js';
 import { createTurnIndexHook } from './conversations/turn-index-hook.js';
 import { type TurnSearch, createTenantTurnSearch } from './conversations/turn-search.js';
-import { reindexStaleTurns } from './conversations/turn-text-index.js';
-import { indexUnindexedMemories } from './memory/memory-text-index.js';
 import { startExpirySweeper } from './memory/memory-expiry-sweeper.js';
 import { startPeriodicSweep } from './background/periodic-sweep.js';
 import { sweepRuns } from './runs/run-sweeper.js';
 import { createMemoryExtractionHook } from './memory/extraction/extraction-hook.js';
 import { type MemoryExtractor, createMemoryExtractor } from './memory/extraction/memory-extractor.js';
 import { createLlmSummarizer } from './compaction/summarizer.js';
-import { regroupLegacyPassages } from './documents/passage-regrouping.js';
+import { queueBackfillIfNeeded } from './jobs/maintenance-jobs.js';
 import { createPgMemoryStore } from './memory/pg-memory-store.js';
 import { instrumentEmbedder } from './observability/instrumented-embedder.js';
 import { instrumentLlmProvider } from './observability/instrumented-llm.js';
@@ -141,12 +139,11 @@ export async function createAppContext(config: Config, options: AppContextOption
   try {
     // Before any read or write: a store made by another embedder must be refused, not mixed.
     await ensureVectorSpace(database.db, embedder);
-    // Memories saved before their BM25 index existed are indexed before the first search.
-    await indexUnindexedMemories(database.db);
-    // Turns are written with their postings; only an analyzer change leaves them to re-index.
-    await reindexStaleTurns(database.db);
-    // Likewise the chunks of documents indexed before BM25 passages: grouped once, nothing re-embedded.
-    await regroupLegacyPassages(database.db, { countTokens: embedder.countTokens?.bind(embedder) });
+    // Memories saved before their BM25 index existed, postings of another analyzer (memories,
+    // turns), documents chunked before passages: brought up to date by a job (backfillJobHandler),
+    // so that the server serves at once on a large store; text search misses them until it ends.
+    const backfill = await queueBackfillIfNeeded(database.db, config.JOB_MAX_ATTEMPTS);
+    if (backfill) logger.info({ jobId: backfill.id }, 'start-up backfill of the BM25 indexes queued as a job');
     // Asked once now, so the server knows at start whether keys are required (main binds by it).
     await auth.isRequired();
     // Loaded (a model, worker threads) once the store is known to be usable.

@@ -18,6 +18,8 @@ export interface FakeEmbeddingsServer {
   ignoreDimensions: boolean;
   /** Rewrites the `data` array of the next successful responses, for malformed-answer tests. */
   tamper?: (data: EmbeddingItem[]) => EmbeddingItem[];
+  /** Answers this long after a request arrives, as a model's time per batch would. */
+  delayMs: number;
   close(): Promise<void>;
 }
 
@@ -61,7 +63,9 @@ export async function startFakeEmbeddingsServer(): Promise<FakeEmbeddingsServer>
       const dimensions = (fake.ignoreDimensions ? undefined : body.dimensions) ?? FAKE_DEFAULT_DIMENSIONS;
       const data = body.input.map((text, index): EmbeddingItem => ({ object: 'embedding', index, embedding: fakeVector(text, dimensions) }));
       const answered = (fake.tamper ?? ((d) => d))(data.reverse());
-      reply(200, { object: 'list', model: body.model, data: answered, usage: { prompt_tokens: 1, total_tokens: 1 } });
+      const answer = () => reply(200, { object: 'list', model: body.model, data: answered, usage: { prompt_tokens: 1, total_tokens: 1 } });
+      if (fake.delayMs > 0) setTimeout(answer, fake.delayMs);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -70,6 +74,7 @@ export async function startFakeEmbeddingsServer(): Promise<FakeEmbeddingsServer>
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
     ignoreDimensions: false,
+    delayMs: 0,
     failNext(status, times = 1) {
       failures = [...failures, ...Array<number>(times).fill(status)];
     },

@@ -4,7 +4,8 @@
  */
 import { ConfigError, loadConfig } from '../config/config.js';
 import { openDatabase } from '../db/database.js';
-import { reembedAll } from '../db/reembed.js';
+import { runReembedJob } from '../jobs/maintenance-jobs.js';
+import { createLogger } from '../observability/logger.js';
 import { readSpace } from '../db/vector-space.js';
 import { createEmbedder } from '../embeddings/create-embedder.js';
 
@@ -16,16 +17,25 @@ async function main() {
     const before = await readSpace(database.db, 'memories');
     console.log(`re-embedding with ${embedder.id} (${embedder.dimensions} dims); stored: ${before ? `${before.embedderId} (${before.dimensions} dims)` : 'none'}`);
     let lastLogged = 0;
-    const summary = await reembedAll(database.db, embedder, {
+    // As a job (kind `reembed`, its progress in the jobs table), worked on here, with the new model.
+    const job = await runReembedJob({
+      db: database.db,
+      embedder,
       batchSize: config.EMBEDDING_BATCH_SIZE,
-      onProgress: ({ table, done, total }) => {
+      logger: createLogger(config.LOG_LEVEL),
+      onProgress: ({ stage, done, total }) => {
         if (done === total || Date.now() - lastLogged > 2000) {
           lastLogged = Date.now();
-          console.log(`  ${table}: ${done}/${total}`);
+          console.log(`  ${stage}: ${done}/${total}`);
         }
       },
     });
-    for (const { table, rows } of summary) console.log(`${table}: ${rows} rows re-embedded`);
+    if (job.status !== 'succeeded') {
+      console.error(`re-embedding job ${job.id} ${job.status}: ${job.error?.message ?? ''}`);
+      process.exitCode = 1;
+      return;
+    }
+    for (const { table, rows } of (job.result?.tables ?? []) as { table: string; rows: number }[]) console.log(`${table}: ${rows} rows re-embedded`);
   } finally {
     await embedder.close();
     await database.close();

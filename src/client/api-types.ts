@@ -672,7 +672,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List jobs, newest first (by status, cursor pagination) */
+        /** List jobs, newest first (by status and kind, cursor pagination) */
         get: operations["listJobs"];
         put?: never;
         post?: never;
@@ -8225,6 +8225,7 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                kind?: "ingest" | "batch";
                 /** @description Items per page. */
                 limit?: number;
                 /** @description The previous page's `nextCursor`. */

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/database.js';
 import { queryRows } from '../db/query-rows.js';
+import { textArray } from '../db/sql-arrays.js';
 import { type ClaimedJob, type JobError, JobLeaseLostError, type JobProgress } from './job-types.js';
 import { toJob } from './job-rows.js';
 
@@ -10,13 +11,21 @@ import { toJob } from './job-rows.js';
  * `(id, worker, attempt, status = running)`: a worker whose job was cancelled, or taken over after
  * its lease ran out, changes nothing, and learns so (JobLeaseLostError).
  *
- * Hand-written rather than pg-boss or graphile-worker: see README "Jobs" for the measurements.
- * The deciding property is that the queue is a table of the project's own migrations, so a job's
- * effect (the document) and its `succeeded` commit in one transaction on either driver.
+ * Hand-written rather than pg-boss or graphile-worker (README "Jobs and workers", "Why not
+ * pg-boss", with `npm run bench:jobs`'s figures): pg-boss 10, the newest on Node 20, was not
+ * faster per job on either driver (1.3-1.5x the time on the server, 1.2-1.3x on PGlite in full
+ * runs), and it has no lease renewal (a job is taken back only after a fixed `expireIn`, whatever
+ * the job's length) and no progress, so the API's progress, events and batches would need this
+ * table anyway; graphile-worker 0.18 and pg-boss 11+ need Node 22. What a library would have
+ * given, the effect (the document) and `succeeded` in one transaction on either driver, this
+ * table gives as well: it is of the project's own migrations.
  */
 export interface JobQueue {
-  /** The oldest due job, leased to `workerId` for `leaseMs`; a running job whose lease ran out is due again. */
-  claim(workerId: string, leaseMs: number): Promise<ClaimedJob | undefined>;
+  /**
+   * The oldest due job of one of `kinds` (default any), leased to `workerId` for `leaseMs`; a
+   * running job whose lease ran out is due again. A worker claims only the kinds it can run.
+   */
+  claim(workerId: string, leaseMs: number, kinds?: readonly string[]): Promise<ClaimedJob | undefined>;
   /** Records progress and renews the lease; throws JobLeaseLostError when the job is no longer this worker's. */
   progress(job: ClaimedJob, workerId: string, leaseMs: number, progress?: JobProgress): Promise<void>;
   /** Marks the job succeeded, inside the caller's transaction `tx`, which must roll back if this throws. */
@@ -36,7 +45,8 @@ export function createJobQueue(db: Db): JobQueue {
   const fence = (job: ClaimedJob, workerId: string) =>
     sql`id = ${job.id} AND worker_id = ${workerId} AND attempt = ${job.attempt} AND status = 'running'`;
 
-  async function claim(workerId: string, leaseMs: number): Promise<ClaimedJob | undefined> {
+  async function claim(workerId: string, leaseMs: number, kinds?: readonly string[]): Promise<ClaimedJob | undefined> {
+    const ofKinds = kinds ? sql`AND kind = ANY(${textArray(kinds)})` : sql``;
     // SKIP LOCKED: concurrent claimers each take a different row instead of queueing on one.
     const [row] = await queryRows<Record<string, unknown>>(
       db,
@@ -45,7 +55,7 @@ export function createJobQueue(db: Db): JobQueue {
             started_at = coalesce(started_at, now()), updated_at = now(), event_seq = event_seq + 1
           WHERE id = (
             SELECT id FROM jobs
-            WHERE kind <> 'batch' AND run_at <= now()
+            WHERE kind <> 'batch' ${ofKinds} AND run_at <= now()
               AND (status = 'queued' OR (status = 'running' AND lease_until < now()))
             ORDER BY run_at, created_at
             LIMIT 1

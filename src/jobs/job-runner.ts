@@ -50,6 +50,8 @@ export interface JobRunner {
 export function startJobRunner(options: JobRunnerOptions): JobRunner {
   const { queue, logger, leaseMs, pollMs } = options;
   const workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  // Only what this process can run: a re-embed job is the CLI's, with the new model, not a server's.
+  const kinds = Object.keys(options.handlers).filter((k) => options.handlers[k] !== undefined);
   const stopping = new AbortController();
   const sleepers = new Set<() => void>();
   const sleep = (ms: number) =>
@@ -69,7 +71,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
     while (!stopping.signal.aborted) {
       let job: ClaimedJob | undefined;
       try {
-        job = await queue.claim(workerId, leaseMs);
+        job = await queue.claim(workerId, leaseMs, kinds);
       } catch (err) {
         if (!stopping.signal.aborted) logger.warn({ err }, 'job claim failed');
       }

@@ -8,6 +8,7 @@ import { ingestJobHandler, permanentIngestError } from './ingest-job.js';
 import { createJobQueue } from './job-queue.js';
 import { type JobRunner, startJobRunner } from './job-runner.js';
 import { type JobStore, createJobStore } from './job-store.js';
+import { backfillJobHandler } from './maintenance-jobs.js';
 import { createUrlFetcher } from './url-fetcher.js';
 
 export interface Jobs {
@@ -47,7 +48,8 @@ export function createJobs({ config, database, embedder, logger, work }: JobsOpt
     runner = startJobRunner({
       queue,
       db: database.db,
-      handlers: { ingest },
+      // Not `reembed`: that is the CLI's, run with the new model (src/cli/reembed.ts).
+      handlers: { ingest, backfill: backfillJobHandler({ db: database.db, embedder }) },
       logger,
       concurrency: config.JOB_CONCURRENCY,
       leaseMs: config.JOB_LEASE_MS,

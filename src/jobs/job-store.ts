@@ -37,7 +37,8 @@ export interface JobStore {
   /** One batch job with an item job per input, in one transaction: all queued, or none. */
   enqueueBatch(kind: JobKind, inputs: JobInput[]): Promise<Job>;
   get(id: string): Promise<Job | undefined>;
-  list(options: { status?: JobStatus | undefined; limit: number; cursor?: string | undefined }): Promise<JobPage>;
+  /** Newest first, by status and kind when given. */
+  list(options: { status?: JobStatus | undefined; kind?: JobKind | undefined; limit: number; cursor?: string | undefined }): Promise<JobPage>;
   /** A batch's items (in the order given) and their counts by status. */
   batch(id: string): Promise<BatchView>;
   /** Cancels a queued or running job (a batch: its open items too); undefined when there is no such job. */
@@ -102,11 +103,21 @@ export function createJobStore(options: JobStoreOptions): JobStore {
     return found && toJob(found);
   }
 
-  async function list({ status, limit, cursor }: { status?: JobStatus | undefined; limit: number; cursor?: string | undefined }): Promise<JobPage> {
+  async function list({
+    status,
+    kind,
+    limit,
+    cursor,
+  }: {
+    status?: JobStatus | undefined;
+    kind?: JobKind | undefined;
+    limit: number;
+    cursor?: string | undefined;
+  }): Promise<JobPage> {
     const rows = await db
       .select({ ...jobColumns, createdAtText: createdAtText(jobs) })
       .from(jobs)
-      .where(and(eq(jobs.tenantId, tenantId), status ? eq(jobs.status, status) : undefined, afterCursor(cursor, jobs)))
+      .where(and(eq(jobs.tenantId, tenantId), status ? eq(jobs.status, status) : undefined, kind ? eq(jobs.kind, kind) : undefined, afterCursor(cursor, jobs)))
       .orderBy(desc(jobs.createdAt), desc(jobs.id))
       .limit(limit + 1);
     return keysetPage(rows, limit, toJob);

@@ -154,6 +154,11 @@ describe.runIf(runs)('the console in headless Chromium', () => {
         expect.stringMatching(/^recipes\.mdcreated: \d+ chunks?$/),
       ]);
       for (const bar of await page.locator('.uploads progress').all()) expect(await bar.getAttribute('value')).toBe(await bar.getAttribute('max'));
+      // Sent as jobs and followed: each file has its ingestion bar (full, above), and its job succeeded.
+      expect(await page.getByLabel('Ingestion of pump-guide.md').count()).toBe(1);
+      expect(await page.locator('.uploads progress.ingestion').count()).toBe(2);
+      const jobs = await ctx.jobQueue.stores.forTenant('acme').list({ kind: 'ingest', limit: 10 });
+      expect(jobs.items.map((j) => j.status)).toEqual(['succeeded', 'succeeded']);
       await page.getByRole('link', { name: 'pump-guide' }).waitFor();
       expect(await page.getByRole('row', { name: /pump-guide/ }).textContent()).toContain('manual');
       await page.getByRole('link', { name: 'pump-guide' }).click();

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { createAppContext } from '../../src/app-context.js';
+import { waitForBackfill } from '../support/wait-for-backfill.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { Db } from '../../src/db/database.js';
 import { queryRows } from '../../src/db/query-rows.js';
@@ -88,6 +89,8 @@ function migrationSuite(driver: DatabaseDriver) {
         const ctx = await createAppContext(loadConfig({ LOG_LEVEL: 'silent', ...prepared.env }), { embedder: createHashEmbedder(64) });
         try {
           const db = ctx.database.db;
+          // The regrouping of passages (below) is the start-up backfill job's, done by this process's workers.
+          await waitForBackfill(db);
           for (const table of ['memories', 'memory_postings', 'memory_term_stats', 'memory_corpus_stats', 'documents', 'chunks', 'postings', 'term_stats', 'corpus_stats', 'conversations']) {
             const rows = await queryRows<{ tenant_id: string }>(db, sql`SELECT DISTINCT tenant_id FROM ${sql.identifier(table)}`);
             expect(rows, table).toEqual([{ tenant_id: 'default' }]);

@@ -138,6 +138,26 @@ describe('jobs over HTTP', () => {
     expect((await call(app, 'GET', '/v1/jobs/00000000-0000-4000-8000-000000000000')).status).toBe(404);
   });
 
+  it('lists by kind, and refuses a kind that is not a tenant job kind with 400 naming the field', async () => {
+    const batch = await call(app, 'POST', '/v1/documents', { documents: [{ text: 'Bisque firing hardens the clay.' }, { text: 'Glaze firing melts the glaze.' }] });
+    expect(batch.status).toBe(202);
+    const batches = await call(app, 'GET', '/v1/jobs?kind=batch&limit=100');
+    expect(batches.status).toBe(200);
+    expect(batches.body.items.map((j: any) => j.id)).toContain(batch.body.job.id);
+    expect(batches.body.items.every((j: any) => j.kind === 'batch')).toBe(true);
+    const ingests = await call(app, 'GET', '/v1/jobs?kind=ingest&limit=100');
+    expect(ingests.body.items.length).toBeGreaterThan(2);
+    expect(ingests.body.items.every((j: any) => j.kind === 'ingest')).toBe(true);
+    const both = await call(app, 'GET', '/v1/jobs?kind=batch&status=queued');
+    expect(both.body.items.every((j: any) => j.kind === 'batch' && j.status === 'queued')).toBe(true);
+    // The store's own jobs (backfill, reembed) are no tenant's.
+    for (const kind of ['backfill', 'reembed', 'nope']) {
+      const bad = await call(app, 'GET', `/v1/jobs?kind=${kind}`);
+      expect(bad.status).toBe(400);
+      expect(JSON.stringify(bad.body.error.details)).toContain('kind');
+    }
+  });
+
   it('streams progress as SSE with ids, to the final status; Last-Event-ID skips what was seen', async () => {
     const res = await call(app, 'POST', '/v1/documents', { text: TEXT + '\n\nMore text about kilns.', format: 'markdown', async: true });
     const stream = await app.request(`/v1/jobs/${res.body.job.id}/events`);

@@ -413,7 +413,7 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
         expectNotFound(await beta('DELETE', `/v1/documents/${seeded.documentId}`), 'document delete');
       },
       'GET /v1/jobs': async () => {
-        for (const query of ['', '?status=succeeded', '?limit=200']) {
+        for (const query of ['', '?status=succeeded', '?limit=200', '?kind=ingest', '?kind=batch', '?kind=batch&status=succeeded']) {
           const res = await beta('GET', `/v1/jobs${query}`);
           expect(res.status).toBe(200);
           expectNothingOfAlpha(res, `job list ${query}`);

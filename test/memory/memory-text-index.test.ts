@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { createAppContext } from '../../src/app-context.js';
+import { waitForBackfill } from '../support/wait-for-backfill.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { Db } from '../../src/db/database.js';
 import { queryRows } from '../../src/db/query-rows.js';
@@ -43,7 +44,7 @@ async function seedLegacy(db: Db): Promise<void> {
 
 function upgradeSuite(driver: DatabaseDriver) {
   describe('upgrading a store with memories to the BM25 index', () => {
-    it('migrates, then indexes the existing memories at start, before the first search', async () => {
+    it('migrates, then indexes the existing memories in the start-up backfill job', async () => {
       const migrationsFolder = migrationsBeforeMemoryPostings();
       const prepared = await driver
         .provision({ olderRelease: { migrationsFolder, seed: seedLegacy } })
@@ -51,6 +52,7 @@ function upgradeSuite(driver: DatabaseDriver) {
       try {
         const ctx = await createAppContext(loadConfig({ LOG_LEVEL: 'silent', ...prepared.env }), { embedder: createHashEmbedder(64) });
         try {
+          await waitForBackfill(ctx.database.db);
           const hits = await ctx.memories.forTenant('default').search('Halvorsen', { mode: 'text' });
           expect(hits.map((h) => [h.memory.key, h.ranks])).toEqual([['ingrid', { vector: null, text: 1 }]]);
           expect((await ctx.memories.forTenant('default').search('7G-118 parking')).map((h) => h.memory.key)[0]).toBe('parking');

@@ -7,7 +7,7 @@ import { parseRanges } from './marked-text.js';
 import { plural } from './plural.js';
 import { StatusLine } from './status-line.js';
 import { parseTagList } from './tag-list.js';
-import { uploadDocument } from './upload-document.js';
+import { followJob, uploadDocument } from './upload-document.js';
 import { useStatus } from './use-status.js';
 
 type Document = Schemas['Document'];
@@ -16,6 +16,8 @@ interface Upload {
   name: string;
   sent: number;
   total: number;
+  /** The ingestion job's stage and progress, once the file is sent. */
+  job?: { stage: string; done: number; total: number };
   outcome?: string;
   failed?: boolean;
 }
@@ -58,7 +60,16 @@ export function DocumentsPage({ session, params }: { session: ApiSession; params
       try {
         const result = await uploadDocument(session, file, tags, (sent, total) => update(i, { sent, total }));
         if ('document' in result.body) update(i, { outcome: `${result.body.status}: ${plural(result.body.document.chunkCount, 'chunk', 'chunks')}` });
-        else update(i, { outcome: describeError(result.body, { status: result.status }), failed: true });
+        else if ('job' in result.body) {
+          const job = await followJob(session, result.body.job.id, ({ progress }) => update(i, { job: progress }));
+          const documentId = job.result?.documentId;
+          if (job.status !== 'succeeded' || typeof documentId !== 'string') {
+            update(i, { outcome: job.error?.message ?? `The ingestion ${job.status}`, failed: true });
+            continue;
+          }
+          const { data, error, response } = await session.client.GET('/v1/documents/{id}', { params: { path: { id: documentId } } });
+          update(i, error ? { outcome: describeError(error, response), failed: true } : { outcome: `${String(job.result?.status)}: ${plural(data.document.chunkCount, 'chunk', 'chunks')}` });
+        } else update(i, { outcome: describeError(result.body, { status: result.status }), failed: true });
       } catch (err) {
         update(i, { outcome: String(err), failed: true });
       }
@@ -122,8 +133,13 @@ export function DocumentsPage({ session, params }: { session: ApiSession; params
             {uploads.map((u, i) => (
               <li key={i}>
                 <span>{u.name}</span>
-                <progress max={u.total || 1} value={u.sent} aria-label={`Upload of ${u.name}`} />
-                <span class={u.failed ? 'error' : ''}>{u.outcome ?? `${Math.round((100 * u.sent) / (u.total || 1))}%`}</span>
+                <span class="bars">
+                  <progress max={u.total || 1} value={u.sent} aria-label={`Upload of ${u.name}`} />
+                  {u.job && <progress class="ingestion" max={u.job.total || 1} value={u.job.done} aria-label={`Ingestion of ${u.name}`} />}
+                </span>
+                <span class={u.failed ? 'error' : ''}>
+                  {u.outcome ?? (u.job ? `${u.job.stage} ${u.job.done}/${u.job.total}` : `${Math.round((100 * u.sent) / (u.total || 1))}%`)}
+                </span>
               </li>
             ))}
           </ul>

@@ -50,7 +50,7 @@ export function createJobRoutes(ctx: AppContext): ApiRoutes {
     path: '/',
     operationId: 'listJobs',
     tags: [TAGS.jobs],
-    summary: 'List jobs, newest first (by status, cursor pagination)',
+    summary: 'List jobs, newest first (by status and kind, cursor pagination)',
     request: { query: listJobsQuery },
     responses: { 200: jsonReply('One page.', jobPageSchema) },
   });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JOB_KINDS, JOB_STATUSES } from '../../jobs/job-types.js';
+import { JOB_STATUSES, TENANT_JOB_KINDS } from '../../jobs/job-types.js';
 import { DOCUMENT_LIMITS } from './document-schemas.js';
 import { queryInt } from './memory-schemas.js';
 
@@ -9,6 +9,7 @@ export const jobIdParams = z.strictObject({ id: z.uuid('must be a job id (a UUID
 
 export const listJobsQuery = z.strictObject({
   status: z.enum(JOB_STATUSES).optional(),
+  kind: z.enum(TENANT_JOB_KINDS).optional().meta({ description: 'Only jobs of this kind: `ingest` (one document) or `batch`.' }),
   limit: queryInt(1, DOCUMENT_LIMITS.pageMax).default(DOCUMENT_LIMITS.pageDefault),
   cursor: z.string().max(DOCUMENT_LIMITS.cursorMaxChars).optional(),
 });
@@ -36,7 +37,7 @@ const itemSchema = z
 export const jobSchema = z
   .object({
     id: z.uuid(),
-    kind: z.enum(JOB_KINDS),
+    kind: z.enum(TENANT_JOB_KINDS),
     status: z.enum(JOB_STATUSES),
     progress: z
       .object({ stage: z.string(), done: z.number().int().min(0), total: z.number().int().min(0) })
