@@ -4,7 +4,7 @@ import type { Db } from '../db/database.js';
 import { jobDuration, jobFailures } from '../observability/job-metrics.js';
 import type { Logger } from '../observability/logger.js';
 import type { JobQueue } from './job-queue.js';
-import { type ClaimedJob, type JobError, JobLeaseLostError, type JobProgress, PermanentJobError } from './job-types.js';
+import { type ClaimedJob, type JobError, JobLeaseLostError, type JobProgress, PermanentJobError, SYSTEM_TENANT_ID } from './job-types.js';
 
 /** What a handler is given for one attempt of a job. */
 export interface JobAttempt {
@@ -155,6 +155,9 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
       const retryInMs = permanent ? undefined : Math.min(60_000, options.retryBaseMs * 2 ** (job.attempt - 1));
       const retried = retryInMs !== undefined && job.attempt < job.maxAttempts;
       if (!permanent) logger.warn({ err, jobId: job.id, attempt: job.attempt, retried }, 'job attempt failed');
+      // A tenant's corrupt file is its client's to read in the job; the store's own upkeep failing
+      // (a backfill's analyzer mismatch) is the operator's, who would otherwise not hear of it.
+      else if (job.tenantId === SYSTEM_TENANT_ID) logger.error({ jobId: job.id, kind: job.kind, error: permanent }, `${job.kind} job failed: ${permanent.message}`);
       await queue.fail(job, workerId, error, retryInMs).catch((e: unknown) => logger.warn({ err: e, jobId: job.id }, 'job failure write failed'));
       jobFailures.inc({ kind: job.kind, retried: String(retried), code: error.code });
       observe(retried ? 'retried' : 'failed');

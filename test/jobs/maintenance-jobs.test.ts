@@ -13,7 +13,7 @@ import { createJobQueue } from '../../src/jobs/job-queue.js';
 import { SYSTEM_TENANT_ID } from '../../src/jobs/job-types.js';
 import { backfillNeeded, queueReembed, runReembedJob } from '../../src/jobs/maintenance-jobs.js';
 import { createPgMemoryStore } from '../../src/memory/pg-memory-store.js';
-import { createLogger } from '../../src/observability/logger.js';
+import { createCapturedLogger } from '../support/captured-logger.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 import { describeOnDrivers } from '../support/database-drivers.js';
 
@@ -120,11 +120,12 @@ describeOnDrivers('maintenance as jobs', (driver) => {
       expect(await createJobQueue(database.db).claim('server', 30_000, ['ingest', 'backfill'])).toBeUndefined();
 
       const progress: string[] = [];
+      const { logger, lines } = createCapturedLogger('info');
       const job = await runReembedJob({
         db: database.db,
         embedder: newEmbedder,
         batchSize: 20,
-        logger: createLogger('silent'),
+        logger,
         pollMs: 20,
         onProgress: (p) => progress.push(`${p.stage} ${p.done}/${p.total}`),
       });
@@ -142,6 +143,8 @@ describeOnDrivers('maintenance as jobs', (driver) => {
       // The job queued earlier for the old model was taken first, and refused: it would undo the switch.
       const [old] = await queryRows<{ status: string; error: { code: string } }>(database.db, sql`SELECT status, error FROM jobs WHERE id = ${stale.id}`);
       expect(old).toMatchObject({ status: 'failed', error: { code: 'embedder_mismatch' } });
+      // The store's own job failing for good is the operator's to hear of, not only a row to find.
+      expect(lines).toContainEqual(expect.objectContaining({ level: 'error', jobId: stale.id, kind: 'reembed', msg: expect.stringContaining('reembed job failed') }));
     } finally {
       await database.close();
     }
