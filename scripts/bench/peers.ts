@@ -299,7 +299,7 @@ async function printPlans(title: string, pool: pg.Pool, run: (c: TagCase) => Pro
 }
 
 async function serverRun(set: ClusteredSet, results: Record<string, string | number>[], hybrids: Record<string, string | number>[]) {
-  const { url, filled } = await openFresh('memrag_peers');
+  const { url, filled } = await openFresh(process.env.BENCH_DB ?? 'memrag_peers');
   const database = await openDatabase({ url });
   const embedder = benchEmbedder(set);
   await ensureVectorSpace(database.db, embedder);
