@@ -13,10 +13,16 @@ export interface VectorScanOptions {
    * graph past the non-matching rows, and it is the only way a rare tag still yields `limit` rows.
    */
   exactScanMaxRows?: number;
-  /** HNSW candidate list size; raised to the limit when that is larger. Default 80. */
+  /** HNSW candidate list size; raised to the rows fetched when that is larger. Default 80. */
   efSearch?: number;
   /** Rows an iterative index scan may visit before giving up (pgvector's `hnsw.max_scan_tuples`). */
   maxScanTuples?: number;
+  /**
+   * The query fetches `limit * candidateFactor` rows, for the caller to keep the best `limit`.
+   * Past the first candidate list, an iterative scan's order is relaxed: over a selective filter
+   * it finds the best rows but not always first. Default 1.
+   */
+  candidateFactor?: number;
 }
 
 /** The HNSW candidate list by default: see MEMORY_HNSW in vector-space.ts for what it finds. */
@@ -87,13 +93,14 @@ export async function filteredVectorSearch<Row>(
   options: VectorScanOptions = {},
 ): Promise<(Row & { distance: number })[]> {
   const exactScanMaxRows = Math.max(0, Math.trunc(options.exactScanMaxRows ?? 1000));
-  const efSearch = Math.min(1000, Math.max(Math.trunc(options.efSearch ?? DEFAULT_EF_SEARCH), limit));
+  const fetched = limit * Math.max(1, Math.trunc(options.candidateFactor ?? 1));
+  const efSearch = Math.min(1000, Math.max(Math.trunc(options.efSearch ?? DEFAULT_EF_SEARCH), fetched));
   const maxScanTuples = Math.max(1, Math.trunc(options.maxScanTuples ?? 20_000));
   if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
-  const key = search.key === undefined ? undefined : `${search.key}\u0000${limit}:${exactScanMaxRows}:${efSearch}:${maxScanTuples}`;
+  const key = search.key === undefined ? undefined : `${search.key}\u0000${fetched}:${exactScanMaxRows}:${efSearch}:${maxScanTuples}`;
   let built = key === undefined ? undefined : cache.get(key);
   if (!built) {
-    built = build(search.make(), limit, exactScanMaxRows, efSearch, maxScanTuples);
+    built = build(search.make(), fetched, exactScanMaxRows, efSearch, maxScanTuples);
     if (key !== undefined) {
       if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
       cache.set(key, built);
