@@ -22,6 +22,7 @@
  *   npm run bench:peers
  *   BENCH_N=20000 BENCH_DRIVERS=pg npm run bench:peers
  *   BENCH_REUSE=1 npm run bench:peers            # keep the server's memrag_peers database if filled
+ *   BENCH_REUSE=1 BENCH_HYBRID_ONLY=1 BENCH_DRIVERS=pg npm run bench:peers   # the hybrid split alone
  */
 import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
@@ -55,6 +56,8 @@ const DIMS = 512;
 const drivers = (process.env.BENCH_DRIVERS ?? 'pg,pglite').split(',');
 const serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/memrag_test';
 const reuse = process.env.BENCH_REUSE === '1';
+// BENCH_HYBRID_ONLY=1: the hybrid search's split alone (with BENCH_REUSE, on rows already there).
+const hybridOnly = process.env.BENCH_HYBRID_ONLY === '1';
 const MASTRA_INDEX = 'peers_bench';
 const HAND_EF_SEARCH = 40;
 const log = (m: string) => console.error(m);
@@ -366,10 +369,12 @@ async function serverRun(set: ClusteredSet, results: Record<string, string | num
     { name: 'hand-written SQL', search: handSearch(hand) },
     { name: 'exact scan', search: handSearch(exact), skip: (_c, pass) => pass === 2, queries: EXACT_QUERIES },
   ];
-  log('measuring (pass 1: all; pass 2: without the full-table scans)');
-  await measure(systems, set, N, 2, results, 'pg', insert);
+  if (!hybridOnly) {
+    log('measuring (pass 1: all; pass 2: without the full-table scans)');
+    await measure(systems, set, N, 2, results, 'pg', insert);
+  }
   hybrids.push(...(await hybrid(database, set, 'pg')));
-  for (const s of systems) await printPlans(s.name, s.name === 'exact scan' ? exact : hand, (c) => s.search(0, c));
+  if (!hybridOnly) for (const s of systems) await printPlans(s.name, s.name === 'exact scan' ? exact : hand, (c) => s.search(0, c));
   await hand.end();
   await exact.end();
   await mastra.disconnect();
