@@ -6,8 +6,9 @@
  *   memrag chunks     the document search's vector candidates (chunks table, its m 8 index)
  *   PgVector          @mastra/pg's PgVector, HNSW m 16 / ef_construction 64 like memories
  *   hand-written SQL  one statement on memrag's own memories table and index, with memrag's filter
- *                     (tenant, agent, live rows, tags): ef_search 40 and an iterative scan set
- *                     once per connection, an unnamed statement, the vector bound in binary
+ *                     (tenant, agent, live rows, tags): ef_search 40 (the issue's anchor) and an
+ *                     iterative scan set once per connection, an unnamed statement, the vector bound
+ *                     in binary; again at memrag's ef_search (80), the anchor at equal recall
  *   exact scan        the same statement with index scans off (timed on BENCH_EXACT_QUERIES)
  *
  * Rows go in as memrag's production path leaves them: the HNSW index exists first (made by
@@ -30,6 +31,7 @@ import { PgVector } from '@mastra/pg';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { type Database, openDatabase } from '../../src/db/database.js';
+import { DEFAULT_EF_SEARCH } from '../../src/db/filtered-vector-search.js';
 import { queryRows } from '../../src/db/query-rows.js';
 import { chunks, documents, memories } from '../../src/db/schema.js';
 import { vectorToBinary } from '../../src/db/vector-wire-format.js';
@@ -227,6 +229,7 @@ function ratios(results: Record<string, string | number>[]) {
     if (!String(r.system).startsWith('memrag')) continue;
     const at = (name: string) => results.find((x) => x.driver === r.driver && x.pass === r.pass && x.case === r.case && x.system === name);
     const hand = at('hand-written SQL');
+    const handEqual = at(`hand-written SQL, ef_search ${DEFAULT_EF_SEARCH}`);
     const mastra = at('PgVector');
     out.push({
       driver: String(r.driver),
@@ -234,6 +237,7 @@ function ratios(results: Record<string, string | number>[]) {
       case: String(r.case),
       system: String(r.system),
       'p50 / hand-written': hand ? (Number(r['p50 ms']) / Number(hand['p50 ms'])).toFixed(2) : '',
+      [`p50 / hand-written ef ${DEFAULT_EF_SEARCH}`]: handEqual ? (Number(r['p50 ms']) / Number(handEqual['p50 ms'])).toFixed(2) : '',
       'PgVector p50 / this': mastra ? (Number(mastra['p50 ms']) / Number(r['p50 ms'])).toFixed(1) : '',
     });
   }
@@ -341,6 +345,11 @@ async function serverRun(set: ClusteredSet, results: Record<string, string | num
   hand.on('connect', (client) => {
     void client.query(`SET hnsw.ef_search = ${HAND_EF_SEARCH}; SET hnsw.iterative_scan = relaxed_order`);
   });
+  // The same statement at memrag's own candidate list: the anchor at equal recall.
+  const handEqual = new pg.Pool({ connectionString: url, max: 10 });
+  handEqual.on('connect', (client) => {
+    void client.query(`SET hnsw.ef_search = ${DEFAULT_EF_SEARCH}; SET hnsw.iterative_scan = relaxed_order`);
+  });
   const exact = new pg.Pool({ connectionString: url, max: 2 });
   exact.on('connect', (client) => {
     void client.query(`SET enable_indexscan = off`);
@@ -367,6 +376,7 @@ async function serverRun(set: ClusteredSet, results: Record<string, string | num
       skip: (c, pass) => pass === 2 && c.tag !== null,
     },
     { name: 'hand-written SQL', search: handSearch(hand) },
+    { name: `hand-written SQL, ef_search ${DEFAULT_EF_SEARCH}`, search: handSearch(handEqual) },
     { name: 'exact scan', search: handSearch(exact), skip: (_c, pass) => pass === 2, queries: EXACT_QUERIES },
   ];
   if (!hybridOnly) {
@@ -376,6 +386,7 @@ async function serverRun(set: ClusteredSet, results: Record<string, string | num
   hybrids.push(...(await hybrid(database, set, 'pg')));
   if (!hybridOnly) for (const s of systems) await printPlans(s.name, s.name === 'exact scan' ? exact : hand, (c) => s.search(0, c));
   await hand.end();
+  await handEqual.end();
   await exact.end();
   await mastra.disconnect();
   await database.close();
