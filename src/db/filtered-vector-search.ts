@@ -1,80 +1,216 @@
+import type { PGlite, Transaction } from '@electric-sql/pglite';
 import { type SQL, sql } from 'drizzle-orm';
-import type { PgTable } from 'drizzle-orm/pg-core';
+import { type PgColumn, PgDialect, type PgTable } from 'drizzle-orm/pg-core';
+import pg from 'pg';
 import type { Db } from './database.js';
-import { queryRows } from './query-rows.js';
+import { vectorToBinary } from './vector-wire-format.js';
 
 /** How a filtered nearest-neighbour search chooses between an exact scan and the HNSW index. */
 export interface VectorScanOptions {
   /**
-   * At most this many matching rows are ranked by an exact scan instead of the HNSW index.
-   * An exact scan of a few thousand vectors is cheaper than walking the graph past the
-   * non-matching rows, and it is the only way a rare tag still yields `limit` rows.
+   * At most this many matching rows (by the search's estimate) are ranked by an exact scan
+   * instead of the HNSW index. An exact scan of a few thousand vectors is cheaper than walking the
+   * graph past the non-matching rows, and it is the only way a rare tag still yields `limit` rows.
    */
   exactScanMaxRows?: number;
-  /** HNSW candidate list size; raised to the candidates fetched when that is larger. */
+  /** HNSW candidate list size; raised to the rows fetched when that is larger. Default 80. */
   efSearch?: number;
-  /** The index path fetches `limit * candidateFactor` rows (at least `efSearch`) and keeps the best. */
-  candidateFactor?: number;
   /** Rows an iterative index scan may visit before giving up (pgvector's `hnsw.max_scan_tuples`). */
   maxScanTuples?: number;
+  /**
+   * The query fetches `limit * candidateFactor` rows (no more than ef_search, at least `limit`),
+   * for the caller to keep the best `limit`.
+   * Past the first candidate list, an iterative scan's order is relaxed: over a selective filter
+   * it finds the best rows but not always first. Default 1.
+   */
+  candidateFactor?: number;
 }
 
-export interface FilteredVectorSearch<Row> {
-  /** The rows matching the filter, ordered by distance, at most `limit`; run on the given transaction. */
-  ranked(tx: Db, limit: number): Promise<Row[]>;
-  /** The table and filter, to count matches on the filter alone (answered by its indexes). */
+/** The HNSW candidate list by default: see MEMORY_HNSW in vector-space.ts for what it finds. */
+export const DEFAULT_EF_SEARCH = 80;
+
+export interface FilteredVectorSearch {
   table: PgTable;
+  /** The select list, each column aliased to the name its row field gets; `distance` is added. */
+  columns: SQL;
+  embedding: PgColumn;
+  /** The filter (tenant included), applied inside the query before the LIMIT. */
   where: SQL;
-  limit: number;
+  /**
+   * An upper bound of the rows `where` matches, as a scalar SQL expression read in the statement
+   * that sets the search up (statistics the writers keep). Default: the matches counted, capped
+   * just past `exactScanMaxRows`.
+   */
+  estimate?: SQL;
 }
+
+const dialect = new PgDialect();
+// Where the query vector goes in a statement; replaced per call, so that the rest is built once.
+const VECTOR = Object.freeze({ vectorSlot: true });
+
+interface Statement {
+  text: string;
+  params: unknown[];
+}
+
+interface Built {
+  /** Sets the search up for the estimate it reads, and returns it as `est`. */
+  setup: Statement;
+  ranked: Statement;
+  /**
+   * The server's messages, every value inlined, split where the vector goes (twice: the select
+   * list and ORDER BY): `search` is setup and ranked, `exact` the exact scan's fallback.
+   */
+  inlined: { search: string[]; exact: string[] } | null;
+}
+
+const EXACT_SETUP = `SELECT set_config('enable_indexscan', 'off', true), set_config('enable_sort', 'on', true)`;
+
+const cache = new Map<string, Built>();
+const CACHE_SIZE = 512;
 
 /**
  * Rows nearest to a query vector among those matching a filter, never fewer than
- * min(limit, matches): the filter is applied inside the query, before the LIMIT. Few matches are
- * ranked exactly; many go through the index with an iterative scan, falling back to an exact
- * scan when the index gives up early. The caller sorts the result by exact distance.
+ * min(limit, matches): the filter is applied inside the query, before the LIMIT. Few matches (by
+ * the estimate) are ranked exactly; more go through the index with an iterative scan, falling
+ * back to an exact scan when the index comes short. The caller sorts the result by exact
+ * distance (the iterative scan's order is relaxed).
+ *
+ * On the server a search is one message of two statements in one implicit transaction, their
+ * values inlined as literals (the simple protocol takes no parameters): the first reads the
+ * estimate and sets the plan and HNSW settings for the transaction (SET LOCAL), the second
+ * ranks. On PGlite, where a vector parsed from text costs more than a call, the same two
+ * statements run with bound parameters in a transaction.
+ *
+ * `search.key` names everything `make` builds (the filter's values included): equal keys promise
+ * equal SQL, so the statements are built once per key and reused. Without a key they are built
+ * on every call.
  */
-export async function filteredVectorSearch<Row>(db: Db, search: FilteredVectorSearch<Row>, options: VectorScanOptions = {}): Promise<Row[]> {
-  const exactScanMaxRows = options.exactScanMaxRows ?? 1000;
-  const efSearch = options.efSearch ?? 40;
-  const maxScanTuples = options.maxScanTuples ?? 20_000;
-  const candidateFactor = options.candidateFactor ?? 4;
-  const { limit } = search;
-
-  return db.transaction(async (txn) => {
-    const tx = txn as unknown as Db;
-    // Counted on the filter alone: btree and GIN indexes answer it without reading the wide vector rows.
-    const matching = await countUpTo(tx, search.table, search.where, exactScanMaxRows + 1);
-    let rows: Row[] = [];
-    if (matching > exactScanMaxRows) {
-      // Iterative scans keep walking the graph until enough rows pass the filter, so a
-      // filter is applied before the LIMIT without starving the result. Over-fetching and
-      // re-sorting by exact distance repairs most of what relaxed ordering and a small
-      // candidate list miss.
-      const candidates = Math.max(limit * candidateFactor, efSearch);
-      // set_config(..., true) is SET LOCAL; one statement saves round trips. Sorting is off so the
-      // planner takes the HNSW scan it was sent here for: past a LIMIT of about a hundred it
-      // prefers a sequential scan and sort, priced low because it cannot see that every 512-d
-      // vector is TOASTed (10k chunks: 47 ms that way, 13 ms through the index).
-      await tx.execute(sql`SELECT set_config('hnsw.ef_search', ${String(Math.min(candidates, 1000))}, true),
-        set_config('hnsw.iterative_scan', 'relaxed_order', true),
-        set_config('hnsw.max_scan_tuples', ${String(maxScanTuples)}, true),
-        set_config('enable_sort', 'off', true)`);
-      rows = await search.ranked(tx, candidates);
+export async function filteredVectorSearch<Row>(
+  db: Db,
+  search: { key?: string | undefined; make: () => FilteredVectorSearch },
+  vector: readonly number[],
+  limit: number,
+  options: VectorScanOptions = {},
+): Promise<(Row & { distance: number })[]> {
+  const exactScanMaxRows = Math.max(0, Math.trunc(options.exactScanMaxRows ?? 1000));
+  const ef = Math.trunc(options.efSearch ?? DEFAULT_EF_SEARCH);
+  // Over-fetching stays within the candidate list: a hybrid search's 50 candidates over a tag
+  // fetched 200 rows with their payload (20 ms at 100k) for a repair fusion hardly needs.
+  const fetched = Math.max(limit, Math.min(limit * Math.max(1, Math.trunc(options.candidateFactor ?? 1)), ef));
+  const efSearch = Math.min(1000, Math.max(ef, fetched));
+  const maxScanTuples = Math.max(1, Math.trunc(options.maxScanTuples ?? 20_000));
+  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
+  const key = search.key === undefined ? undefined : `${search.key}\u0000${fetched}:${exactScanMaxRows}:${efSearch}:${maxScanTuples}`;
+  let built = key === undefined ? undefined : cache.get(key);
+  if (!built) {
+    built = build(search.make(), fetched, exactScanMaxRows, efSearch, maxScanTuples);
+    if (key !== undefined) {
+      if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      cache.set(key, built);
     }
-    if (rows.length < Math.min(limit, matching)) {
-      // Few matches, or the index gave up: rank every matching row exactly.
-      await tx.execute(sql`SELECT set_config('enable_indexscan', 'off', true), set_config('enable_sort', 'on', true)`);
-      rows = await search.ranked(tx, limit);
-    }
+  }
+  const client = (db as unknown as { $client: unknown }).$client;
+  type Ranked = Row & { distance: number };
+  if (client instanceof pg.Pool && built.inlined) {
+    const literal = vectorLiteral(vector);
+    const results = (await client.query(built.inlined.search.join(literal))) as unknown as pg.QueryResult[];
+    const estimate = Number(results[0]!.rows[0]!.est);
+    const rows = results[1]!.rows as Ranked[];
+    if (estimate <= exactScanMaxRows || rows.length >= limit) return rows;
+    // The index gave up before `limit` rows passed the filter: rank every matching row exactly.
+    const exact = (await client.query(built.inlined.exact.join(literal))) as unknown as pg.QueryResult[];
+    return exact[1]!.rows as Ranked[];
+  }
+  const binary = vectorToBinary(vector);
+  const bind = (s: Statement) => s.params.map((p) => (p === VECTOR ? binary : p));
+  const run = async (tx: Pick<PGlite, 'query'> | Transaction) => {
+    const [setup] = (await tx.query<{ est: string | number }>(built.setup.text, bind(built.setup))).rows;
+    const rows = (await tx.query<Ranked>(built.ranked.text, bind(built.ranked))).rows;
+    if (Number(setup!.est) <= exactScanMaxRows || rows.length >= limit) return rows;
+    await tx.query(EXACT_SETUP);
+    return (await tx.query<Ranked>(built.ranked.text, bind(built.ranked))).rows;
+  };
+  if (isPglite(client)) return client.transaction(run);
+  // A pool without inlinable values: the same statements with bound parameters, in a transaction.
+  const pool = client as pg.Pool;
+  const conn = await pool.connect();
+  try {
+    await conn.query('BEGIN');
+    const rows = await run({ query: async (text: string, params?: unknown[]) => conn.query(text, params) } as unknown as Pick<PGlite, 'query'>);
+    await conn.query('COMMIT');
+    conn.release();
     return rows;
+  } catch (error) {
+    await conn.query('ROLLBACK').catch(() => {});
+    conn.release();
+    throw error;
+  }
+}
+
+const isPglite = (client: unknown): client is PGlite => typeof client === 'object' && client !== null && 'transaction' in client && 'exec' in client;
+
+function build(search: FilteredVectorSearch, limit: number, exactScanMaxRows: number, efSearch: number, maxScanTuples: number): Built {
+  const estimate = search.estimate ?? sql`(SELECT count(*) FROM (SELECT 1 FROM ${search.table} WHERE ${search.where} LIMIT ${sql.raw(String(exactScanMaxRows + 1))}) AS m)`;
+  const useIndex = sql.raw(`est > ${exactScanMaxRows}`);
+  // Sorting is off on the index path so the planner takes the HNSW scan it was sent for: left to
+  // itself it may prefer a GIN lookup of every row with the tag and a sort (62 ms for a 10% tag
+  // of 100k rows), priced low because it cannot see that every 512-d vector is TOASTed. Index
+  // scans are off on the exact path, which then reads the matching rows by their GIN or btree
+  // bitmap and sorts them.
+  const setup = dialect.sqlToQuery(sql`SELECT est,
+    set_config('hnsw.ef_search', ${sql.raw(`'${efSearch}'`)}, true),
+    set_config('hnsw.iterative_scan', 'relaxed_order', true),
+    set_config('hnsw.max_scan_tuples', ${sql.raw(`'${maxScanTuples}'`)}, true),
+    set_config('enable_sort', CASE WHEN ${useIndex} THEN 'off' ELSE 'on' END, true),
+    set_config('enable_indexscan', CASE WHEN ${useIndex} THEN 'on' ELSE 'off' END, true)
+    FROM (SELECT (${estimate})::bigint AS est) AS s`);
+  const distance = sql`${search.embedding} <=> ${VECTOR}::vector`;
+  const ranked = dialect.sqlToQuery(sql`SELECT ${search.columns}, ${distance} AS distance FROM ${search.table}
+    WHERE ${search.where} AND ${search.embedding} IS NOT NULL ORDER BY ${distance} LIMIT ${sql.raw(String(limit))}`);
+  const rankedStatement = { text: ranked.sql, params: ranked.params };
+  const setupStatement = { text: setup.sql, params: setup.params };
+  const around = (text: string) => {
+    const parts = text.split(SLOT);
+    return parts.length === 3 ? parts : null;
+  };
+  let inlined: Built['inlined'] = null;
+  try {
+    const search = around(`${inline(setupStatement, SLOT)};\n${inline(rankedStatement, SLOT)}`);
+    const exact = around(`${EXACT_SETUP};\n${inline(rankedStatement, SLOT)}`);
+    if (search && exact) inlined = { search, exact };
+  } catch {
+    // A value without a literal form: the statements run with bound parameters instead.
+  }
+  return { setup: setupStatement, ranked: rankedStatement, inlined };
+}
+
+// No text literal or SQL holds a NUL character.
+const SLOT = '\u0000';
+
+/** A statement with every parameter written in as a literal; the vector as `literal`. */
+function inline(s: Statement, literal: string): string {
+  return s.text.replace(/\$(\d+)/g, (_, n: string) => {
+    const value = s.params[Number(n) - 1];
+    return value === VECTOR ? literal : toLiteral(value);
   });
 }
 
-export async function countUpTo(db: Db, table: PgTable, where: SQL, cap: number): Promise<number> {
-  const [row] = await queryRows<{ n: number }>(
-    db,
-    sql`SELECT count(*)::int AS n FROM (SELECT 1 FROM ${table} WHERE ${where} LIMIT ${cap}) AS m`,
-  );
-  return Number(row?.n ?? 0);
+function toLiteral(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (typeof value === 'string') return pg.escapeLiteral(value);
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  throw new TypeError(`cannot inline a ${typeof value} parameter`);
+}
+
+/** pgvector's text form; each float4 printed exactly (9 significant digits round-trip). */
+function vectorLiteral(vector: readonly number[]): string {
+  let out = "'[";
+  for (let i = 0; i < vector.length; i++) {
+    const x = vector[i]!;
+    if (!Number.isFinite(x)) throw new RangeError('a query vector holds only finite numbers');
+    out += (i ? ',' : '') + Math.fround(x).toPrecision(9);
+  }
+  return `${out}]'`;
 }

@@ -1,6 +1,7 @@
 import { CHUNK_BM25 } from '../db/bm25-index.js';
 import { chunks } from '../db/schema.js';
 import type { Corpus } from '../retrieval/corpus.js';
+import type { CorpusFilter } from '../retrieval/filter.js';
 
 /**
  * The HNSW candidate list of a chunk search, at least: the chunks' graph is built sparse (m 8) for
@@ -26,4 +27,9 @@ export const PASSAGE_CORPUS: Corpus = Object.freeze({
   bm25: CHUNK_BM25,
   filters: { tenantId: chunks.tenantId, tags: chunks.tags },
   efSearch: CHUNK_EF_SEARCH,
+  // Kept by migration 0009's triggers: a tenant's chunks have one scope.
+  filterStats: {
+    table: 'chunks',
+    scopes: (filter: CorpusFilter) => (Object.keys(filter.equals).length || Object.keys(filter.notEquals ?? {}).length || Object.keys(filter.oneOf ?? {}).length ? null : ['']),
+  },
 });

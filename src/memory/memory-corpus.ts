@@ -23,6 +23,17 @@ export const MEMORY_CORPUS: Corpus = Object.freeze({
     validTo: memories.validTo,
     expiresAt: memories.expiresAt,
   },
+  // Kept by migration 0009's triggers: an agent's memories, and an agent's with one user's.
+  filterStats: {
+    table: 'memories',
+    scopes: (filter: CorpusFilter) => {
+      const agent = filter.equals.agentId;
+      const others = Object.keys(filter.equals).length !== 1 || Object.keys(filter.notEquals ?? {}).length > 0;
+      if (agent === undefined || others || Object.keys(filter.oneOf ?? {}).some((k) => k !== 'userId')) return null;
+      const users = filter.oneOf?.userId;
+      return users ? users.map((user) => `${agent}\u001f${user}`) : [agent];
+    },
+  },
   reindexRemedy: MEMORY_REINDEX_REMEDY,
 });
 

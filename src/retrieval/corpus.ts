@@ -1,5 +1,6 @@
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Bm25IndexTables } from '../db/bm25-index.js';
+import type { CorpusFilter } from './filter.js';
 import type { FilterColumns } from './filter-sql.js';
 
 /**
@@ -25,6 +26,13 @@ export interface Corpus {
   filters: FilterColumns;
   /** The HNSW candidate list of this corpus's searches, at least (its graph may be built sparse). */
   efSearch?: number;
+  /**
+   * The corpus's rows counted by scope and tag in `vector_filter_stats` (kept by triggers): a
+   * vector search estimates how many rows its filter matches from there. `scopes` names the
+   * scopes a filter's rows lie in, or null when the counts cannot bound it (the search then counts
+   * its matches, capped). Absent: always counted.
+   */
+  filterStats?: { table: string; scopes(filter: CorpusFilter): readonly string[] | null };
   /** What an operator must do when the corpus was indexed by another analyzer. */
   reindexRemedy?: string;
 }
