@@ -4,7 +4,8 @@
  *
  *   memrag memories   the memory store's searchByVector (memories table, its HNSW index)
  *   memrag chunks     the document search's vector candidates (chunks table, its m 8 index)
- *   PgVector          @mastra/pg's PgVector, HNSW m 16 / ef_construction 64 like memories
+ *   PgVector          @mastra/pg's PgVector, HNSW m 16 / ef_construction 128 like memories (installed
+ *                     in scripts/bench/peer-deps by the script's prebench step, see load-pg-vector.ts)
  *   hand-written SQL  one statement on memrag's own memories table and index, with memrag's filter
  *                     (tenant, agent, live rows, tags): ef_search 40 (the issue's anchor) and an
  *                     iterative scan set once per connection, an unnamed statement, the vector bound
@@ -27,7 +28,6 @@
  */
 import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
-import { PgVector } from '@mastra/pg';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { type Database, openDatabase } from '../../src/db/database.js';
@@ -48,6 +48,7 @@ import { createRetrievalEngine } from '../../src/retrieval/retrieval-engine.js';
 import { rankUnits } from '../../src/retrieval/rank-units.js';
 import { fusionWeightsFor } from '../../src/retrieval/fusion-weights.js';
 import { hybridCandidates } from '../../src/retrieval/hybrid-candidates.js';
+import { loadPgVector } from './lib/load-pg-vector.js';
 import { type ClusteredSet, TAG_CASES, type TagCase, clusteredSet, exactTopK, percentile } from './lib/clustered-set.js';
 
 const N = Number(process.env.BENCH_N ?? 100_000);
@@ -330,6 +331,7 @@ async function serverRun(set: ClusteredSet, results: Record<string, string | num
   const database = await openDatabase({ url });
   const embedder = benchEmbedder(set);
   await ensureVectorSpace(database.db, embedder);
+  const PgVector = await loadPgVector();
   const mastra = new PgVector({ id: 'peers', connectionString: url });
   const insert: Record<string, string> = {};
   if (!filled) {
@@ -338,7 +340,7 @@ async function serverRun(set: ClusteredSet, results: Record<string, string | num
     insert['memrag memories'] = rates.memories.toFixed(0);
     insert['memrag chunks'] = rates.chunks.toFixed(0);
     log(`filling PgVector`);
-    await mastra.createIndex({ indexName: MASTRA_INDEX, dimension: DIMS, metric: 'cosine', indexConfig: { type: 'hnsw', hnsw: { m: 16, efConstruction: 64 } } });
+    await mastra.createIndex({ indexName: MASTRA_INDEX, dimension: DIMS, metric: 'cosine', indexConfig: { type: 'hnsw', hnsw: { m: 16, efConstruction: 128 } } });
     const t0 = performance.now();
     for (let start = 0; start < N; start += 500) {
       const ids: string[] = [];
