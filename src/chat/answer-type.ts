@@ -51,16 +51,22 @@ const PLACE = new RegExp(
  * itself says is what the sentence is about, not the answer.
  */
 export function hasAnswerOfType(type: AnswerType, sentence: string, question: string): boolean {
-  if (type === 'other') return false;
+  return answersOfType(type, sentence, question).length > 0;
+}
+
+/**
+ * Where the sentence has something of the wanted kind the question does not already name: the
+ * character offsets of each match in the sentence (accents folded, which keeps offsets for
+ * precomposed text). A cause ("why") is where its cue word is.
+ */
+export function answersOfType(type: AnswerType, sentence: string, question: string): { index: number; text: string }[] {
+  if (type === 'other') return [];
   const asked = askedWords(question);
-  const fresh = (match: string) => !match.toLowerCase().split(/[^\p{L}\p{N}]+/u).every((w) => w === '' || asked.has(w) || PREPOSITION.has(w));
+  const fresh = (m: { text: string }) => !m.text.toLowerCase().split(/[^\p{L}\p{N}]+/u).every((w) => w === '' || asked.has(w) || PREPOSITION.has(w));
   const folded = foldAccents(sentence);
-  if (type === 'date') return matches(folded, DATE).some(fresh);
-  if (type === 'number') return matches(folded, NUMBER).some(fresh);
-  if (type === 'quantity') return matches(folded, MEASURE).some(fresh);
-  if (type === 'reason') return REASON.test(folded);
-  if (type === 'place') return matches(folded, PLACE).some(fresh);
-  return (folded.match(CAPITALISED) ?? []).some(fresh);
+  if (type === 'reason') return matches(folded, REASON);
+  const pattern = { date: DATE, number: NUMBER, quantity: MEASURE, place: PLACE, name: CAPITALISED }[type];
+  return matches(folded, pattern).filter(fresh);
 }
 
 const PREPOSITION = new Set('in at near from to into across outside inside within throughout between north south east west the'.split(' '));
@@ -69,6 +75,6 @@ function askedWords(question: string): Set<string> {
   return new Set(foldAccents(question).toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
 }
 
-function matches(text: string, pattern: RegExp): string[] {
-  return text.match(new RegExp(pattern.source, `${pattern.flags.replace('g', '')}g`)) ?? [];
+function matches(text: string, pattern: RegExp): { index: number; text: string }[] {
+  return [...text.matchAll(new RegExp(pattern.source, `${pattern.flags.replace('g', '')}g`))].map((m) => ({ index: m.index, text: m[0] }));
 }

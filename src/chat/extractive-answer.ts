@@ -21,7 +21,7 @@ export const DEFAULT_EMBEDDED_SENTENCES = 3;
 const SENTENCE_MAX_CHARS = 500;
 const CLOSEST_SOURCES = 3;
 /** A sentence opening with one of these leans on the one before it, which is shown with it. */
-const LEANING = /^(?:he|she|it|they|this|these|that|those|his|her|its|their|him|them|such)\b/i;
+export const LEANING = /^(?:he|she|it|they|this|these|that|those|his|her|its|their|him|them|such)\b/i;
 
 export interface Quote {
   start: number;

@@ -1,6 +1,7 @@
 import type { AnswerCandidate } from './answer-candidates.js';
-import { contentTerms } from './answer-terms.js';
-import { type AnswerType, answerTypeOf, hasAnswerOfType } from './answer-type.js';
+import { contentTerms, foldAccents } from './answer-terms.js';
+import { stemmer } from 'stemmer';
+import { type AnswerType, answerTypeOf, answersOfType } from './answer-type.js';
 
 /** What an answer without a model knows about one candidate sentence; each in about [0, 1]. */
 export interface SentenceFeatures {
@@ -12,6 +13,12 @@ export interface SentenceFeatures {
   rank: number;
   /** 1 when the sentence holds what the question's kind asks for (a year for "when"...), else 0. */
   type: number;
+  /**
+   * How close that answer sits to the question's words in the sentence: 1 / the distance in words
+   * from the nearest (1 when adjacent), 0 without one. A date beside "was founded" answers "when was
+   * it founded"; a date at the other end of the sentence is often another event's.
+   */
+  near: number;
   /** Share of the question's adjacent content-word pairs the sentence has adjacent too: phrases, not just words. */
   bigram: number;
   /** The `lexical` of the sentence before it in its source: the answer often follows the sentence naming the subject. */
@@ -80,6 +87,7 @@ export function lexicalFeatures(question: string, candidates: readonly AnswerCan
     const position = c.previous ? positions.get(c.previous)! + 1 : 1;
     positions.set(c, position);
     const own = contentTerms(c.text);
+    const found = answersOfType(answerType, c.text, question);
     let score = 0;
     for (const t of terms) {
       const tf = counts[i]!.get(t) ?? 0;
@@ -89,7 +97,8 @@ export function lexicalFeatures(question: string, candidates: readonly AnswerCan
       lexical: most > 0 ? score / most : 0,
       cosine: 0,
       rank: 1 / c.sourceRank,
-      type: hasAnswerOfType(answerType, c.text, question) ? 1 : 0,
+      type: found.length > 0 ? 1 : 0,
+      near: found.length > 0 ? nearness(c.text, found, idf) : 0,
       bigram: pairs.size > 0 ? sharedPairs(bags[i]!, pairs) / pairs.size : 0,
       context: 0,
       proximity: most > 0 ? proximity(own, idf) / most : 0,
@@ -143,6 +152,29 @@ function proximity(sentence: readonly string[], idf: ReadonlyMap<string, number>
     }
   }
   return (weight * wanted.size) / shortest;
+}
+
+/** 1 / the distance in words between the nearest answer match and a question word of the sentence. */
+function nearness(sentence: string, found: readonly { index: number; text: string }[], idf: ReadonlyMap<string, number>): number {
+  const words = [...foldAccents(sentence).toLowerCase().matchAll(/[\p{L}\p{N}]+/gu)];
+  const asked: number[] = [];
+  words.forEach((w, i) => {
+    if (idf.has(stemmer(w[0]))) asked.push(i);
+  });
+  if (asked.length === 0) return 0;
+  let best = 0;
+  for (const m of found) {
+    const first = words.findIndex((w) => w.index + w[0].length > m.index);
+    if (first < 0) continue;
+    let last = first;
+    while (last + 1 < words.length && words[last + 1]!.index < m.index + m.text.length) last++;
+    for (const p of asked) {
+      if (p >= first && p <= last) continue;
+      const d = p < first ? first - p : p - last;
+      best = Math.max(best, 1 / d);
+    }
+  }
+  return best;
 }
 
 function sharedPairs(bag: readonly string[], pairs: ReadonlySet<string>): number {

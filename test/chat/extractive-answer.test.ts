@@ -36,6 +36,14 @@ describe('queryTerms', () => {
     expect(queryTerms('drinks')).toEqual(queryTerms('drinking'));
     expect(queryTerms('In which year was the café named?')).toEqual(queryTerms('cafe'));
   });
+
+  it('matches irregular forms the stemmer leaves apart', () => {
+    expect(queryTerms('kept')).toEqual(queryTerms('keep'));
+    expect(queryTerms('began')).toEqual(queryTerms('beginning'));
+    expect(queryTerms('children')).toEqual(queryTerms('child'));
+    // "found" is also to found a city: not read as "find".
+    expect(queryTerms('found')).not.toEqual(queryTerms('find'));
+  });
 });
 
 describe('answer types', () => {

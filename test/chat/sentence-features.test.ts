@@ -68,6 +68,17 @@ describe('lexicalFeatures', () => {
     expect(features[3]!.passage).toBe(features[4]!.passage);
   });
 
+  it('rates an answer of the wanted kind by how close it sits to the question words', () => {
+    const candidates = passage(1, 'The bridge opened in 1932 after years of work.', 'In 1932 the city grew, and later the bridge opened.', 'The bridge opened to traffic.');
+    const { features } = lexicalFeatures('When did the bridge open?', candidates);
+    // "opened in 1932": two words apart; "1932 … bridge opened": far; no date: nothing.
+    expect(features[0]!.near).toBeCloseTo(1 / 2);
+    expect(features[1]!.near).toBeLessThan(features[0]!.near);
+    expect(features[1]!.near).toBeGreaterThan(0);
+    expect(features[2]!.near).toBe(0);
+    expect(features.map((f) => f.type)).toEqual([1, 1, 0]);
+  });
+
   it('measures length in content words', () => {
     const candidates = passage(1, 'The tower was painted.', 'The tower was painted by Gustave Eiffel with the help of a large team of painters who worked on it for years.');
     const { features } = lexicalFeatures('Who painted the tower?', candidates);
