@@ -167,13 +167,7 @@ function fit(rows: readonly Row[], keys: readonly AnyKey[], iterations = 400, l2
     for (const r of usable) {
       let max = -Infinity;
       for (let j = 0; j < r.n; j++) max = Math.max(max, (s[j] = scoreAt(r, j, w)));
-      let all = 0;
-      let okSum = 0;
-      for (let j = 0; j < r.n; j++) {
-        s[j] = Math.exp(s[j]! - max);
-        all += s[j]!;
-        if (r.ok[j]) okSum += s[j]!;
-      }
+      const { all, okSum } = softmaxMass(s, r, max);
       for (let j = 0; j < r.n; j++) {
         const g = (s[j]! / all - (r.ok[j] ? s[j]! / okSum : 0)) / usable.length;
         for (let i = 0; i < K; i++) grad[i]! += g * r.x[j * K + i]!;
@@ -251,13 +245,7 @@ function fitMlp(rows: readonly Row[], keys: readonly AnyKey[], hidden: number, i
         s[j] = z;
         max = Math.max(max, z);
       }
-      let all = 0;
-      let okSum = 0;
-      for (let j = 0; j < r.n; j++) {
-        s[j] = Math.exp(s[j]! - max);
-        all += s[j]!;
-        if (r.ok[j]) okSum += s[j]!;
-      }
+      const { all, okSum } = softmaxMass(s, r, max);
       for (let j = 0; j < r.n; j++) {
         const g = (s[j]! / all - (r.ok[j] ? s[j]! / okSum : 0)) / usable.length;
         if (g === 0) continue;
@@ -494,4 +482,16 @@ for (const [label, w, chosen, keys] of [
   }
   results.sort((x, y) => y.cost - x.cost);
   console.log(`  ${label}: none ${(confidenceCost(w, chosen, {}) * 100).toFixed(1)}; best: ${results.slice(0, 5).map((r) => `${JSON.stringify(r.extra)} ${(r.cost * 100).toFixed(1)}`).join('; ')}`);
+}
+
+/** Exponentiates a question's candidate scores in place (shifted by their max); their total, and the answering ones' part of it. */
+function softmaxMass(s: Float64Array, r: { n: number; ok: ArrayLike<boolean | number> }, max: number): { all: number; okSum: number } {
+  let all = 0;
+  let okSum = 0;
+  for (let j = 0; j < r.n; j++) {
+    s[j] = Math.exp(s[j]! - max);
+    all += s[j]!;
+    if (r.ok[j]) okSum += s[j]!;
+  }
+  return { all, okSum };
 }
