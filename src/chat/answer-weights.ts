@@ -2,6 +2,7 @@ import type { SentenceFeatures } from './sentence-features.js';
 
 export type FeatureWeights = Record<keyof SentenceFeatures, number>;
 
+/** How the features of a sentence add up to its score, and when the best is too weak to answer. */
 export interface AnswerWeights extends FeatureWeights {
   /**
    * Extra weight on the top sentence's features in the confidence compared with `decline`: what
