@@ -132,8 +132,12 @@ export async function filteredVectorSearch<Row>(
     return (await tx.query<Ranked>(built.ranked.text, bind(built.ranked))).rows;
   };
   if (isPglite(client)) return client.transaction(run);
+  if (!(client instanceof pg.Pool)) {
+    // A drizzle transaction has no client of its own here: searching inside one would read outside it.
+    throw new TypeError('filteredVectorSearch takes the database handle (a pg Pool or PGlite), not a transaction');
+  }
   // A pool without inlinable values: the same statements with bound parameters, in a transaction.
-  const pool = client as pg.Pool;
+  const pool = client;
   const conn = await pool.connect();
   try {
     await conn.query('BEGIN');
