@@ -50,9 +50,14 @@ export function contentTerms(text: string): string[] {
   // The stem too: "named" is as much glue as "name".
   return words.flatMap((w) => {
     if (STOPWORDS.has(w)) return [];
-    const stem = stemmer(IRREGULAR.get(w) ?? w);
+    const stem = termOf(w);
     return STOPWORDS.has(stem) ? [] : [stem];
   });
+}
+
+/** One folded, lower-cased word as a term: its irregular form's base, stemmed ("kept" → "keep"). */
+export function termOf(word: string): string {
+  return stemmer(IRREGULAR.get(word) ?? word);
 }
 
 export function queryTerms(text: string): Set<string> {

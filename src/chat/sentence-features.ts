@@ -1,6 +1,5 @@
 import type { AnswerCandidate } from './answer-candidates.js';
-import { contentTerms, foldAccents } from './answer-terms.js';
-import { stemmer } from 'stemmer';
+import { contentTerms, foldAccents, termOf } from './answer-terms.js';
 import { type AnswerType, answerTypeOf, answersOfType } from './answer-type.js';
 
 /** What an answer without a model knows about one candidate sentence; each in about [0, 1]. */
@@ -159,7 +158,7 @@ function nearness(sentence: string, found: readonly { index: number; text: strin
   const words = [...foldAccents(sentence).toLowerCase().matchAll(/[\p{L}\p{N}]+/gu)];
   const asked: number[] = [];
   words.forEach((w, i) => {
-    if (idf.has(stemmer(w[0]))) asked.push(i);
+    if (idf.has(termOf(w[0]))) asked.push(i);
   });
   if (asked.length === 0) return 0;
   let best = 0;
