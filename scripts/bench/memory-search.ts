@@ -14,7 +14,7 @@ import { memories } from '../../src/db/schema.js';
 import { ensureVectorSpace } from '../../src/db/vector-space.js';
 import type { Embedder } from '../../src/embeddings/embedder.js';
 import { createPgMemoryStore } from '../../src/memory/pg-memory-store.js';
-import { seededRandom } from '../../testkit/vector-fixtures.js';
+import { clusteredVectors } from './lib/clustered-set.js';
 
 const N = Number(process.env.BENCH_N ?? 100_000);
 const DIMS = Number(process.env.BENCH_DIMS ?? 512);
@@ -22,27 +22,6 @@ const QUERIES = Number(process.env.BENCH_QUERIES ?? 100);
 const TOP_K = 10;
 const drivers = (process.env.BENCH_DRIVERS ?? 'pglite,pg').split(',');
 const serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
-
-/** Clustered unit vectors in one flat Float32Array: real embeddings cluster by topic. */
-function makeVectors(count: number, seed: number, clusters = 200): Float32Array {
-  const rand = seededRandom(seed);
-  const gauss = () => Math.sqrt(-2 * Math.log(rand() || 1e-12)) * Math.cos(2 * Math.PI * rand());
-  const centres = Array.from({ length: clusters }, () => Float32Array.from({ length: DIMS }, gauss));
-  const out = new Float32Array(count * DIMS);
-  for (let i = 0; i < count; i++) {
-    const c = centres[Math.floor(rand() * clusters)]!;
-    const cn = Math.hypot(...c);
-    let norm = 0;
-    for (let d = 0; d < DIMS; d++) {
-      const x = c[d]! / cn + gauss() * 0.6 / Math.sqrt(DIMS);
-      out[i * DIMS + d] = x;
-      norm += x * x;
-    }
-    norm = Math.sqrt(norm);
-    for (let d = 0; d < DIMS; d++) out[i * DIMS + d]! /= norm;
-  }
-  return out;
-}
 
 const row = (data: Float32Array, i: number) => Array.from(data.subarray(i * DIMS, (i + 1) * DIMS));
 const tagsOf = (i: number) => [...(i % 10 === 3 ? ['common'] : []), ...(i % 500 === 17 ? ['rare'] : [])];
@@ -92,7 +71,7 @@ async function openFresh(driver: string): Promise<{ database: Database; filled: 
 async function main() {
   console.log(`memory search bench: ${N} memories, ${DIMS} dims, ${QUERIES} queries, topK ${TOP_K}`);
   // Queries come from the same distribution as the memories but are not stored.
-  const all = makeVectors(N + QUERIES, 1);
+  const all = clusteredVectors(N + QUERIES, DIMS, 1);
   const data = all.subarray(0, N * DIMS);
   const queries = Array.from({ length: QUERIES }, (_, i) => row(all, N + i));
   const truth = {

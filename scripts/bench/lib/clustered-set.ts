@@ -33,11 +33,11 @@ const word = (k: number) => {
   return s;
 };
 
-export function clusteredSet(rows: number, queries: number, dims = 512, seed = 1, clusters = 200): ClusteredSet {
+/** `count` clustered unit vectors of `dims` floats in one flat array (real embeddings cluster by topic), seeded. */
+export function clusteredVectors(count: number, dims: number, seed: number, clusters = 200): Float32Array {
   const rand = seededRandom(seed);
   const gauss = () => Math.sqrt(-2 * Math.log(rand() || 1e-12)) * Math.cos(2 * Math.PI * rand());
   const centres = Array.from({ length: clusters }, () => Float32Array.from({ length: dims }, gauss));
-  const count = rows + queries;
   const vectors = new Float32Array(count * dims);
   for (let i = 0; i < count; i++) {
     const c = centres[Math.floor(rand() * clusters)]!;
@@ -51,6 +51,12 @@ export function clusteredSet(rows: number, queries: number, dims = 512, seed = 1
     norm = Math.sqrt(norm);
     for (let d = 0; d < dims; d++) vectors[i * dims + d]! /= norm;
   }
+  return vectors;
+}
+
+export function clusteredSet(rows: number, queries: number, dims = 512, seed = 1, clusters = 200): ClusteredSet {
+  const count = rows + queries;
+  const vectors = clusteredVectors(count, dims, seed, clusters);
   const vocabulary = 5000;
   // Zipf: word k drawn with probability ~ 1/(k+1); rank by inverse CDF over a precomputed table.
   const cdf = new Float64Array(vocabulary);
