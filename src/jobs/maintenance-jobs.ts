@@ -22,7 +22,9 @@ const BACKFILL_LOCK_ID = 727274103;
 /**
  * Whether the BM25 indexes need the start-up upkeep: memories saved before their index existed,
  * postings of another analyzer (memories, turns), turns an interrupted rebuild left unindexed, or
- * documents chunked before passages. Each is an indexed or small probe, cheap on any store.
+ * documents chunked before passages. Memories' probe is answered by a partial index; turns' and
+ * documents' scan their tables when nothing is left to do (as the start-up upkeep did before it
+ * was a job), which a partial index each would spare.
  */
 export async function backfillNeeded(db: Db, analyzer: Analyzer = defaultAnalyzer): Promise<boolean> {
   const [row] = await queryRows<{ needed: boolean }>(
