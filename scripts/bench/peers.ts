@@ -279,7 +279,7 @@ async function hybrid(database: Database, set: ClusteredSet, driver: string): Pr
         },
         async () => {
           const t0 = performance.now();
-          v = await engine.vectorCandidates(MEMORY_CORPUS, vector, filter, candidateK, MEMORY_PAYLOAD);
+          v = await engine.vectorCandidates(MEMORY_CORPUS, vector, filter, candidateK, MEMORY_PAYLOAD, false);
           vectorMs = performance.now() - t0;
         },
         async () => {

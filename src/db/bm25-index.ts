@@ -90,6 +90,7 @@ export async function addBm25Documents(tx: Db, t: Bm25IndexTables, tenantId: str
   const ids: string[] = [];
   const terms: string[] = [];
   const tfs: number[] = [];
+  const lengths: number[] = [];
   const documentFrequency = new Map<string, number>();
   let totalLength = 0;
   for (const d of documents) {
@@ -98,14 +99,15 @@ export async function addBm25Documents(tx: Db, t: Bm25IndexTables, tenantId: str
       ids.push(d.id);
       terms.push(term);
       tfs.push(tf);
+      lengths.push(d.length);
       documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
     }
   }
   const writes: SQL[] = [];
   for (let i = 0; i < terms.length; i += ARRAY_BATCH) {
     const end = i + ARRAY_BATCH;
-    writes.push(sql`INSERT INTO ${id(t.postings)} (tenant_id, ${id(t.documentColumn)}, term, tf)
-      SELECT ${tenantId}, * FROM unnest(${uuidArray(ids.slice(i, end))}, ${textArray(terms.slice(i, end))}, ${intArray(tfs.slice(i, end))})`);
+    writes.push(sql`INSERT INTO ${id(t.postings)} (tenant_id, ${id(t.documentColumn)}, term, tf, doc_length)
+      SELECT ${tenantId}, * FROM unnest(${uuidArray(ids.slice(i, end))}, ${textArray(terms.slice(i, end))}, ${intArray(tfs.slice(i, end))}, ${intArray(lengths.slice(i, end))})`);
   }
   // Sorted, as every writer does, though the corpus lock already keeps writers apart.
   const distinct = [...documentFrequency.keys()].sort();
@@ -195,22 +197,46 @@ export async function clearBm25Index(tx: Db, t: Bm25IndexTables, tenantId: strin
 export interface Bm25QueryOptions {
   /** Query terms and how often each occurs in the query. */
   terms: ReadonlyMap<string, number>;
-  /** The indexed table, its id column and its length column (NULL or absent rows are never scored). */
+  /** The indexed table and its id column. */
   table: PgTable;
   idColumn: PgColumn;
-  lengthColumn: PgColumn;
   /** Conditions on `table` (its tenant included), applied inside the query, before the LIMIT. */
   where: SQL;
+  /**
+   * An upper bound of the rows `where` matches (a scalar SQL expression over statistics the
+   * writers keep), when the corpus keeps them: it chooses how the filter is applied.
+   */
+  estimate?: SQL | undefined;
   limit: number;
   /** BM25's term saturation and length normalisation. */
   params: { k1: number; b: number };
+  /**
+   * Scores only when the tenant's postings were made by this analyzer: empty otherwise, so that
+   * the caller tells a mismatch from no match (`readBm25Corpus`) only on an empty result, without
+   * a round trip of its own before every search.
+   */
+  analyzerId?: string;
 }
+
+/**
+ * A filter matching at least this share of the tenant's indexed rows is tested row by row down
+ * the score order, stopping once the page is full: about limit / share rows read. Below it the
+ * matching rows are read once (by their index) and joined to the scores. At 100k memories and a
+ * page of 50, the walk reads ~50 rows unfiltered and ~500 over a 10% tag, where reading the tag's
+ * 10,000 rows took 12 ms; over a 0.2% tag it would read every scored row.
+ */
+const WALK_MIN_SHARE = 0.05;
 
 /**
  * The tenant's rows by BM25 over its postings and statistics, computed in the database; OR over
  * the query's terms. The formula is bm25.ts's, term for term: Lucene's idf times the saturated,
  * length-normalised tf, a term repeated in the query counting each time. Empty when the tenant
  * has nothing indexed.
+ *
+ * The scores come from the postings alone (each carries its row's length, and the key covers it),
+ * read by term: a few thousand postings for a query of mid-frequency words at 100k rows. Only then
+ * are rows read, to apply the filter: down the score order when the filter is broad (by
+ * `estimate`), or all matching rows joined at once when it is narrow or cannot be estimated.
  */
 export async function bm25Candidates(db: Db, t: Bm25IndexTables, tenantId: string, q: Bm25QueryOptions): Promise<Bm25Candidate[]> {
   if (q.terms.size === 0 || q.limit <= 0) return [];
@@ -218,29 +244,46 @@ export async function bm25Candidates(db: Db, t: Bm25IndexTables, tenantId: strin
   const k1 = sql`${q.params.k1}::float8`;
   const b = sql`${q.params.b}::float8`;
   const total = sql`s.${id(t.totalColumn)}`;
-  // The postings are read by term first (the primary key's (tenant, term) prefix), in a
-  // materialised CTE, and only then joined to the rows and their filter. Left to itself the
+  const doc = id(t.documentColumn);
+  const limit = sql.raw(String(Math.trunc(q.limit)));
+  // Read by term first (the key's (tenant, term) prefix) and materialised: left to itself the
   // planner may instead walk every row of the tenant and probe its postings, which is quadratic;
   // it does so whenever statistics are missing, and PGlite never runs autovacuum's ANALYZE.
-  const rows = await queryRows<{ id: string; score: number | string }>(
-    db,
-    sql`WITH matched AS MATERIALIZED (
-        SELECT p.${id(t.documentColumn)} AS doc, p.tf, t.df, q.qtf
-        FROM unnest(${textArray(terms)}, ${intArray(terms.map((term) => q.terms.get(term)!))}) AS q(term, qtf)
-        JOIN ${id(t.termStats)} t ON t.tenant_id = ${tenantId} AND t.term = q.term
-        JOIN ${id(t.postings)} p ON p.tenant_id = ${tenantId} AND p.term = q.term
+  const scored = sql`scored AS MATERIALIZED (
+      SELECT p.${doc} AS doc,
+        SUM(q.qtf * ln(1 + (${total} - t.df + 0.5::float8) / (t.df + 0.5::float8))
+          * p.tf * (${k1} + 1) / (p.tf + ${k1} * (1 - ${b} + ${b} * p.doc_length / (s.total_length::float8 / ${total})))) AS score
+      FROM unnest(${textArray(terms)}, ${intArray(terms.map((term) => q.terms.get(term)!))}) AS q(term, qtf)
+      JOIN ${id(t.corpusStats)} s ON s.tenant_id = ${tenantId} AND ${total} > 0${q.analyzerId === undefined ? sql`` : sql` AND s.analyzer_id = ${q.analyzerId}`}
+      JOIN ${id(t.termStats)} t ON t.tenant_id = ${tenantId} AND t.term = q.term
+      JOIN ${id(t.postings)} p ON p.tenant_id = ${tenantId} AND p.term = q.term
+      GROUP BY p.${doc}
+    )`;
+  // Every matching row read once, joined to the scores: the planner's choice of join.
+  const joined = (gate: SQL) => sql`SELECT scored.doc::text AS id, scored.score FROM scored
+    JOIN ${q.table} ON ${q.idColumn} = scored.doc
+    WHERE ${gate}${q.where}
+    ORDER BY scored.score DESC, scored.doc LIMIT ${limit}`;
+  let statement: SQL;
+  if (!q.estimate) {
+    statement = sql`WITH ${scored} ${joined(sql``)}`;
+  } else {
+    // Both shapes in one statement, each behind a one-time test of the estimate: the executor
+    // runs only the one that passes. The walk's rows come in score order (a subquery keeps its
+    // ORDER BY, and a nested loop keeps its outer side's), so its LIMIT stops the walk.
+    statement = sql`WITH ${scored},
+      walk AS MATERIALIZED (
+        SELECT (${q.estimate})::float8 >= ${WALK_MIN_SHARE}::float8 * ${total} AS yes
+        FROM ${id(t.corpusStats)} s WHERE s.tenant_id = ${tenantId}
       )
-      SELECT matched.doc::text AS id,
-        SUM(matched.qtf * ln(1 + (${total} - matched.df + 0.5::float8) / (matched.df + 0.5::float8))
-                  * matched.tf * (${k1} + 1) / (matched.tf + ${k1} * (1 - ${b} + ${b} * ${q.lengthColumn} / (s.total_length::float8 / ${total})))) AS score
-      FROM matched
-      JOIN ${q.table} ON ${q.idColumn} = matched.doc
-      JOIN ${id(t.corpusStats)} s ON s.tenant_id = ${tenantId}
-      WHERE ${total} > 0 AND ${q.where}
-      GROUP BY matched.doc
-      ORDER BY score DESC, matched.doc
-      LIMIT ${q.limit}`,
-  );
+      (SELECT r.doc::text AS id, r.score FROM (SELECT doc, score FROM scored ORDER BY score DESC, doc) r
+        CROSS JOIN LATERAL (SELECT 1 FROM ${q.table} WHERE ${q.idColumn} = r.doc AND ${q.where} OFFSET 0) f
+        WHERE (SELECT yes FROM walk)
+        ORDER BY r.score DESC, r.doc LIMIT ${limit})
+      UNION ALL
+      (${joined(sql`NOT (SELECT yes FROM walk) AND `)})`;
+  }
+  const rows = await queryRows<{ id: string; score: number | string }>(db, statement);
   return rows.map((r) => ({ id: r.id, score: Number(r.score) }));
 }
 

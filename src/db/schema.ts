@@ -70,6 +70,8 @@ export const memoryPostings = pgTable(
       .references(() => memories.id, { onDelete: 'cascade' }),
     term: text('term').notNull(),
     tf: integer('tf').notNull(),
+    /** The row's length in terms, as its length column holds it: a search scores from the postings alone. */
+    docLength: integer('doc_length').notNull(),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.term, t.memoryId] }), index('memory_postings_memory_idx').on(t.memoryId)],
 );
@@ -205,6 +207,8 @@ export const postings = pgTable(
       .references(() => chunks.id, { onDelete: 'cascade' }),
     term: text('term').notNull(),
     tf: integer('tf').notNull(),
+    /** The row's length in terms, as its length column holds it: a search scores from the postings alone. */
+    docLength: integer('doc_length').notNull(),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.term, t.chunkId] }), index('postings_chunk_idx').on(t.chunkId)],
 );
@@ -379,6 +383,8 @@ export const turnPostings = pgTable(
       .references(() => turns.id, { onDelete: 'cascade' }),
     term: text('term').notNull(),
     tf: integer('tf').notNull(),
+    /** The row's length in terms, as its length column holds it: a search scores from the postings alone. */
+    docLength: integer('doc_length').notNull(),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.term, t.turnId] }), index('turn_postings_turn_idx').on(t.turnId)],
 );

@@ -1,4 +1,5 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
+import { MEMORY_BM25, bm25Candidates, queryTermCounts } from '../../src/db/bm25-index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.js';
 import { queryRows } from '../../src/db/query-rows.js';
@@ -10,7 +11,10 @@ import { InMemoryBm25Index } from '../../src/retrieval/bm25/bm25.js';
 import { AnalyzerMismatchError } from '../../src/retrieval/analyzer-mismatch-error.js';
 import { InvalidCursorError } from '../../src/retrieval/cursor.js';
 import { indexUnindexedMemories } from '../../src/memory/memory-text-index.js';
-import type { MemoryStore } from '../../src/memory/memory-types.js';
+import { MEMORY_CORPUS, memoryFilter } from '../../src/memory/memory-corpus.js';
+import type { MemoryFilter, MemoryStore } from '../../src/memory/memory-types.js';
+import { DEFAULT_BM25_PARAMS } from '../../src/retrieval/bm25/bm25.js';
+import { filterToSql } from '../../src/retrieval/filter-sql.js';
 import { createPgMemoryStore } from '../../src/memory/pg-memory-store.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 import { clusteredVectors, cosine, createTableEmbedder, seededRandom } from '../../testkit/vector-fixtures.js';
@@ -48,15 +52,16 @@ export function memoryStoreContract(driver: DatabaseDriver) {
       for (const row of rows) {
         const frequencies = defaultAnalyzer.termFrequencies(row.content);
         let length = 0;
+        for (const tf of frequencies.values()) length += tf;
         for (const [term, tf] of frequencies) {
-          expectedPostings.push(`${row.id} ${term} ${tf}`);
+          // Each posting carries its row's length: the search scores from the postings alone.
+          expectedPostings.push(`${row.id} ${term} ${tf} ${length}`);
           df.set(term, (df.get(term) ?? 0) + 1);
-          length += tf;
         }
         expect(row.bm25_length, `bm25_length of ${row.content}`).toBe(length);
         totalLength += length;
       }
-      const postings = await queryRows<{ p: string }>(db(), sql`SELECT memory_id::text || ' ' || term || ' ' || tf AS p FROM memory_postings`);
+      const postings = await queryRows<{ p: string }>(db(), sql`SELECT memory_id::text || ' ' || term || ' ' || tf || ' ' || doc_length AS p FROM memory_postings`);
       expect(postings.map((r) => r.p).sort()).toEqual(expectedPostings.sort());
       const terms = await queryRows<{ term: string; df: number }>(db(), sql`SELECT term, df FROM memory_term_stats`);
       expect(new Map(terms.map((r) => [r.term, Number(r.df)]))).toEqual(df);
@@ -249,6 +254,34 @@ export function memoryStoreContract(driver: DatabaseDriver) {
         expect(all.every((h) => h.memory.agentId === agentId)).toBe(true);
       }
       await expectBm25LikeReference(agentId, ['zanzibar', 'zanzibar spice', 'note words 2']);
+    });
+
+    it('gives the same BM25 page whether the filter is tested down the score order or joined at once', async () => {
+      const agentId = 'bm25-walk';
+      // The 40 best-scored memories fail `tagsNone: ['top']`: a walk down the score order must go past them.
+      for (let i = 0; i < 40; i++) await store.save({ agentId, key: `top${i}`, content: `quokka quokka ${i}`, tags: ['top'] });
+      for (let i = 0; i < 30; i++) await store.save({ agentId, key: `low${i}`, content: `a quokka among other words in a longer note ${i}`, tags: [i % 3 ? 'low' : 'third'] });
+      const search = (filter: MemoryFilter, estimate: SQL | undefined) =>
+        bm25Candidates(db(), MEMORY_BM25, 'default', {
+          terms: queryTermCounts(defaultAnalyzer.analyze('quokka note')),
+          table: memories,
+          idColumn: memories.id,
+          where: filterToSql(memoryFilter('default', { agentId, ...filter }), MEMORY_CORPUS.filters),
+          estimate,
+          limit: 12,
+          params: DEFAULT_BM25_PARAMS,
+          analyzerId: defaultAnalyzer.id,
+        });
+      const cases: [MemoryFilter, number][] = [[{}, 12], [{ tagsNone: ['top'] }, 12], [{ tagsAny: ['third'] }, 10], [{ tagsAll: ['low'] }, 12], [{ tagsAny: ['none-such'] }, 0]];
+      for (const [filter, found] of cases) {
+        const planned = await search(filter, undefined);
+        expect(planned, JSON.stringify(filter)).toHaveLength(found);
+        // An estimate past every row walks down the score order; one of 0 joins the matching rows at once.
+        expect(await search(filter, sql`1e12`), JSON.stringify(filter)).toEqual(planned);
+        expect(await search(filter, sql`0`), JSON.stringify(filter)).toEqual(planned);
+      }
+      const past = await search({ tagsNone: ['top'] }, sql`1e12`);
+      expect(past.every((hit) => !hit.id.startsWith('top'))).toBe(true);
     });
 
     it('keeps postings and statistics exact through saves, updates, deletes and concurrent writers', async () => {
