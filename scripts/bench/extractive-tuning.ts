@@ -5,7 +5,8 @@
  * in TUNING_RAW (lib/extractive-raw.ts); the features are recomputed from them by the chat's own
  * code on each run, so a feature changed in src/chat is measured without retrieval or the model
  * (the cross-validated fits take minutes on two shared cores; TUNING_SKIP_ABLATIONS=1 and
- * TUNING_SKIP_N=1 leave out the ablations and the embedded-sentence counts).
+ * TUNING_SKIP_N=1 leave out the ablations and the embedded-sentence counts). Experiments:
+ * TUNING_EXPERIMENTS=linear,mlp,ratio,types,misses (TUNING_N sentences embedded, default the chat's).
  *
  * The weights are a linear model fitted to rank an answering sentence first (a softmax over each
  * question's candidates), cross-validated five-fold by article: the figure reported for a set of
@@ -17,6 +18,7 @@
 import type { AnswerWeights, FeatureWeights } from '../../src/chat/answer-weights.js';
 import { ANSWER_WEIGHTS, LEXICAL_ANSWER_WEIGHTS } from '../../src/chat/answer-weights.js';
 import { DEFAULT_EMBEDDED_SENTENCES, LEANING, lexicalCandidates } from '../../src/chat/extractive-answer.js';
+import { answerTypeOf } from '../../src/chat/answer-type.js';
 import { type RawRow, loadRaw } from './lib/extractive-raw.js';
 import { answers } from './lib/squad.js';
 
@@ -359,6 +361,8 @@ if (process.env.TUNING_EXPERIMENTS) {
   const dropped = (process.env.TUNING_MLP_DROP ?? '').split(',');
   const mlpKeys: AnyKey[] = [...baseKeys, ...((process.env.TUNING_MLP_EXTRA ?? '').split(',').filter(Boolean) as AnyKey[])].filter((k) => !dropped.includes(k));
   const embedded = (n: number) => (part: Features, train: Features) => masked(n, fit(withoutCosine(train).own, baseKeys), part);
+  // The sentences embedded in the experiments: the chat's count unless TUNING_N says otherwise.
+  const N = Number(process.env.TUNING_N ?? DEFAULT_EMBEDDED_SENTENCES);
   const report = (label: string, r: { at1: number; at1Declining: number }) =>
     console.log(`${label.padEnd(60)} cv answer@1 ${fmt(r.at1)}, declining 80%: ${fmt(r.at1Declining)} (${((r.at1Declining - r.at1) * 100).toFixed(1)})`);
   const linear = (keys: AnyKey[]) => (rows: Row[]) => { const w = fit(rows, keys); return (r: Row, j: number) => scoreAt(r, j, w); };
@@ -370,8 +374,8 @@ if (process.env.TUNING_EXPERIMENTS) {
       const keys = [...baseKeys, ...(extra ? (extra.split(',') as AnyKey[]) : [])];
       report(`no embedder, linear, base + ${extra}`, crossValidatedModel(lexicalOnly, linear(keys)));
       const cos = ['cosine', ...keys] as AnyKey[];
-      report(`embed 3, linear, base + ${extra}`, crossValidatedModel(features, linear(cos), embedded(3)));
-      if (process.env.TUNING_COSRANK) report(`embed 3, linear, base + ${extra} + cosrank,cosratio`, crossValidatedModel(features, linear([...cos, 'cosrank', 'cosratio']), embedded(3)));
+      report(`embed ${N}, linear, base + ${extra}`, crossValidatedModel(features, linear(cos), embedded(N)));
+      if (process.env.TUNING_COSRANK) report(`embed ${N}, linear, base + ${extra} + cosrank,cosratio`, crossValidatedModel(features, linear([...cos, 'cosrank', 'cosratio']), embedded(N)));
     }
   }
   if (want('mlp')) {
@@ -379,8 +383,50 @@ if (process.env.TUNING_EXPERIMENTS) {
     const l2s = (process.env.TUNING_L2 ?? '0.001').split(',').map(Number);
     for (const h of hs) for (const l2 of l2s) {
       report(`no embedder, mlp ${h} l2 ${l2}, ${mlpKeys.length} features`, crossValidatedModel(lexicalOnly, (rows) => fitMlp(rows, mlpKeys, h, 300, l2).score));
-      report(`embed 3, mlp ${h} l2 ${l2}, ${mlpKeys.length} features`, crossValidatedModel(features, (rows) => fitMlp(rows, ['cosine', ...mlpKeys], h, 300, l2).score, embedded(3)));
+      report(`embed ${N}, mlp ${h} l2 ${l2}, ${mlpKeys.length} features`, crossValidatedModel(features, (rows) => fitMlp(rows, ['cosine', ...mlpKeys], h, 300, l2).score, embedded(N)));
     }
+  }
+  if (want('ratio')) {
+    // The fit with the cosine's weight held at a share of the BM25 weight (TUNING_RATIO, ',' between
+    // values): how much a larger cosine weight than the free fit's costs.
+    const keys: AnyKey[] = [...baseKeys, 'near'];
+    const lex = col('lexical');
+    const tied = (ratio: number) => (rows: Row[]) => {
+      const moved = rows.map((r) => {
+        const x = Float64Array.from(r.x);
+        for (let j = 0; j < r.n; j++) x[j * K + lex]! += ratio * x[j * K + COSINE]!;
+        return { ...r, x };
+      });
+      const w = fit(moved, keys);
+      w[COSINE] = ratio;
+      return (r: Row, j: number) => scoreAt(r, j, w);
+    };
+    for (const ratio of (process.env.TUNING_RATIO ?? '0.45,0.56').split(',').map(Number)) {
+      report(`embed ${N}, linear, base + near, cosine ${ratio}`, crossValidatedModel(features, tied(ratio), embedded(N)));
+      const set = masked(N, fit(lexicalOnly.own, keys));
+      const scorer = tied(ratio)(set.own);
+      const w = Float64Array.from(KEYS, (_, i) => scorer({ n: 1, x: unit(KEYS[i]!), ok: new Uint8Array(1), article: 0 }, 0));
+      console.log(`  in-sample ${fmt(set.own.filter((r) => topOf(r, scorer).ok).length / set.own.length)} | ${weightsText(w)}`);
+    }
+  }
+  if (want('types')) {
+    // answer@1 by the kind of answer the question asks for (in-sample fit, no embedder / embedded), beside
+    // the share where some candidate answers: where the answer-type cue could do more.
+    const kinds = new Map<string, { n: number; lex: number; emb: number; some: number }>();
+    const wl = fit(lexicalOnly.own, [...baseKeys, 'near']);
+    const set = masked(N, wl);
+    const we = fit(set.own, ['cosine', ...baseKeys, 'near']);
+    set.own.forEach((r, i) => {
+      const kind = answerTypeOf(r.question!);
+      const k = kinds.get(kind) ?? { n: 0, lex: 0, emb: 0, some: 0 };
+      k.n++;
+      if (best(lexicalOnly.own[i]!, wl).ok) k.lex++;
+      if (best(r, we).ok) k.emb++;
+      if (r.ok.some((o) => o === 1)) k.some++;
+      kinds.set(kind, k);
+    });
+    for (const [kind, k] of [...kinds].sort((a, b) => b[1].n - a[1].n))
+      console.log(`${kind.padEnd(10)} ${String(k.n).padStart(5)} questions: answer@1 ${fmt(k.lex / k.n)} no embedder, ${fmt(k.emb / k.n)} embedded; some candidate answers ${fmt(k.some / k.n)}`);
   }
   if (want('misses')) {
     // Misses of the in-sample fit (no embedder) where some candidate answers: what the top sentence was instead.

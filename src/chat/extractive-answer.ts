@@ -17,7 +17,7 @@ const DEFAULT_MAX_SENTENCES = 3;
  * Sentences given a vector: the lexically best ones. The bundled model takes ~9 ms a sentence on
  * two cores, and a passage's sentences number in the dozens; the rest keep their lexical score.
  */
-export const DEFAULT_EMBEDDED_SENTENCES = 3;
+export const DEFAULT_EMBEDDED_SENTENCES = 2;
 const SENTENCE_MAX_CHARS = 500;
 const CLOSEST_SOURCES = 3;
 /** A sentence opening with one of these leans on the one before it, which is shown with it. */
