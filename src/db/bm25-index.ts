@@ -39,6 +39,8 @@ export interface Bm25Document {
 export interface Bm25Candidate {
   id: string;
   score: number;
+  /** The columns `columns` asked for, by their alias, when it asked. */
+  row?: Record<string, unknown>;
 }
 
 const id = (name: string) => sql.identifier(name);
@@ -208,6 +210,11 @@ export interface Bm25QueryOptions {
    */
   estimate?: SQL | undefined;
   limit: number;
+  /**
+   * Columns of `table` to bring along for each row, each aliased (`col AS name`): a caller that
+   * shows rows needs no second query for the rows BM25 found.
+   */
+  columns?: SQL | undefined;
   /** BM25's term saturation and length normalisation. */
   params: { k1: number; b: number };
   /**
@@ -259,8 +266,9 @@ export async function bm25Candidates(db: Db, t: Bm25IndexTables, tenantId: strin
       JOIN ${id(t.postings)} p ON p.tenant_id = ${tenantId} AND p.term = q.term
       GROUP BY p.${doc}
     )`;
+  const extra = q.columns ? sql`, ${q.columns}` : sql``;
   // Every matching row read once, joined to the scores: the planner's choice of join.
-  const joined = (gate: SQL) => sql`SELECT scored.doc::text AS id, scored.score FROM scored
+  const joined = (gate: SQL) => sql`SELECT scored.doc::text AS id, scored.score AS score${extra} FROM scored
     JOIN ${q.table} ON ${q.idColumn} = scored.doc
     WHERE ${gate}${q.where}
     ORDER BY scored.score DESC, scored.doc LIMIT ${limit}`;
@@ -276,15 +284,15 @@ export async function bm25Candidates(db: Db, t: Bm25IndexTables, tenantId: strin
         SELECT (${q.estimate})::float8 >= ${WALK_MIN_SHARE}::float8 * ${total} AS yes
         FROM ${id(t.corpusStats)} s WHERE s.tenant_id = ${tenantId}
       )
-      (SELECT r.doc::text AS id, r.score FROM (SELECT doc, score FROM scored ORDER BY score DESC, doc) r
-        CROSS JOIN LATERAL (SELECT 1 FROM ${q.table} WHERE ${q.idColumn} = r.doc AND ${q.where} OFFSET 0) f
+      (SELECT r.doc::text AS id, r.score AS score${q.columns ? sql`, f.*` : sql``} FROM (SELECT doc, score FROM scored ORDER BY score DESC, doc) r
+        CROSS JOIN LATERAL (SELECT ${q.columns ?? sql`1`} FROM ${q.table} WHERE ${q.idColumn} = r.doc AND ${q.where} OFFSET 0) f
         WHERE (SELECT yes FROM walk)
         ORDER BY r.score DESC, r.doc LIMIT ${limit})
       UNION ALL
       (${joined(sql`NOT (SELECT yes FROM walk) AND `)})`;
   }
-  const rows = await queryRows<{ id: string; score: number | string }>(db, statement);
-  return rows.map((r) => ({ id: r.id, score: Number(r.score) }));
+  const rows = await queryRows<{ id: string; score: number | string } & Record<string, unknown>>(db, statement);
+  return rows.map(({ id, score, ...row }) => ({ id, score: Number(score), ...(q.columns ? { row } : {}) }));
 }
 
 /** Query terms and their counts, as `bm25Candidates` takes them. */

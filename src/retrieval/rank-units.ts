@@ -16,6 +16,8 @@ export interface VectorCandidate {
 export interface TextCandidate {
   id: string;
   score: number;
+  /** The columns the caller asked the text query to bring along (`payload`), when it asked. */
+  row?: Record<string, unknown>;
 }
 
 export interface RankedUnit {
@@ -26,7 +28,7 @@ export interface RankedUnit {
   ranks: { vector: number | null; text: number | null };
   /** The unit's rows among the vector candidates, nearest first. */
   vectorIds: string[];
-  /** The payload of the unit's nearest row, when the vector side found it and brought one. */
+  /** The unit's payload, when a side that found it brought one (the vector side's nearest row first). */
   row?: Record<string, unknown>;
 }
 
@@ -49,14 +51,16 @@ export function rankUnits(
     else byUnit.set(hit.unitId, { score: hit.score, rank: byUnit.size + 1, rows: [hit.id], row: hit.row });
   }
   const textRanks = new Map(textHits.map((h, i) => [h.id, i + 1]));
+  const textRows = new Map(textHits.flatMap((h) => (h.row ? [[h.id, h.row] as const] : [])));
   const ranked = (id: string, score: number): RankedUnit => {
     const vector = byUnit.get(id);
+    const row = vector?.row ?? textRows.get(id);
     return {
       id,
       score,
       ranks: { vector: vector?.rank ?? null, text: textRanks.get(id) ?? null },
       vectorIds: vector?.rows ?? [],
-      ...(vector?.row ? { row: vector.row } : {}),
+      ...(row ? { row } : {}),
     };
   };
 

@@ -68,8 +68,11 @@ export interface RetrievalEngine {
    * `repairOrder` false: the iterative scan's relaxed order is left as found (for fusion).
    */
   vectorCandidates(corpus: Corpus, vector: number[], filter: CorpusFilter, limit: number, payload?: Payload, repairOrder?: boolean): Promise<VectorCandidate[]>;
-  /** Units by BM25 over the postings, computed in the database; OR over the query's terms. */
-  textCandidates(corpus: Corpus, query: string, filter: CorpusFilter, limit: number): Promise<TextCandidate[]>;
+  /**
+   * Units by BM25 over the postings, computed in the database; OR over the query's terms. With a
+   * payload (for a corpus whose unit is its row), each hit brings those columns as `row`.
+   */
+  textCandidates(corpus: Corpus, query: string, filter: CorpusFilter, limit: number, payload?: Payload): Promise<TextCandidate[]>;
   embedQuery(query: string, signal?: AbortSignal): Promise<number[]>;
 }
 
@@ -81,6 +84,13 @@ const payloadId = (payload: Payload | undefined) => {
   if (id === undefined) payloadIds.set(payload, (id = ++payloadsSeen));
   return id;
 };
+
+/** A select list of columns by the names their row fields get. */
+const selectList = (fields: Readonly<Record<string, PgColumn | SQL.Aliased>>): SQL =>
+  sql.join(
+    Object.entries(fields).map(([name, field]) => sql`${is(field, SQL.Aliased) ? field.sql : field} AS ${sql.identifier(name)}`),
+    sql`, `,
+  );
 
 /** A payload's values as drizzle's select would give them (each column's own mapping). */
 function fromDriver(payload: Payload, row: Record<string, unknown>): Record<string, unknown> {
@@ -154,10 +164,7 @@ export function createRetrievalEngine(options: RetrievalEngineOptions): Retrieva
         key,
         make: () => ({
           table: corpus.table,
-          columns: sql.join(
-            Object.entries(fields).map(([name, field]) => sql`${is(field, SQL.Aliased) ? field.sql : field} AS ${sql.identifier(name)}`),
-            sql`, `,
-          ),
+          columns: selectList(fields),
           embedding: corpus.embedding,
           where: filterToSql(filter, corpus.filters),
           estimate: statsEstimate(corpus, filter),
@@ -173,7 +180,7 @@ export function createRetrievalEngine(options: RetrievalEngineOptions): Retrieva
       .slice(0, limit);
   }
 
-  async function textCandidates(corpus: Corpus, query: string, filter: CorpusFilter, limit: number): Promise<TextCandidate[]> {
+  async function textCandidates(corpus: Corpus, query: string, filter: CorpusFilter, limit: number, payload?: Payload): Promise<TextCandidate[]> {
     const terms = queryTermCounts(analyzer.analyze(query));
     if (terms.size === 0 || limit <= 0) return [];
     const hits = await bm25Candidates(db, corpus.bm25, filter.tenantId, {
@@ -183,10 +190,11 @@ export function createRetrievalEngine(options: RetrievalEngineOptions): Retrieva
       where: filterToSql(filter, corpus.filters),
       estimate: statsEstimate(corpus, filter),
       limit,
+      columns: payload ? selectList(payload) : undefined,
       params: bm25,
       analyzerId: analyzer.id,
     });
-    if (hits.length > 0) return hits;
+    if (hits.length > 0) return payload ? hits.map((h) => ({ ...h, row: fromDriver(payload, h.row!) })) : hits;
     // Nothing scored: no term matched, or the postings are another analyzer's, which must not pass silently.
     const stats = await readBm25Corpus(db, corpus.bm25, filter.tenantId);
     if (stats && stats.total > 0 && stats.analyzerId !== analyzer.id) throw new AnalyzerMismatchError(stats.analyzerId, analyzer.id, corpus.reindexRemedy);
@@ -209,7 +217,8 @@ export function createRetrievalEngine(options: RetrievalEngineOptions): Retrieva
       const { minScore } = opts;
       return minScore === undefined ? hits : hits.filter((h) => h.score >= minScore);
     };
-    const textSide = () => (mode === 'vector' ? Promise.resolve([]) : textCandidates(corpus, query, filter, candidateK));
+    // A unit that is its own row brings its payload from either side; a passage's would be its first chunk's, not the one shown.
+    const textSide = () => (mode === 'vector' ? Promise.resolve([]) : textCandidates(corpus, query, filter, candidateK, corpus.unit ? undefined : opts.payload));
     if (mode === 'text') return rankUnits(mode, [], await textSide(), opts.weights);
     if (!concurrentReads) {
       // One after the other: on PGlite the vector search's transaction holds the only connection.

@@ -252,6 +252,10 @@ export function memoryStoreContract(driver: DatabaseDriver) {
         const all = await store.search('zanzibar', { agentId, mode, topK: 100 });
         expect(all, mode).toHaveLength(63);
         expect(all.every((h) => h.memory.agentId === agentId)).toBe(true);
+        // The rows BM25 found come with the text query, mapped as a read maps them.
+        for (const hit of all.filter((h) => h.ranks.vector === null).slice(0, 5)) {
+          expect(hit.memory, mode).toEqual(await store.get(hit.memory.key, { agentId }));
+        }
       }
       await expectBm25LikeReference(agentId, ['zanzibar', 'zanzibar spice', 'note words 2']);
     });
