@@ -6,7 +6,9 @@
  * code on each run, so a feature changed in src/chat is measured without retrieval or the model
  * (the cross-validated fits take minutes on two shared cores; TUNING_SKIP_ABLATIONS=1 and
  * TUNING_SKIP_N=1 leave out the ablations and the embedded-sentence counts). Experiments:
- * TUNING_EXPERIMENTS=linear,mlp,ratio,types,misses (TUNING_N sentences embedded, default the chat's).
+ * TUNING_EXPERIMENTS=linear,mlp,ratio,types,misses (TUNING_N sentences embedded, default the chat's;
+ * TUNING_ITERATIONS the fit's, default 400: at 1,000 the shipped features cross-validate 0.5 points
+ * lower with the embedder, so a gain under that is within the procedure's own noise).
  *
  * The weights are a linear model fitted to rank an answering sentence first (a softmax over each
  * question's candidates), cross-validated five-fold by article: the figure reported for a set of
@@ -19,6 +21,7 @@ import type { AnswerWeights, FeatureWeights } from '../../src/chat/answer-weight
 import { ANSWER_WEIGHTS, LEXICAL_ANSWER_WEIGHTS } from '../../src/chat/answer-weights.js';
 import { DEFAULT_EMBEDDED_SENTENCES, LEANING, lexicalCandidates } from '../../src/chat/extractive-answer.js';
 import { answerTypeOf } from '../../src/chat/answer-type.js';
+import { lexicalFeatures } from '../../src/chat/sentence-features.js';
 import { type RawRow, loadRaw } from './lib/extractive-raw.js';
 import { answers } from './lib/squad.js';
 
@@ -26,13 +29,17 @@ const QUESTIONS = Number(process.env.TUNING_QUESTIONS ?? 1500);
 const SEED = Number(process.env.TUNING_SEED ?? 7);
 const FILE = process.env.TUNING_RAW ?? `/tmp/memrag-extractive-raw-${QUESTIONS}-${SEED}.json`;
 const FOLDS = 5;
+/** The first words of a sentence the experimental `head` feature reads. */
+const HEAD_WORDS = Number(process.env.TUNING_HEAD_WORDS ?? 8);
 
 type Key = keyof FeatureWeights;
 const BASE_KEYS: Key[] = ['lexical', 'cosine', 'rank', 'type', 'near', 'bigram', 'context', 'proximity', 'rare', 'length', 'position', 'passage'];
 /** Experimental features derived in this script from the others, per question (relative to the other candidates). */
 const DERIVED = ['lexrank', 'lexratio', 'cosrank', 'cosratio'] as const;
-type AnyKey = Key | (typeof DERIVED)[number];
-const KEYS: AnyKey[] = [...BASE_KEYS, ...DERIVED];
+/** Experimental features computed in this script from the candidates (rowOf). */
+const EXTRA = ['lean', 'head', 'chunk'] as const;
+type AnyKey = Key | (typeof DERIVED)[number] | (typeof EXTRA)[number];
+const KEYS: AnyKey[] = [...BASE_KEYS, ...DERIVED, ...EXTRA];
 const K = KEYS.length;
 const COSINE = KEYS.indexOf('cosine');
 const col = (k: AnyKey) => KEYS.indexOf(k);
@@ -83,6 +90,17 @@ const rowOf = (r: RawRow, article: number): Row => {
   const candidates = lexicalCandidates(r.question, r.sources);
   const x = new Float64Array(candidates.length * K);
   candidates.forEach((c, j) => BASE_KEYS.forEach((k, i) => (x[j * K + i] = k === 'cosine' ? (r.cosines[c.text] ?? 0) : c.features[k])));
+  // lean: the previous sentence's BM25 when this one opens with a pronoun (it is shown with it).
+  candidates.forEach((c, j) => (x[j * K + col('lean')] = c.previous && LEANING.test(c.text) ? c.features.context : 0));
+  // head: BM25 of the sentence's first words only: a sentence about the question's subject names it first.
+  const heads = lexicalFeatures(r.question, candidates.map((c) => ({ ...c, headingPath: [], text: c.text.split(/\s+/).slice(0, HEAD_WORDS).join(' ') }))).features;
+  candidates.forEach((_, j) => (x[j * K + col('head')] = heads[j]!.lexical));
+  // chunk: the sentence overlaps the chunk retrieval cited in its passage (the part that matched best).
+  const byId = new Map(r.sources.map((s) => [s.id, s]));
+  candidates.forEach((c, j) => {
+    const s = byId.get(c.sourceId);
+    x[j * K + col('chunk')] = s?.kind === 'document' && c.start !== undefined && c.end !== undefined && c.start < s.end && c.end > s.start ? 1 : 0;
+  });
   const row = { article, n: candidates.length, x, question: r.question, gold: r.gold, texts: candidates.map((c) => c.text), ok: Uint8Array.from(candidates, (c) => (answers(shown(c), r.gold) ? 1 : 0)) };
   derive(row);
   return row;
@@ -156,7 +174,7 @@ const unit = (key: AnyKey) => Float64Array.from(KEYS, (k) => (k === key ? 1 : 0)
  * ascent on answer@1 from there gained in-sample, 0.789, and lost cross-validated, 0.775: it
  * overfits.) Features not in `keys` keep weight 0. Scaled so `lexical` is 1, as the constants are written.
  */
-function fit(rows: readonly Row[], keys: readonly AnyKey[], iterations = 400, l2 = 1e-3): Vector {
+function fit(rows: readonly Row[], keys: readonly AnyKey[], iterations = Number(process.env.TUNING_ITERATIONS ?? 400), l2 = 1e-3): Vector {
   const usable = rows.filter((r) => r.ok.some((o) => o === 1) && r.ok.some((o) => o === 0));
   const on = Float64Array.from(KEYS, (k) => (keys.includes(k) ? 1 : 0));
   const w = unit('lexical');

@@ -115,6 +115,15 @@ describe('extractiveAnswer', () => {
     expect(answer).not.toContain('Bob');
   });
 
+  it('quotes a sentence that got no vector when words alone would (two embedded dropped the third sentence)', async () => {
+    const sources = memories('Alice drinks green tea every afternoon.', 'Bob rides his bike to work.', 'Alice grows green tea in her garden.');
+    const question = 'What tea does Alice drink in the afternoon?';
+    const withoutVectors = await extractiveAnswer(question, sources, { maxSentences: 2 });
+    expect(withoutVectors.answer).toContain('Alice grows green tea in her garden. [3]');
+    const { answer } = await extractiveAnswer(question, sources, { embedder: createHashEmbedder(), embedded: 1, maxSentences: 2 });
+    expect(answer).toBe('Alice drinks green tea every afternoon. [1] Alice grows green tea in her garden. [3]');
+  });
+
   it('quotes whole passages with their offsets in the document, and a leaning sentence with the one before', async () => {
     const document = '# Tea\n\nTea came to Europe in 1610. It was first sold by Dutch traders in Amsterdam. Prices fell later.';
     const passageStart = document.indexOf('Tea came');
