@@ -34,7 +34,9 @@ export function answerCandidates(sources: readonly Source[]): AnswerCandidate[] 
     };
     if (source.kind === 'document') {
       const passage = source.passage ?? { start: source.start, text: source.text, sections: [{ start: 0, headingPath: source.headingPath }] };
-      for (const span of splitSentenceSpans(passage.text)) {
+      for (const whole of splitSentenceSpans(passage.text)) {
+        const span = withoutHeadings(whole);
+        if (!span) continue;
         const section = passage.sections.findLast((s) => s.start <= span.start) ?? passage.sections[0];
         push({
           sourceId: source.id,
@@ -54,4 +56,21 @@ export function answerCandidates(sources: readonly Source[]): AnswerCandidate[] 
     }
   }
   return candidates;
+}
+
+// A Markdown heading line ("## Priming"): one to six #, a space, the rest of the line.
+const HEADING_LINES = /^(?:#{1,6}[ \t][^\n]*(?:\n[ \t]*)+)+/;
+const HEADING_ONLY = /^#{1,6}[ \t][^\n]*$/;
+
+/**
+ * A sentence span without the heading lines it starts with, or null when it is only headings.
+ * A heading is the context a sentence is scored with (its heading path), never an answer: short
+ * and made of the question's words, it outscored the sentences under it.
+ */
+function withoutHeadings(span: { text: string; start: number; end: number }): { text: string; start: number; end: number } | null {
+  if (HEADING_ONLY.test(span.text)) return null;
+  const lead = HEADING_LINES.exec(span.text)?.[0].length ?? 0;
+  if (lead === 0) return span;
+  const text = span.text.slice(lead);
+  return text.trim() ? { text, start: span.start + lead, end: span.end } : null;
 }

@@ -147,6 +147,31 @@ describe('extractiveAnswer', () => {
     expect(quotes.map((q) => document.slice(q.start, q.end))).toEqual(['Tea came to Europe in 1610.', 'It was first sold by Dutch traders in Amsterdam.']);
   });
 
+  it('never quotes a Markdown heading line (the console answered "## Priming" to how to prime a pump)', async () => {
+    const document = '# Pumps\n## Priming\nPrime the centrifugal pump with water before starting it. Close the discharge valve first.\n## Storage\nDrain the pump before winter.';
+    const hit: KnowledgeHit = {
+      documentId: 'd',
+      title: 'pump-guide',
+      chunkId: 'c',
+      headingPath: ['Pumps', 'Priming'],
+      start: 0,
+      end: document.length,
+      text: document,
+      score: 1,
+      passage: { start: 0, text: document, sections: [{ start: 0, headingPath: ['Pumps', 'Priming'] }] },
+    };
+    for (const embedder of [undefined, createHashEmbedder()]) {
+      const list = new SourceList();
+      list.addDocument(hit);
+      const reply = await extractiveAnswer('How do I prime the centrifugal pump?', list.all(), { maxSentences: 3, ...(embedder ? { embedder } : {}) });
+      expect(reply.answer).not.toContain('#');
+      expect(reply.answer.startsWith('Prime the centrifugal pump with water before starting it.')).toBe(true);
+      const quoted = reply.quotes.get(1)!.map((q) => document.slice(q.start, q.end));
+      expect(quoted[0]).toBe('Prime the centrifugal pump with water before starting it.');
+      expect(quoted.some((q) => q.includes('#'))).toBe(false);
+    }
+  });
+
   it('quotes past turns, saying who said what, and never their questions', async () => {
     const list = new SourceList();
     const turn = (n: number, question: string, answer: string, score: number) =>
