@@ -1,4 +1,4 @@
-import { splitSentenceSpans } from '../text/sentence-split.js';
+import { type SentenceSpan, splitSentenceSpans } from '../text/sentence-split.js';
 import { type Source, sourceText } from './sources.js';
 
 /** A sentence an answer without a model may quote. */
@@ -58,18 +58,16 @@ export function answerCandidates(sources: readonly Source[]): AnswerCandidate[] 
   return candidates;
 }
 
-// A Markdown heading line ("## Priming"): one to six #, a space, the rest of the line.
-const HEADING_LINES = /^(?:#{1,6}[ \t][^\n]*(?:\n[ \t]*)+)+/;
-const HEADING_ONLY = /^#{1,6}[ \t][^\n]*$/;
+// The Markdown heading lines ("## Priming": one to six #, a space, the rest of the line) a span starts with.
+const LEADING_HEADINGS = /^(?:#{1,6}[ \t][^\n]*(?:(?:\n[ \t]*)+|$))+/;
 
 /**
  * A sentence span without the heading lines it starts with, or null when it is only headings.
  * A heading is the context a sentence is scored with (its heading path), never an answer: short
  * and made of the question's words, it outscored the sentences under it.
  */
-function withoutHeadings(span: { text: string; start: number; end: number }): { text: string; start: number; end: number } | null {
-  if (HEADING_ONLY.test(span.text)) return null;
-  const lead = HEADING_LINES.exec(span.text)?.[0].length ?? 0;
+function withoutHeadings(span: SentenceSpan): SentenceSpan | null {
+  const lead = LEADING_HEADINGS.exec(span.text)?.[0].length ?? 0;
   if (lead === 0) return span;
   const text = span.text.slice(lead);
   return text.trim() ? { text, start: span.start + lead, end: span.end } : null;
