@@ -2,13 +2,13 @@ import { mkdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import type { AppContext } from '../../src/app-context.js';
 import { reply } from '../../testkit/scripted-llm-server.js';
 import type { ScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
 import { appWithScriptedLlm, createApp, createTestContext } from '../http/http-test-context.js';
 import { type ListeningServer, listen } from '../robustness/support/listening-server.js';
-import { type HeadlessChromium, hasChromium, launchChromium, watchPageErrors } from './support/headless-chromium.js';
+import { type HeadlessChromium, hasChromium, launchChromium, traceRequests, watchPageErrors } from './support/headless-chromium.js';
 
 // In CI a missing browser is a failure (.ci/run installs Debian's chromium); elsewhere the test is skipped.
 const runs = hasChromium || process.env.CI === 'true';
@@ -35,6 +35,26 @@ const PUMP_GUIDE = [
     'the impeller turns freely by hand and prime the pump before its first start of the season.',
 ].join('\n\n');
 const RECIPES = '# Bread\n\nBake the bread at 220 degrees for forty minutes.\n';
+
+/**
+ * A new page whose errors are collected; should the test fail (a timeout says only what it waited
+ * for), its screenshot, status line, errors and requests are written out to say why.
+ */
+async function openPage(browser: HeadlessChromium): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.context.newPage();
+  const errors = await watchPageErrors(page);
+  const requests = traceRequests(page);
+  onTestFailed(async ({ task }) => {
+    const name = `failed-${task.name.slice(0, 40).replace(/\W+/g, '-')}`;
+    await shoot(page, name).catch(() => undefined);
+    const status = await page.getByRole('status').allTextContents().catch(() => []);
+    console.error(
+      `${task.name} failed; screenshot ${name}.png\nstatus lines: ${JSON.stringify(status)}\n` +
+        `page errors:\n${errors.join('\n') || '(none)'}\nrequests:\n${requests.report()}`,
+    );
+  });
+  return { page, errors };
+}
 
 async function shoot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
@@ -77,8 +97,7 @@ describe.runIf(runs)('the console in headless Chromium', () => {
     });
 
     it('signs in, files memories by tag, cites an uploaded document in a streamed chat, and deletes by tag', async () => {
-      const page = await browser.context.newPage();
-      const errors = await watchPageErrors(page);
+      const { page, errors } = await openPage(browser);
       await page.goto(`${server.base}/console`);
 
       // Sign-in: a wrong key shows the server's 401 as it is.
@@ -106,6 +125,8 @@ describe.runIf(runs)('the console in headless Chromium', () => {
         await page.getByLabel('Content').fill(content);
         await page.getByLabel('Tags (separated by commas)').fill(tags);
         await page.getByRole('button', { name: 'Save memory' }).click();
+        // The editor closes once this save is acknowledged: the status alone could be the last one's.
+        await page.getByRole('button', { name: 'Save memory' }).waitFor({ state: 'hidden' });
         await page.getByRole('status').filter({ hasText: 'Memory saved' }).waitFor();
         await page.getByRole('cell', { name: key, exact: true }).waitFor();
       }
@@ -272,8 +293,7 @@ describe.runIf(runs)('the console in headless Chromium', () => {
     });
 
     it('shows the paused tool call with approve and deny buttons, and streams the rest once approved', async () => {
-      const page = await browser.context.newPage();
-      const errors = await watchPageErrors(page);
+      const { page, errors } = await openPage(browser);
       await page.goto(`${server.base}/console#/chat`);
       await page.getByRole('heading', { name: 'Chat', level: 1 }).waitFor();
       await page.getByRole('textbox', { name: 'Agent' }).fill('careful');
@@ -308,13 +328,32 @@ describe.runIf(runs)('the console in headless Chromium', () => {
     });
 
     it('opens directly, without asking for a key', async () => {
-      const page = await browser.context.newPage();
-      const errors = await watchPageErrors(page);
+      const { page, errors } = await openPage(browser);
       await page.goto(`${server.base}/console`);
       await page.getByRole('heading', { name: 'Memories', level: 1 }).waitFor();
       expect(await page.getByText('keyless', { exact: true }).isVisible()).toBe(true);
       expect(await page.getByLabel('API key').count()).toBe(0);
       await shoot(page, '00-keyless');
+      expect(errors).toEqual([]);
+      await page.close();
+    });
+
+    it('focuses the new memory editor as it appears, so what is typed at once stays in the key field', async () => {
+      const { page, errors } = await openPage(browser);
+      await page.goto(`${server.base}/console`);
+      await page.getByRole('heading', { name: 'Memories', level: 1 }).waitFor();
+      // Where the focus is when the editor's fields reach the page (a mutation observer runs before
+      // the browser paints, or takes any input): moved a frame later, it took over keystrokes
+      // already going to the key field, and the memory was saved under a made-up key.
+      await page.evaluate(`new MutationObserver((changes, observer) => {
+        const content = document.querySelector('[aria-labelledby="memory-editor-title"] textarea');
+        if (!content) return;
+        window.focusedOnArrival = document.activeElement === content;
+        observer.disconnect();
+      }).observe(document.body, { childList: true, subtree: true })`);
+      await page.getByRole('button', { name: 'New memory' }).click();
+      await page.getByLabel('Content').waitFor();
+      expect(await page.evaluate('window.focusedOnArrival')).toBe(true);
       expect(errors).toEqual([]);
       await page.close();
     });
@@ -325,8 +364,7 @@ describe.runIf(runs)('the console in headless Chromium', () => {
         expect((await server.send('PUT', `/v1/memories/${key}`, { content: `Note number ${i}`, tags: ['notes'] })).status).toBe(201);
       }
       expect((await server.send('POST', '/v1/documents', { title: 'Kettle', text: '# Kettle\n\nDescale the kettle with vinegar every month.', format: 'markdown' })).status).toBe(201);
-      const page = await browser.context.newPage();
-      const errors = await watchPageErrors(page);
+      const { page, errors } = await openPage(browser);
       await page.goto(`${server.base}/console`);
       await page.getByRole('heading', { name: 'Memories', level: 1 }).waitFor();
 
@@ -385,8 +423,7 @@ describe.runIf(runs)('the console in headless Chromium', () => {
     });
 
     it('runs under a CSP that refuses inline scripts and styles, and the error watch sees each refusal', async () => {
-      const page = await browser.context.newPage();
-      const errors = await watchPageErrors(page);
+      const { page, errors } = await openPage(browser);
       await page.goto(`${server.base}/console`);
       await page.getByRole('heading', { name: 'Memories', level: 1 }).waitFor();
       // What an injected script or style would do: both must be refused, and reported.

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useState } from 'preact/hooks';
 import type { Schemas } from '../../client/memrag-client.js';
 import { type ApiSession, describeError } from './api-session.js';
 import { MarkedText, type Range } from './marked-text.js';
@@ -39,8 +39,11 @@ export function DocumentChunks({ session, document, chunkId, quotes = [] }: Prop
     loadChunks(session, document.id).then(setChunks, (err: unknown) => setError(String(err)));
   }, [document.id]);
 
-  // Once rendered, bring the cited chunk into view and give it the focus, for keyboards and screen readers.
-  useEffect(() => {
+  // Once rendered, bring the cited chunk into view and give it the focus, for keyboards and screen
+  // readers. A layout effect, so that it happens in the same commit as the chunks appear: with a
+  // plain effect the chunk was shown, then focused a frame later, and a key pressed in between
+  // (or a check, as the browser test's) found the focus still on the citation.
+  useLayoutEffect(() => {
     if (!chunks || !chunkId) return;
     const element = window.document.getElementById(`chunk-${chunkId}`);
     element?.scrollIntoView({ block: 'center' });

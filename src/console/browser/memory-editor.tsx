@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { Schemas } from '../../client/memrag-client.js';
 import { type ApiSession, describeError } from './api-session.js';
 import { parseTagList } from './tag-list.js';
@@ -25,8 +25,11 @@ export function MemoryEditor({ session, agentId, memory, onSaved, onCancel }: Pr
   const [history, setHistory] = useState<HistoryEvent[]>([]);
   const contentField = useRef<HTMLTextAreaElement>(null);
 
-  // Opened from a list's Edit button: the keyboard lands where the editing starts.
-  useEffect(() => contentField.current?.focus(), []);
+  // Opened from a list's Edit button: the keyboard lands where the editing starts. A layout effect,
+  // so that the focus moves in the same commit as the editor appears: a plain effect ran a frame
+  // later, and what someone had begun typing into the key field by then went on in the content
+  // (the browser test lost its key that way, on a busy machine).
+  useLayoutEffect(() => contentField.current?.focus(), []);
 
   useEffect(() => {
     if (!memory) return;

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, type Page, chromium } from 'playwright-core';
+import { type BrowserContext, type Page, type Request, chromium } from 'playwright-core';
 
 /** Debian's chromium package (.ci/run installs it); never a browser that playwright downloads. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -44,4 +44,28 @@ export async function watchPageErrors(page: Page): Promise<string[]> {
     content: "document.addEventListener('securitypolicyviolation', (e) => console.error('CSP violation: ' + e.violatedDirective + ' blocked ' + (e.blockedURI || 'inline')));",
   });
   return errors;
+}
+
+/**
+ * The page's requests, so that a test that times out waiting for something can say whether the
+ * request behind it failed, never returned, or returned something else: `report()` lists each
+ * (method, path, status or failure, milliseconds), those still pending last.
+ */
+export function traceRequests(page: Page): { report(): string } {
+  const done: string[] = [];
+  const pending = new Map<Request, number>();
+  const line = (request: Request, outcome: string) =>
+    `${request.method()} ${request.url().replace(/^https?:\/\/[^/]+/, '')} ${outcome} ${Date.now() - (pending.get(request) ?? Date.now())} ms`;
+  page.on('request', (request) => pending.set(request, Date.now()));
+  page.on('requestfinished', (request) => {
+    void request.response().then((response) => {
+      done.push(line(request, String(response?.status() ?? '?')));
+      pending.delete(request);
+    });
+  });
+  page.on('requestfailed', (request) => {
+    done.push(line(request, `FAILED ${request.failure()?.errorText ?? ''}`));
+    pending.delete(request);
+  });
+  return { report: () => [...done, ...[...pending.keys()].map((request) => line(request, 'PENDING'))].join('\n') };
 }
