@@ -14,6 +14,14 @@
  * question's candidates), cross-validated five-fold by article: the figure reported for a set of
  * features is answer@1 on articles its weights were not fitted on.
  *
+ * Features tried and not adopted, TUNING_EXTRA="near;near,variant;near,entity;near,after;near,global"
+ * (cross-validated answer@1, no embedder / 2 sentences embedded; base + near: 0.781 / 0.791):
+ * variant 0.779 / 0.790, entity 0.780 / 0.790, variant + entity 0.779 / 0.789, after 0.781 / 0.791,
+ * global 0.783 / 0.782; with TUNING_WORDNET=1 (Debian's wordnet-base), wordnet 0.781 / 0.787 (one
+ * sense: 0.781 / 0.789); with TUNING_SOFT=1 (every word embedded alone, cached), soft at
+ * TUNING_SOFT_FLOOR 0.4 / 0.5 / 0.65: 0.782 / 0.792, 0.781 / 0.789, 0.780 / 0.791
+ * (lib/extractive-experiments.ts says what each is).
+ *
  *   npx tsx scripts/bench/extractive-tuning.ts
  *   TUNING_QUESTIONS=800 TUNING_SEED=7 npx tsx scripts/bench/extractive-tuning.ts
  */
@@ -22,8 +30,13 @@ import { ANSWER_WEIGHTS, LEXICAL_ANSWER_WEIGHTS } from '../../src/chat/answer-we
 import { DEFAULT_EMBEDDED_SENTENCES, LEANING, lexicalCandidates } from '../../src/chat/extractive-answer.js';
 import { answerTypeOf } from '../../src/chat/answer-type.js';
 import { lexicalFeatures } from '../../src/chat/sentence-features.js';
+import { contentTerms } from '../../src/chat/answer-terms.js';
+import { experimentalFeatures, loadWordNet, softMatch, surfaceWords, wordNetMatch } from './lib/extractive-experiments.js';
+import { cachingEmbedder } from './lib/vector-cache.js';
+import { createEmbedder } from '../../src/embeddings/create-embedder.js';
+import { loadConfig } from '../../src/config/config.js';
 import { type RawRow, loadRaw } from './lib/extractive-raw.js';
-import { answers } from './lib/squad.js';
+import { answers, loadSquad } from './lib/squad.js';
 
 const QUESTIONS = Number(process.env.TUNING_QUESTIONS ?? 1500);
 const SEED = Number(process.env.TUNING_SEED ?? 7);
@@ -37,7 +50,7 @@ const BASE_KEYS: Key[] = ['lexical', 'cosine', 'rank', 'type', 'near', 'bigram',
 /** Experimental features derived in this script from the others, per question (relative to the other candidates). */
 const DERIVED = ['lexrank', 'lexratio', 'cosrank', 'cosratio'] as const;
 /** Experimental features computed in this script from the candidates (rowOf). */
-const EXTRA = ['lean', 'head', 'chunk'] as const;
+const EXTRA = ['lean', 'head', 'chunk', 'variant', 'entity', 'after', 'global', 'soft', 'wordnet'] as const;
 type AnyKey = Key | (typeof DERIVED)[number] | (typeof EXTRA)[number];
 const KEYS: AnyKey[] = [...BASE_KEYS, ...DERIVED, ...EXTRA];
 const K = KEYS.length;
@@ -79,6 +92,37 @@ interface Features {
 type Vector = Float64Array;
 
 const raw = await loadRaw(QUESTIONS, SEED, FILE);
+/** TUNING_SOFT=1: the bundled model's vector of every word of the questions and candidates, unit length. */
+const wordVectors = process.env.TUNING_SOFT ? await embedWords(raw) : undefined;
+async function embedWords(set: typeof raw): Promise<Map<string, Float32Array>> {
+  const words = new Set<string>();
+  for (const r of [...set.own, ...set.other]) {
+    for (const w of surfaceWords(r.question)) words.add(w);
+    for (const c of lexicalCandidates(r.question, r.sources)) for (const w of surfaceWords(c.text)) words.add(w);
+  }
+  const list = [...words];
+  const embedder = cachingEmbedder(await createEmbedder(loadConfig({ ...process.env, LOG_LEVEL: 'silent', DATA_DIR: 'memory://' })));
+  const vectors = new Map<string, Float32Array>();
+  for (let i = 0; i < list.length; i += 256) {
+    const batch = list.slice(i, i + 256);
+    (await embedder.embed(batch)).forEach((v, j) => {
+      const norm = Math.hypot(...v);
+      vectors.set(batch[j]!, Float32Array.from(v, (x) => x / norm));
+    });
+  }
+  await embedder.close();
+  console.log(`${list.length} words embedded`);
+  return vectors;
+}
+/** TUNING_WORDNET=1 (Debian's wordnet-base installed): WordNet relatives as matches. */
+const related = process.env.TUNING_WORDNET ? loadWordNet('/usr/share/wordnet', Number(process.env.TUNING_WORDNET_SENSES ?? 3)) : undefined;
+/** IDF over every paragraph of the tuning file: the corpus the documents' own BM25 index holds. */
+const corpusIdf = (() => {
+  const paragraphs = loadSquad().paragraphs;
+  const df = new Map<string, number>();
+  for (const p of paragraphs) for (const t of new Set(contentTerms(p.context))) df.set(t, (df.get(t) ?? 0) + 1);
+  return (t: string) => Math.log(1 + (paragraphs.length - (df.get(t) ?? 0) + 0.5) / ((df.get(t) ?? 0) + 0.5));
+})();
 /**
  * What the answer shows for a candidate: a sentence opening with a pronoun comes after the sentence
  * before it (extractiveAnswer), so that pair is what must hold the answer. TUNING_LABEL=sentence
@@ -100,6 +144,12 @@ const rowOf = (r: RawRow, article: number): Row => {
   candidates.forEach((c, j) => {
     const s = byId.get(c.sourceId);
     x[j * K + col('chunk')] = s?.kind === 'document' && c.start !== undefined && c.end !== undefined && c.start < s.end && c.end > s.start ? 1 : 0;
+  });
+  if (wordVectors) softMatch(r.question, candidates, (w) => wordVectors.get(w), Number(process.env.TUNING_SOFT_FLOOR ?? 0.5)).forEach((v, j) => (x[j * K + col('soft')] = v));
+  if (related) wordNetMatch(r.question, candidates, related).forEach((v, j) => (x[j * K + col('wordnet')] = v));
+  // Features tried and not adopted (lib/extractive-experiments.ts).
+  experimentalFeatures(r.question, candidates, corpusIdf, Number(process.env.TUNING_PREFIX ?? 5)).forEach((f, j) => {
+    for (const k of ['variant', 'entity', 'after', 'global'] as const) x[j * K + col(k)] = f[k];
   });
   const row = { article, n: candidates.length, x, question: r.question, gold: r.gold, texts: candidates.map((c) => c.text), ok: Uint8Array.from(candidates, (c) => (answers(shown(c), r.gold) ? 1 : 0)) };
   derive(row);
