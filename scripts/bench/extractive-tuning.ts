@@ -116,13 +116,18 @@ async function embedWords(set: typeof raw): Promise<Map<string, Float32Array>> {
 }
 /** TUNING_WORDNET=1 (Debian's wordnet-base installed): WordNet relatives as matches. */
 const related = process.env.TUNING_WORDNET ? loadWordNet('/usr/share/wordnet', Number(process.env.TUNING_WORDNET_SENSES ?? 3)) : undefined;
-/** IDF over every paragraph of the tuning file: the corpus the documents' own BM25 index holds. */
-const corpusIdf = (() => {
+const EXPERIMENTAL = ['variant', 'entity', 'after', 'global'] as const;
+const extraNamed = new Set((process.env.TUNING_EXTRA ?? '').split(/[;,]/));
+let corpusIdfOnce: ((t: string) => number) | undefined;
+/** IDF over every paragraph of the tuning file: the corpus the documents' own BM25 index holds. Built on first use. */
+function corpusIdf(): (t: string) => number {
+  if (corpusIdfOnce) return corpusIdfOnce;
   const paragraphs = loadSquad().paragraphs;
   const df = new Map<string, number>();
   for (const p of paragraphs) for (const t of new Set(contentTerms(p.context))) df.set(t, (df.get(t) ?? 0) + 1);
-  return (t: string) => Math.log(1 + (paragraphs.length - (df.get(t) ?? 0) + 0.5) / ((df.get(t) ?? 0) + 0.5));
-})();
+  corpusIdfOnce = (t: string) => Math.log(1 + (paragraphs.length - (df.get(t) ?? 0) + 0.5) / ((df.get(t) ?? 0) + 0.5));
+  return corpusIdfOnce;
+}
 /**
  * What the answer shows for a candidate: a sentence opening with a pronoun comes after the sentence
  * before it (extractiveAnswer), so that pair is what must hold the answer. TUNING_LABEL=sentence
@@ -147,10 +152,12 @@ const rowOf = (r: RawRow, article: number): Row => {
   });
   if (wordVectors) softMatch(r.question, candidates, (w) => wordVectors.get(w), Number(process.env.TUNING_SOFT_FLOOR ?? 0.5)).forEach((v, j) => (x[j * K + col('soft')] = v));
   if (related) wordNetMatch(r.question, candidates, related).forEach((v, j) => (x[j * K + col('wordnet')] = v));
-  // Features tried and not adopted (lib/extractive-experiments.ts).
-  experimentalFeatures(r.question, candidates, corpusIdf, Number(process.env.TUNING_PREFIX ?? 5)).forEach((f, j) => {
-    for (const k of ['variant', 'entity', 'after', 'global'] as const) x[j * K + col(k)] = f[k];
-  });
+  // Features tried and not adopted (lib/extractive-experiments.ts), computed only when TUNING_EXTRA names one.
+  if (EXPERIMENTAL.some((k) => extraNamed.has(k))) {
+    experimentalFeatures(r.question, candidates, corpusIdf(), Number(process.env.TUNING_PREFIX ?? 5)).forEach((f, j) => {
+      for (const k of EXPERIMENTAL) x[j * K + col(k)] = f[k];
+    });
+  }
   const row = { article, n: candidates.length, x, question: r.question, gold: r.gold, texts: candidates.map((c) => c.text), ok: Uint8Array.from(candidates, (c) => (answers(shown(c), r.gold) ? 1 : 0)) };
   derive(row);
   return row;

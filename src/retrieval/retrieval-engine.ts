@@ -147,10 +147,10 @@ export function createRetrievalEngine(options: RetrievalEngineOptions): Retrieva
   /**
    * `repairOrder` (default true): over a filter beyond the scope, the iterative scan's relaxed
    * order is repaired by fetching ORDER_REPAIR times the rows (within ef_search) and keeping the
-   * best. At 100k
-   * memories and a 10% tag (topK 10, ef_search 80, `npm run bench:peers` data): ×1 recall@10 0.999
-   * in 1.86 ms, ×2 1.000 in 2.40 ms, ×4 1.000 in 3.79 ms. A hybrid search's wider candidate list
-   * feeds fusion, where a row found a little out of order still counts: it is not repaired.
+   * best. At 100k memories and a 10% tag (topK 10, ef_search 80, `npm run bench:peers` data):
+   * ×1 recall@10 0.999 in 1.86 ms, ×2 1.000 in 2.40 ms, ×4 1.000 in 3.79 ms. A hybrid search's
+   * wider candidate list feeds fusion, where a row found a little out of order still counts: it
+   * is not repaired.
    */
   async function vectorCandidates(corpus: Corpus, vector: number[], filter: CorpusFilter, limit: number, payload?: Payload, repairOrder = true): Promise<VectorCandidate[]> {
     if (vector.length !== embedder.dimensions) {
