@@ -1,8 +1,8 @@
-import type { LlmProvider } from './agent/llm-provider.js';
+import type { LlmProvider } from './llm/llm-provider.js';
 import type { AgentStore } from './agents/agent-store.js';
 import { createPgAgentStore } from './agents/pg-agent-store.js';
 import type { KnowledgeRetriever } from './chat/knowledge-retriever.js';
-import { llmProviderFromConfig } from './chat/llm-from-config.js';
+import { llmProviderFromConfig } from './llm/llm-from-config.js';
 import { type Config, ConfigError } from './config/config.js';
 import { type Database, openDatabase } from './db/database.js';
 import { ensureVectorSpace } from './db/vector-space.js';
@@ -16,7 +16,7 @@ import type { MemoryStore } from './memory/memory-types.js';
 import { configuredFusionWeights } from './retrieval/fusion-weights.js';
 import { type BackgroundTasks, createBackgroundTasks } from './background/background-tasks.js';
 import { type ChatEvent, type ChatService, createChatService } from './chat/chat-service.js';
-import { createAgentLlmResolver } from './chat/agent-llm.js';
+import { createAgentLlmResolver } from './llm/agent-llm.js';
 import { errorReplyFor } from './http/error-mapping.js';
 import { type LiveRuns, createLiveRuns } from './runs/live-runs.js';
 import { createPgRunStore } from './runs/pg-run-store.js';
@@ -42,7 +42,7 @@ import { instrumentLlmProvider } from './observability/instrumented-llm.js';
 import { type Logger, createLogger } from './observability/logger.js';
 import { type ApiKeyAuthenticator, createApiKeyAuthenticator } from './auth/api-key-authenticator.js';
 import { type TenantScoped, tenantScoped } from './tenancy/tenant-scoped.js';
-import { type Jobs, createJobs } from './jobs/job-service.js';
+import { type JobQueue, createJobQueue } from './jobs/job-queue.js';
 import type { JobStore } from './jobs/job-store.js';
 
 /** The services the HTTP routes use; built once at start and closed once at shutdown. */
@@ -89,7 +89,7 @@ export interface AppContext {
   /** Durable jobs (`/v1/jobs`): asynchronous and batch ingestion, worked on by this process unless WORKERS_IN_PROCESS=false. */
   jobs: TenantScoped<JobStore>;
   /** The queue and this process's workers (`npm run worker` has only these). */
-  jobQueue: Jobs;
+  jobQueue: JobQueue;
   /** Closes the database, then the embedder and the cross-encoder (which may run worker threads). */
   close(): Promise<void>;
 }
@@ -186,7 +186,7 @@ export async function createAppContext(config: Config, options: AppContextOption
     (err) => logger.warn({ err }, 'runs sweep failed'),
   );
 
-  const jobQueue = createJobs({ config, database, embedder, logger, work: config.WORKERS_IN_PROCESS });
+  const jobQueue = createJobQueue({ config, database, embedder, logger, work: config.WORKERS_IN_PROCESS });
 
   let closing: Promise<void> | undefined;
   const close = () =>

@@ -1,4 +1,4 @@
-import type { ChatMessage, ToolSpec } from '../src/agent/messages.js';
+import type { ChatMessage, ToolSpec } from '../src/llm/messages.js';
 import { CHECKPOINT_INSTRUCTIONS } from '../src/compaction/llm-checkpoint-writer.js';
 import { estimateMessagesTokens, estimateToolSpecTokens } from '../src/compaction/token-estimate.js';
 import { type ScriptedReply, type ScriptedRequest, reply } from './scripted-llm-server.js';

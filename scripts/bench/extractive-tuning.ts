@@ -1,5 +1,5 @@
 /**
- * Tunes the extractive answer's weights (src/chat/answer-weights.ts) on SQuAD v1.1's tuning
+ * Tunes the extractive answer's weights (src/chat/extractive/answer-weights.ts) on SQuAD v1.1's tuning
  * articles. What retrieval recalls for each question (topK 5, `tagsAny` its article, and another
  * article's for declining) and the cosine of every candidate sentence are computed once and cached
  * in TUNING_RAW (lib/extractive-raw.ts); the features are recomputed from them by the chat's own
@@ -25,12 +25,12 @@
  *   npx tsx scripts/bench/extractive-tuning.ts
  *   TUNING_QUESTIONS=800 TUNING_SEED=7 npx tsx scripts/bench/extractive-tuning.ts
  */
-import type { AnswerWeights, FeatureWeights } from '../../src/chat/answer-weights.js';
-import { ANSWER_WEIGHTS, LEXICAL_ANSWER_WEIGHTS } from '../../src/chat/answer-weights.js';
-import { DEFAULT_EMBEDDED_SENTENCES, LEANING, lexicalCandidates } from '../../src/chat/extractive-answer.js';
-import { answerTypeOf } from '../../src/chat/answer-type.js';
-import { lexicalFeatures } from '../../src/chat/sentence-features.js';
-import { contentTerms } from '../../src/chat/answer-terms.js';
+import type { AnswerWeights, FeatureWeights } from '../../src/chat/extractive/answer-weights.js';
+import { ANSWER_WEIGHTS, LEXICAL_ANSWER_WEIGHTS } from '../../src/chat/extractive/answer-weights.js';
+import { DEFAULT_EMBEDDED_SENTENCES, LEANING, lexicalCandidates } from '../../src/chat/extractive/extractive-answer.js';
+import { answerTypeOf } from '../../src/chat/extractive/answer-type.js';
+import { lexicalFeatures } from '../../src/chat/extractive/sentence-features.js';
+import { contentTerms } from '../../src/chat/extractive/answer-terms.js';
 import { experimentalFeatures, loadWordNet, softMatch, surfaceWords, wordNetMatch } from './lib/extractive-experiments.js';
 import { cachingEmbedder } from './lib/vector-cache.js';
 import { createEmbedder } from '../../src/embeddings/create-embedder.js';
@@ -370,10 +370,10 @@ function topOf(row: Row, score: Scorer) {
   return { ok: top >= 0 && row.ok[top] === 1, score: topScore, top };
 }
 
-// The thresholds around θ80 for the weights chosen (src/chat/answer-weights.ts), with the vectors
+// The thresholds around θ80 for the weights chosen (src/chat/extractive/answer-weights.ts), with the vectors
 // the chat computes: declining more than 80% leaves room for another sample of questions.
 function weightsInSource(lexicalOnly: Features) {
-console.log('\nthe weights in src/chat/answer-weights.ts:');
+console.log('\nthe weights in src/chat/extractive/answer-weights.ts:');
 for (const [label, w, chosen] of [
   ['ANSWER_WEIGHTS', ANSWER_WEIGHTS, masked(DEFAULT_EMBEDDED_SENTENCES, scorerOf(LEXICAL_ANSWER_WEIGHTS))],
   ['LEXICAL_ANSWER_WEIGHTS, no embedder', LEXICAL_ANSWER_WEIGHTS, lexicalOnly],
@@ -516,7 +516,7 @@ if (process.env.TUNING_EXPERIMENTS) {
     }
   }
   for (const spec of (process.env.TUNING_EXPORT ?? '').split(';').filter(Boolean)) {
-    // The model fitted on every tuning question, written as the constants of src/chat/answer-weights.ts.
+    // The model fitted on every tuning question, written as the constants of src/chat/extractive/answer-weights.ts.
     const [h, l2, n] = spec.split(',').map(Number) as [number, number, number];
     const set = n > 0 ? masked(n, fit(withoutCosine(features).own, mlpKeys)) : lexicalOnly;
     const keys: AnyKey[] = n > 0 ? ['cosine', ...mlpKeys] : mlpKeys;

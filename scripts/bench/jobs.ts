@@ -39,7 +39,7 @@ import { createIngestPipeline } from '../../src/documents/ingest/ingest-pipeline
 import { createEmbedder } from '../../src/embeddings/create-embedder.js';
 import { createApp } from '../../src/http/app.js';
 import { ingestJobHandler } from '../../src/jobs/ingest-job.js';
-import { createJobQueue } from '../../src/jobs/job-queue.js';
+import { createJobLeases } from '../../src/jobs/job-leases.js';
 import { startJobRunner } from '../../src/jobs/job-runner.js';
 import { createJobStore } from '../../src/jobs/job-store.js';
 import { createLogger } from '../../src/observability/logger.js';
@@ -69,7 +69,7 @@ console.log(`machine: ${os.cpus().length} cores, load average ${os.loadavg().map
 
 async function handWritten(database: Database, block: string): Promise<number> {
   const store = createJobStore({ db: database.db, tenantId: `hand-${block}` });
-  const queue = createJobQueue(database.db);
+  const queue = createJobLeases(database.db);
   const started = performance.now();
   for (let i = 0; i < N; i++) await store.enqueue('ingest', { payload: { i } });
   let done = 0;
@@ -204,7 +204,7 @@ async function queued(database: Database, block: string): Promise<number> {
   const started = performance.now();
   for (let i = 0; i < N; i++) await store.enqueue('ingest', { payload: { format: 'markdown' }, content: note(block, i) });
   const runner = startJobRunner({
-    queue: createJobQueue(database.db),
+    queue: createJobLeases(database.db),
     db: database.db,
     handlers: { ingest: ingestJobHandler({ db: database.db, embedder }) },
     logger: createLogger('silent'),

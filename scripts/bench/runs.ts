@@ -9,7 +9,7 @@
  */
 import { listenOnLoopback } from './lib/listening-app.js';
 import { performance } from 'node:perf_hooks';
-import { createLlmProvider } from '../../src/agent/llm-provider.js';
+import { createLlmProvider } from '../../src/llm/llm-provider.js';
 import { type AppContext, createAppContext } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';

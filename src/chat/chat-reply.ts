@@ -1,5 +1,5 @@
-import { parseToolArguments } from '../agent/tool-arguments.js';
-import type { StopReason } from '../agent/agent-loop.js';
+import { parseToolArguments } from '../llm/tool-arguments.js';
+import type { StopReason } from '../llm/agent-loop.js';
 import type { Run, RunToolCall } from '../runs/run-types.js';
 import type { Citation } from './citations.js';
 import type { CompactionReport } from './conversation-turn.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { type Tool, defineTool } from '../agent/tool.js';
+import { type Tool, defineTool } from '../llm/tool.js';
 import type { MemoryActor, MemoryStore } from '../memory/memory-types.js';
 import { contentSchema, keySchema, tagsSchema } from '../memory/memory-fields.js';
 import { type TagFilters, memoryScope, renderSourcesBlock } from './context-block.js';

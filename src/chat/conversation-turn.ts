@@ -1,6 +1,6 @@
-import type { AgentHooks } from '../agent/agent-loop.js';
-import type { ChatMessage } from '../agent/messages.js';
-import { repairToolResults } from '../agent/tool-history.js';
+import type { AgentHooks } from '../llm/agent-loop.js';
+import type { ChatMessage } from '../llm/messages.js';
+import { repairToolResults } from '../llm/tool-history.js';
 import type { CompactionSettings } from '../compaction/compaction-config.js';
 import { type CompactionStrategy, compactPrompt } from '../compaction/compactor.js';
 import { type HistoryTurn, groupTurns } from '../compaction/conversation-turns.js';

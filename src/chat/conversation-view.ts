@@ -1,7 +1,7 @@
 import { type CompactionSettings, compactionLimit } from '../compaction/compaction-config.js';
 import { compactPrompt } from '../compaction/compactor.js';
 import { groupTurns } from '../compaction/conversation-turns.js';
-import type { ChatMessage } from '../agent/messages.js';
+import type { ChatMessage } from '../llm/messages.js';
 import { estimateMessageTokens, estimateMessagesTokens } from '../compaction/token-estimate.js';
 import type { Conversation, ConversationExport, LoadedConversation, StoredCheckpoint, StoredSummary } from '../conversations/conversation-types.js';
 import { toExportMessage } from '../conversations/export-message.js';

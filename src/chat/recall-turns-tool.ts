@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type Tool, defineTool } from '../agent/tool.js';
+import { type Tool, defineTool } from '../llm/tool.js';
 import { clipToTokens } from '../compaction/clip-text.js';
 import type { HistoryTurn } from '../compaction/conversation-turns.js';
 import { fitTranscript } from '../compaction/fit-transcript.js';

@@ -1,4 +1,4 @@
-import type { ChatMessage, ToolMessage } from '../agent/messages.js';
+import type { ChatMessage, ToolMessage } from '../llm/messages.js';
 import { truncateMiddle } from './clip-text.js';
 import { type CompactionSettings, compactionLimit } from './compaction-config.js';
 import { recentStart, summaryBudgetTokens } from './history-budget.js';

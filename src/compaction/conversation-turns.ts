@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../agent/messages.js';
+import type { ChatMessage } from '../llm/messages.js';
 
 /** A stored message with its place in the conversation. */
 export interface HistoryMessage {

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../agent/messages.js';
+import type { ChatMessage } from '../llm/messages.js';
 import { truncateMiddle } from './clip-text.js';
 import { estimateTextTokens } from './token-estimate.js';
 import { renderTranscript } from './transcript.js';

@@ -1,4 +1,4 @@
-import type { AssistantMessage, ToolCall, ToolMessage } from '../agent/messages.js';
+import type { AssistantMessage, ToolCall, ToolMessage } from '../llm/messages.js';
 import { clipChars } from './clip-text.js';
 import { type CompletedTurn, type TurnCheckpoint, turnQuestion } from './turn-checkpoint.js';
 

@@ -1,5 +1,5 @@
-import type { LlmProvider } from '../agent/llm-provider.js';
-import type { ChatMessage } from '../agent/messages.js';
+import type { LlmProvider } from '../llm/llm-provider.js';
+import type { ChatMessage } from '../llm/messages.js';
 
 export interface SummarizeRequest {
   /** The system message: what to write. */

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../agent/messages.js';
+import type { ChatMessage } from '../llm/messages.js';
 import { clipChars } from './clip-text.js';
 import { fitTranscript } from './fit-transcript.js';
 import type { StructuralSummary, TurnDigest } from './structural-summary.js';

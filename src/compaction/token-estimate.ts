@@ -1,4 +1,4 @@
-import type { ChatMessage, ToolSpec } from '../agent/messages.js';
+import type { ChatMessage, ToolSpec } from '../llm/messages.js';
 import { approximateTokenCount } from '../text/approximate-token-count.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../agent/messages.js';
+import type { ChatMessage } from '../llm/messages.js';
 import { clipChars, truncateMiddle } from './clip-text.js';
 
 export interface TranscriptOptions {

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../agent/messages.js';
+import type { ChatMessage } from '../llm/messages.js';
 import { clipChars } from './clip-text.js';
 
 /** The user's question as a checkpoint keeps it. */

@@ -1,4 +1,4 @@
-import type { LlmProvider } from '../agent/llm-provider.js';
+import type { LlmProvider } from '../llm/llm-provider.js';
 import type { BackgroundTasks } from '../background/background-tasks.js';
 import type { CompactionSettings } from '../compaction/compaction-config.js';
 import type { CompletedTurn } from '../compaction/turn-checkpoint.js';

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../agent/messages.js';
+import type { ChatMessage } from '../llm/messages.js';
 import type { StructuralSummary } from '../compaction/structural-summary.js';
 import type { TurnCheckpoint } from '../compaction/turn-checkpoint.js';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, desc, eq, getTableColumns, lt, ne, or, sql } from 'drizzle-orm';
-import type { ChatMessage } from '../agent/messages.js';
+import type { ChatMessage } from '../llm/messages.js';
 import { clipChars } from '../compaction/clip-text.js';
 import type { StructuralSummary } from '../compaction/structural-summary.js';
 import type { TurnCheckpoint } from '../compaction/turn-checkpoint.js';

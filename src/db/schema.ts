@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import type { ToolCall } from '../agent/messages.js';
+import type { ToolCall } from '../llm/messages.js';
 import type { SummaryLayer } from '../compaction/structural-summary.js';
 import { vectorColumn } from './vector-column.js';
 

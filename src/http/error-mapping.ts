@@ -9,8 +9,8 @@ import {
   LlmError,
   RateLimitError,
   TransientError,
-} from '../agent/llm-errors.js';
-import { UnknownLlmProviderError } from '../chat/agent-llm.js';
+} from '../llm/llm-errors.js';
+import { UnknownLlmProviderError } from '../llm/agent-llm.js';
 import { AgentExistsError } from '../agents/agent-store.js';
 import { ConversationNotFoundError } from '../conversations/conversation-types.js';
 import { RunCancelledError, RunConflictError, RunInputError, RunNotFoundError } from '../runs/run-types.js';

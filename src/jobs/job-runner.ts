@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { Db } from '../db/database.js';
 import { jobDuration, jobFailures } from '../observability/job-metrics.js';
 import type { Logger } from '../observability/logger.js';
-import type { JobQueue } from './job-queue.js';
+import type { JobLeases } from './job-leases.js';
 import { type ClaimedJob, type JobError, JobLeaseLostError, type JobProgress, PermanentJobError, SYSTEM_TENANT_ID } from './job-types.js';
 
 /** What a handler is given for one attempt of a job. */
@@ -23,7 +23,7 @@ export interface JobAttempt {
 export type JobHandler = (attempt: JobAttempt) => Promise<Record<string, unknown>>;
 
 export interface JobRunnerOptions {
-  queue: JobQueue;
+  queue: JobLeases;
   db: Db;
   handlers: Partial<Record<string, JobHandler>>;
   logger: Logger;

@@ -11,7 +11,7 @@ import type { Embedder } from '../embeddings/embedder.js';
 import { AnalyzerMismatchError } from '../retrieval/analyzer-mismatch-error.js';
 import { type Analyzer, defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
 import type { Logger } from '../observability/logger.js';
-import { createJobQueue } from './job-queue.js';
+import { createJobLeases } from './job-leases.js';
 import { type JobAttempt, type JobHandler, startJobRunner } from './job-runner.js';
 import { FINAL_JOB_STATUSES, type Job, type JobProgress, PermanentJobError, SYSTEM_TENANT_ID } from './job-types.js';
 import { QUEUED_PROGRESS, jobColumns, toJob } from './job-rows.js';
@@ -144,7 +144,7 @@ export async function runReembedJob(options: {
   const queued = await queueReembed(db, embedder);
   const reembed = reembedJobHandler({ db, embedder, batchSize: options.batchSize });
   const runner = startJobRunner({
-    queue: createJobQueue(db),
+    queue: createJobLeases(db),
     db,
     handlers: { reembed: (attempt) => reembed({ ...attempt, report: (p) => (options.onProgress?.(p), attempt.report(p)) }) },
     logger: options.logger,

@@ -1,5 +1,5 @@
-import { AbortedError } from '../agent/llm-errors.js';
-import type { LlmProvider, LlmRequest, LlmResult, LlmStreamRequest } from '../agent/llm-provider.js';
+import { AbortedError } from '../llm/llm-errors.js';
+import type { LlmProvider, LlmRequest, LlmResult, LlmStreamRequest } from '../llm/llm-provider.js';
 import { llmRequestDuration, llmTimeToFirstToken, llmTokens } from './metrics.js';
 
 /**

@@ -1,5 +1,5 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { ClientTool } from '../agent/agent-loop.js';
+import type { ClientTool } from '../llm/agent-loop.js';
 import type { ClientToolDeclaration } from './run-types.js';
 
 // One compiler for the process, holding nothing between compilations: schemas with an `$id` are

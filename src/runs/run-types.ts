@@ -1,4 +1,4 @@
-import type { AgentTurnState, PendingCalls } from '../agent/agent-loop.js';
+import type { AgentTurnState, PendingCalls } from '../llm/agent-loop.js';
 import type { AgentSettings } from '../agents/agent-config.js';
 import type { Source } from '../chat/sources.js';
 

@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import { afterAll, beforeAll } from 'vitest';
-import { createLlmProvider } from '../../src/agent/llm-provider.js';
+import { createLlmProvider } from '../../src/llm/llm-provider.js';
 import type { AppContext } from '../../src/app-context.js';
 import { createApp, createTestContext } from '../http/http-test-context.js';
 import { type ScriptedLlmServer, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLlmProvider } from '../../src/agent/llm-provider.js';
+import { createLlmProvider } from '../../src/llm/llm-provider.js';
 import { writeTurnCheckpoint, parseCheckpointReply } from '../../src/compaction/llm-checkpoint-writer.js';
 import { buildRuleBasedCheckpoint } from '../../src/compaction/rule-based-checkpoint.js';
 import { SummarizerTimeoutError, createLlmSummarizer } from '../../src/compaction/summarizer.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../../src/agent/messages.js';
+import type { ChatMessage } from '../../src/llm/messages.js';
 import { type CompactionInput, compactPrompt } from '../../src/compaction/compactor.js';
 import { type CompactionSettings, compactionLimit } from '../../src/compaction/compaction-config.js';
 import type { StructuralSummary } from '../../src/compaction/structural-summary.js';

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../../src/agent/messages.js';
+import type { ChatMessage } from '../../src/llm/messages.js';
 import type { HistoryTurn } from '../../src/compaction/conversation-turns.js';
 import { buildRuleBasedCheckpoint } from '../../src/compaction/rule-based-checkpoint.js';
 import type { TurnCheckpoint } from '../../src/compaction/turn-checkpoint.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../../src/agent/messages.js';
+import type { ChatMessage } from '../../src/llm/messages.js';
 import {
   MESSAGE_OVERHEAD_TOKENS,
   REPLY_PRIMING_TOKENS,

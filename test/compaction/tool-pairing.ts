@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../../src/agent/messages.js';
+import type { ChatMessage } from '../../src/llm/messages.js';
 
 /**
  * Problems with tool pairing in a request: a call without its result right after it, or a

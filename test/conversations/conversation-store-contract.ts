@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../../src/agent/messages.js';
+import type { ChatMessage } from '../../src/llm/messages.js';
 import type { StructuralSummary } from '../../src/compaction/structural-summary.js';
 import type { TurnCheckpoint } from '../../src/compaction/turn-checkpoint.js';
 import { ConversationNotFoundError, type ConversationStore } from '../../src/conversations/conversation-types.js';

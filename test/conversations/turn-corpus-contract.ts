@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../../src/agent/messages.js';
+import type { ChatMessage } from '../../src/llm/messages.js';
 import type { ConversationExport, ConversationStore } from '../../src/conversations/conversation-types.js';
 import { createPgConversationStore } from '../../src/conversations/pg-conversation-store.js';
 import { type TurnIndex, createTurnIndex } from '../../src/conversations/turn-index.js';

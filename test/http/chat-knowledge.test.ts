@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/app-context.js';
-import { createLlmProvider } from '../../src/agent/llm-provider.js';
+import { createLlmProvider } from '../../src/llm/llm-provider.js';
 import { reply, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
 import { call, createApp, createTestContext } from './http-test-context.js';
 

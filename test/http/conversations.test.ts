@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createLlmProvider } from '../../src/agent/llm-provider.js';
+import { createLlmProvider } from '../../src/llm/llm-provider.js';
 import type { AppContext } from '../../src/app-context.js';
 import { type ScriptedLlmServer, reply, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
 import { call, createApp, createTestContext } from './http-test-context.js';

@@ -11,7 +11,7 @@ import {
   LlmError,
   RateLimitError,
   TransientError,
-} from '../../src/agent/llm-errors.js';
+} from '../../src/llm/llm-errors.js';
 import { ConversationNotFoundError } from '../../src/conversations/conversation-types.js';
 import { DocumentParseError } from '../../src/documents/parsers/document-parse-error.js';
 import { errorReplyFor, errorReplyForResponse } from '../../src/http/error-mapping.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLlmProvider } from '../../src/agent/llm-provider.js';
+import { createLlmProvider } from '../../src/llm/llm-provider.js';
 import type { AppContext } from '../../src/app-context.js';
 import { FACT_EXTRACTION_INSTRUCTIONS, MEMORY_DECISION_INSTRUCTIONS } from '../../src/memory/extraction/extraction-prompts.js';
 import { type ScriptedLlmServer, type ScriptedRequest, reply, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';

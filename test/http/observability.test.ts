@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { type ServerType, serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLlmProvider } from '../../src/agent/llm-provider.js';
+import { createLlmProvider } from '../../src/llm/llm-provider.js';
 import { type AppContext, createAppContext } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { Embedder } from '../../src/embeddings/embedder.js';

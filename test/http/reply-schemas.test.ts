@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import type { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLlmProvider } from '../../src/agent/llm-provider.js';
+import { createLlmProvider } from '../../src/llm/llm-provider.js';
 import type { AppContext } from '../../src/app-context.js';
 import { toOpenApiPath } from '../../src/http/openapi/openapi-document.js';
 import { errorReplySchema } from '../../src/http/schemas/error-reply-schemas.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Hono } from 'hono';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createLlmProvider } from '../../src/agent/llm-provider.js';
+import { createLlmProvider } from '../../src/llm/llm-provider.js';
 import { type AppContext, createAppContext } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';

@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import { inspectRoutes } from 'hono/dev';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLlmProvider } from '../../src/agent/llm-provider.js';
+import { createLlmProvider } from '../../src/llm/llm-provider.js';
 import type { AppContext } from '../../src/app-context.js';
 import { createApiKey, revokeApiKey } from '../../src/auth/api-key-store.js';
 import { reply, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';

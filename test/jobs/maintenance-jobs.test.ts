@@ -9,7 +9,7 @@ import { MEMORY_BM25, clearBm25Index } from '../../src/db/bm25-index.js';
 import type { Db } from '../../src/db/database.js';
 import { queryRows } from '../../src/db/query-rows.js';
 import { ensureVectorSpace, readSpace } from '../../src/db/vector-space.js';
-import { createJobQueue } from '../../src/jobs/job-queue.js';
+import { createJobLeases } from '../../src/jobs/job-leases.js';
 import { SYSTEM_TENANT_ID } from '../../src/jobs/job-types.js';
 import { backfillNeeded, queueReembed, runReembedJob } from '../../src/jobs/maintenance-jobs.js';
 import { createPgMemoryStore } from '../../src/memory/pg-memory-store.js';
@@ -117,7 +117,7 @@ describeOnDrivers('maintenance as jobs', (driver) => {
 
       // Servers' and workers' runners claim only what they have handlers for.
       const stale = await queueReembed(database.db, oldEmbedder);
-      expect(await createJobQueue(database.db).claim('server', 30_000, ['ingest', 'backfill'])).toBeUndefined();
+      expect(await createJobLeases(database.db).claim('server', 30_000, ['ingest', 'backfill'])).toBeUndefined();
 
       const progress: string[] = [];
       const { logger, lines } = createCapturedLogger('info');

@@ -1,12 +1,12 @@
 /**
  * Candidate features tried for the extractive answer and not adopted (extractive-tuning.ts's
  * TUNING_EXTRA measures them cross-validated beside the chat's own): kept so a later attempt starts
- * from their figures rather than from scratch. Each is about [0, 1] like src/chat/sentence-features.
+ * from their figures rather than from scratch. Each is about [0, 1] like src/chat/extractive/sentence-features.
  */
 import { readFileSync } from 'node:fs';
-import type { AnswerCandidate } from '../../../src/chat/answer-candidates.js';
-import { contentTerms, foldAccents } from '../../../src/chat/answer-terms.js';
-import type { SentenceFeatures } from '../../../src/chat/sentence-features.js';
+import type { AnswerCandidate } from '../../../src/chat/extractive/answer-candidates.js';
+import { contentTerms, foldAccents } from '../../../src/chat/extractive/answer-terms.js';
+import type { SentenceFeatures } from '../../../src/chat/extractive/sentence-features.js';
 
 export interface ExperimentalFeatures {
   /**

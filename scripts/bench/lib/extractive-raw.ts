@@ -7,8 +7,8 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createAppContext } from '../../../src/app-context.js';
-import { answerCandidates } from '../../../src/chat/answer-candidates.js';
-import { cosine } from '../../../src/chat/sentence-features.js';
+import { answerCandidates } from '../../../src/chat/extractive/answer-candidates.js';
+import { cosine } from '../../../src/chat/extractive/sentence-features.js';
 import { type Source, SourceList } from '../../../src/chat/sources.js';
 import { loadConfig } from '../../../src/config/config.js';
 import { createEmbedder } from '../../../src/embeddings/create-embedder.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TOOL_SEARCH_NAME } from '../../agent/tool-search.js';
+import { TOOL_SEARCH_NAME } from '../../llm/tool-search.js';
 import { BUILT_IN_TOOLS } from '../../agents/agent-config.js';
 import { storable, unstorableIn } from '../../memory/memory-fields.js';
 import { parametersProblem } from '../../runs/client-tools.js';

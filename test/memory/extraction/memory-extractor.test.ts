@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createLlmProvider } from '../../../src/agent/llm-provider.js';
+import { createLlmProvider } from '../../../src/llm/llm-provider.js';
 import { createLlmSummarizer } from '../../../src/compaction/summarizer.js';
 import { type Database, openDatabase } from '../../../src/db/database.js';
 import { ensureVectorSpace } from '../../../src/db/vector-space.js';

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type AgentTurnOptions, deniedResult, runAgentTurn } from '../../src/agent/agent-loop.js';
-import { createLlmProvider } from '../../src/agent/llm-provider.js';
-import { defineTool } from '../../src/agent/tool.js';
+import { type AgentTurnOptions, deniedResult, runAgentTurn } from '../../src/llm/agent-loop.js';
+import { createLlmProvider } from '../../src/llm/llm-provider.js';
+import { defineTool } from '../../src/llm/tool.js';
 import { reply, startScriptedLlmServer, type Script, type ScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
 
 let server: ScriptedLlmServer | undefined;

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { EMPTY_REPLY_NUDGE, runAgentTurn, type AgentEvent, type AgentTurnOptions } from '../../src/agent/agent-loop.js';
-import { AbortedError, EmptyReplyError } from '../../src/agent/llm-errors.js';
-import { createLlmProvider } from '../../src/agent/llm-provider.js';
-import { defineTool } from '../../src/agent/tool.js';
-import { MISSING_TOOL_RESULT } from '../../src/agent/tool-history.js';
+import { EMPTY_REPLY_NUDGE, runAgentTurn, type AgentEvent, type AgentTurnOptions } from '../../src/llm/agent-loop.js';
+import { AbortedError, EmptyReplyError } from '../../src/llm/llm-errors.js';
+import { createLlmProvider } from '../../src/llm/llm-provider.js';
+import { defineTool } from '../../src/llm/tool.js';
+import { MISSING_TOOL_RESULT } from '../../src/llm/tool-history.js';
 import { reply, startScriptedLlmServer, type Script, type ScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
 
 let server: ScriptedLlmServer | undefined;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { llmProviderFromConfig } from '../../src/chat/llm-from-config.js';
+import { llmProviderFromConfig } from '../../src/llm/llm-from-config.js';
 import { ConfigError, loadConfig } from '../../src/config/config.js';
 import { call, createApp, createTestContext } from '../http/http-test-context.js';
 import { type ScriptedLlmServer, reply, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';

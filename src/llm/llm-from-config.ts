@@ -1,4 +1,4 @@
-import { type LlmProvider, createLlmProvider } from '../agent/llm-provider.js';
+import { type LlmProvider, createLlmProvider } from './llm-provider.js';
 import type { Config } from '../config/config.js';
 
 const OPENAI_BASE_URL = 'https://api.openai.com/v1';

@@ -1,11 +1,11 @@
-import type { Embedder } from '../embeddings/embedder.js';
+import type { Embedder } from '../../embeddings/embedder.js';
 import { type AnswerCandidate, answerCandidates } from './answer-candidates.js';
 import { ANSWER_WEIGHTS, type AnswerWeights, LEXICAL_ANSWER_WEIGHTS, confidenceOf, scoreSentence } from './answer-weights.js';
 import { type SentenceFeatures, cosine, lexicalFeatures } from './sentence-features.js';
-import type { Source } from './sources.js';
+import type { Source } from '../sources.js';
 
 export { queryTerms } from './answer-terms.js';
-export { splitSentences } from '../text/sentence-split.js';
+export { splitSentences } from '../../text/sentence-split.js';
 
 export const NO_LLM_NOTE =
   'No LLM is configured (set LLM_MODEL and LLM_BASE_URL or LLM_API_KEY), so this answer is made of sentences extracted from the sources.';

@@ -5,7 +5,7 @@ import { queryRows } from '../../src/db/query-rows.js';
 import { ensureVectorSpace } from '../../src/db/vector-space.js';
 import { createDocumentStore } from '../../src/documents/document-store.js';
 import { ingestJobHandler } from '../../src/jobs/ingest-job.js';
-import { createJobQueue } from '../../src/jobs/job-queue.js';
+import { createJobLeases } from '../../src/jobs/job-leases.js';
 import { type JobAttempt, startJobRunner } from '../../src/jobs/job-runner.js';
 import { createJobStore } from '../../src/jobs/job-store.js';
 import { JobLeaseLostError } from '../../src/jobs/job-types.js';
@@ -51,7 +51,7 @@ describeOnDrivers('job queue', (driver) => {
     const store = createJobStore({ db: database.db, tenantId: 'q1' });
     const queued = [];
     for (let i = 0; i < 6; i++) queued.push(await store.enqueue('ingest', { payload: { i } }));
-    const queue = createJobQueue(database.db);
+    const queue = createJobLeases(database.db);
     const claimed = await Promise.all(Array.from({ length: 8 }, (_, i) => queue.claim(`w${i}`, 30_000)));
     const ids = claimed.flatMap((j) => (j ? [j.id] : []));
     expect(ids.sort()).toEqual(queued.map((j) => j.id).sort());
@@ -62,7 +62,7 @@ describeOnDrivers('job queue', (driver) => {
   it('fences a worker whose lease ran out: another takes the job, and the first one can neither report nor complete', async () => {
     const store = createJobStore({ db: database.db, tenantId: 'q2' });
     const job = await store.enqueue('ingest', { payload: {} });
-    const queue = createJobQueue(database.db);
+    const queue = createJobLeases(database.db);
     const first = (await queue.claim('a', 300))!;
     expect(first.id).toBe(job.id);
     expect(await queue.claim('b', 300)).toBeUndefined();
@@ -78,7 +78,7 @@ describeOnDrivers('job queue', (driver) => {
   it('retries a transient failure after its backoff, and fails for good once attempts run out', async () => {
     const store = createJobStore({ db: database.db, tenantId: 'q3', maxAttempts: 2 });
     const job = await store.enqueue('ingest', { payload: {} });
-    const queue = createJobQueue(database.db);
+    const queue = createJobLeases(database.db);
     const one = (await queue.claim('a', 30_000))!;
     expect(await queue.fail(one, 'a', { code: 'transient', message: 'boom' }, 200)).toBe(true);
     expect(await store.get(job.id)).toMatchObject({ status: 'queued', error: { code: 'transient' } });
@@ -92,7 +92,7 @@ describeOnDrivers('job queue', (driver) => {
 
   it('cancels by compare-and-set: a queued job is never claimed, an ended one keeps its ending', async () => {
     const store = createJobStore({ db: database.db, tenantId: 'q4' });
-    const queue = createJobQueue(database.db);
+    const queue = createJobLeases(database.db);
     const job = await store.enqueue('ingest', { payload: {} });
     expect((await store.cancel(job.id))!.cancelled).toBe(true);
     expect(await queue.claim('a', 30_000)).toBeUndefined();
@@ -118,7 +118,7 @@ describeOnDrivers('job queue', (driver) => {
     const stages: string[] = [];
     const ingest = ingestJobHandler({ db: database.db, embedder });
     const runner = startJobRunner({
-      queue: createJobQueue(database.db),
+      queue: createJobLeases(database.db),
       db: database.db,
       handlers: { ingest: (a: JobAttempt) => ingest({ ...a, report: (p) => (stages.push(p.stage), a.report(p)) }) },
       logger,
@@ -142,7 +142,7 @@ describeOnDrivers('job queue', (driver) => {
     const tenant = 'q7';
     const store = createJobStore({ db: database.db, tenantId: tenant });
     const job = await store.enqueue('ingest', { payload: { format: 'markdown', source: 'kiln://notes' }, content: TEXT });
-    const queue = createJobQueue(database.db);
+    const queue = createJobLeases(database.db);
     const ingest = ingestJobHandler({ db: database.db, embedder });
     // Worker A takes the job and freezes while embedding (as if stopped, or killed and its
     // process lingering): no heartbeats, its lease runs out, and worker B does the job. Then A
@@ -189,7 +189,7 @@ describeOnDrivers('job queue', (driver) => {
       { payload: { format: 'text', title: 'also good' }, content: 'Stoneware is fired hotter than earthenware.' },
     ]);
     const ingest = ingestJobHandler({ db: database.db, embedder });
-    const runner = startJobRunner({ queue: createJobQueue(database.db), db: database.db, handlers: { ingest }, logger, concurrency: 2, leaseMs: 5_000, pollMs: 20, retryBaseMs: 10, isPermanent: (err) => (err instanceof Error && err.name === 'DocumentParseError' ? { code: 'invalid_document', message: err.message } : undefined) });
+    const runner = startJobRunner({ queue: createJobLeases(database.db), db: database.db, handlers: { ingest }, logger, concurrency: 2, leaseMs: 5_000, pollMs: 20, retryBaseMs: 10, isPermanent: (err) => (err instanceof Error && err.name === 'DocumentParseError' ? { code: 'invalid_document', message: err.message } : undefined) });
     try {
       const done = await waitFor(() => store.get(batch.id), (j) => j!.status === 'succeeded');
       expect(done!.progress).toEqual({ stage: 'items', done: 3, total: 3 });

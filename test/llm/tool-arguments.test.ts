@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseToolArguments } from '../../src/agent/tool-arguments.js';
-import { backoffDelayMs } from '../../src/agent/retry.js';
+import { parseToolArguments } from '../../src/llm/tool-arguments.js';
+import { backoffDelayMs } from '../../src/llm/retry.js';
 
 describe('parseToolArguments', () => {
   it.each([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { AnswerCandidate } from '../../src/chat/answer-candidates.js';
-import { answerTypeOf, hasAnswerOfType } from '../../src/chat/answer-type.js';
-import { lexicalFeatures } from '../../src/chat/sentence-features.js';
+import type { AnswerCandidate } from '../../../src/chat/extractive/answer-candidates.js';
+import { answerTypeOf, hasAnswerOfType } from '../../../src/chat/extractive/answer-type.js';
+import { lexicalFeatures } from '../../../src/chat/extractive/sentence-features.js';
 
 /** Candidates of one source each, in order, chained as a passage. */
 function passage(sourceId: number, ...texts: string[]): AnswerCandidate[] {

@@ -1,4 +1,4 @@
-import { type LlmProvider, createLlmProvider } from '../agent/llm-provider.js';
+import { type LlmProvider, createLlmProvider } from './llm-provider.js';
 import type { AgentSettings } from '../agents/agent-config.js';
 import type { Config } from '../config/config.js';
 import { instrumentLlmProvider } from '../observability/instrumented-llm.js';
