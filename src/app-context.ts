@@ -17,8 +17,8 @@ import { configuredFusionWeights } from './retrieval/fusion-weights.js';
 import { type BackgroundTasks, createBackgroundTasks } from './background/background-tasks.js';
 import { type ChatEvent, type ChatService, createChatService } from './chat/chat-service.js';
 import { createAgentLlmResolver } from './llm/agent-llm.js';
-import { errorReplyFor } from './http/error-mapping.js';
 import { type LiveRuns, createLiveRuns } from './runs/live-runs.js';
+import type { DescribeError } from './runs/run-service.js';
 import { createPgRunStore } from './runs/pg-run-store.js';
 import type { RunStore } from './runs/run-types.js';
 import { assertCompactionConfig, compactionSettingsFor } from './compaction/compaction-config.js';
@@ -113,6 +113,11 @@ export interface AppContextOptions {
   crossEncoder?: ClosableReranker | null;
   /** Default: JSON lines on stdout at LOG_LEVEL. Tests pass one writing where they can read it. */
   logger?: Logger;
+  /**
+   * What a failed run records of its error, as the client would be told it: the HTTP edge's error
+   * body (main passes it), so that internals stay out. Default: `turn_failed`, no details.
+   */
+  describeError?: DescribeError;
 }
 
 /**
@@ -176,8 +181,12 @@ export async function createAppContext(config: Config, options: AppContextOption
   const runs = tenantScoped((tenantId) => createPgRunStore({ db: database.db, tenantId }));
   const liveRuns = createLiveRuns<ChatEvent>({ graceMs: config.RUN_RECONNECT_GRACE_MS });
   const backgroundTasks = createBackgroundTasks((key, err) => logger.warn({ err, task: key }, 'background task failed'));
-  const chat = createTenantChat({ config, logger, memories, knowledge, llm, conversations, turns, turnIndexes, backgroundTasks, runs, liveRuns, agents, embedder });
+  // Built once: the route's extractor and the chat's extraction hook share its summarizer.
   const extractors = createTenantExtractors({ config, logger, memories, llm });
+  const chat = createTenantChat(
+    { config, logger, memories, knowledge, llm, conversations, turns, turnIndexes, backgroundTasks, runs, liveRuns, agents, embedder, extractors },
+    { describeError: options.describeError },
+  );
   const sweeper = startExpirySweeper(database.db, config.MEMORY_SWEEP_INTERVAL_MS, (err) => logger.warn({ err }, 'expired memories sweep failed'));
   // No turn runs for an hour (or a paused run's time to live, if longer): one still running past that was lost with its process.
   const runSweeper = startPeriodicSweep(
@@ -239,21 +248,20 @@ export async function createAppContext(config: Config, options: AppContextOption
 /** The parts of a context the chat is built from. */
 export type ChatParts = Pick<
   AppContext,
-  'config' | 'logger' | 'memories' | 'knowledge' | 'llm' | 'conversations' | 'turns' | 'turnIndexes' | 'backgroundTasks' | 'runs' | 'liveRuns' | 'agents' | 'embedder'
+  'config' | 'logger' | 'memories' | 'knowledge' | 'llm' | 'conversations' | 'turns' | 'turnIndexes' | 'backgroundTasks' | 'runs' | 'liveRuns' | 'agents' | 'embedder' | 'extractors'
 >;
 
 /**
  * Every tenant's chat over `parts`, with its after-turn hooks; createAppContext builds it once.
  * Exported for a context with a part swapped (tests give the chat another model).
  */
-export function createTenantChat(parts: ChatParts): TenantScoped<ChatService> {
-  const { config, logger, llm } = parts;
+export function createTenantChat(parts: ChatParts, options: { describeError?: DescribeError | undefined } = {}): TenantScoped<ChatService> {
+  const { config, logger, llm, extractors } = parts;
   const compaction = compactionSettingsFor(config, llm?.model);
   const agentRuntime = { llmFor: createAgentLlmResolver(config, llm), compactionFor: (model: string | undefined) => compactionSettingsFor(config, model) };
   const onSummaryFallback = (err: unknown) => logger.warn({ err }, 'summarizer failed: rule-based checkpoint or summary used');
   // Each stored turn's work after the reply, each hook a background task of its own: another hook is one line here.
   // Registered whenever there is a model: an agent may turn extraction on where the deployment has it off.
-  const extractors = createTenantExtractors(parts);
   const afterTurn = createAfterTurnHooks(
     [
       createCheckpointHook({ compaction, summaryTimeoutMs: config.COMPACTION_SUMMARY_TIMEOUT_MS, onFallback: onSummaryFallback }),
@@ -269,13 +277,11 @@ export function createTenantChat(parts: ChatParts): TenantScoped<ChatService> {
       tenantId,
       memories: parts.memories.forTenant(tenantId),
       knowledge: parts.knowledge?.forTenant(tenantId),
-      llm,
       embedder: parts.embedder,
       prices: config.LLM_PRICES,
       conversations: parts.conversations.forTenant(tenantId),
       turns: parts.turns.forTenant(tenantId),
       afterTurn,
-      compaction,
       summaryTimeoutMs: config.COMPACTION_SUMMARY_TIMEOUT_MS,
       compactionSettleTimeoutMs: config.COMPACTION_SETTLE_TIMEOUT_MS,
       onSummaryFallback,
@@ -286,15 +292,9 @@ export function createTenantChat(parts: ChatParts): TenantScoped<ChatService> {
       runTtlSeconds: config.RUN_TTL_SECONDS,
       toolSearchThreshold: config.TOOL_SEARCH_THRESHOLD,
       memoryExtraction: config.MEMORY_EXTRACTION === 'on',
-      describeError,
+      describeError: options.describeError,
     }),
   );
-}
-
-/** A failed run's error as the client is told it: the API's error body, its internals left out. */
-function describeError(error: unknown): { code: string; message: string } {
-  const { code, message } = errorReplyFor(error).body.error;
-  return { code, message };
 }
 
 /** The parts of a context fact extraction is built from. */

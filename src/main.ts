@@ -5,6 +5,7 @@ import { type Config, ConfigError, loadConfig } from './config/config.js';
 import { isLoopbackHost } from './config/loopback-host.js';
 import { createEmbedder } from './embeddings/create-embedder.js';
 import { createApp } from './http/app.js';
+import { describeError } from './http/error-mapping.js';
 import { drainServer } from './http/graceful-shutdown.js';
 import { createLogger } from './observability/logger.js';
 
@@ -17,7 +18,7 @@ async function main(): Promise<void> {
   const embedder = await createEmbedder(config);
   let ctx: AppContext;
   try {
-    ctx = await createAppContext(config, { embedder, logger });
+    ctx = await createAppContext(config, { embedder, logger, describeError });
   } catch (err) {
     // The context owns the embedder only once it exists; its worker threads would keep us alive.
     await embedder.close().catch(() => {});

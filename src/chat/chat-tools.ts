@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { type Tool, defineTool } from '../llm/tool.js';
+import type { ToolSpec } from '../llm/messages.js';
+import { type Tool, type ToolShape, defineTool, toolSpecOf } from '../llm/tool.js';
 import type { MemoryActor, MemoryStore } from '../memory/memory-types.js';
 import { contentSchema, keySchema, tagsSchema } from '../memory/memory-fields.js';
 import { type TagFilters, memoryScope, renderSourcesBlock } from './context-block.js';
 import type { KnowledgeRetriever } from './knowledge-retriever.js';
-import { type RecallTurnsOptions, createRecallTurnsTool } from './recall-turns-tool.js';
+import { RECALL_TURNS_SHAPE, type RecallTurnsOptions, createRecallTurnsTool } from './recall-turns-tool.js';
 import type { Source, SourceList } from './sources.js';
 
 /** Models ask for more than they read; a tool result of a hundred chunks only burns context. */
@@ -40,6 +41,44 @@ const searchArgs = z.strictObject({
   topK: z.number().int().min(1).max(TOOL_TOP_K_MAX).optional(),
 });
 
+const SEARCH_KNOWLEDGE = {
+  name: 'search_knowledge',
+  description: "Search the user's documents. Results are sources to cite as [n].",
+  parameters: searchArgs,
+} satisfies ToolShape;
+
+const SEARCH_MEMORIES = {
+  name: 'search_memories',
+  description: "Search the user's saved memories. Results are sources to cite as [n].",
+  parameters: searchArgs,
+} satisfies ToolShape;
+
+const SAVE_MEMORY = {
+  name: 'save_memory',
+  description: 'Save a memory (replacing one with the same key). Only when the user asks you to remember something.',
+  parameters: z.strictObject({
+    key: keySchema.optional().describe('short stable key, e.g. "favourite-tea"'),
+    content: contentSchema.describe('a self-contained sentence'),
+    tags: tagsSchema.optional(),
+  }),
+} satisfies ToolShape;
+
+const DELETE_MEMORY = {
+  name: 'delete_memory',
+  description: 'Delete the memory with this key. Only when the user asks you to forget something.',
+  parameters: z.strictObject({ key: keySchema }),
+} satisfies ToolShape;
+
+/**
+ * The specs of the chat's tools that `permitted` allows, in the order a turn offers them, without
+ * building the tools: what a prompt carries for them, counted before any turn runs. `recall_turns`
+ * is counted as a conversation with turns has it.
+ */
+export function chatToolSpecs(permitted: ReadonlySet<string>, options: { knowledge: boolean }): ToolSpec[] {
+  const shapes: ToolShape[] = [...(options.knowledge ? [SEARCH_KNOWLEDGE] : []), SEARCH_MEMORIES, SAVE_MEMORY, DELETE_MEMORY, RECALL_TURNS_SHAPE];
+  return shapes.filter((shape) => permitted.has(shape.name)).map(toolSpecOf);
+}
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function createChatTools(options: ChatToolsOptions): Tool<any>[] {
   const { memories, knowledge, agentId, userId, actor, filters, sources } = options;
@@ -52,22 +91,14 @@ export function createChatTools(options: ChatToolsOptions): Tool<any>[] {
 
   const tools: Tool<z.ZodType>[] = [
     defineTool({
-      name: 'search_memories',
-      description: "Search the user's saved memories. Results are sources to cite as [n].",
-      parameters: searchArgs,
+      ...SEARCH_MEMORIES,
       async execute({ query, topK }, ctx) {
         const hits = await memories.search(query, { ...memoryScope(agentId, userId), topK: topKFor(topK), minScore: 0, ...filters });
         return report(ctx.toolCallId, hits.map((hit) => sources.addMemory(hit)));
       },
     }),
     defineTool({
-      name: 'save_memory',
-      description: 'Save a memory (replacing one with the same key). Only when the user asks you to remember something.',
-      parameters: z.strictObject({
-        key: keySchema.optional().describe('short stable key, e.g. "favourite-tea"'),
-        content: contentSchema.describe('a self-contained sentence'),
-        tags: tagsSchema.optional(),
-      }),
+      ...SAVE_MEMORY,
       async execute({ key, content, tags }) {
         const { memory, created } = await memories.save({
           key: key ?? `chat-${randomUUID()}`,
@@ -81,9 +112,7 @@ export function createChatTools(options: ChatToolsOptions): Tool<any>[] {
       },
     }),
     defineTool({
-      name: 'delete_memory',
-      description: 'Delete the memory with this key. Only when the user asks you to forget something.',
-      parameters: z.strictObject({ key: keySchema }),
+      ...DELETE_MEMORY,
       async execute({ key }) {
         const deleted = await memories.delete(key, scope, actor);
         return deleted ? { deleted: true, key } : { deleted: false, key, reason: 'no memory with this key' };
@@ -93,9 +122,7 @@ export function createChatTools(options: ChatToolsOptions): Tool<any>[] {
   if (knowledge) {
     tools.unshift(
       defineTool({
-        name: 'search_knowledge',
-        description: "Search the user's documents. Results are sources to cite as [n].",
-        parameters: searchArgs,
+        ...SEARCH_KNOWLEDGE,
         async execute({ query, topK }, ctx) {
           const hits = await knowledge.search(query, {
             topK: topKFor(topK),

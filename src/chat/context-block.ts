@@ -2,6 +2,7 @@ import type { TurnSearch } from '../conversations/turn-search.js';
 import type { RerankerChoice } from '../retrieval/rerank/reranker-choice.js';
 import type { MemoryFilter, MemoryStore } from '../memory/memory-types.js';
 import { dateInWords } from '../text/date-in-words.js';
+import { definedOnly } from '../util/defined-only.js';
 import type { KnowledgeRetriever } from './knowledge-retriever.js';
 import { type Source, type SourceList, sourceText } from './sources.js';
 
@@ -118,6 +119,3 @@ export function renderSourcesBlock(sources: readonly Source[]): string {
   return `<sources>\n${sources.map(renderSource).join('\n')}\n</sources>`;
 }
 
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type Tool, defineTool } from '../llm/tool.js';
+import { type Tool, type ToolShape, defineTool } from '../llm/tool.js';
 import { clipToTokens } from '../compaction/clip-text.js';
 import type { HistoryTurn } from '../compaction/conversation-turns.js';
 import { fitTranscript } from '../compaction/fit-transcript.js';
@@ -20,6 +20,12 @@ const recallArgs = z.strictObject({
   query: z.string().min(1).max(500).optional(),
 });
 
+export const RECALL_TURNS_SHAPE: ToolShape<typeof recallArgs> = {
+  name: RECALL_TURNS_TOOL,
+  description: 'Reopen earlier turns of this conversation verbatim: fromTurn-toTurn (summaries name them), or a query.',
+  parameters: recallArgs,
+};
+
 export interface RecallTurnsOptions {
   /** This conversation's stored turns: the tool reads nothing else, so no other conversation, agent or tenant. */
   turns: readonly HistoryTurn[];
@@ -35,9 +41,7 @@ export interface RecallTurnsOptions {
 export function createRecallTurnsTool(options: RecallTurnsOptions): Tool<typeof recallArgs> {
   const { turns, budgetTokens } = options;
   return defineTool({
-    name: RECALL_TURNS_TOOL,
-    description: 'Reopen earlier turns of this conversation verbatim: fromTurn-toTurn (summaries name them), or a query.',
-    parameters: recallArgs,
+    ...RECALL_TURNS_SHAPE,
     execute({ fromTurn, toTurn, query }) {
       if (turns.length === 0) return 'This conversation has no earlier turns.';
       let chosen: HistoryTurn[];

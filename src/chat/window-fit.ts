@@ -1,5 +1,8 @@
 import { type CompactionSettings, compactionLimit } from '../compaction/compaction-config.js';
 
+/** Memories, and documents, a turn recalls when neither the request nor the agent says. */
+export const CHAT_TOP_K_DEFAULT = 5;
+
 /**
  * A source as a prompt carries it, in estimated tokens: a document chunk is cut to the embedder's
  * 128-token window (about 170 estimated, the estimate erring high), a memory is a sentence or two,

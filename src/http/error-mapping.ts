@@ -122,6 +122,12 @@ export function errorReplyFor(err: unknown): ErrorReply {
   return INTERNAL_ERROR;
 }
 
+/** A failed run's error as the client is told it: the API's error body, its internals left out. */
+export function describeError(error: unknown): { code: string; message: string } {
+  const { code, message } = errorReplyFor(error).body.error;
+  return { code, message };
+}
+
 /**
  * As `errorReplyFor`, for a reply that has not started yet: some middleware (bearer auth) puts its
  * text in an HTTPException's response rather than its message, which only a reply can wait for.

@@ -85,3 +85,12 @@ export function repairJson(text: string): string {
   while (stack.length > 0) out += stack.pop();
   return out;
 }
+
+/**
+ * A tool call's arguments as the client is shown them: as they were checked and run (repaired when
+ * the model sent almost-JSON), else the raw text.
+ */
+export function toolArgumentsOf(raw: string): unknown {
+  const parsed = parseToolArguments(raw);
+  return parsed.ok ? parsed.value : raw;
+}

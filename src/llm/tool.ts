@@ -17,22 +17,35 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   execute(args: z.output<S>, ctx: ToolContext): unknown;
 }
 
-export interface ToolDefinition<S extends z.ZodType> {
+/** What the model is told of a tool: everything but how it runs. */
+export interface ToolShape<S extends z.ZodType = z.ZodType> {
   name: string;
   description: string;
   parameters: S;
+}
+
+export interface ToolDefinition<S extends z.ZodType> extends ToolShape<S> {
   execute(args: z.output<S>, ctx: ToolContext): unknown;
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 export function defineTool<S extends z.ZodType>(definition: ToolDefinition<S>): Tool<S> {
+  return { ...definition, jsonSchema: jsonSchemaOf(definition) };
+}
+
+/** The spec a model is sent for a tool of this shape, without building the tool. */
+export function toolSpecOf(shape: ToolShape): ToolSpec {
+  return { name: shape.name, description: shape.description, parameters: jsonSchemaOf(shape) };
+}
+
+function jsonSchemaOf(shape: ToolShape): Record<string, unknown> {
   // Providers reject other names with an opaque 400 on every request; fail at startup instead.
-  if (!TOOL_NAME.test(definition.name)) throw new Error(`Invalid tool name '${definition.name}': use [a-zA-Z0-9_-], at most 64 chars`);
+  if (!TOOL_NAME.test(shape.name)) throw new Error(`Invalid tool name '${shape.name}': use [a-zA-Z0-9_-], at most 64 chars`);
   // `$schema` is noise to providers and some strict validators reject unknown top-level keys.
-  const { $schema: _ignored, ...jsonSchema } = withoutSizeBounds(z.toJSONSchema(definition.parameters, { io: 'input' })) as Record<string, unknown>;
-  if (jsonSchema.type !== 'object') throw new Error(`Tool '${definition.name}' parameters must be a zod object schema`);
-  return { ...definition, jsonSchema };
+  const { $schema: _ignored, ...jsonSchema } = withoutSizeBounds(z.toJSONSchema(shape.parameters, { io: 'input' })) as Record<string, unknown>;
+  if (jsonSchema.type !== 'object') throw new Error(`Tool '${shape.name}' parameters must be a zod object schema`);
+  return jsonSchema;
 }
 
 /**

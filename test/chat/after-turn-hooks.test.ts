@@ -5,6 +5,7 @@ import { type AfterTurn, type AfterTurnHook, createAfterTurnHooks } from '../../
 import { DEFAULT_COMPACTION_SETTINGS } from '../../src/compaction/compaction-config.js';
 import { createCheckpointHook } from '../../src/conversations/checkpoint-hook.js';
 import { loadConfig } from '../../src/config/config.js';
+import { fixedAgentRuntime } from '../../testkit/agent-runtime.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 import { type LogLine, createCapturedLogger } from '../support/captured-logger.js';
 
@@ -38,6 +39,7 @@ describe('chat after-turn hooks', () => {
     return createChatService({
       tenantId: TENANT,
       memories: ctx.memories.forTenant(TENANT),
+      agentRuntime: fixedAgentRuntime(),
       conversations: ctx.conversations.forTenant(TENANT),
       afterTurn: createAfterTurnHooks([checkpoint, ...extra], ctx.backgroundTasks),
       runs: ctx.runs.forTenant(TENANT),

@@ -4,6 +4,7 @@ import type { Hono } from 'hono';
 import { type AppContext, createAppContext, createTenantChat, createTenantExtractors } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createApp as createHttpApp } from '../../src/http/app.js';
+import { describeError } from '../../src/http/error-mapping.js';
 import { createLlmProvider } from '../../src/llm/llm-provider.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 import { type Script, type ScriptedLlmServer, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
@@ -15,7 +16,7 @@ import { type Script, type ScriptedLlmServer, startScriptedLlmServer } from '../
  */
 export async function createTestContext(env: Record<string, string> = {}): Promise<AppContext> {
   const config = loadConfig({ DATA_DIR: 'memory://', LOG_LEVEL: 'silent', MEMORY_EXTRACTION: 'off', ...env });
-  return createAppContext(config, { embedder: createHashEmbedder(64) });
+  return createAppContext(config, { embedder: createHashEmbedder(64), describeError });
 }
 
 export async function clearMemories(ctx: AppContext): Promise<void> {
@@ -61,7 +62,8 @@ export async function call(app: Hono, method: string, path: string, body?: unkno
  * createAppContext built over the original parts is rebuilt over the ones passed.
  */
 export function createApp(ctx: AppContext): ReturnType<typeof createHttpApp> {
-  return createHttpApp({ ...ctx, chat: createTenantChat(ctx), extractors: createTenantExtractors(ctx) });
+  const extractors = createTenantExtractors(ctx);
+  return createHttpApp({ ...ctx, extractors, chat: createTenantChat({ ...ctx, extractors }, { describeError }) });
 }
 
 /**

@@ -1,0 +1,205 @@
+import { type AgentSettings, approvalTools, permittedTools } from '../agents/agent-config.js';
+import type { CompactionSettings } from '../compaction/compaction-config.js';
+import { estimateToolSpecTokens } from '../compaction/token-estimate.js';
+import { type AgentEvent, type AgentTurnState, type ApprovalDecision, runAgentTurn } from '../llm/agent-loop.js';
+import type { LlmProvider } from '../llm/llm-provider.js';
+import type { PriceTable } from '../llm/pricing.js';
+import { toolArgumentsOf } from '../llm/tool-arguments.js';
+import { TOOL_SEARCH_SPEC } from '../llm/tool-search.js';
+import { toToolSpec } from '../llm/tool.js';
+import type { MemoryStore } from '../memory/memory-types.js';
+import { toClientTools } from '../runs/client-tools.js';
+import type { LiveRun } from '../runs/live-runs.js';
+import type { DescribeError, RunService } from '../runs/run-service.js';
+import { type ClientToolDeclaration, RunCancelledError, type RunState, type RunStore } from '../runs/run-types.js';
+import { definedOnly } from '../util/defined-only.js';
+import type { ChatEvent, ChatReply, ChatToolCall, TurnReply } from './chat-reply.js';
+import { TOOL_TOP_K_MAX, createChatTools } from './chat-tools.js';
+import { extractCitations } from './citations.js';
+import type { ConversationTurn } from './conversation-turn.js';
+import type { KnowledgeRetriever } from './knowledge-retriever.js';
+import type { Source, SourceList } from './sources.js';
+import { buildSystemPrompt } from './system-prompt.js';
+import { recallTurnsBudget, sourcesFor } from './window-fit.js';
+
+/** Tool results are for the model; the client gets a preview, not a second copy of every source. */
+const TOOL_RESULT_PREVIEW_CHARS = 500;
+
+/** Everything a model's turn needs, whether it starts now or resumes from a stored state. */
+export interface AgentStep {
+  runId: string;
+  conversationId: string;
+  agentId: string;
+  userId: string | null;
+  settings: AgentSettings | null;
+  agentVersion: number | null;
+  provider: LlmProvider;
+  request: RunState['request'];
+  clientTools: ClientToolDeclaration[];
+  userContent: string;
+  sources: SourceList;
+  toolCalls: ChatToolCall[];
+  nextTurn: number;
+  stored: ConversationTurn | undefined;
+  live: LiveRun<ChatEvent>;
+  stream: boolean;
+}
+
+/** Where a resumed turn goes on from, with the answers it waited for. */
+export interface AgentStepResume {
+  state: AgentTurnState;
+  outputs?: Map<string, string>;
+  decisions?: Map<string, ApprovalDecision>;
+}
+
+export interface AgentStepOptions {
+  memories: MemoryStore;
+  knowledge: KnowledgeRetriever | undefined;
+  runs: RunStore;
+  runService: Pick<RunService<ChatEvent, TurnReply>, 'pause'>;
+  compactionOf(settings: AgentSettings | null, provider: LlmProvider | undefined): CompactionSettings;
+  prices: PriceTable | undefined;
+  maxIterations: number | undefined;
+  toolSearchThreshold: number;
+  describeError: DescribeError | undefined;
+}
+
+/**
+ * Runs (or resumes) the model and tools of a turn to its end, stored, or to its next pause, the
+ * run's state kept for the answers.
+ */
+export async function runAgentStep(turn: AgentStep, resume: AgentStepResume | undefined, options: AgentStepOptions): Promise<TurnReply> {
+  const { memories, knowledge, runs } = options;
+  const { runId, conversationId, settings, provider, sources, toolCalls, stored, live } = turn;
+  const emit = (event: ChatEvent) => live.emit(event);
+  const toolSources = new Map<string, Source[]>();
+  const permitted = permittedTools(settings ?? undefined);
+  const compaction = options.compactionOf(settings, provider);
+  const tools = createChatTools({
+    memories,
+    knowledge,
+    agentId: turn.agentId,
+    userId: turn.userId,
+    actor: { type: 'tool', conversationId, turn: turn.nextTurn },
+    filters: { tagsAny: turn.request.tagsAny, tagsAll: turn.request.tagsAll, tagsNone: turn.request.tagsNone },
+    sources,
+    onSources: (id, added) => toolSources.set(id, added),
+    topKCap: sourcesFor(compaction, TOOL_TOP_K_MAX),
+    conversation: stored ? { turns: stored.turns, budgetTokens: recallTurnsBudget(compaction) } : undefined,
+  }).filter((tool) => permitted.has(tool.name as never));
+  const approvals = settings ? approvalTools(settings) : undefined;
+  const clientTools = toClientTools(turn.clientTools);
+  const budget = settings?.budget;
+  const maxIterations = settings?.maxIterations ?? options.maxIterations;
+  const result = await runAgentTurn({
+    provider,
+    systemPrompt: buildSystemPrompt({ hasKnowledge: knowledge !== undefined, tools: new Set(tools.map((t) => t.name)), instructions: settings?.instructions }),
+    messages: [...(stored?.history ?? []), { role: 'user', content: turn.userContent }],
+    tools,
+    clientTools,
+    ...(approvals ? { needsApproval: (call) => approvals.has(call.name) } : {}),
+    toolSearchThreshold: options.toolSearchThreshold,
+    ...(resume ? { resume } : {}),
+    hooks: [
+      // A cancel from another process reaches this one through the run's row, checked before each model call.
+      {
+        beforeLlm: async () => {
+          if ((await runs.statusOf(runId)) === 'cancelled') live.cancel(new RunCancelledError(runId));
+        },
+      },
+      // Every tool the model may be sent counts against the window, the client's too.
+      ...(stored ? [stored.compactionHook(estimateToolSpecTokens([...tools.map(toToolSpec), ...clientTools, TOOL_SEARCH_SPEC]))] : []),
+    ],
+    ...(maxIterations !== undefined ? { maxIterations } : {}),
+    ...(budget ? { budget: definedOnly({ maxTokens: budget.maxTokens, maxCostUsd: budget.maxUsd }) } : {}),
+    signal: live.signal,
+    onEvent: toolCallLog(toolCalls, toolSources, emit),
+    stream: turn.stream,
+    ...(options.prices ? { prices: options.prices } : {}),
+  });
+  const costUsd = result.costUsd ?? null;
+
+  if (result.stopReason === 'paused') {
+    const reply = await options.runService.pause(runId, live, {
+      conversationId,
+      state: {
+        request: turn.request,
+        agent: settings,
+        userContent: turn.userContent,
+        sources: sources.all(),
+        toolCalls,
+        clientTools: turn.clientTools,
+        nextTurn: turn.nextTurn,
+        turn: result.state,
+      },
+      pending: result.pending!,
+      toolCalls,
+      usage: result.usage,
+      costUsd,
+    });
+    emit({ type: 'paused', reply });
+    return reply;
+  }
+
+  const citations = extractCitations(result.text, sources.all());
+  // Claimed before the turn is stored: a run cancelled meanwhile is not stored, as cancelling promises.
+  if (!(await runs.update(runId, { status: 'completed', usage: result.usage, stopReason: result.stopReason, state: null, expiresAt: null }, ['running']))) {
+    throw new RunCancelledError(runId);
+  }
+  try {
+    // The question is stored without this turn's sources: they were recalled for it, and a later
+    // turn recalls its own (old source numbers would only collide with the new ones).
+    await stored?.finish([
+      { message: { role: 'user', content: turn.request.message }, metadata: turn.agentVersion === null ? { runId } : { runId, agentVersion: turn.agentVersion } },
+      ...result.newMessages.map((message, i, all) => ({
+        message,
+        ...(i === all.length - 1 ? { metadata: { citations, stopReason: result.stopReason } } : {}),
+      })),
+    ]);
+  } catch (error) {
+    const body = options.describeError?.(error) ?? { code: 'turn_failed', message: 'The turn could not be stored' };
+    await runs.update(runId, { status: 'failed', error: body }, ['completed']).catch(() => {});
+    throw error;
+  }
+  const reply: ChatReply = {
+    runId,
+    status: 'completed',
+    conversationId,
+    answer: result.text,
+    citations,
+    toolCalls,
+    usage: result.usage,
+    costUsd,
+    stopReason: result.stopReason,
+    mode: 'llm',
+  };
+  emit({ type: 'done', reply });
+  return reply;
+}
+
+/**
+ * Keeps the reply's list of tool calls as the loop reports them, and tells the listeners. Tools
+ * run concurrently and finish in any order; the reply lists them in the order the model asked.
+ */
+function toolCallLog(toolCalls: ChatToolCall[], toolSources: ReadonlyMap<string, Source[]>, emit: (event: ChatEvent) => void): (event: AgentEvent) => void {
+  const slots = new Map<string, number>(toolCalls.map((call, i) => [call.id, i]));
+  return (event) => {
+    if (event.type === 'delta') return emit({ type: 'delta', text: event.text });
+    const { id, name } = event.call;
+    const args = toolArgumentsOf(event.call.arguments);
+    if (event.type === 'tool_start') {
+      slots.set(id, toolCalls.length);
+      toolCalls.push({ id, name, arguments: args, result: '', isError: false });
+      return emit({ type: 'tool_start', id, name, arguments: args });
+    }
+    const summary = { id, name, arguments: args, result: preview(event.result.content), isError: event.result.isError };
+    const slot = slots.get(id);
+    if (slot === undefined) toolCalls.push(summary);
+    else toolCalls[slot] = summary;
+    emit({ type: 'tool_end', id, name, isError: summary.isError, result: summary.result, sources: toolSources.get(id) ?? [] });
+  };
+}
+
+function preview(text: string): string {
+  return text.length <= TOOL_RESULT_PREVIEW_CHARS ? text : `${text.slice(0, TOOL_RESULT_PREVIEW_CHARS)}…`;
+}
