@@ -14,32 +14,14 @@ export interface AnswerWeights extends FeatureWeights {
 }
 
 /**
- * Tuned on SQuAD v1.1's tuning articles only (`npx tsx scripts/bench/extractive-tuning.ts`: 1,500
- * questions, each asked of its article's documents and of another article's, topK 5, USE-lite
- * vectors of the 2 lexically best sentences). A sentence counts as answering when what the answer
- * shows for it (with the sentence before it when it opens with a pronoun) holds a gold answer.
- * The weights are a linear model fitted to rank an answering sentence first (softmax over each
- * question's candidates), rounded; answer@1 cross-validated five-fold by article:
- *
- *   BM25 over the candidate sentences alone                0.743
- *   every feature but `near`, no embedder                  0.781
- *   + `near` (LEXICAL_ANSWER_WEIGHTS)                      0.781
- *   + cosine of the 2 lexically best sentences, no `near`  0.787
- *   + cosine and `near`, fitted freely (cosine 0.39)       0.791 (in-sample 0.789)
- *   + cosine and `near`, cosine held at 0.65 (these)       0.788 (in-sample 0.789)
- *
- * The free fit weighs the cosine less than the source's rank (0.39 against 0.51): a sentence
- * that says what was asked in other words loses to any sentence of a better-ranked source, as
- * "Keep tea in a dry tin" did to "Green tea is grown in China" for "how should I store tea?".
- * Holding the cosine at 0.65 (the rest fitted; 0.5: 0.789, 0.56: 0.789) keeps it able to
- * overrule one rank, for 0.3 points cross-validated, within noise, in-sample unchanged.
- *
- * Two sentences embedded, not more: each adds its time in the bundled model to the answer, and
- * embedding 1, 2, 3, 4, 6 or every sentence cross-validated (without `near`) at 0.781, 0.787,
- * 0.785, 0.787, 0.789, 0.789. A small network of tanh units beside the weighted sum was within
- * noise and put the issue's "how should I store tea?" example wrong (README). The confidence adds
- * 2 × cosine: `decline` declines 85% of the questions asked of another article's documents,
- * which costs 0.4 points of answer@1 in-sample (the 80% point: 0.2).
+ * Fitted on SQuAD v1.1's tuning articles (`npx tsx scripts/bench/extractive-tuning.ts`: 1,500
+ * questions, USE-lite vectors of the 2 lexically best sentences), a linear model ranking an
+ * answering sentence first, rounded. answer@1 cross-validated five-fold by article: 0.788, against
+ * 0.743 for BM25 over the same sentences. The cosine is held at 0.65 so that a paraphrase can
+ * overrule one rank of its source (the free fit's 0.39 could not). The confidence adds 2 × cosine:
+ * `decline` declines 85% of the questions asked of another article's documents, for 0.4 points of
+ * answer@1 in-sample. How these were chosen, and what was tried: docs/benchmarks/extractive-answer.md,
+ * "How the weights were chosen".
  */
 export const ANSWER_WEIGHTS: AnswerWeights = {
   lexical: 1,
