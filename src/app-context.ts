@@ -1,7 +1,7 @@
 import type { LlmProvider } from './llm/llm-provider.js';
 import type { AgentStore } from './agents/agent-store.js';
 import { createPgAgentStore } from './agents/pg-agent-store.js';
-import type { KnowledgeRetriever } from './chat/knowledge-retriever.js';
+import type { KnowledgeRetriever } from './retrieval/knowledge.js';
 import { llmProviderFromConfig } from './llm/llm-from-config.js';
 import { type Config, ConfigError } from './config/config.js';
 import { type Database, openDatabase } from './db/database.js';
@@ -258,7 +258,7 @@ export type ChatParts = Pick<
 export function createTenantChat(parts: ChatParts, options: { describeError?: DescribeError | undefined } = {}): TenantScoped<ChatService> {
   const { config, logger, llm, extractors } = parts;
   const compaction = compactionSettingsFor(config, llm?.model);
-  const agentRuntime = { llmFor: createAgentLlmResolver(config, llm), compactionFor: (model: string | undefined) => compactionSettingsFor(config, model) };
+  const agentRuntime = { llmFor: createAgentLlmResolver(config, llm, instrumentLlmProvider), compactionFor: (model: string | undefined) => compactionSettingsFor(config, model) };
   const onSummaryFallback = (err: unknown) => logger.warn({ err }, 'summarizer failed: rule-based checkpoint or summary used');
   // Each stored turn's work after the reply, each hook a background task of its own: another hook is one line here.
   // Registered whenever there is a model: an agent may turn extraction on where the deployment has it off.

@@ -50,8 +50,7 @@ const log = (message: string) => console.error(message);
 
 /** The exact nearest chunks, by a sequential scan, named as `chunkKeys` names them. */
 async function exactNearest(db: Db, vector: number[], k: number): Promise<string[]> {
-  return db.transaction(async (txn) => {
-    const tx = txn as unknown as Db;
+  return db.transaction(async (tx) => {
     await tx.execute(sql`SELECT set_config('enable_indexscan', 'off', true)`);
     const rows = await queryRows<{ key: string }>(
       tx,

@@ -16,7 +16,7 @@
  *  latency     `npm start` as it comes (PGlite, in-process workers, bundled embedder): time from the
  *              202 of an async POST /v1/documents to the abstract being found by BM25 and by vector.
  *
- * The figures the README quotes are from one run of `npm run bench:jobs` with the server set:
+ * The figures docs/benchmarks/jobs.md quotes are from runs of `npm run bench:jobs` with the server set:
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:jobs
  *   BENCH_PARTS=queue BENCH_JOBS=300 BENCH_BLOCKS=4 …    BENCH_DOCS=16 (per throughput block) BENCH_LATENCY_RUNS=5
  */
@@ -31,7 +31,7 @@ import pg from 'pg';
 import PgBoss from 'pg-boss';
 import { createAppContext } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
-import { type Database, type Db, openDatabase } from '../../src/db/database.js';
+import { type Database, openDatabase } from '../../src/db/database.js';
 import { queryRows } from '../../src/db/query-rows.js';
 import { textArray } from '../../src/db/sql-arrays.js';
 import { ensureVectorSpace } from '../../src/db/vector-space.js';
@@ -76,7 +76,7 @@ async function handWritten(database: Database, block: string): Promise<number> {
   for (;;) {
     const job = await queue.claim('bench', 30_000);
     if (!job) break;
-    await database.db.transaction((tx) => queue.complete(tx as unknown as Db, job, 'bench', {}));
+    await database.db.transaction((tx) => queue.complete(tx, job, 'bench', {}));
     done++;
   }
   if (done !== N) throw new Error(`hand-written: ${done} of ${N} jobs done`);

@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../src/db/database.js';
-import { memories } from '../../src/db/schema.js';
+import { memories } from '../../src/db/schema/index.js';
 import { ensureVectorSpace } from '../../src/db/vector-space.js';
 import type { Embedder } from '../../src/embeddings/embedder.js';
 import { createPgMemoryStore } from '../../src/memory/pg-memory-store.js';

@@ -33,7 +33,7 @@ import pg from 'pg';
 import { type Database, openDatabase } from '../../src/db/database.js';
 import { DEFAULT_EF_SEARCH } from '../../src/db/filtered-vector-search.js';
 import { queryRows } from '../../src/db/query-rows.js';
-import { chunks, documents, memories } from '../../src/db/schema.js';
+import { chunks, documents, memories } from '../../src/db/schema/index.js';
 import { vectorToBinary } from '../../src/db/vector-wire-format.js';
 import { ensureVectorSpace } from '../../src/db/vector-space.js';
 import { createDocumentSearch } from '../../src/documents/document-search.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { storable, tagsSchema } from '../memory/memory-fields.js';
+import { tagsSchema } from '../retrieval/tags.js';
+import { storable } from '../text/storable-string.js';
 import { RERANKERS } from '../retrieval/rerank/reranker-choice.js';
 
 /** The chat's built-in tools, by the names the model sees; an agent's tool policy speaks of these. */

@@ -1,6 +1,6 @@
 import { and, desc, eq, getTableColumns, lt, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.js';
-import { agentVersions, agents } from '../db/schema.js';
+import { agentVersions, agents } from '../db/schema/index.js';
 import { afterCursor, createdAtText, keysetPage } from '../retrieval/keyset-page.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
 import { type Agent, type AgentSettings, type AgentVersion, agentSettingsSchema, settingsOf } from './agent-config.js';

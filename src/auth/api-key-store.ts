@@ -1,6 +1,6 @@
 import { and, desc, eq, isNull, like, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.js';
-import { apiKeys } from '../db/schema.js';
+import { apiKeys } from '../db/schema/index.js';
 import { generateApiKey, hashApiKey } from './api-key-secret.js';
 
 /** A stored key as listings show it: never its hash. */
@@ -47,8 +47,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Revokes the key with this id, or the one key whose prefix starts with `idOrPrefix`. */
 export async function revokeApiKey(db: Db, idOrPrefix: string): Promise<RevokeResult> {
-  return db.transaction(async (txn) => {
-    const tx = txn as unknown as Db;
+  return db.transaction(async (tx) => {
     const escaped = idOrPrefix.replace(/[\\%_]/g, (c) => `\\${c}`);
     const byPrefix = like(apiKeys.prefix, `${escaped}%`);
     const matches = await tx

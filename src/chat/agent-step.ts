@@ -17,8 +17,9 @@ import type { ChatEvent, ChatReply, ChatToolCall, TurnReply } from './chat-reply
 import { TOOL_TOP_K_MAX, createChatTools } from './chat-tools.js';
 import { extractCitations } from './citations.js';
 import type { ConversationTurn } from './conversation-turn.js';
-import type { KnowledgeRetriever } from './knowledge-retriever.js';
-import type { Source, SourceList } from './sources.js';
+import type { KnowledgeRetriever } from '../retrieval/knowledge.js';
+import type { Source } from '../retrieval/source.js';
+import type { SourceList } from './sources.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { recallTurnsBudget, sourcesFor } from './window-fit.js';
 

@@ -3,7 +3,7 @@ import type { RunToolCall } from '../runs/run-types.js';
 import type { PausedReply } from '../runs/run-view.js';
 import type { Citation } from './citations.js';
 import type { CompactionReport } from './conversation-turn.js';
-import type { Source } from './sources.js';
+import type { Source } from '../retrieval/source.js';
 
 export type { ApprovalRequest, PausedReply, RequiredToolCall, RunView } from '../runs/run-view.js';
 

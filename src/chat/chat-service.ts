@@ -21,7 +21,7 @@ import { type ConversationTurn, beginConversationTurn } from './conversation-tur
 import { type ConversationView, describeLoadedConversation } from './conversation-view.js';
 import { estimatedFixedTokens } from './estimated-fixed-tokens.js';
 import { embedQuestion, extractiveReply } from './extractive/extractive-reply.js';
-import type { KnowledgeRetriever } from './knowledge-retriever.js';
+import type { KnowledgeRetriever } from '../retrieval/knowledge.js';
 import { SourceList } from './sources.js';
 import { CHAT_TOP_K_DEFAULT, sourcesFor } from './window-fit.js';
 

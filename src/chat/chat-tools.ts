@@ -3,11 +3,13 @@ import { z } from 'zod';
 import type { ToolSpec } from '../llm/messages.js';
 import { type Tool, type ToolShape, defineTool, toolSpecOf } from '../llm/tool.js';
 import type { MemoryActor, MemoryStore } from '../memory/memory-types.js';
-import { contentSchema, keySchema, tagsSchema } from '../memory/memory-fields.js';
+import { contentSchema, keySchema } from '../memory/memory-fields.js';
+import { tagsSchema } from '../retrieval/tags.js';
 import { type TagFilters, memoryScope, renderSourcesBlock } from './context-block.js';
-import type { KnowledgeRetriever } from './knowledge-retriever.js';
+import type { KnowledgeRetriever } from '../retrieval/knowledge.js';
 import { RECALL_TURNS_SHAPE, type RecallTurnsOptions, createRecallTurnsTool } from './recall-turns-tool.js';
-import type { Source, SourceList } from './sources.js';
+import type { Source } from '../retrieval/source.js';
+import type { SourceList } from './sources.js';
 
 /** Models ask for more than they read; a tool result of a hundred chunks only burns context. */
 export const TOOL_TOP_K_MAX = 20;

@@ -1,4 +1,4 @@
-import { type DocumentSource, type MemorySource, type Source, type TurnSource, sourceText } from './sources.js';
+import { type DocumentSource, type MemorySource, type Source, type TurnSource, sourceText } from '../retrieval/source.js';
 
 const SNIPPET_MAX_CHARS = 240;
 

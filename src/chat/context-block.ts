@@ -3,8 +3,9 @@ import type { RerankerChoice } from '../retrieval/rerank/reranker-choice.js';
 import type { MemoryFilter, MemoryStore } from '../memory/memory-types.js';
 import { dateInWords } from '../text/date-in-words.js';
 import { definedOnly } from '../util/defined-only.js';
-import type { KnowledgeRetriever } from './knowledge-retriever.js';
-import { type Source, type SourceList, sourceText } from './sources.js';
+import type { KnowledgeRetriever } from '../retrieval/knowledge.js';
+import { type Source, sourceText } from '../retrieval/source.js';
+import type { SourceList } from './sources.js';
 
 /** Past turns recalled per chat turn: a few, beside the memories and documents, not instead of them. */
 export const TURN_RECALL_TOP_K = 3;

@@ -1,59 +1,7 @@
 import type { TurnHit } from '../conversations/turn-search.js';
 import type { MemoryHit } from '../memory/memory-types.js';
-import type { KnowledgeHit } from './knowledge-retriever.js';
-
-export interface MemorySource {
-  id: number;
-  kind: 'memory';
-  key: string;
-  agentId: string;
-  content: string;
-  tags: string[];
-  score: number;
-}
-
-export interface DocumentSource extends KnowledgeHit {
-  id: number;
-  kind: 'document';
-}
-
-/** A turn of another conversation with the same agent and user (episodic recall). */
-export interface TurnSource {
-  id: number;
-  kind: 'turn';
-  conversationId: string;
-  turn: number;
-  question: string;
-  answer: string;
-  /** When the question was asked (ISO 8601). */
-  at: string;
-  score: number;
-}
-
-export type Source = MemorySource | DocumentSource | TurnSource;
-
-function identityOf(source: Source): string {
-  switch (source.kind) {
-    case 'memory':
-      return `m:${source.agentId}:${source.key}`;
-    case 'document':
-      return `d:${source.documentId}:${source.chunkId}`;
-    case 'turn':
-      return `t:${source.conversationId}:${source.turn}`;
-  }
-}
-
-export function sourceText(source: Source): string {
-  switch (source.kind) {
-    case 'memory':
-      return source.content;
-    case 'document':
-      return source.text;
-    case 'turn':
-      // Both sides, labelled: what the user said is often what a later question asks about.
-      return `User: ${source.question}\nAssistant: ${source.answer}`;
-  }
-}
+import type { KnowledgeHit } from '../retrieval/knowledge.js';
+import { type DocumentSource, type MemorySource, type Source, type TurnSource, identityOf } from '../retrieval/source.js';
 
 /**
  * The numbered sources of one turn. Numbers are handed out once and never reused, so a [n] the

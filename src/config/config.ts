@@ -25,7 +25,10 @@ const jsonVariable = (example: string) =>
       }
     });
 
-/** Every environment variable the server reads, with its default. Documented in the README. */
+/**
+ * Every environment variable the server reads, with its default. Documented in docs/operations.md,
+ * "Configuration" (a variable added here belongs in its table).
+ */
 export const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, desc, eq, getTableColumns, lt, ne, or, sql } from 'drizzle-orm';
-import type { ChatMessage } from '../llm/messages.js';
+import type { ChatMessage, ToolCall } from '../llm/messages.js';
 import { clipChars } from '../compaction/clip-text.js';
-import type { StructuralSummary } from '../compaction/structural-summary.js';
+import type { StructuralSummary, SummaryLayer } from '../compaction/structural-summary.js';
 import type { TurnCheckpoint } from '../compaction/turn-checkpoint.js';
 import type { Db } from '../db/database.js';
 import { isForeignKeyViolation } from '../db/foreign-key-violation.js';
 import { queryRows } from '../db/query-rows.js';
-import { checkpoints, conversationSummaries, conversations, messages, turns } from '../db/schema.js';
+import { checkpoints, conversationSummaries, conversations, messages, turns } from '../db/schema/index.js';
 import { decodeCursor, encodeCursor } from '../retrieval/cursor.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
 import {
@@ -50,7 +50,8 @@ function toChatMessage(row: Pick<MessageRow, 'role' | 'content' | 'toolCalls' | 
     case 'tool':
       return { role: 'tool', toolCallId: row.toolCallId ?? '', content: row.content ?? '', ...(row.isError ? { isError: true } : {}) };
     default:
-      return { role: 'assistant', content: row.content, toolCalls: row.toolCalls };
+      // The column holds what `toRow` wrote: the assistant message's own tool calls.
+      return { role: 'assistant', content: row.content, toolCalls: row.toolCalls as ToolCall[] };
   }
 }
 
@@ -139,7 +140,7 @@ export function createPgConversationStore(options: PgConversationStoreOptions): 
         ),
         checkpoints: checkpointRows.map(({ conversationId: _c, source, ...c }) => ({ ...c, source: source === 'llm' ? 'llm' : 'rules' })),
         summary: summary
-          ? { fromTurn: summary.fromTurn, throughTurn: summary.throughTurn, layers: summary.layers, updatedAt: summary.updatedAt }
+          ? { fromTurn: summary.fromTurn, throughTurn: summary.throughTurn, layers: summary.layers as SummaryLayer[], updatedAt: summary.updatedAt }
           : null,
         indexedTurns: indexed.map((r) => r.turn),
       };
@@ -241,8 +242,7 @@ export function createPgConversationStore(options: PgConversationStoreOptions): 
   }
 
   async function del(id: string, agentId: string): Promise<boolean> {
-    return db.transaction(async (txn) => {
-      const tx = txn as unknown as Db;
+    return db.transaction(async (tx) => {
       // Looked up first without a lock: a missing id writes nothing (not even the turns corpus's
       // statistics row), and the turns corpus lock is taken before any row lock, as its writers do.
       const [found] = await tx.select({ id: conversations.id }).from(conversations).where(owned(id, agentId));
@@ -321,7 +321,7 @@ export function createPgConversationStore(options: PgConversationStoreOptions): 
         const { fromTurn, throughTurn, layers } = data.summary;
         await tx.insert(conversationSummaries).values({ conversationId: id, fromTurn, throughTurn, layers });
       }
-      if (turnIndex) await turnIndex.write(tx as unknown as Db, { conversationId: id, agentId, userId }, prepared);
+      if (turnIndex) await turnIndex.write(tx, { conversationId: id, agentId, userId }, prepared);
       return toConversation(row!);
     });
   }

@@ -1,5 +1,5 @@
-import { TURN_BM25 } from '../db/bm25-index.js';
-import { turns } from '../db/schema.js';
+import { turns } from '../db/schema/index.js';
+import { TURN_BM25 } from '../retrieval/bm25/bm25-index.js';
 import type { Corpus } from '../retrieval/corpus.js';
 import { type CorpusFilter, corpusFilter } from '../retrieval/filter.js';
 

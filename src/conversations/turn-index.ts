@@ -1,7 +1,7 @@
 import { and, asc, eq, gte, inArray, lte, sql } from 'drizzle-orm';
-import type { Db } from '../db/database.js';
+import type { Db, Tx } from '../db/database.js';
 import { isForeignKeyViolation } from '../db/foreign-key-violation.js';
-import { conversations, messages, turns } from '../db/schema.js';
+import { conversations, messages, turns } from '../db/schema/index.js';
 import { intArray, textArray, uuidArray } from '../db/sql-arrays.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import { type Analyzer, defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
@@ -43,7 +43,7 @@ export interface TurnIndex {
    */
   prepare(records: readonly TurnRecord[], signal?: AbortSignal): Promise<PreparedTurn[]>;
   /** Writes prepared turns in the caller's transaction (an import's); returns how many were new. */
-  write(tx: Db, owner: TurnOwner, prepared: readonly PreparedTurn[]): Promise<number>;
+  write(tx: Tx, owner: TurnOwner, prepared: readonly PreparedTurn[]): Promise<number>;
 }
 
 export interface TurnIndexOptions {
@@ -70,7 +70,7 @@ export function createTurnIndex(options: TurnIndexOptions): TurnIndex {
     return records.map((record, i) => ({ ...record, embeddedText: texts[i]!, embedding: vectors[i]! }));
   }
 
-  async function writeTurns(tx: Db, owner: TurnOwner, prepared: readonly PreparedTurn[], refresh: readonly TurnRecord[]): Promise<number> {
+  async function writeTurns(tx: Tx, owner: TurnOwner, prepared: readonly PreparedTurn[], refresh: readonly TurnRecord[]): Promise<number> {
     await index.lock(tx, tenantId, true);
     let added = 0;
     for (let i = 0; i < prepared.length; i += INSERT_BATCH) {
@@ -106,7 +106,7 @@ export function createTurnIndex(options: TurnIndexOptions): TurnIndex {
   }
 
   /** Gives stored turns the `after` their record now has: BM25 postings and length change, the vector does not. */
-  async function refreshAfter(tx: Db, conversationId: string, records: readonly TurnRecord[]): Promise<void> {
+  async function refreshAfter(tx: Tx, conversationId: string, records: readonly TurnRecord[]): Promise<void> {
     if (records.length === 0) return;
     const wanted = new Map(records.map((r) => [r.turn, r.after]));
     const stored = await tx
@@ -156,7 +156,7 @@ export function createTurnIndex(options: TurnIndexOptions): TurnIndex {
     const refresh = records.filter((r) => targetTurns.has(r.turn) || targetTurns.has(r.turn + 1));
     try {
       return await db.transaction(async (tx) =>
-        writeTurns(tx as unknown as Db, { conversationId, agentId: owner.agentId, userId: owner.userId === '' ? null : owner.userId }, prepared, refresh),
+        writeTurns(tx, { conversationId, agentId: owner.agentId, userId: owner.userId === '' ? null : owner.userId }, prepared, refresh),
       );
     } catch (error) {
       // Deleted while its turns were being embedded: nothing left to index.
@@ -185,7 +185,7 @@ export function createTurnIndex(options: TurnIndexOptions): TurnIndex {
  * frequencies and totals, in the caller's transaction (the conversation's delete): the foreign
  * key's cascade alone would leave the statistics counting them.
  */
-export async function deleteConversationTurns(tx: Db, tenantId: string, conversationId: string): Promise<number> {
+export async function deleteConversationTurns(tx: Tx, tenantId: string, conversationId: string): Promise<number> {
   // The analyzer plays no part in a delete: no postings are written.
   const index = createCorpusIndex(TURN_CORPUS, defaultAnalyzer);
   await index.lock(tx, tenantId, false);

@@ -1,4 +1,4 @@
-import { turns } from '../db/schema.js';
+import { turns } from '../db/schema/index.js';
 import { defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
 import type { FusionWeights } from '../retrieval/fusion-weights.js';
 import { turnFusionWeightsFor } from './turn-fusion-weights.js';

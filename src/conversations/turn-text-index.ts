@@ -1,10 +1,10 @@
 import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
-import { TURN_BM25, addBm25Documents, clearBm25Index, lockBm25Corpus, setBm25Analyzer } from '../db/bm25-index.js';
 import type { Db } from '../db/database.js';
-import { turnCorpusStats, turns } from '../db/schema.js';
+import { turnCorpusStats, turns } from '../db/schema/index.js';
 import { intArray, uuidArray } from '../db/sql-arrays.js';
 import { AnalyzerMismatchError } from '../retrieval/analyzer-mismatch-error.js';
 import { type Analyzer, defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
+import { TURN_BM25, addBm25Documents, clearBm25Index, lockBm25Corpus, setBm25Analyzer } from '../retrieval/bm25/bm25-index.js';
 import { TURN_REINDEX_REMEDY } from './turn-corpus.js';
 import { turnBm25Text } from './turn-record.js';
 
@@ -27,8 +27,7 @@ export async function reindexStaleTurns(db: Db, options: ReindexTurnsOptions = {
   const batchSize = options.batchSize ?? 500;
   const stale = await db.select({ tenantId: turnCorpusStats.tenantId }).from(turnCorpusStats).where(sql`${turnCorpusStats.analyzerId} <> ${analyzer.id}`);
   for (const { tenantId } of stale) {
-    await db.transaction(async (txn) => {
-      const tx = txn as unknown as Db;
+    await db.transaction(async (tx) => {
       const corpus = await lockBm25Corpus(tx, TURN_BM25, tenantId, analyzer.id);
       if (corpus.analyzerId === analyzer.id) return;
       await clearBm25Index(tx, TURN_BM25, tenantId);
@@ -41,8 +40,7 @@ export async function reindexStaleTurns(db: Db, options: ReindexTurnsOptions = {
   let indexed = 0;
   for (const { tenantId } of tenants) {
     for (;;) {
-      const done = await db.transaction(async (txn) => {
-        const tx = txn as unknown as Db;
+      const done = await db.transaction(async (tx) => {
         const corpus = await lockBm25Corpus(tx, TURN_BM25, tenantId, analyzer.id);
         if (corpus.analyzerId !== analyzer.id) throw new AnalyzerMismatchError(corpus.analyzerId, analyzer.id, TURN_REINDEX_REMEDY);
         const rows = await tx

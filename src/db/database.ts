@@ -3,7 +3,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite/vector';
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import type { ExtractTablesWithRelations } from 'drizzle-orm';
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
@@ -12,10 +13,17 @@ import pg from 'pg';
 import { dropConnectionsWhoseQueryTimesOut } from './drop-timed-out-connections.js';
 import { startAutoAnalyze } from './pglite-auto-analyze.js';
 import { releaseClientsWhoseBeginFails } from './release-on-failed-begin.js';
-import * as schema from './schema.js';
+import * as schema from './schema/index.js';
 import { bindPgliteVectorsAsBinary } from './vector-wire-format.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+/**
+ * A transaction of either driver, as `Db.transaction` hands it to its callback. It is a `Db` as
+ * well, so it goes wherever one does; a function that is only correct inside a transaction (it
+ * takes row locks, or its writes must commit or fail with the caller's) asks for a `Tx` instead.
+ */
+export type Tx = PgTransaction<PgQueryResultHKT, typeof schema, ExtractTablesWithRelations<typeof schema>>;
 
 export interface Database {
   db: Db;

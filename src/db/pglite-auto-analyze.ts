@@ -1,4 +1,5 @@
 import type { PGlite } from '@electric-sql/pglite';
+import { quoteIdentifier } from './sql-identifier.js';
 
 export interface AutoAnalyzeOptions {
   /** How often the write counters are checked. Default 5 s. */
@@ -58,5 +59,3 @@ export function startAutoAnalyze(client: PGlite, options: AutoAnalyzeOptions = {
     },
   };
 }
-
-const quoteIdentifier = (name: string): string => `"${name.replace(/"/g, '""')}"`;

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Embedder } from '../embeddings/embedder.js';
 import type { Db } from './database.js';
 import { queryRows } from './query-rows.js';
+import { ident } from './sql-identifier.js';
 import { VECTOR_TABLES, type VectorTable, recordSpace, releaseColumnDimensions, setColumnDimensions } from './vector-space.js';
 
 export interface ReembedProgress {
@@ -9,8 +10,6 @@ export interface ReembedProgress {
   done: number;
   total: number;
 }
-
-const ident = (name: string) => sql.raw(`"${name.replace(/"/g, '""')}"`);
 
 /**
  * Re-embeds every vector table with `embedder` in one transaction: readers see the old space
@@ -23,8 +22,7 @@ export async function reembedAll(
 ): Promise<{ table: string; rows: number }[]> {
   const batchSize = options.batchSize ?? 64;
   const summary: { table: string; rows: number }[] = [];
-  await db.transaction(async (txn) => {
-    const tx = txn as unknown as Db;
+  await db.transaction(async (tx) => {
     await tx.execute(sql`SELECT pg_advisory_xact_lock(727274102)`);
     for (const t of options.tables ?? VECTOR_TABLES) {
       const [count] = await queryRows<{ n: number }>(tx, sql`SELECT count(*)::int AS n FROM ${ident(t.table)}`);

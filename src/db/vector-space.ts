@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Embedder } from '../embeddings/embedder.js';
 import type { Db } from './database.js';
 import { queryRows } from './query-rows.js';
+import { ident } from './sql-identifier.js';
 
 /** A table holding embeddings of one text column, all in one vector space. */
 export interface VectorTable {
@@ -35,7 +36,8 @@ export const CHUNK_HNSW: HnswParams = Object.freeze({ m: 8, efConstruction: 64 }
 /**
  * The memories' graph, denser than pgvector's default build: memories go in one at a time, and a
  * graph built that way with ef_construction 64 found 96.7% of the exact 10 nearest of 100k
- * clustered 512-d vectors at ef_search 40 (`npm run bench:hnsw-recall`, see the README).
+ * clustered 512-d vectors at ef_search 40 (`npm run bench:hnsw-recall`, see
+ * docs/benchmarks/hnsw-recall.md).
  */
 export const MEMORY_HNSW: HnswParams = Object.freeze({ m: 16, efConstruction: 128 });
 
@@ -70,8 +72,6 @@ export class VectorSpaceMismatchError extends Error {
   }
 }
 
-const ident = (name: string) => sql.raw(`"${name.replace(/"/g, '""')}"`);
-
 /**
  * Binds each vector table to the embedder's space: records it on first use, fixes the column's
  * dimension and builds the HNSW index. A store whose vectors came from another embedder is refused.
@@ -81,20 +81,20 @@ export async function ensureVectorSpace(db: Db, embedder: Embedder, tables = VEC
   await db.transaction(async (tx) => {
     await tx.execute(sql`SELECT pg_advisory_xact_lock(727274102)`);
     for (const t of tables) {
-      const stored = await readSpace(tx as unknown as Db, t.table);
+      const stored = await readSpace(tx, t.table);
       if (stored && stored.embedderId === configured.embedderId && stored.dimensions === configured.dimensions) {
-        await ensureIndex(tx as unknown as Db, t, configured.dimensions);
+        await ensureIndex(tx, t, configured.dimensions);
         continue;
       }
       if (stored) {
         const rows = await queryRows(
-          tx as unknown as Db,
+          tx,
           sql`SELECT 1 FROM ${ident(t.table)} WHERE ${ident(t.embeddingColumn)} IS NOT NULL LIMIT 1`,
         );
         if (rows.length > 0) throw new VectorSpaceMismatchError(t.table, stored, configured);
       }
-      await setColumnDimensions(tx as unknown as Db, t, configured.dimensions);
-      await recordSpace(tx as unknown as Db, t.table, configured);
+      await setColumnDimensions(tx, t, configured.dimensions);
+      await recordSpace(tx, t.table, configured);
     }
   });
 }

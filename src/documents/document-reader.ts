@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt } from 'drizzle-orm';
 import type { Db } from '../db/database.js';
-import { chunks, documents } from '../db/schema.js';
+import { chunks, documents } from '../db/schema/index.js';
 import { InvalidCursorError } from '../retrieval/cursor.js';
 import { type TagFilterInput, normalizeTagFilter } from '../retrieval/filter.js';
 import { tagConditions } from '../retrieval/filter-sql.js';

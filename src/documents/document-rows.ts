@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.js';
-import { chunks, documents } from '../db/schema.js';
+import { chunks, documents } from '../db/schema/index.js';
 import type { DocumentFormat } from './parsers/document-format.js';
 import type { StoredDocument } from './stored-document.js';
 

@@ -1,6 +1,6 @@
 import { and, sql } from 'drizzle-orm';
-import type { KnowledgeHit, KnowledgeRetriever } from '../chat/knowledge-retriever.js';
-import { chunks, documents } from '../db/schema.js';
+import type { KnowledgeHit, KnowledgeRetriever } from '../retrieval/knowledge.js';
+import { chunks, documents } from '../db/schema/index.js';
 import { uuidArray } from '../db/sql-arrays.js';
 import { defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
 import { type TagFilter, type TagFilterInput, corpusFilter } from '../retrieval/filter.js';

@@ -1,6 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import type { Db } from '../db/database.js';
-import { documents } from '../db/schema.js';
+import { documents } from '../db/schema/index.js';
 import { defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
 import { createCorpusIndex } from '../retrieval/corpus-index.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
@@ -36,8 +35,7 @@ export function createDocumentStore(options: DocumentStoreOptions): DocumentStor
 
   async function del(id: string): Promise<boolean> {
     const ofTenant = eq(documents.tenantId, tenantId);
-    return db.transaction(async (txn) => {
-      const tx = txn as unknown as Db;
+    return db.transaction(async (tx) => {
       await index.lock(tx, tenantId, false);
       const [found] = await tx.select({ id: documents.id }).from(documents).where(and(ofTenant, eq(documents.id, id))).for('update');
       if (!found) return false;

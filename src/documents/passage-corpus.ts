@@ -1,5 +1,5 @@
-import { CHUNK_BM25 } from '../db/bm25-index.js';
-import { chunks } from '../db/schema.js';
+import { chunks } from '../db/schema/index.js';
+import { CHUNK_BM25 } from '../retrieval/bm25/bm25-index.js';
 import type { Corpus } from '../retrieval/corpus.js';
 import type { CorpusFilter } from '../retrieval/filter.js';
 

@@ -1,9 +1,9 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
-import { CHUNK_BM25, addBm25Documents, adjustBm25Totals, lockBm25Corpus, removeBm25Postings } from '../db/bm25-index.js';
-import type { Db } from '../db/database.js';
-import { chunks, documents } from '../db/schema.js';
+import type { Db, Tx } from '../db/database.js';
+import { chunks, documents } from '../db/schema/index.js';
 import { intArray, uuidArray } from '../db/sql-arrays.js';
 import { type Analyzer, defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
+import { CHUNK_BM25, addBm25Documents, adjustBm25Totals, lockBm25Corpus, removeBm25Postings } from '../retrieval/bm25/bm25-index.js';
 import { approximateTokenCount } from '../text/approximate-token-count.js';
 import { AnalyzerMismatchError } from '../retrieval/analyzer-mismatch-error.js';
 import { storedChunkColumns } from './document-rows.js';
@@ -34,8 +34,7 @@ export async function regroupLegacyPassages(db: Db, options: RegroupPassagesOpti
   let regrouped = 0;
   for (const { tenantId } of tenants) {
     for (;;) {
-      const done = await db.transaction(async (txn) => {
-        const tx = txn as unknown as Db;
+      const done = await db.transaction(async (tx) => {
         const corpus = await lockBm25Corpus(tx, CHUNK_BM25, tenantId, analyzer.id);
         if (corpus.analyzerId !== analyzer.id) throw new AnalyzerMismatchError(corpus.analyzerId, analyzer.id);
         // No row locks needed: every writer of the tenant's documents holds the corpus lock we hold.
@@ -57,7 +56,7 @@ export async function regroupLegacyPassages(db: Db, options: RegroupPassagesOpti
 }
 
 async function regroup(
-  tx: Db,
+  tx: Tx,
   tenantId: string,
   docs: { id: string; title: string; text: string }[],
   analyzer: Analyzer,

@@ -1,4 +1,4 @@
-import type { PassageText } from '../chat/knowledge-retriever.js';
+import type { PassageText } from '../retrieval/knowledge.js';
 
 export interface PlacedChunk {
   text: string;

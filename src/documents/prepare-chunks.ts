@@ -106,30 +106,36 @@ export function preparePassages(input: PreparePassagesInput): Pick<PreparedChunk
   return out;
 }
 
+/**
+ * Chunkings tried with the title in front, each with less room after an overflow; past them the
+ * title goes, and the chunks alone are within the limit.
+ */
+const MAX_TITLED_CHUNKINGS = 4;
+
 function chunkForEmbedder(input: PrepareChunksInput, countTokens: (text: string) => number): { chunks: Chunk[]; context: string } {
   const limit = Math.floor(input.maxInputTokens);
   if (!(limit >= 2)) throw new RangeError(`the embedder's input limit must be at least 2 tokens, got ${input.maxInputTokens}`);
   const title = collapseSpace(input.title);
   // One token more for the blank line between title and chunk.
   const titleTokens = title === '' ? 0 : countTokens(title) + 1;
-  let context = titleTokens > 0 && titleTokens <= limit / 4 ? title : '';
-  let room = limit - (context === '' ? 0 : titleTokens);
-  for (let attempt = 0; ; attempt++) {
+  const context = titleTokens > 0 && titleTokens <= limit / 4 ? title : '';
+  const chunkWithin = (room: number) => {
     const maxTokens = Math.max(1, Math.min(input.options?.maxTokens ?? DEFAULT_CHUNK_TOKENS, room));
     const overlapTokens = Math.min(input.options?.overlapTokens ?? Math.floor(maxTokens / 8), maxTokens - 1);
-    const chunks = chunkText(input.text, { maxTokens, overlapTokens, markup: input.markup, countTokens });
-    if (context === '') return { chunks, context };
-    // Subword tokens are not additive: a title and a chunk joined can take a token or two more
-    // than apart. Measured on the joined text, and cut again with less room when it overflows.
-    const overflow = Math.max(...chunks.map((c) => countTokens(indexedTextOf(context, c.text)) - limit));
-    if (overflow <= 0) return { chunks, context };
-    room -= overflow;
-    // Past a few attempts (or no room left) the title goes: chunks alone are within the limit.
-    if (attempt >= 3 || room < 1) {
-      context = '';
-      room = limit;
+    return chunkText(input.text, { maxTokens, overlapTokens, markup: input.markup, countTokens });
+  };
+  if (context !== '') {
+    let room = limit - titleTokens;
+    for (let attempt = 1; attempt <= MAX_TITLED_CHUNKINGS && room >= 1; attempt++) {
+      const chunks = chunkWithin(room);
+      // Subword tokens are not additive: a title and a chunk joined can take a token or two more
+      // than apart. Measured on the joined text, and cut again with less room when it overflows.
+      const overflow = Math.max(...chunks.map((c) => countTokens(indexedTextOf(context, c.text)) - limit));
+      if (overflow <= 0) return { chunks, context };
+      room -= overflow;
     }
   }
+  return { chunks: chunkWithin(limit), context: '' };
 }
 
 const collapseSpace = (text: string): string => text.replace(/\s+/g, ' ').trim();

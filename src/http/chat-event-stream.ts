@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
 import type { ChatEvent, ChatListener, TurnReply } from '../chat/chat-service.js';
-import type { Source } from '../chat/sources.js';
+import type { Source } from '../retrieval/source.js';
 import type { LiveRun } from '../runs/live-runs.js';
 import type { Logger } from '../observability/logger.js';
 import { errorReplyFor } from './error-mapping.js';

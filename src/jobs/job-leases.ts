@@ -11,10 +11,10 @@ import { toJob } from './job-rows.js';
  * `(id, worker, attempt, status = running)`: a worker whose job was cancelled, or taken over after
  * its lease ran out, changes nothing, and learns so (JobLeaseLostError).
  *
- * Hand-written rather than pg-boss or graphile-worker (README "Jobs and workers", "Why not
- * pg-boss", with `npm run bench:jobs`'s figures): pg-boss 10, the newest on Node 20, was not
- * faster per job on either driver (1.3-1.5x the time on the server, 1.2-1.3x on PGlite in full
- * runs), and it has no lease renewal (a job is taken back only after a fixed `expireIn`, whatever
+ * Hand-written rather than pg-boss or graphile-worker (docs/benchmarks/jobs.md, "Why a
+ * hand-written queue, not pg-boss", with `npm run bench:jobs`'s figures): pg-boss 10, the newest
+ * on Node 20, was not faster per job on either driver (1.3-1.5x the time on the server, 1.2-1.3x
+ * on PGlite in full runs), and it has no lease renewal (a job is taken back only after a fixed `expireIn`, whatever
  * the job's length) and no progress, so the API's progress, events and batches would need this
  * table anyway; graphile-worker 0.18 and pg-boss 11+ need Node 22. What a library would have
  * given, the effect (the document) and `succeeded` in one transaction on either driver, this

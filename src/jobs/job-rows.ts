@@ -1,5 +1,5 @@
 import { getTableColumns } from 'drizzle-orm';
-import { jobs } from '../db/schema.js';
+import { jobs } from '../db/schema/index.js';
 import type { Job, JobError, JobKind, JobProgress, JobStatus } from './job-types.js';
 
 export type JobRow = typeof jobs.$inferSelect;

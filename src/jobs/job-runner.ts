@@ -135,7 +135,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
       const result = await handler(attempt);
       clearInterval(heartbeat);
       await writing;
-      if (!completed) await options.db.transaction(async (tx) => attempt.complete(tx as unknown as Db, result));
+      if (!completed) await options.db.transaction(async (tx) => attempt.complete(tx, result));
       observe('succeeded');
     } catch (err) {
       clearInterval(heartbeat);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.js';
-import { jobs } from '../db/schema.js';
+import { jobs } from '../db/schema/index.js';
 import { afterCursor, createdAtText, keysetPage } from '../retrieval/keyset-page.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
 import { QUEUED_PROGRESS, jobColumns, toJob } from './job-rows.js';
@@ -82,8 +82,7 @@ export function createJobStore(options: JobStoreOptions): JobStore {
   }
 
   async function enqueueBatch(kind: JobKind, inputs: JobInput[]): Promise<Job> {
-    const created = await db.transaction(async (txn) => {
-      const tx = txn as unknown as Db;
+    const created = await db.transaction(async (tx) => {
       const [batch] = await tx
         .insert(jobs)
         .values({ ...row('batch', { payload: { itemKind: kind, items: inputs.length } }, null), progress: { stage: 'items', done: 0, total: inputs.length } })
@@ -131,8 +130,7 @@ export function createJobStore(options: JobStoreOptions): JobStore {
   }
 
   async function cancel(id: string): Promise<CancelOutcome | undefined> {
-    return db.transaction(async (txn) => {
-      const tx = txn as unknown as Db;
+    return db.transaction(async (tx) => {
       // Compare-and-set: a job that ended meanwhile keeps its ending; a running one's worker sees
       // the status change at its next progress write and rolls back what it was writing.
       const [cancelled] = await tx

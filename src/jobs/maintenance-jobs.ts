@@ -5,7 +5,7 @@ import { reindexStaleTurns } from '../conversations/turn-text-index.js';
 import type { Db } from '../db/database.js';
 import { queryRows } from '../db/query-rows.js';
 import { reembedAll } from '../db/reembed.js';
-import { jobs } from '../db/schema.js';
+import { jobs } from '../db/schema/index.js';
 import { regroupLegacyPassages } from '../documents/passage-regrouping.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import { AnalyzerMismatchError } from '../retrieval/analyzer-mismatch-error.js';
@@ -45,8 +45,7 @@ export async function backfillNeeded(db: Db, analyzer: Analyzer = defaultAnalyze
  */
 export async function queueBackfillIfNeeded(db: Db, maxAttempts: number, analyzer: Analyzer = defaultAnalyzer): Promise<Job | undefined> {
   if (!(await backfillNeeded(db, analyzer))) return undefined;
-  return db.transaction(async (txn) => {
-    const tx = txn as unknown as Db;
+  return db.transaction(async (tx) => {
     await tx.execute(sql`SELECT pg_advisory_xact_lock(${BACKFILL_LOCK_ID})`);
     const [open] = await tx
       .select(jobColumns)

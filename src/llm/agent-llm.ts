@@ -1,7 +1,5 @@
 import { type LlmProvider, createLlmProvider } from './llm-provider.js';
-import type { AgentSettings } from '../agents/agent-config.js';
 import type { Config } from '../config/config.js';
-import { instrumentLlmProvider } from '../observability/instrumented-llm.js';
 import { PLACEHOLDER_API_KEY, llmProviderFromConfig } from './llm-from-config.js';
 
 /** An agent names a provider LLM_PROVIDERS does not have (it was removed after the agent was saved). */
@@ -10,6 +8,13 @@ export class UnknownLlmProviderError extends Error {
     super(`LLM provider ${JSON.stringify(provider)} is not in LLM_PROVIDERS`);
     this.name = 'UnknownLlmProviderError';
   }
+}
+
+/** What an agent's settings may choose of its model; unset fields are the deployment's. */
+export interface LlmChoice {
+  provider?: string | undefined;
+  model?: string | undefined;
+  temperature?: number | undefined;
 }
 
 /** Distinct (provider, model, temperature) choices kept built; past it the least recently used goes. */
@@ -21,7 +26,12 @@ const CACHED_PROVIDERS = 64;
  * distinct choice, within a bound: a provider holds an HTTP client, and a tenant may make agents
  * with as many model names as it likes.
  */
-export function createAgentLlmResolver(config: Config, base: LlmProvider | undefined): (settings: AgentSettings | null) => LlmProvider | undefined {
+export function createAgentLlmResolver(
+  config: Config,
+  base: LlmProvider | undefined,
+  /** Wraps each provider built here as `base` was wrapped (metrics). */
+  wrap: (provider: LlmProvider) => LlmProvider = (provider) => provider,
+): (settings: LlmChoice | null) => LlmProvider | undefined {
   const cache = new Map<string, LlmProvider | undefined>();
   return (settings) => {
     if (!settings || (settings.model === undefined && settings.provider === undefined && settings.temperature === undefined)) return base;
@@ -33,14 +43,14 @@ export function createAgentLlmResolver(config: Config, base: LlmProvider | undef
       cache.set(key, cached);
       return cached;
     }
-    const provider = resolve(config, base, settings);
+    const provider = resolve(config, base, settings, wrap);
     cache.set(key, provider);
     if (cache.size > CACHED_PROVIDERS) cache.delete(cache.keys().next().value!);
     return provider;
   };
 }
 
-function resolve(config: Config, base: LlmProvider | undefined, settings: AgentSettings): LlmProvider | undefined {
+function resolve(config: Config, base: LlmProvider | undefined, settings: LlmChoice, wrap: (provider: LlmProvider) => LlmProvider): LlmProvider | undefined {
   const { model, temperature } = settings;
   if (settings.provider !== undefined) {
     const entry = Object.hasOwn(config.LLM_PROVIDERS, settings.provider) ? config.LLM_PROVIDERS[settings.provider] : undefined;
@@ -48,7 +58,7 @@ function resolve(config: Config, base: LlmProvider | undefined, settings: AgentS
     const name = model ?? config.LLM_MODEL;
     // A provider without a model to ask has nothing to answer with: the turn is extractive.
     if (name === undefined) return undefined;
-    return instrumentLlmProvider(
+    return wrap(
       createLlmProvider({
         baseURL: entry.baseURL,
         apiKey: entry.apiKey ?? PLACEHOLDER_API_KEY,
@@ -62,5 +72,5 @@ function resolve(config: Config, base: LlmProvider | undefined, settings: AgentS
   if (base) return base.withOptions ? base.withOptions({ model, temperature }) : base;
   // No deployment model, but an endpoint to send the agent's model to.
   const configured = model === undefined ? undefined : llmProviderFromConfig({ ...config, LLM_MODEL: model });
-  return configured && instrumentLlmProvider(temperature === undefined || !configured.withOptions ? configured : configured.withOptions({ temperature }));
+  return configured && wrap(temperature === undefined || !configured.withOptions ? configured : configured.withOptions({ temperature }));
 }

@@ -1,5 +1,5 @@
-import { MEMORY_BM25 } from '../db/bm25-index.js';
-import { memories } from '../db/schema.js';
+import { memories } from '../db/schema/index.js';
+import { MEMORY_BM25 } from '../retrieval/bm25/bm25-index.js';
 import type { Corpus } from '../retrieval/corpus.js';
 import { type CorpusFilter, corpusFilter } from '../retrieval/filter.js';
 import { DEFAULT_AGENT_ID, type MemoryFilter } from './memory-types.js';

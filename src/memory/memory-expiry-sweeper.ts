@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { type PeriodicSweep, startPeriodicSweep } from '../background/periodic-sweep.js';
 import type { Db } from '../db/database.js';
-import { memories } from '../db/schema.js';
+import { memories } from '../db/schema/index.js';
 import { type Analyzer, defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
 import { createCorpusIndex } from '../retrieval/corpus-index.js';
 import { MEMORY_CORPUS } from './memory-corpus.js';
@@ -28,8 +28,7 @@ export async function sweepExpiredMemories(db: Db, options: SweepOptions = {}): 
   let swept = 0;
   for (const { tenantId } of tenants) {
     for (;;) {
-      const n = await db.transaction(async (txn) => {
-        const tx = txn as unknown as Db;
+      const n = await db.transaction(async (tx) => {
         await index.lock(tx, tenantId, false);
         const batch = and(
           eq(memories.tenantId, tenantId),

@@ -1,6 +1,6 @@
 import { type SQL, and, asc, eq, sql } from 'drizzle-orm';
-import type { Db } from '../db/database.js';
-import { memories, memoryHistory } from '../db/schema.js';
+import type { Db, Tx } from '../db/database.js';
+import { memories, memoryHistory } from '../db/schema/index.js';
 import type { MemoryActor, MemoryEvent, MemoryEventType } from './memory-types.js';
 
 /** One change to record, with the memory as it was and as it is. */
@@ -17,7 +17,7 @@ export interface MemoryChangeRecord {
 }
 
 /** Records changes in the writer's transaction: a change and its event land together or not at all. */
-export async function recordMemoryEvents(tx: Db, tenantId: string, actor: MemoryActor, records: readonly MemoryChangeRecord[]): Promise<void> {
+export async function recordMemoryEvents(tx: Tx, tenantId: string, actor: MemoryActor, records: readonly MemoryChangeRecord[]): Promise<void> {
   if (records.length === 0) return;
   await tx.insert(memoryHistory).values(
     records.map((r) => ({
@@ -40,7 +40,7 @@ export async function recordMemoryEvents(tx: Db, tenantId: string, actor: Memory
  * Records the removal of every memory `where` selects (deleted or expired), read in the same
  * statement that writes the events: run it in the deleting transaction, before the delete.
  */
-export async function recordRemovals(tx: Db, tenantId: string, event: 'deleted' | 'expired', actor: MemoryActor, where: SQL): Promise<void> {
+export async function recordRemovals(tx: Tx, tenantId: string, event: 'deleted' | 'expired', actor: MemoryActor, where: SQL): Promise<void> {
   await tx.execute(sql`
     INSERT INTO ${memoryHistory} (tenant_id, memory_id, agent_id, user_id, key, event, content, previous_content, tags, previous_tags, actor)
     SELECT ${tenantId}, ${memories.id}, ${memories.agentId}, ${memories.userId}, ${memories.key}, ${event}, NULL, ${memories.content},

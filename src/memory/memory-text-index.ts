@@ -1,9 +1,9 @@
 import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
-import { MEMORY_BM25, addBm25Documents, clearBm25Index, lockBm25Corpus, setBm25Analyzer } from '../db/bm25-index.js';
 import type { Db } from '../db/database.js';
-import { memories, memoryCorpusStats } from '../db/schema.js';
+import { memories, memoryCorpusStats } from '../db/schema/index.js';
 import { intArray, uuidArray } from '../db/sql-arrays.js';
 import { type Analyzer, defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
+import { MEMORY_BM25, addBm25Documents, clearBm25Index, lockBm25Corpus, setBm25Analyzer } from '../retrieval/bm25/bm25-index.js';
 import { AnalyzerMismatchError } from '../retrieval/analyzer-mismatch-error.js';
 import { MEMORY_REINDEX_REMEDY } from './memory-corpus.js';
 
@@ -44,8 +44,7 @@ export async function indexUnindexedMemories(db: Db, options: IndexMemoriesOptio
 
 /** Drops a tenant's postings written by another analyzer, leaving its memories to be indexed again. */
 async function dropTenantIndex(db: Db, tenantId: string, analyzer: Analyzer): Promise<boolean> {
-  return db.transaction(async (txn) => {
-    const tx = txn as unknown as Db;
+  return db.transaction(async (tx) => {
     const corpus = await lockBm25Corpus(tx, MEMORY_BM25, tenantId, analyzer.id);
     if (corpus.analyzerId === analyzer.id) return false;
     // Unlike chunks, a memory's indexed text is its stored content: re-indexing needs no client.
@@ -67,8 +66,7 @@ async function indexTenant(
   progress: { indexed: number; onProgress: ((indexed: number) => void) | undefined },
 ): Promise<void> {
   for (;;) {
-    const done = await db.transaction(async (txn) => {
-      const tx = txn as unknown as Db;
+    const done = await db.transaction(async (tx) => {
       const corpus = await lockBm25Corpus(tx, MEMORY_BM25, tenantId, analyzer.id);
       // Another process with another analyzer took over the index meanwhile: two cannot share it.
       if (corpus.analyzerId !== analyzer.id) throw new AnalyzerMismatchError(corpus.analyzerId, analyzer.id, MEMORY_REINDEX_REMEDY);

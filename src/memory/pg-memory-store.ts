@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { type SQL, and, asc, desc, eq, getTableColumns, sql } from 'drizzle-orm';
-import type { Db } from '../db/database.js';
-import { memories } from '../db/schema.js';
+import type { Tx } from '../db/database.js';
+import { memories } from '../db/schema/index.js';
 import { defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
 import { createCorpusIndex } from '../retrieval/corpus-index.js';
 import type { CorpusFilter } from '../retrieval/filter.js';
@@ -85,6 +85,16 @@ interface LockedRow {
 export const MAX_BATCH_MEMORIES = 100;
 
 /**
+ * A save or patch embeds before its transaction, and tries again when a concurrent writer changed
+ * the content meanwhile (the vector must be of the content written); from this attempt on it
+ * embeds under the lock instead, holding the tenant's memory writers for the embedder's time.
+ */
+const EMBED_UNDER_LOCK_FROM_ATTEMPT = 3;
+const MAX_WRITE_ATTEMPTS = 5;
+const writeAttemptsExhausted = (key: string) =>
+  new Error(`memory ${JSON.stringify(key)} was not written: its content kept changing under concurrent writers (${MAX_WRITE_ATTEMPTS} attempts)`);
+
+/**
  * The text two facts are compared by for duplicates: case, runs of whitespace and a final full
  * stop do not make a new fact. Computed by the database on both sides, so it is one function.
  */
@@ -122,7 +132,7 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
     return vectors;
   }
 
-  async function lockRow(tx: Db, key: string, scope: { agentId: string; userId: string }): Promise<LockedRow | undefined> {
+  async function lockRow(tx: Tx, key: string, scope: { agentId: string; userId: string }): Promise<LockedRow | undefined> {
     const [row] = await tx
       .select({
         id: memories.id,
@@ -144,7 +154,7 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
    * Writes `target` over `locked` (the row under its key, locked, or none) with its history event;
    * the corpus lock is held. Null when the content changed and no vector for it is at hand.
    */
-  async function write(tx: Db, target: Target, locked: LockedRow | undefined, vector: number[] | null, actor: MemoryActor): Promise<SaveMemoryResult | null> {
+  async function write(tx: Tx, target: Target, locked: LockedRow | undefined, vector: number[] | null, actor: MemoryActor): Promise<SaveMemoryResult | null> {
     const live = locked !== undefined && !locked.expired;
     const indexed = index.termsOf(target.content);
     const scope = { agentId: target.agentId, userId: target.userId };
@@ -215,20 +225,20 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
   async function save(input: SaveMemoryInput): Promise<SaveMemoryResult> {
     const target = targetOf(input);
     const actor = input.actor ?? API_ACTOR;
-    for (let tries = 1; ; tries++) {
+    for (let tries = 1; tries <= MAX_WRITE_ATTEMPTS; tries++) {
       const current = await get(target.key, target);
       // Embed outside the transaction: on PGlite a transaction holds the only connection, and
       // inside it the corpus lock would stall every memory writer for the embedder's time.
       const vector = current?.content === target.content ? null : await embedOne(target.content);
-      const saved = await db.transaction(async (txn) => {
-        const tx = txn as unknown as Db;
+      const saved = await db.transaction(async (tx) => {
         await index.lock(tx, tenantId, true);
         const locked = await lockRow(tx, target.key, target);
         // Another writer changed the content after we read it: our vector must match our content.
-        return write(tx, target, locked, vector ?? (tries >= 3 && locked?.content !== target.content ? await embedOne(target.content) : null), actor);
+        return write(tx, target, locked, vector ?? (tries >= EMBED_UNDER_LOCK_FROM_ATTEMPT && locked?.content !== target.content ? await embedOne(target.content) : null), actor);
       });
       if (saved) return saved;
     }
+    throw writeAttemptsExhausted(target.key);
   }
 
   async function saveMany(inputs: readonly SaveMemoryInput[]): Promise<SaveMemoryResult[]> {
@@ -242,8 +252,7 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
     }
     // Every content embedded up front, in batches: the transaction then only writes.
     const vectors = await embedMany(targets.map((t) => t.content));
-    return db.transaction(async (txn) => {
-      const tx = txn as unknown as Db;
+    return db.transaction(async (tx) => {
       await index.lock(tx, tenantId, true);
       const results: SaveMemoryResult[] = [];
       for (const [i, target] of targets.entries()) {
@@ -270,24 +279,24 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
         expiresAt: expiresAt === undefined ? current.expiresAt : expiresAt,
       };
     };
-    for (let tries = 1; ; tries++) {
+    for (let tries = 1; tries <= MAX_WRITE_ATTEMPTS; tries++) {
       const current = await get(key, scope);
       if (!current) return null;
       const content = changes.content ?? current.content;
       const vector = content === current.content ? null : await embedOne(content);
-      const outcome = await db.transaction(async (txn) => {
-        const tx = txn as unknown as Db;
+      const outcome = await db.transaction(async (tx) => {
         await index.lock(tx, tenantId, true);
         const locked = await lockRow(tx, key, scope);
         if (!locked || locked.expired) return 'gone' as const;
         const target = merge(locked);
         // The patch applies to the row as locked; only its content needs the vector made outside.
-        const ready = target.content === locked.content ? null : target.content === content ? vector : tries >= 3 ? await embedOne(target.content) : null;
+        const ready = target.content === locked.content ? null : target.content === content ? vector : tries >= EMBED_UNDER_LOCK_FROM_ATTEMPT ? await embedOne(target.content) : null;
         return write(tx, target, locked, ready, actor);
       });
       if (outcome === 'gone') return null;
       if (outcome) return outcome.memory;
     }
+    throw writeAttemptsExhausted(key);
   }
 
   async function applyChanges(scopeInput: MemoryScope, changes: readonly MemoryChange[], actor: MemoryActor): Promise<AppliedChange[]> {
@@ -296,8 +305,7 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
     const vectors = await embedMany(written);
     const vectorOf = new Map(written.map((text, i) => [text, vectors[i]!]));
     const inScope = and(eq(memories.tenantId, tenantId), eq(memories.agentId, scope.agentId), eq(memories.userId, scope.userId), notExpired)!;
-    return db.transaction(async (txn) => {
-      const tx = txn as unknown as Db;
+    return db.transaction(async (tx) => {
       await index.lock(tx, tenantId, true);
       const results: AppliedChange[] = [];
       for (const change of changes) {
@@ -355,7 +363,7 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
   }
 
   /** Deletes the memories matching `where` with their postings and a `deleted` event each, in the caller's transaction. */
-  async function remove(tx: Db, where: SQL, actor: MemoryActor): Promise<number> {
+  async function remove(tx: Tx, where: SQL, actor: MemoryActor): Promise<number> {
     await index.lock(tx, tenantId, false);
     await recordRemovals(tx, tenantId, 'deleted', actor, where);
     return index.deleteRows(tx, tenantId, where);
@@ -371,12 +379,14 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
 
   async function del(key: string, scope?: MemoryScope, actor: MemoryActor = API_ACTOR): Promise<boolean> {
     const target = and(byKey(key, scopeOf(scope)), notExpired)!;
-    return db.transaction(async (tx) => (await remove(tx as unknown as Db, target, actor)) > 0);
+    return db.transaction(async (tx) => (await remove(tx, target, actor)) > 0);
   }
 
-  async function search(query: string, opts: SearchMemoriesOptions = {}): Promise<MemorySearchHit[]> {
+  /** Both searches: with `vector` given, nothing is embedded. */
+  async function searchHits(query: string, opts: SearchMemoriesOptions, vector?: number[]): Promise<MemorySearchHit[]> {
     const hits = await searchRows<MemoryRow>(engine, db, MEMORY_CORPUS, query, {
       mode: opts.mode ?? 'hybrid',
+      vector,
       filter: memoryFilter(tenantId, opts),
       topK: opts.topK ?? 10,
       weights: opts.weights ?? weights,
@@ -386,18 +396,10 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
     return hits.map(({ row, score, ranks }) => ({ memory: toMemory(row), score, ranks }));
   }
 
-  async function searchByVector(vector: number[], opts: VectorSearchOptions = {}): Promise<MemorySearchHit[]> {
-    const hits = await searchRows<MemoryRow>(engine, db, MEMORY_CORPUS, '', {
-      mode: 'vector',
-      vector,
-      filter: memoryFilter(tenantId, opts),
-      topK: opts.topK ?? 10,
-      weights,
-      minScore: opts.minScore,
-      payload: memoryColumns,
-    });
-    return hits.map(({ row, score, ranks }) => ({ memory: toMemory(row), score, ranks }));
-  }
+  const search = (query: string, opts: SearchMemoriesOptions = {}) => searchHits(query, opts);
+
+  // The store's own weights and vector mode, whatever else the options object carries.
+  const searchByVector = (vector: number[], opts: VectorSearchOptions = {}) => searchHits('', { ...opts, mode: 'vector', weights }, vector);
 
   async function list(opts: ListMemoriesOptions = {}): Promise<MemoryPage> {
     const limit = opts.limit ?? 50;
@@ -428,7 +430,7 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
       throw new RangeError('deleteByTags needs tagsAny or tagsAll: a filter of excluded tags alone would delete almost everything');
     }
     // Invalidated memories carry the tag too: deleting by tag deletes them as well.
-    return db.transaction(async (tx) => remove(tx as unknown as Db, where({ ...filter, includeInvalid: true }), API_ACTOR));
+    return db.transaction(async (tx) => remove(tx, where({ ...filter, includeInvalid: true }), API_ACTOR));
   }
 
   return { save, saveMany, patch, applyChanges, history, get, search, searchByVector, delete: del, list, tagCounts, deleteByTags };

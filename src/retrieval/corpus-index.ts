@@ -1,8 +1,8 @@
 import type { SQL } from 'drizzle-orm';
-import { type Bm25Document, addBm25Documents, adjustBm25Totals, deleteBm25Rows, lockBm25Corpus, removeBm25Postings, setBm25Analyzer } from '../db/bm25-index.js';
-import type { Db } from '../db/database.js';
+import type { Tx } from '../db/database.js';
 import { AnalyzerMismatchError } from './analyzer-mismatch-error.js';
 import type { Analyzer } from './bm25/analyzer.js';
+import { type Bm25Document, addBm25Documents, adjustBm25Totals, deleteBm25Rows, lockBm25Corpus, removeBm25Postings, setBm25Analyzer } from './bm25/bm25-index.js';
 import type { Corpus } from './corpus.js';
 
 /** A row's terms as the analyzer indexes them. */
@@ -14,14 +14,14 @@ export type IndexedTerms = Omit<Bm25Document, 'id'>;
  * totals move together, and term upserts never deadlock) and checks the analyzer.
  */
 export interface CorpusIndex {
-  lock(tx: Db, tenantId: string, writingPostings: boolean): Promise<void>;
+  lock(tx: Tx, tenantId: string, writingPostings: boolean): Promise<void>;
   termsOf(text: string): IndexedTerms;
-  add(tx: Db, tenantId: string, rows: readonly Bm25Document[]): Promise<void>;
+  add(tx: Tx, tenantId: string, rows: readonly Bm25Document[]): Promise<void>;
   /** Takes the postings of the rows `rowIds` selects out of the index; the totals are the caller's. */
-  removePostings(tx: Db, tenantId: string, rowIds: SQL): Promise<void>;
-  adjustTotals(tx: Db, tenantId: string, rows: number, length: number): Promise<void>;
+  removePostings(tx: Tx, tenantId: string, rowIds: SQL): Promise<void>;
+  adjustTotals(tx: Tx, tenantId: string, rows: number, length: number): Promise<void>;
   /** Deletes the corpus's rows matching `where` with their postings and totals; returns how many went. */
-  deleteRows(tx: Db, tenantId: string, where: SQL): Promise<number>;
+  deleteRows(tx: Tx, tenantId: string, where: SQL): Promise<number>;
 }
 
 export function createCorpusIndex(corpus: Corpus, analyzer: Analyzer): CorpusIndex {

@@ -1,4 +1,4 @@
-import type { RerankerChoice } from '../retrieval/rerank/reranker-choice.js';
+import type { RerankerChoice } from './rerank/reranker-choice.js';
 
 /**
  * The seam to document retrieval, which is built separately. The chat depends on this interface

@@ -1,6 +1,5 @@
 import { Column, SQL, is, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
-import { bm25Candidates, queryTermCounts, readBm25Corpus } from '../db/bm25-index.js';
 import type { Db } from '../db/database.js';
 import { readsRunConcurrently } from '../db/concurrent-reads.js';
 import { type VectorScanOptions, filteredVectorSearch } from '../db/filtered-vector-search.js';
@@ -8,6 +7,7 @@ import { textArray } from '../db/sql-arrays.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import { AnalyzerMismatchError } from './analyzer-mismatch-error.js';
 import { type Analyzer, defaultAnalyzer } from './bm25/analyzer.js';
+import { bm25Candidates, queryTermCounts, readBm25Corpus } from './bm25/bm25-index.js';
 import { type Bm25Params, DEFAULT_BM25_PARAMS } from './bm25/bm25.js';
 import type { Corpus } from './corpus.js';
 import type { CorpusFilter } from './filter.js';

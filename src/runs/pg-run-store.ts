@@ -1,6 +1,6 @@
 import { and, eq, getTableColumns, gt, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.js';
-import { runs } from '../db/schema.js';
+import { runs } from '../db/schema/index.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
 import { type NewRun, PAUSED_STATUSES, type Run, type RunState, type RunStatus, type RunStore, type RunUpdate, type RunUsage } from './run-types.js';
 

@@ -1,6 +1,6 @@
 import { and, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.js';
-import { runs } from '../db/schema.js';
+import { runs } from '../db/schema/index.js';
 import { PAUSED_STATUSES } from './run-types.js';
 
 export interface RunSweep {

@@ -1,6 +1,6 @@
 import type { AgentTurnState, PendingCalls } from '../llm/agent-loop.js';
 import type { AgentSettings } from '../agents/agent-config.js';
-import type { Source } from '../chat/sources.js';
+import type { Source } from '../retrieval/source.js';
 
 export const RUN_STATUSES = ['running', 'requires_action', 'requires_approval', 'completed', 'failed', 'cancelled', 'expired'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];

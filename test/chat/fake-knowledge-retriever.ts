@@ -1,4 +1,4 @@
-import type { KnowledgeHit, KnowledgeRetriever, KnowledgeSearchOptions } from '../../src/chat/knowledge-retriever.js';
+import type { KnowledgeHit, KnowledgeRetriever, KnowledgeSearchOptions } from '../../src/retrieval/knowledge.js';
 
 /** Document chunks in memory, ranked by shared words: enough to drive the chat without the real index. */
 export function createFakeKnowledgeRetriever(hits: Omit<KnowledgeHit, 'score'>[]): KnowledgeRetriever & { calls: { query: string; options: KnowledgeSearchOptions }[] } {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.js';
-import { memories } from '../../src/db/schema.js';
+import { memories } from '../../src/db/schema/index.js';
 import { ensureVectorSpace } from '../../src/db/vector-space.js';
 import { createPgMemoryStore } from '../../src/memory/pg-memory-store.js';
 import { clusteredVectors, createTableEmbedder } from '../../testkit/vector-fixtures.js';

@@ -3,7 +3,6 @@ import type { Hono } from 'hono';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/app-context.js';
 import { deleteConversationTurns } from '../../src/conversations/turn-index.js';
-import type { Db } from '../../src/db/database.js';
 import { call, clearConversations, clearMemories, createApp, createTestContext } from './http-test-context.js';
 
 let ctx: AppContext;
@@ -207,7 +206,7 @@ describe('users on the chat and conversations', () => {
   it('indexes the turns a conversation lacks (a crash, an older release) when it is next continued', async () => {
     const first = await chat({ message: 'The spare tyre is in the boot.', agentId: 'kim' });
     const id = first.body.conversationId;
-    await ctx.database.db.transaction(async (tx) => deleteConversationTurns(tx as unknown as Db, 'default', id));
+    await ctx.database.db.transaction(async (tx) => deleteConversationTurns(tx, 'default', id));
     const search = async () => (await call(app, 'POST', '/v1/turns/search', { query: 'spare tyre boot', agentId: 'kim', mode: 'text', topK: 5 })).body.hits;
     expect(await search()).toEqual([]);
     await chat({ message: 'Thanks.', agentId: 'kim', conversationId: id });

@@ -70,8 +70,8 @@ describeOnDrivers('job queue', (driver) => {
     const second = (await queue.claim('b', 30_000))!;
     expect(second).toMatchObject({ id: job.id, attempt: 2 });
     await expect(queue.progress(first, 'a', 30_000, { stage: 'embed', done: 1, total: 2 })).rejects.toBeInstanceOf(JobLeaseLostError);
-    await expect(database.db.transaction((tx) => queue.complete(tx as unknown as Db, first, 'a', { documentId: 'x' }))).rejects.toBeInstanceOf(JobLeaseLostError);
-    await database.db.transaction((tx) => queue.complete(tx as unknown as Db, second, 'b', { ok: true }));
+    await expect(database.db.transaction((tx) => queue.complete(tx, first, 'a', { documentId: 'x' }))).rejects.toBeInstanceOf(JobLeaseLostError);
+    await database.db.transaction((tx) => queue.complete(tx, second, 'b', { ok: true }));
     expect(await store.get(job.id)).toMatchObject({ status: 'succeeded', result: { ok: true }, attempt: 2 });
   });
 

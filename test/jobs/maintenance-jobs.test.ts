@@ -5,10 +5,10 @@ import { sql } from 'drizzle-orm';
 import { expect, it } from 'vitest';
 import { type AppContext, createAppContext } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
-import { MEMORY_BM25, clearBm25Index } from '../../src/db/bm25-index.js';
 import type { Db } from '../../src/db/database.js';
 import { queryRows } from '../../src/db/query-rows.js';
 import { ensureVectorSpace, readSpace } from '../../src/db/vector-space.js';
+import { MEMORY_BM25, clearBm25Index } from '../../src/retrieval/bm25/bm25-index.js';
 import { createJobLeases } from '../../src/jobs/job-leases.js';
 import { SYSTEM_TENANT_ID } from '../../src/jobs/job-types.js';
 import { backfillNeeded, queueReembed, runReembedJob } from '../../src/jobs/maintenance-jobs.js';
@@ -42,7 +42,7 @@ describeOnDrivers('maintenance as jobs', (driver) => {
       opened.push(first);
       for (const m of MEMORIES) await first.memories.forTenant('default').save(m);
       await first.database.db.transaction(async (tx) => {
-        await clearBm25Index(tx as unknown as Db, MEMORY_BM25, 'default');
+        await clearBm25Index(tx, MEMORY_BM25, 'default');
         await tx.execute(sql`UPDATE memories SET bm25_length = NULL`);
       });
       expect(await backfillNeeded(first.database.db)).toBe(true);

@@ -1,12 +1,12 @@
 import { type SQL, sql } from 'drizzle-orm';
-import { MEMORY_BM25, bm25Candidates, queryTermCounts } from '../../src/db/bm25-index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.js';
 import { queryRows } from '../../src/db/query-rows.js';
-import { memories } from '../../src/db/schema.js';
+import { memories } from '../../src/db/schema/index.js';
 import { VectorSpaceMismatchError, ensureVectorSpace } from '../../src/db/vector-space.js';
 import type { Embedder } from '../../src/embeddings/embedder.js';
 import { createAnalyzer, defaultAnalyzer } from '../../src/retrieval/bm25/analyzer.js';
+import { MEMORY_BM25, bm25Candidates, queryTermCounts } from '../../src/retrieval/bm25/bm25-index.js';
 import { InMemoryBm25Index } from '../../src/retrieval/bm25/bm25.js';
 import { AnalyzerMismatchError } from '../../src/retrieval/analyzer-mismatch-error.js';
 import { InvalidCursorError } from '../../src/retrieval/cursor.js';

@@ -1,5 +1,5 @@
 import { type SentenceSpan, splitSentenceSpans } from '../../text/sentence-split.js';
-import { type Source, sourceText } from '../sources.js';
+import { type Source, sourceText } from '../../retrieval/source.js';
 
 /** A sentence an answer without a model may quote. */
 export interface AnswerCandidate {

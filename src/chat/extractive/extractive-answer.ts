@@ -2,7 +2,7 @@ import type { Embedder } from '../../embeddings/embedder.js';
 import { type AnswerCandidate, answerCandidates } from './answer-candidates.js';
 import { ANSWER_WEIGHTS, type AnswerWeights, LEXICAL_ANSWER_WEIGHTS, confidenceOf, scoreSentence } from './answer-weights.js';
 import { type SentenceFeatures, cosine, lexicalFeatures } from './sentence-features.js';
-import type { Source } from '../sources.js';
+import type { Source } from '../../retrieval/source.js';
 
 export { queryTerms } from './answer-terms.js';
 export { splitSentences } from '../../text/sentence-split.js';

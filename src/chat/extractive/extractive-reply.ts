@@ -1,7 +1,7 @@
 import type { Embedder } from '../../embeddings/embedder.js';
 import type { ChatEvent, ChatReply } from '../chat-reply.js';
 import { toCitation } from '../citations.js';
-import type { Source } from '../sources.js';
+import type { Source } from '../../retrieval/source.js';
 import { type ExtractiveOptions, NO_LLM_NOTE, extractiveAnswer } from './extractive-answer.js';
 
 /** A turn's reply without a model: sentences quoted from the recalled sources, each cited. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
-import type { Db } from '../../db/database.js';
-import { chunks, documents } from '../../db/schema.js';
+import type { Db, Tx } from '../../db/database.js';
+import { chunks, documents } from '../../db/schema/index.js';
 import type { Analyzer } from '../../retrieval/bm25/analyzer.js';
 import { type CorpusIndex, createCorpusIndex } from '../../retrieval/corpus-index.js';
 import { documentColumns, findDocumentByHash, toDocument } from '../document-rows.js';
@@ -42,8 +42,7 @@ export async function writeStage(document: EmbeddedDocument, options: WriteStage
   const ofTenant = eq(documents.tenantId, tenantId);
   const index = createCorpusIndex(PASSAGE_CORPUS, analyzer);
 
-  return db.transaction(async (txn) => {
-    const tx = txn as unknown as Db;
+  return db.transaction(async (tx) => {
     // Serialises the tenant's writers of postings and statistics, and checks their analyzer.
     await index.lock(tx, tenantId, true);
     // Another writer may have stored the same text while we embedded.
@@ -84,11 +83,11 @@ export async function writeStage(document: EmbeddedDocument, options: WriteStage
 }
 
 /** Deletes a document's chunks and postings, taking its passages out of the BM25 statistics; the corpus lock is the caller's. */
-export async function removeDocumentChunks(tx: Db, index: CorpusIndex, tenantId: string, documentId: string): Promise<void> {
+export async function removeDocumentChunks(tx: Tx, index: CorpusIndex, tenantId: string, documentId: string): Promise<void> {
   await index.deleteRows(tx, tenantId, and(eq(chunks.tenantId, tenantId), eq(chunks.documentId, documentId))!);
 }
 
-async function insertChunks(tx: Db, index: CorpusIndex, tenantId: string, documentId: string, tags: string[], prepared: PreparedChunk[], vectors: number[][]): Promise<void> {
+async function insertChunks(tx: Tx, index: CorpusIndex, tenantId: string, documentId: string, tags: string[], prepared: PreparedChunk[], vectors: number[][]): Promise<void> {
   const ids = prepared.map(() => randomUUID());
   for (let i = 0; i < prepared.length; i += INSERT_BATCH) {
     await tx.insert(chunks).values(

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TOOL_SEARCH_NAME } from '../../llm/tool-search.js';
 import { BUILT_IN_TOOLS } from '../../agents/agent-config.js';
-import { storable, unstorableIn } from '../../memory/memory-fields.js';
+import { storable, unstorableIn } from '../../text/storable-string.js';
 import { parametersProblem } from '../../runs/client-tools.js';
 import { DOCUMENT_LIMITS } from './document-schemas.js';
 import { agentIdSchema, tagsSchema, userIdSchema } from './memory-schemas.js';

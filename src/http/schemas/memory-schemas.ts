@@ -1,22 +1,15 @@
 import { z } from 'zod';
 import { SEARCH_MODES } from '../../retrieval/search-mode.js';
-import {
-  LONE_SURROGATE,
-  MEMORY_FIELD_LIMITS,
-  NUL_MESSAGE,
-  SURROGATE_MESSAGE,
-  contentSchema,
-  keySchema,
-  notBlank,
-  storableString,
-  tagsSchema,
-} from '../../memory/memory-fields.js';
-import { normalizeTag, normalizeTags } from '../../retrieval/tags.js';
+import { MEMORY_FIELD_LIMITS, contentSchema, keySchema } from '../../memory/memory-fields.js';
+import { normalizeTag, normalizeTags, tagsSchema } from '../../retrieval/tags.js';
+import { LONE_SURROGATE, NUL_MESSAGE, SURROGATE_MESSAGE, notBlank, storableString } from '../../text/storable-string.js';
 import { fusionWeightsSchema } from './fusion-weights-schema.js';
 import { metadataFilterQuerySchema, metadataFilterSchema } from './metadata-filter-schema.js';
 
 // The field schemas the chat's tools share with these routes live with the memories.
-export { contentSchema, keySchema, notBlank, storableString, tagSchema, tagsSchema } from '../../memory/memory-fields.js';
+export { contentSchema, keySchema } from '../../memory/memory-fields.js';
+export { tagSchema, tagsSchema } from '../../retrieval/tags.js';
+export { notBlank, storableString } from '../../text/storable-string.js';
 
 /** Every input limit of the memory routes, in one place. */
 export const MEMORY_LIMITS = {

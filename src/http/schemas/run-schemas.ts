@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { storable } from '../../memory/memory-fields.js';
+import { storable } from '../../text/storable-string.js';
 
 export const RUN_LIMITS = {
   answersMax: 128,

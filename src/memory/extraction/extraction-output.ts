@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { normalizeTag } from '../../retrieval/tags.js';
-import { contentSchema, tagSchema } from '../memory-fields.js';
+import { normalizeTag, tagSchema } from '../../retrieval/tags.js';
+import { contentSchema } from '../memory-fields.js';
 
 /** Bounds on what one extraction may write: a model that rambles does not fill the store. */
 export const EXTRACTION_LIMITS = { maxFacts: 20, factMaxChars: 1_000, maxTagsPerFact: 3 } as const;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { answerTypeOf, hasAnswerOfType } from '../../../src/chat/extractive/answer-type.js';
 import { NOTHING_FOUND_ANSWER, NOT_ANSWERED_ANSWER, extractiveAnswer, queryTerms } from '../../../src/chat/extractive/extractive-answer.js';
-import type { KnowledgeHit } from '../../../src/chat/knowledge-retriever.js';
+import type { KnowledgeHit } from '../../../src/retrieval/knowledge.js';
 import { SourceList } from '../../../src/chat/sources.js';
 import { createHashEmbedder } from '../../../testkit/hash-embedder.js';
 

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DocumentParseError } from '../../../src/documents/parsers/document-parse-error.js';
-import { parseDocument } from '../../../src/documents/parsers/parse-document.js';
+import { documentParsers } from '../../../src/documents/parsers/document-parsers.js';
+
+const parseDocument = documentParsers.parse.bind(documentParsers);
 import { minimalPdf, toBytes } from '../support/minimal-pdf.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/documents/${name}`, import.meta.url));

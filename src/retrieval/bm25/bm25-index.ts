@@ -1,8 +1,8 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import type { Db } from './database.js';
-import { queryRows } from './query-rows.js';
-import { intArray, textArray, uuidArray } from './sql-arrays.js';
+import type { Db, Tx } from '../../db/database.js';
+import { queryRows } from '../../db/query-rows.js';
+import { intArray, textArray, uuidArray } from '../../db/sql-arrays.js';
 
 /**
  * The tables of one BM25 index in the database: postings (tenant_id, `<document>`, term, tf), term
@@ -55,7 +55,7 @@ const MAX_WRITES_PER_STATEMENT = 3;
  * takes this lock first, so they are serialised (their term upserts never deadlock) and each sees
  * exact statistics; writers of other tenants do not wait.
  */
-export async function lockBm25Corpus(tx: Db, t: Bm25IndexTables, tenantId: string, analyzerId: string): Promise<Bm25Corpus> {
+export async function lockBm25Corpus(tx: Tx, t: Bm25IndexTables, tenantId: string, analyzerId: string): Promise<Bm25Corpus> {
   // Locked first, created only when missing: one statement in the common case, and none that
   // writes (an upsert's no-op update would leave a row version behind every locked read).
   const locked = () =>
@@ -82,12 +82,12 @@ export async function readBm25Corpus(db: Db, t: Bm25IndexTables, tenantId: strin
 }
 
 /** Records the analyzer of the tenant's postings; only valid with its lock held and none of its postings left. */
-export async function setBm25Analyzer(tx: Db, t: Bm25IndexTables, tenantId: string, analyzerId: string): Promise<void> {
+export async function setBm25Analyzer(tx: Tx, t: Bm25IndexTables, tenantId: string, analyzerId: string): Promise<void> {
   await tx.execute(sql`UPDATE ${id(t.corpusStats)} SET analyzer_id = ${analyzerId} WHERE tenant_id = ${tenantId}`);
 }
 
 /** Adds the postings of the tenant's rows not indexed before, their document frequencies and their lengths. */
-export async function addBm25Documents(tx: Db, t: Bm25IndexTables, tenantId: string, documents: readonly Bm25Document[]): Promise<void> {
+export async function addBm25Documents(tx: Tx, t: Bm25IndexTables, tenantId: string, documents: readonly Bm25Document[]): Promise<void> {
   if (documents.length === 0) return;
   const ids: string[] = [];
   const terms: string[] = [];
@@ -136,7 +136,7 @@ export async function addBm25Documents(tx: Db, t: Bm25IndexTables, tenantId: str
  * and takes them out of its document frequencies. The row count and length totals are the
  * caller's to adjust (`adjustBm25Totals`), since only it knows which of those rows were indexed.
  */
-export async function removeBm25Postings(tx: Db, t: Bm25IndexTables, tenantId: string, documentIds: SQL): Promise<void> {
+export async function removeBm25Postings(tx: Tx, t: Bm25IndexTables, tenantId: string, documentIds: SQL): Promise<void> {
   // One statement's CTEs share a snapshot: terms whose last posting goes are deleted, the others decremented.
   await tx.execute(sql`
     WITH gone AS (
@@ -149,7 +149,7 @@ export async function removeBm25Postings(tx: Db, t: Bm25IndexTables, tenantId: s
     UPDATE ${id(t.termStats)} s SET df = s.df - dec.n FROM dec WHERE s.tenant_id = ${tenantId} AND s.term = dec.term AND s.df > dec.n`);
 }
 
-export async function adjustBm25Totals(tx: Db, t: Bm25IndexTables, tenantId: string, documents: number, length: number): Promise<void> {
+export async function adjustBm25Totals(tx: Tx, t: Bm25IndexTables, tenantId: string, documents: number, length: number): Promise<void> {
   if (documents === 0 && length === 0) return;
   await tx.execute(totalsUpdate(t, tenantId, documents, length));
 }
@@ -173,7 +173,7 @@ export interface IndexedRows {
  * document frequencies and totals; returns how many rows went. Two statements: the postings, then
  * the rows and the totals together.
  */
-export async function deleteBm25Rows(tx: Db, t: Bm25IndexTables, tenantId: string, rows: IndexedRows): Promise<number> {
+export async function deleteBm25Rows(tx: Tx, t: Bm25IndexTables, tenantId: string, rows: IndexedRows): Promise<number> {
   await removeBm25Postings(tx, t, tenantId, sql`SELECT ${rows.idColumn} FROM ${rows.table} WHERE ${rows.where}`);
   const [row] = await queryRows<{ n: number }>(
     tx,
@@ -190,7 +190,7 @@ export async function deleteBm25Rows(tx: Db, t: Bm25IndexTables, tenantId: strin
 }
 
 /** Empties the tenant's index: its postings, its document frequencies, and its totals. */
-export async function clearBm25Index(tx: Db, t: Bm25IndexTables, tenantId: string): Promise<void> {
+export async function clearBm25Index(tx: Tx, t: Bm25IndexTables, tenantId: string): Promise<void> {
   await tx.execute(sql`DELETE FROM ${id(t.postings)} WHERE tenant_id = ${tenantId}`);
   await tx.execute(sql`DELETE FROM ${id(t.termStats)} WHERE tenant_id = ${tenantId}`);
   await tx.execute(sql`UPDATE ${id(t.corpusStats)} SET ${id(t.totalColumn)} = 0, total_length = 0 WHERE tenant_id = ${tenantId}`);

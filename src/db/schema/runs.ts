@@ -1,0 +1,40 @@
+import { sql } from 'drizzle-orm';
+import { check, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { tenantIdColumn } from './tenant-id-column.js';
+
+/**
+ * A chat turn's run: its status and, while it waits for the client (tool outputs, approvals), the
+ * state it resumes from (messages so far, pending calls, usage, sources), so that it survives a
+ * restart. The conversation gets the turn only when the run completes.
+ */
+export const runs = pgTable(
+  'runs',
+  {
+    id: uuid('id').primaryKey(),
+    tenantId: tenantIdColumn(),
+    agentId: text('agent_id').notNull(),
+    userId: text('user_id').notNull().default(''),
+    conversationId: uuid('conversation_id').notNull(),
+    /** The agent version the run started with; null when the agent had no record (deployment defaults). */
+    agentVersion: integer('agent_version'),
+    status: text('status').notNull(),
+    stopReason: text('stop_reason'),
+    usage: jsonb('usage').$type<Record<string, number>>().notNull().default({}),
+    state: jsonb('state').$type<Record<string, unknown>>(),
+    error: jsonb('error').$type<Record<string, unknown>>(),
+    /** A paused run left unanswered past this time is expired. */
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('runs_tenant_created_idx').on(t.tenantId, t.createdAt),
+    // A conversation's waiting run, looked up before every turn of it; only waiting runs are indexed.
+    index('runs_waiting_conversation_idx')
+      .on(t.conversationId)
+      .where(sql`status IN ('requires_action', 'requires_approval')`),
+    // The sweeper's scan: runs that wait or run, by how long they have.
+    index('runs_open_idx').on(t.status, t.updatedAt).where(sql`status IN ('running', 'requires_action', 'requires_approval')`),
+    check('runs_status', sql`${t.status} IN ('running', 'requires_action', 'requires_approval', 'completed', 'failed', 'cancelled', 'expired')`),
+  ],
+);
