@@ -12,6 +12,11 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown, source
   throw validationError(toFieldIssues(result.error), source);
 }
 
+/** The `:id` path parameter of a route, checked by `schema` (a 400 naming `id` when it does not pass). */
+export function idParam<S extends z.ZodType>(c: { req: { param(name: 'id'): string | undefined } }, schema: S): z.output<S> {
+  return parseWith(schema, { id: c.req.param('id') }, 'path');
+}
+
 export function toFieldIssues(error: z.ZodError): FieldIssue[] {
   return error.issues.flatMap((issue): FieldIssue[] => {
     const path = issue.path.map(String).join('.');

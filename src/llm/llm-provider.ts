@@ -56,7 +56,7 @@ export function createLlmProvider(options: LlmProviderOptions): LlmProvider {
   const complete = (request: LlmRequest): Promise<LlmResult> =>
     withRetry(
       () =>
-        withDeadline(request.signal, timeoutMs, async (signal) => {
+        withIdleTimeout(request.signal, timeoutMs, async (signal) => {
           const response = await client.chat.completions.create(
             { model, messages: toWireMessages(request.messages), ...toolsParam(request.tools), ...sampling },
             { signal },
@@ -84,7 +84,7 @@ export function createLlmProvider(options: LlmProviderOptions): LlmProvider {
     let emitted = false;
     return withRetry(
       () =>
-        withDeadline(request.signal, timeoutMs, async (signal, touch) => {
+        withIdleTimeout(request.signal, timeoutMs, async (signal, touch) => {
           const chunks = await client.chat.completions.create(
             {
               model,
@@ -148,10 +148,11 @@ function finish(message: AssistantMessage, usage: Usage, finishReason: string | 
 }
 
 /**
- * Runs one attempt under its own AbortController, aborted by the caller's signal or by our timer.
+ * Runs one attempt under its own AbortController, aborted by the caller's signal or by our timer,
+ * which `touch` restarts (a stream that keeps sending is not timed out).
  * The openai client's own timeout only covers the wait for response headers, not the body/stream.
  */
-async function withDeadline<T>(
+async function withIdleTimeout<T>(
   outer: AbortSignal | undefined,
   timeoutMs: number,
   run: (signal: AbortSignal, touch: () => void) => Promise<T>,

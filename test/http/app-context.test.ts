@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createAppContext } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
 import { VectorSpaceMismatchError } from '../../src/db/vector-space.js';
+import type { LlmProvider } from '../../src/llm/llm-provider.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 
 describe('createAppContext', () => {
@@ -34,6 +35,23 @@ describe('createAppContext', () => {
       expect(await again.memories.forTenant('default').get('k')).toMatchObject({ content: 'kept on disk' });
     } finally {
       await again.close();
+    }
+  });
+
+  it('builds the memory extractors once: the chat extracts through the same ones as the route', async () => {
+    const reply = async () => ({ message: { role: 'assistant' as const, content: '{"facts":[]}', toolCalls: [] }, usage: { promptTokens: 1, completionTokens: 1 }, finishReason: 'stop' });
+    const llm: LlmProvider = { model: 'scripted', complete: reply, stream: reply };
+    const ctx = await createAppContext(loadConfig({ DATA_DIR: 'memory://', LOG_LEVEL: 'silent', MEMORY_EXTRACTION: 'on' }), { embedder: createHashEmbedder(64), llm });
+    try {
+      const asked: string[] = [];
+      const extractors = ctx.extractors!;
+      const forTenant = extractors.forTenant.bind(extractors);
+      extractors.forTenant = (tenantId) => (asked.push(tenantId), forTenant(tenantId));
+      await ctx.chat.forTenant('acme').chat({ message: 'I moved to Lisbon last year.', agentId: 'alice' });
+      await ctx.backgroundTasks.whenIdle();
+      expect(asked).toEqual(['acme']);
+    } finally {
+      await ctx.close();
     }
   });
 });

@@ -13,7 +13,7 @@ import { errorResponse, header, jsonBody, jsonReply, notFoundResponse } from '..
 import { agentPageSchema, agentSchema, agentVersionPageSchema, agentVersionSchema } from '../schemas/agent-reply-schemas.js';
 import { agentIdParams, agentVersionParams, createAgentBody, listAgentVersionsQuery, listAgentsQuery, patchAgentBody } from '../schemas/agent-schemas.js';
 import { tenantOf } from '../tenant-context.js';
-import { parseBody, parseQuery, parseWith } from '../validate.js';
+import { idParam, parseBody, parseQuery, parseWith } from '../validate.js';
 
 const DEPLOYMENT_RULES =
   '`provider` must be one of the server\'s LLM_PROVIDERS, and `budget.maxUsd` needs a price in LLM_PRICES for the ' +
@@ -78,7 +78,7 @@ export function createAgentRoutes(ctx: AppContext): ApiRoutes {
     responses: { 200: jsonReply('The agent.', agentSchema), 404: agentNotFound },
   });
   defineRoute(routes, getAgentRoute, async (c) => {
-    const { id } = idOf(c);
+    const { id } = idParam(c, agentIdParams);
     const agent = await agentsOf(c).get(id);
     if (!agent) throw agentMissing(id);
     return c.json(agent);
@@ -98,7 +98,7 @@ export function createAgentRoutes(ctx: AppContext): ApiRoutes {
     responses: { 200: jsonReply('The agent as changed.', agentSchema), 404: agentNotFound },
   });
   defineRoute(routes, patchAgentRoute, async (c) => {
-    const { id } = idOf(c);
+    const { id } = idParam(c, agentIdParams);
     const patch = await parseBody(c, patchAgentBody);
     const changed = new Set(Object.entries(patch).flatMap(([field, value]) => (value === undefined ? [] : [field])));
     // Checked on the settings the patch leaves, inside the update: a model changed alone may lose an existing budget its price.
@@ -118,7 +118,7 @@ export function createAgentRoutes(ctx: AppContext): ApiRoutes {
     responses: { 204: { description: 'Deleted.' }, 404: agentNotFound },
   });
   defineRoute(routes, deleteAgentRoute, async (c) => {
-    const { id } = idOf(c);
+    const { id } = idParam(c, agentIdParams);
     if (!(await agentsOf(c).delete(id))) throw agentMissing(id);
     return c.body(null, 204);
   });
@@ -133,7 +133,7 @@ export function createAgentRoutes(ctx: AppContext): ApiRoutes {
     responses: { 200: jsonReply('One page.', agentVersionPageSchema), 404: agentNotFound },
   });
   defineRoute(routes, listVersionsRoute, async (c) => {
-    const { id } = idOf(c);
+    const { id } = idParam(c, agentIdParams);
     const { limit, cursor } = parseQuery(c, listAgentVersionsQuery);
     const page = await agentsOf(c).versions(id, { limit, cursor });
     if (!page) throw agentMissing(id);
@@ -159,9 +159,6 @@ export function createAgentRoutes(ctx: AppContext): ApiRoutes {
   return routes;
 }
 
-function idOf(c: Context): { id: string } {
-  return parseWith(agentIdParams, { id: c.req.param('id') }, 'path');
-}
 
 function agentMissing(id: string) {
   return notFound(`No agent with id ${JSON.stringify(id)}`);

@@ -17,7 +17,7 @@ import {
   listConversationsQuery,
 } from '../schemas/conversation-schemas.js';
 import { tenantOf } from '../tenant-context.js';
-import { parseBody, parseQuery, parseWith } from '../validate.js';
+import { idParam, parseBody, parseQuery } from '../validate.js';
 
 /** `/v1/conversations`: stored chat conversations of an agent (`?agentId=`, default `default`) of the request's tenant. */
 export function createConversationRoutes(ctx: AppContext): ApiRoutes {
@@ -129,7 +129,7 @@ export function createConversationRoutes(ctx: AppContext): ApiRoutes {
 }
 
 function target(c: Context): { id: string; agentId: string } {
-  const { id } = parseWith(conversationIdParams, { id: c.req.param('id') }, 'path');
+  const { id } = idParam(c, conversationIdParams);
   const { agentId } = parseQuery(c, conversationAgentQuery);
   return { id, agentId: agentId ?? DEFAULT_AGENT_ID };
 }

@@ -18,7 +18,7 @@ import { chunkPageSchema, documentPageSchema, documentReplySchema, ingestReplySc
 import { TAG_LIST_PARAMS } from '../schemas/memory-schemas.js';
 import { documentIdParams, ingestBatchBody, ingestFormFields, ingestJsonBody, ingestUrlBody, listChunksQuery, listDocumentsQuery } from '../schemas/document-schemas.js';
 import { tenantOf } from '../tenant-context.js';
-import { parseQuery, parseWith, readJsonBody } from '../validate.js';
+import { idParam, parseQuery, parseWith, readJsonBody } from '../validate.js';
 
 /**
  * `/v1/documents`: ingest (JSON text or a multipart file upload), list, read, list chunks, delete.
@@ -113,7 +113,7 @@ export function createDocumentRoutes(ctx: AppContext): ApiRoutes {
     responses: { 200: jsonReply('The document.', documentReplySchema), 404: documentNotFoundResponse },
   });
   defineRoute(routes, getDocumentRoute, async (c) => {
-    const { id } = idOf(c);
+    const { id } = idParam(c, documentIdParams);
     const document = await documentsOf(c).get(id);
     if (!document) throw documentNotFound(id);
     return c.json({ document });
@@ -129,7 +129,7 @@ export function createDocumentRoutes(ctx: AppContext): ApiRoutes {
     responses: { 200: jsonReply('One page of chunks.', chunkPageSchema), 404: documentNotFoundResponse },
   });
   defineRoute(routes, listDocumentChunksRoute, async (c) => {
-    const { id } = idOf(c);
+    const { id } = idParam(c, documentIdParams);
     const page = await documentsOf(c).chunks(id, parseQuery(c, listChunksQuery));
     if (!page) throw documentNotFound(id);
     return c.json(page);
@@ -145,7 +145,7 @@ export function createDocumentRoutes(ctx: AppContext): ApiRoutes {
     responses: { 204: { description: 'Deleted.' }, 404: documentNotFoundResponse },
   });
   defineRoute(routes, deleteDocumentRoute, async (c) => {
-    const { id } = idOf(c);
+    const { id } = idParam(c, documentIdParams);
     if (!(await documentsOf(c).delete(id))) throw documentNotFound(id);
     return c.body(null, 204);
   });
@@ -243,9 +243,6 @@ function replyIngested(c: Context, result: IngestResult) {
   return c.json(result, 201);
 }
 
-function idOf(c: Context): { id: string } {
-  return parseWith(documentIdParams, { id: c.req.param('id') }, 'path');
-}
 
 function documentNotFound(id: string) {
   return notFound(`No document with id ${JSON.stringify(id)}`);

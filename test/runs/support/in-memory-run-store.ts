@@ -1,0 +1,63 @@
+import { PAUSED_STATUSES, type Run, type RunState, type RunStatus, type RunStore } from '../../../src/runs/run-types.js';
+
+/**
+ * A RunStore in memory, with the real one's compare-and-set and expiry: for unit tests of what
+ * drives runs, without a database.
+ */
+export function createInMemoryRunStore(): RunStore & { states: Map<string, RunState | null> } {
+  const runs = new Map<string, Run>();
+  const states = new Map<string, RunState | null>();
+  const expired = (run: Run) => PAUSED_STATUSES.includes(run.status) && run.expiresAt !== null && run.expiresAt.getTime() <= Date.now();
+  const read = (run: Run): Run => (expired(run) ? { ...run, status: 'expired' } : { ...run });
+  return {
+    states,
+    async create(input) {
+      const now = new Date();
+      const run: Run = {
+        id: input.id,
+        status: input.status,
+        agentId: input.agentId,
+        userId: input.userId,
+        conversationId: input.conversationId,
+        agentVersion: input.agentVersion,
+        usage: input.usage ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+        stopReason: input.stopReason ?? null,
+        error: null,
+        expiresAt: null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      runs.set(run.id, run);
+      states.set(run.id, null);
+      return { ...run };
+    },
+    async get(id) {
+      const run = runs.get(id);
+      return run ? read(run) : null;
+    },
+    async load(id) {
+      const run = runs.get(id);
+      return run ? { run: read(run), state: structuredClone(states.get(id) ?? null) } : null;
+    },
+    async update(id, update, from?: readonly RunStatus[]) {
+      const run = runs.get(id);
+      if (!run || expired(run) || (from && !from.includes(run.status))) return false;
+      run.status = update.status;
+      if (update.usage !== undefined) run.usage = update.usage;
+      if (update.stopReason !== undefined) run.stopReason = update.stopReason;
+      if (update.error !== undefined) run.error = update.error;
+      if (update.expiresAt !== undefined) run.expiresAt = update.expiresAt;
+      if (update.state !== undefined) states.set(id, structuredClone(update.state));
+      run.updatedAt = new Date();
+      return true;
+    },
+    async statusOf(id) {
+      const run = runs.get(id);
+      return run ? read(run).status : null;
+    },
+    async waitingIn(conversationId) {
+      for (const run of runs.values()) if (run.conversationId === conversationId && PAUSED_STATUSES.includes(read(run).status)) return run.id;
+      return null;
+    },
+  };
+}
