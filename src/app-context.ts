@@ -65,9 +65,9 @@ export interface AppContext {
   /** Document retrieval: hybrid, vector and BM25 search over a tenant's chunks (`/v1/search`). */
   search: TenantDocumentSearch;
   /** The chat's model; undefined when none is configured, and the chat answers extractively. */
-  llm?: LlmProvider | undefined;
+  llm?: LlmProvider;
   /** Document retrieval for the chat: `search`, unless another retriever was given. */
-  knowledge?: TenantScoped<KnowledgeRetriever> | undefined;
+  knowledge?: TenantScoped<KnowledgeRetriever>;
   /** Stored chat conversations, their checkpoints and summaries. */
   conversations: TenantScoped<ConversationStore>;
   /** Past turns of conversations (episodic recall): search (`/v1/turns/search`, the chat's recall)... */
@@ -81,11 +81,11 @@ export interface AppContext {
   /** Runs in progress in this process: cancelled, and listened to again after a disconnect, through here. */
   liveRuns: LiveRuns<ChatEvent>;
   /** Fact extraction into memories (`/v1/memories/extract`); undefined without an LLM. */
-  extractors?: TenantScoped<MemoryExtractor> | undefined;
+  extractors?: TenantScoped<MemoryExtractor>;
   /** Work done after a reply (the chat's after-turn hooks); drained before the database closes. */
   backgroundTasks: BackgroundTasks;
   /** The `cross-encoder` reranker (RERANKER_MODEL); undefined when none is configured. */
-  crossEncoder?: ClosableReranker | undefined;
+  crossEncoder?: ClosableReranker;
   /** Durable jobs (`/v1/jobs`): asynchronous and batch ingestion, worked on by this process unless WORKERS_IN_PROCESS=false. */
   jobs: TenantScoped<JobStore>;
   /** The queue and this process's workers (`npm run worker` has only these). */
@@ -255,7 +255,7 @@ export type ChatParts = Pick<
  * Every tenant's chat over `parts`, with its after-turn hooks; createAppContext builds it once.
  * Exported for a context with a part swapped (tests give the chat another model).
  */
-export function createTenantChat(parts: ChatParts, options: { describeError?: DescribeError | undefined } = {}): TenantScoped<ChatService> {
+export function createTenantChat(parts: ChatParts, options: { describeError?: DescribeError } = {}): TenantScoped<ChatService> {
   const { config, logger, llm, extractors } = parts;
   const compaction = compactionSettingsFor(config, llm?.model);
   const agentRuntime = { llmFor: createAgentLlmResolver(config, llm, instrumentLlmProvider), compactionFor: (model: string | undefined) => compactionSettingsFor(config, model) };

@@ -34,12 +34,12 @@ export interface AgentStore {
   create(id: string, settings: AgentSettings): Promise<Agent>;
   get(id: string): Promise<Agent | null>;
   /** Newest first. */
-  list(options: { limit?: number | undefined; cursor?: string | undefined }): Promise<AgentPage<Agent>>;
+  list(options: { limit?: number; cursor?: string }): Promise<AgentPage<Agent>>;
   /** A new version when something changed (the same one when nothing did); null when there is no such agent. */
   update(id: string, patch: AgentPatch, options?: AgentUpdateOptions): Promise<Agent | null>;
   /** Deletes the agent and its versions; its memories and conversations stay (the id is a namespace). */
   delete(id: string): Promise<boolean>;
   /** Newest version first; null when there is no such agent. */
-  versions(id: string, options: { limit?: number | undefined; cursor?: string | undefined }): Promise<AgentPage<AgentVersion> | null>;
+  versions(id: string, options: { limit?: number; cursor?: string }): Promise<AgentPage<AgentVersion> | null>;
   getVersion(id: string, version: number): Promise<AgentVersion | null>;
 }

@@ -61,7 +61,7 @@ export function createPgAgentStore(options: PgAgentStoreOptions): AgentStore {
     return row ? toAgent(row) : null;
   }
 
-  async function list(opts: { limit?: number | undefined; cursor?: string | undefined }): Promise<AgentPage<Agent>> {
+  async function list(opts: { limit?: number; cursor?: string }): Promise<AgentPage<Agent>> {
     const limit = opts.limit ?? DEFAULT_PAGE;
     const rows = await db
       .select({ ...agentColumns, createdAtText: createdAtText(agents) })
@@ -104,7 +104,7 @@ export function createPgAgentStore(options: PgAgentStoreOptions): AgentStore {
     });
   }
 
-  async function versions(id: string, opts: { limit?: number | undefined; cursor?: string | undefined }): Promise<AgentPage<AgentVersion> | null> {
+  async function versions(id: string, opts: { limit?: number; cursor?: string }): Promise<AgentPage<AgentVersion> | null> {
     const limit = opts.limit ?? DEFAULT_PAGE;
     const before = opts.cursor === undefined ? undefined : decodeVersionCursor(opts.cursor);
     // One snapshot: a deletion between the two reads would otherwise show as an empty page.

@@ -23,7 +23,7 @@ const recordColumns = {
 };
 
 /** Stores a new key for `tenantId`; the returned `key` is the only time it exists in clear. */
-export async function createApiKey(db: Db, input: { tenantId: string; name?: string | undefined }): Promise<ApiKeyRecord & { key: string }> {
+export async function createApiKey(db: Db, input: { tenantId: string; name?: string }): Promise<ApiKeyRecord & { key: string }> {
   const { key, prefix } = generateApiKey();
   const [row] = await db
     .insert(apiKeys)

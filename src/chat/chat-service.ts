@@ -44,13 +44,13 @@ export interface ChatRequest extends TagFilters, ChatListener {
    * tools write theirs, past turns come from their conversations. Fixed on a conversation by its
    * first turn. Absent: no user (shared memories only).
    */
-  userId?: string | undefined;
-  conversationId?: string | undefined;
-  topK?: number | undefined;
+  userId?: string;
+  conversationId?: string;
+  topK?: number;
   /** Document candidates retrieved before reranking cuts them to `topK`. */
-  candidateK?: number | undefined;
+  candidateK?: number;
   /** Tools the client runs; a call to one pauses the turn until its output is submitted. */
-  clientTools?: ClientToolDeclaration[] | undefined;
+  clientTools?: ClientToolDeclaration[];
 }
 
 export interface ResumeRequest extends ResumeAnswers, ChatListener {}
@@ -67,42 +67,42 @@ export interface ChatServiceOptions {
   /** The tenant the stores below belong to; told to the after-turn hooks. */
   tenantId: string;
   memories: MemoryStore;
-  knowledge?: KnowledgeRetriever | undefined;
+  knowledge?: KnowledgeRetriever;
   /** The model and compaction each agent runs with; without a model, replies are extractive. */
   agentRuntime: AgentRuntime;
   /** The app's embedder: an extractive reply weighs sentences by their cosine to the question too. */
-  embedder?: Pick<Embedder, 'embed'> | undefined;
-  prices?: PriceTable | undefined;
+  embedder?: Pick<Embedder, 'embed'>;
+  prices?: PriceTable;
   maxIterations?: number;
   /** Stores conversations; without it each turn stands alone. */
-  conversations?: ConversationStore | undefined;
+  conversations?: ConversationStore;
   /** Past turns of the agent's other conversations, recalled beside memories and documents when conversations are stored. */
-  turns?: TurnSearch | undefined;
+  turns?: TurnSearch;
   /** Run on each stored turn after the reply (the checkpoint, ...); none when undefined. */
-  afterTurn?: AfterTurnHooks | undefined;
+  afterTurn?: AfterTurnHooks;
   /** How long a summarising request may take before the rule-based fallback is used. */
-  summaryTimeoutMs?: number | undefined;
+  summaryTimeoutMs?: number;
   /** How long a turn waits for the previous turn's checkpoint and summary work still running. */
-  compactionSettleTimeoutMs?: number | undefined;
+  compactionSettleTimeoutMs?: number;
   /** Told when a summary fell back to the rules. */
-  onSummaryFallback?: ((error: unknown) => void) | undefined;
+  onSummaryFallback?: ((error: unknown) => void);
   /** Agents' settings by `agentId`; without a store (or a record) a turn runs on the deployment's defaults. */
-  agents?: AgentStore | undefined;
+  agents?: AgentStore;
   /** Where runs are recorded, and paused ones kept until resumed. */
   runs: RunStore;
   /** Runs in progress in this process (cancel, reconnect); one per process, shared by tenants. */
-  liveRuns?: LiveRuns<ChatEvent> | undefined;
+  liveRuns?: LiveRuns<ChatEvent>;
   /** A paused run left unanswered this long expires. */
-  runTtlSeconds?: number | undefined;
+  runTtlSeconds?: number;
   /** With more tools than this, the model sees `tool_search` and what it found instead of all of them. */
-  toolSearchThreshold?: number | undefined;
+  toolSearchThreshold?: number;
   /** Whether turns are read for facts when the agent does not say (MEMORY_EXTRACTION). */
-  memoryExtraction?: boolean | undefined;
+  memoryExtraction?: boolean;
   /**
    * What a failed run records of its error, as the client would be told it (`GET /v1/runs/:id`):
    * the API's error body, so that internals stay out of it. Default: `turn_failed`, no details.
    */
-  describeError?: DescribeError | undefined;
+  describeError?: DescribeError;
 }
 
 
@@ -117,7 +117,7 @@ export interface ChatService extends ChatRuns {
    * tenant's, or another user's): checked before a reply starts streaming, so the refusal is a
    * plain error reply.
    */
-  assertCanContinue(conversationId: string | undefined, agentId: string, userId?: string | undefined): Promise<void>;
+  assertCanContinue(conversationId: string | undefined, agentId: string, userId?: string): Promise<void>;
   /** The stored conversation with what it costs in a prompt; null when the agent has none by that id. */
   describeConversation(id: string, agentId: string): Promise<ConversationView | null>;
 }
@@ -322,7 +322,7 @@ export function createChatService(options: ChatServiceOptions): ChatService {
     }
   }
 
-  async function assertCanContinue(conversationId: string | undefined, agentId: string, userId?: string | undefined): Promise<void> {
+  async function assertCanContinue(conversationId: string | undefined, agentId: string, userId?: string): Promise<void> {
     if (conversationId !== undefined && conversations && (await conversations.ownedByOther(conversationId, agentId, userId ?? null))) {
       throw new ConversationNotFoundError(conversationId, agentId);
     }

@@ -17,7 +17,7 @@ const TOOL_TOP_K_DEFAULT = 5;
 
 export interface ChatToolsOptions {
   memories: MemoryStore;
-  knowledge?: KnowledgeRetriever | undefined;
+  knowledge?: KnowledgeRetriever;
   /** The turn's agent: fixed here, never a tool argument, so a model cannot reach another agent's memories. */
   agentId: string;
   /**
@@ -33,9 +33,9 @@ export interface ChatToolsOptions {
   /** Called with the sources a tool call added, keyed by tool call id, so events can report them. */
   onSources?: (toolCallId: string, added: Source[]) => void;
   /** The most results one search returns, whatever the model asks: a small window affords fewer. */
-  topKCap?: number | undefined;
+  topKCap?: number;
   /** The stored conversation: recall_turns reopens its turns; no tool without one. */
-  conversation?: RecallTurnsOptions | undefined;
+  conversation?: RecallTurnsOptions;
 }
 
 const searchArgs = z.strictObject({

@@ -28,22 +28,22 @@ export interface RecallOptions extends TagFilters {
   query: string;
   agentId: string;
   /** The turn's user; null or absent when the chat named none. */
-  userId?: string | null | undefined;
+  userId?: string | null;
   /** Up to this many memories (0: none). */
   memoryTopK: number;
   /** Up to this many document chunks (0: none). */
   knowledgeTopK: number;
   /** Document candidates fetched before fusion and reranking cut them to `knowledgeTopK`. */
-  candidateK?: number | undefined;
+  candidateK?: number;
   /** The documents' reranker; the retriever's default when absent. */
-  reranker?: RerankerChoice | undefined;
+  reranker?: RerankerChoice;
   /** Recall each document hit's whole passage (for an answer without a model). */
-  passages?: boolean | undefined;
+  passages?: boolean;
   memories: MemoryStore;
-  knowledge?: KnowledgeRetriever | undefined;
+  knowledge?: KnowledgeRetriever;
   /** Past turns of the agent's other conversations with the same user; none recalled when undefined. */
-  turns?: { search: TurnSearch; conversationId: string } | undefined;
-  signal?: AbortSignal | undefined;
+  turns?: { search: TurnSearch; conversationId: string };
+  signal?: AbortSignal;
 }
 
 /**

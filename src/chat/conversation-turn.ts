@@ -30,22 +30,22 @@ export interface CompactionReport {
 export interface ConversationTurnOptions {
   store: ConversationStore;
   /** The after-turn hooks of this conversation (the checkpoint, ...); none when undefined. */
-  afterTurn?: ConversationAfterTurn | undefined;
+  afterTurn?: ConversationAfterTurn;
   conversationId: string;
   agentId: string;
   /** The turn's user (null: none); a conversation with another user (or with none) is refused. */
   userId: string | null;
   settings: CompactionSettings;
   /** Writes structural summaries; undefined: rule-based. */
-  summarizer?: Summarizer | undefined;
-  signal?: AbortSignal | undefined;
+  summarizer?: Summarizer;
+  signal?: AbortSignal;
   /**
    * How long the turn waits for the previous turn's checkpoint and summary work still running,
    * so that its prompt is built from the same stored state however fast that work was.
    */
-  settleTimeoutMs?: number | undefined;
-  onCompaction?: ((report: CompactionReport) => void) | undefined;
-  onFallback?: ((error: unknown) => void) | undefined;
+  settleTimeoutMs?: number;
+  onCompaction?: ((report: CompactionReport) => void);
+  onFallback?: ((error: unknown) => void);
 }
 
 /** One turn of a stored conversation: the history to send, compaction before each LLM call, and the append after. */

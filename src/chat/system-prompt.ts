@@ -2,9 +2,9 @@ export interface SystemPromptOptions {
   /** Whether documents are searched; the prompt should not mention what the agent does not have. */
   hasKnowledge: boolean;
   /** The built-in tools the model is given (the four search and memory tools when undefined); only these are mentioned. */
-  tools?: ReadonlySet<string> | undefined;
+  tools?: ReadonlySet<string>;
   /** The agent's own instructions, placed after the rules (which they cannot lift). */
-  instructions?: string | undefined;
+  instructions?: string;
 }
 
 export const DATA_RULE =

@@ -27,9 +27,9 @@ export interface CompactionInput {
   fixedTokens?: number;
   settings: CompactionSettings;
   /** Writes structural summaries; without one they are rule-based. */
-  summarizer?: Summarizer | undefined;
-  signal?: AbortSignal | undefined;
-  onFallback?: ((error: unknown) => void) | undefined;
+  summarizer?: Summarizer;
+  signal?: AbortSignal;
+  onFallback?: ((error: unknown) => void);
 }
 
 export interface CompactionResult {

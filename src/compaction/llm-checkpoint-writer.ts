@@ -22,12 +22,12 @@ export const CHECKPOINT_INSTRUCTIONS = [
 
 export interface CheckpointWriterOptions {
   /** Without one (no model configured), every checkpoint is rule-based. */
-  summarizer?: Summarizer | undefined;
+  summarizer?: Summarizer;
   /** The most tokens one summarising request may carry: the model's compaction limit. */
   maxRequestTokens: number;
-  signal?: AbortSignal | undefined;
+  signal?: AbortSignal;
   /** Told why the LLM's checkpoint was not used, before the fallback is built. */
-  onFallback?: ((error: unknown) => void) | undefined;
+  onFallback?: ((error: unknown) => void);
 }
 
 /** The LLM's checkpoint of a turn, or the rule-based one when the LLM fails, times out or answers nonsense. */

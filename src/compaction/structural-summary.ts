@@ -32,13 +32,13 @@ export interface TurnDigest {
 
 export interface SummaryUpdateOptions {
   /** Without one, or when it fails, layers are built by rules. */
-  summarizer?: Summarizer | undefined;
+  summarizer?: Summarizer;
   /** What the whole summary may cost in the prompt. */
   budgetTokens: number;
   /** The most one summarising request may carry. */
   maxRequestTokens: number;
-  signal?: AbortSignal | undefined;
-  onFallback?: ((error: unknown) => void) | undefined;
+  signal?: AbortSignal;
+  onFallback?: ((error: unknown) => void);
 }
 
 export interface SummaryUpdate {

@@ -6,7 +6,7 @@ export interface SummarizeRequest {
   instructions: string;
   /** The user message: the material. */
   input: string;
-  signal?: AbortSignal | undefined;
+  signal?: AbortSignal;
 }
 
 /** Writes summaries with a model. Every caller has a rule-based fallback for when it throws. */

@@ -23,9 +23,9 @@ export interface SummaryExtensionInput {
   settings: CompactionSettings;
   /** What the conversation's requests carry besides the history (system, tools, question with sources), as last measured. */
   fixedTokens: number | undefined;
-  summarizer?: Summarizer | undefined;
-  signal?: AbortSignal | undefined;
-  onFallback?: ((error: unknown) => void) | undefined;
+  summarizer?: Summarizer;
+  signal?: AbortSignal;
+  onFallback?: ((error: unknown) => void);
 }
 
 /**

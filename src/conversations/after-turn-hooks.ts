@@ -16,9 +16,9 @@ export interface TurnScope {
   /** The chat's model; undefined when none is configured. */
   llm: LlmProvider | undefined;
   /** Whether the turn's facts are extracted into memories (the agent's setting, else the deployment's); undefined: yes. */
-  memoryExtraction?: boolean | undefined;
+  memoryExtraction?: boolean;
   /** The compaction settings of the conversation's model (the agent's, else the deployment's). */
-  compaction?: CompactionSettings | undefined;
+  compaction?: CompactionSettings;
 }
 
 /** What a hook is told about one completed turn. */

@@ -47,7 +47,7 @@ export interface ConversationPage {
 
 export interface NewMessage {
   message: ChatMessage;
-  metadata?: Record<string, unknown> | undefined;
+  metadata?: Record<string, unknown>;
 }
 
 export interface AppendedTurn {
@@ -63,17 +63,17 @@ export interface AppendedTurn {
 export interface ConversationExport {
   format: 'memrag.conversation';
   version: 1;
-  conversation: { id: string; agentId: string; userId?: string | null | undefined; title: string; createdAt: string; updatedAt: string };
+  conversation: { id: string; agentId: string; userId?: string | null; title: string; createdAt: string; updatedAt: string };
   messages: Array<{
     seq: number;
     turn: number;
     role: 'user' | 'assistant' | 'tool';
     content: string | null;
-    toolCalls?: Array<{ id: string; name: string; arguments: string }> | undefined;
-    toolCallId?: string | undefined;
-    isError?: boolean | undefined;
-    metadata?: Record<string, unknown> | undefined;
-    createdAt?: string | undefined;
+    toolCalls?: Array<{ id: string; name: string; arguments: string }>;
+    toolCallId?: string;
+    isError?: boolean;
+    metadata?: Record<string, unknown>;
+    createdAt?: string;
   }>;
   checkpoints: TurnCheckpoint[];
   summary: StructuralSummary | null;
@@ -105,13 +105,13 @@ export interface ConversationStore {
   ownedByOther(id: string, agentId: string, userId?: string | null): Promise<boolean>;
   load(id: string, agentId: string): Promise<LoadedConversation | null>;
   /** Newest first; with `userId`, that user's only. */
-  list(options: { agentId: string; userId?: string | undefined; limit?: number | undefined; cursor?: string | undefined }): Promise<ConversationPage>;
+  list(options: { agentId: string; userId?: string; limit?: number; cursor?: string }): Promise<ConversationPage>;
   /**
    * Appends one turn's messages (creating the conversation on its first turn, with `userId`), in
    * one transaction. Throws ConversationNotFoundError when another agent owns the id, or when the
    * conversation is another user's (null: a conversation without one).
    */
-  appendTurn(input: { id: string; agentId: string; userId?: string | null | undefined; messages: NewMessage[] }): Promise<AppendedTurn>;
+  appendTurn(input: { id: string; agentId: string; userId?: string | null; messages: NewMessage[] }): Promise<AppendedTurn>;
   /** Stores a turn's checkpoint unless it has one already; false when it had, or the conversation is gone. */
   saveCheckpoint(conversationId: string, checkpoint: TurnCheckpoint): Promise<boolean>;
   /** Stores the structural summary unless a stored one already reaches further; false when not stored. */

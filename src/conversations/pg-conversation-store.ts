@@ -97,7 +97,7 @@ export interface PgConversationStoreOptions {
    * The tenant's turns corpus: an import indexes its turns with it, in its own transaction, so
    * they are recalled at once. Without one, imported turns wait for the turn-index hook's backfill.
    */
-  turnIndex?: TurnIndex | undefined;
+  turnIndex?: TurnIndex;
 }
 
 export function createPgConversationStore(options: PgConversationStoreOptions): ConversationStore {
@@ -147,7 +147,7 @@ export function createPgConversationStore(options: PgConversationStoreOptions): 
     }, { isolationLevel: 'repeatable read', accessMode: 'read only' });
   }
 
-  async function list(opts: { agentId: string; userId?: string | undefined; limit?: number | undefined; cursor?: string | undefined }): Promise<ConversationPage> {
+  async function list(opts: { agentId: string; userId?: string; limit?: number; cursor?: string }): Promise<ConversationPage> {
     const limit = opts.limit ?? 50;
     const conditions = [ofTenant, eq(conversations.agentId, opts.agentId)];
     if (opts.userId !== undefined) conditions.push(eq(conversations.userId, opts.userId));
@@ -170,7 +170,7 @@ export function createPgConversationStore(options: PgConversationStoreOptions): 
     };
   }
 
-  async function appendTurn(input: { id: string; agentId: string; userId?: string | null | undefined; messages: NewMessage[] }): Promise<AppendedTurn> {
+  async function appendTurn(input: { id: string; agentId: string; userId?: string | null; messages: NewMessage[] }): Promise<AppendedTurn> {
     if (input.messages.length === 0) throw new RangeError('a turn has at least one message');
     const userId = input.userId ?? '';
     return db.transaction(async (tx) => {

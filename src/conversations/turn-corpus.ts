@@ -29,11 +29,11 @@ export const TURN_CORPUS: Corpus = Object.freeze({
 export interface TurnFilter {
   agentId: string;
   /** One user's turns ('' for those of conversations without a user); absent: every user's. */
-  userId?: string | undefined;
+  userId?: string;
   /** Only this conversation's turns. */
-  conversationId?: string | undefined;
+  conversationId?: string;
   /** Every conversation's but this one's: a chat turn recalls from the others, its own being in its history. */
-  excludeConversationId?: string | undefined;
+  excludeConversationId?: string;
 }
 
 export function turnFilter(tenantId: string, filter: TurnFilter): CorpusFilter {

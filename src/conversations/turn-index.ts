@@ -35,7 +35,7 @@ export interface TurnIndex {
    * not its vector. Returns how many turns were added; 0 when the conversation is not this
    * tenant's, or was deleted meanwhile.
    */
-  indexConversation(conversationId: string, options?: { turns?: readonly number[] | undefined; signal?: AbortSignal | undefined }): Promise<number>;
+  indexConversation(conversationId: string, options?: { turns?: readonly number[]; signal?: AbortSignal }): Promise<number>;
   /**
    * Embeds turns about to be written. Outside any transaction: on PGlite a transaction holds the
    * only connection, and inside it the corpus lock would stall every writer of turns for the
@@ -50,9 +50,9 @@ export interface TurnIndexOptions {
   db: Db;
   embedder: Embedder;
   /** Default `default`. */
-  tenantId?: string | undefined;
+  tenantId?: string;
   /** Must be the one the turns were indexed with (checked against their statistics). */
-  analyzer?: Analyzer | undefined;
+  analyzer?: Analyzer;
 }
 
 // Rows per insert: a turn is 12 parameters, far inside Postgres's 65,535.
@@ -127,7 +127,7 @@ export function createTurnIndex(options: TurnIndexOptions): TurnIndex {
       WHERE t.tenant_id = ${tenantId} AND t.id = v.id`);
   }
 
-  async function indexConversation(conversationId: string, opts: { turns?: readonly number[] | undefined; signal?: AbortSignal | undefined } = {}): Promise<number> {
+  async function indexConversation(conversationId: string, opts: { turns?: readonly number[]; signal?: AbortSignal } = {}): Promise<number> {
     const [owner] = await db
       .select({ agentId: conversations.agentId, userId: conversations.userId })
       .from(conversations)

@@ -10,14 +10,14 @@ import { type TenantScoped, tenantScoped } from '../tenancy/tenant-scoped.js';
 import { TURN_CORPUS, type TurnFilter, turnFilter } from './turn-corpus.js';
 
 export interface TurnSearchOptions extends TurnFilter {
-  topK?: number | undefined;
+  topK?: number;
   /** `hybrid` (default) fuses the vector and BM25 candidates; `vector` and `text` rank by one side. */
-  mode?: SearchMode | undefined;
+  mode?: SearchMode;
   /** Cosine similarity below which a turn is not a vector candidate (BM25 may still find it in hybrid mode). */
-  minScore?: number | undefined;
+  minScore?: number;
   /** Overrides the configured fusion weights for this query. */
-  weights?: FusionWeights | undefined;
-  signal?: AbortSignal | undefined;
+  weights?: FusionWeights;
+  signal?: AbortSignal;
 }
 
 /** A past turn found by a search. */

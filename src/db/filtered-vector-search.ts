@@ -88,7 +88,7 @@ const CACHE_SIZE = 512;
  */
 export async function filteredVectorSearch<Row>(
   db: Db,
-  search: { key?: string | undefined; make: () => FilteredVectorSearch },
+  search: { key?: string; make: () => FilteredVectorSearch },
   vector: readonly number[],
   limit: number,
   options: VectorScanOptions = {},

@@ -10,13 +10,13 @@ import { chunkCountOf, documentColumns, findDocumentById, storedChunkColumns, to
 import type { StoredChunk, StoredDocument } from './stored-document.js';
 
 export interface ListDocumentsOptions extends TagFilterInput {
-  limit?: number | undefined;
-  cursor?: string | undefined;
+  limit?: number;
+  cursor?: string;
 }
 
 export interface ListChunksOptions {
-  limit?: number | undefined;
-  cursor?: string | undefined;
+  limit?: number;
+  cursor?: string;
 }
 
 /** The reading half of a `DocumentStore`: one tenant's documents, their text and chunks. */

@@ -20,19 +20,19 @@ import { PASSAGE_CORPUS } from './passage-corpus.js';
 import { passageText } from './passage-text.js';
 
 export interface DocumentQueryOptions extends TagFilterInput {
-  topK?: number | undefined;
+  topK?: number;
   /**
    * Candidates each retriever returns before fusion and reranking; default max(50, topK). Hybrid
    * search ranks the union of both lists, so it can return up to twice this many.
    */
-  candidateK?: number | undefined;
-  mode?: SearchMode | undefined;
-  reranker?: RerankerChoice | undefined;
+  candidateK?: number;
+  mode?: SearchMode;
+  reranker?: RerankerChoice;
   /** Overrides the configured fusion weights for this query. */
-  weights?: FusionWeights | undefined;
+  weights?: FusionWeights;
   /** Each hit's whole passage as `passage`. */
-  passages?: boolean | undefined;
-  signal?: AbortSignal | undefined;
+  passages?: boolean;
+  signal?: AbortSignal;
 }
 
 /**
@@ -66,9 +66,9 @@ export interface DocumentSearchOptions extends TenantCorpusOptions {
   /** The `lexical` choice; default a `LexicalReranker` over the same analyzer. */
   lexicalReranker?: Reranker;
   /** The `cross-encoder` choice; without one, asking for it throws RerankerUnavailableError. */
-  crossEncoderReranker?: Reranker | undefined;
+  crossEncoderReranker?: Reranker;
   /** The reranker of queries that name none. Default `none`. */
-  defaultReranker?: RerankerChoice | undefined;
+  defaultReranker?: RerankerChoice;
 }
 
 /** Document search as the application holds it: a tenant's search, and the settings every tenant shares. */

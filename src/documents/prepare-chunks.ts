@@ -79,7 +79,7 @@ export interface PreparePassagesInput {
   /** The document's title, indexed in front of every passage (white space collapsed). */
   title: string;
   /** Default `DEFAULT_PASSAGE_TOKENS`. */
-  passageTokens?: number | undefined;
+  passageTokens?: number;
   countTokens: (text: string) => number;
   analyzer: Analyzer;
 }

@@ -7,9 +7,9 @@ export interface TransformersModelSource {
   /** A Hugging Face model id (`Xenova/all-MiniLM-L6-v2`) or a local folder laid out like one. */
   model: string;
   /** Where downloaded models are kept and looked up (transformers.js `env.cacheDir`). */
-  cacheDir?: string | undefined;
+  cacheDir?: string;
   /** May files missing locally be fetched from the Hugging Face hub? Default false: offline. */
-  allowRemote?: boolean | undefined;
+  allowRemote?: boolean;
 }
 
 /** The `from_pretrained` options that follow from a source. */

@@ -10,7 +10,7 @@ import type { BatchCounts, Job, JobKind, JobStatus } from './job-types.js';
 /** What a job is given: its parameters, and the document's text or a file's bytes. */
 export interface JobInput {
   payload: Record<string, unknown>;
-  content?: string | Uint8Array | null | undefined;
+  content?: string | Uint8Array | null;
 }
 
 export interface JobPage {
@@ -38,7 +38,7 @@ export interface JobStore {
   enqueueBatch(kind: JobKind, inputs: JobInput[]): Promise<Job>;
   get(id: string): Promise<Job | undefined>;
   /** Newest first, by status and kind when given. */
-  list(options: { status?: JobStatus | undefined; kind?: JobKind | undefined; limit: number; cursor?: string | undefined }): Promise<JobPage>;
+  list(options: { status?: JobStatus; kind?: JobKind; limit: number; cursor?: string }): Promise<JobPage>;
   /** A batch's items (in the order given) and their counts by status. */
   batch(id: string): Promise<BatchView>;
   /** Cancels a queued or running job (a batch: its open items too); undefined when there is no such job. */
@@ -108,10 +108,10 @@ export function createJobStore(options: JobStoreOptions): JobStore {
     limit,
     cursor,
   }: {
-    status?: JobStatus | undefined;
-    kind?: JobKind | undefined;
+    status?: JobStatus;
+    kind?: JobKind;
     limit: number;
-    cursor?: string | undefined;
+    cursor?: string;
   }): Promise<JobPage> {
     const rows = await db
       .select({ ...jobColumns, createdAtText: createdAtText(jobs) })

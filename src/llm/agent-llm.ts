@@ -12,9 +12,9 @@ export class UnknownLlmProviderError extends Error {
 
 /** What an agent's settings may choose of its model; unset fields are the deployment's. */
 export interface LlmChoice {
-  provider?: string | undefined;
-  model?: string | undefined;
-  temperature?: number | undefined;
+  provider?: string;
+  model?: string;
+  temperature?: number;
 }
 
 /** Distinct (provider, model, temperature) choices kept built; past it the least recently used goes. */

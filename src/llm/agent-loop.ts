@@ -41,7 +41,7 @@ export interface ClientTool extends ToolSpec {
 /** A person's answer to a call waiting for approval. */
 export interface ApprovalDecision {
   approve: boolean;
-  reason?: string | undefined;
+  reason?: string;
 }
 
 /** Where a paused turn stands: what it resumes from. Plain JSON, so it can be stored. */

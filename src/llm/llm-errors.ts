@@ -15,7 +15,7 @@ export class LlmError extends Error {
   /** How many attempts were made before giving up; set by the retry loop. */
   attempts = 1;
 
-  constructor(message: string, options: { status?: number | undefined; cause?: unknown } = {}) {
+  constructor(message: string, options: { status?: number; cause?: unknown } = {}) {
     super(message, { cause: options.cause });
     this.name = new.target.name;
     this.status = options.status;
@@ -29,7 +29,7 @@ export class RateLimitError extends LlmError {
   /** What the provider asked us to wait, when it said so. */
   readonly retryAfterMs: number | undefined;
 
-  constructor(message: string, options: { status?: number; cause?: unknown; retryAfterMs?: number | undefined } = {}) {
+  constructor(message: string, options: { status?: number; cause?: unknown; retryAfterMs?: number } = {}) {
     super(message, options);
     this.retryAfterMs = options.retryAfterMs;
   }

@@ -27,7 +27,7 @@ export interface LlmProvider {
    * The same endpoint with another model or temperature (an agent's settings); absent on
    * providers that cannot change them, whose model is then the only one.
    */
-  withOptions?(options: { model?: string | undefined; temperature?: number | undefined }): LlmProvider;
+  withOptions?(options: { model?: string; temperature?: number }): LlmProvider;
 }
 
 export interface LlmProviderOptions {
@@ -35,7 +35,7 @@ export interface LlmProviderOptions {
   apiKey: string;
   model: string;
   /** Sent with every request when set; the provider's default otherwise. */
-  temperature?: number | undefined;
+  temperature?: number;
   /**
    * For `complete`, the whole request; for `stream`, the longest silence between chunks — a long
    * answer that keeps streaming is healthy, a stalled one is not.
@@ -134,7 +134,7 @@ export function createLlmProvider(options: LlmProviderOptions): LlmProvider {
     );
   };
 
-  const withOptions = (changes: { model?: string | undefined; temperature?: number | undefined }): LlmProvider =>
+  const withOptions = (changes: { model?: string; temperature?: number }): LlmProvider =>
     createLlmProvider({ ...options, model: changes.model ?? model, temperature: changes.temperature ?? options.temperature });
 
   return { model, complete, stream, withOptions };

@@ -15,7 +15,7 @@ export interface McpServerOptions {
   /** The tenant of the request's API key: every tool is bound to it, never given it as an argument. */
   tenantId: string;
   /** The HTTP request's signal: a client that goes away cancels the searches, ingestion and chat it started. */
-  signal?: AbortSignal | undefined;
+  signal?: AbortSignal;
 }
 
 const INSTRUCTIONS =

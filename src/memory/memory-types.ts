@@ -26,15 +26,15 @@ export interface Memory {
  * agent's shared ones when `userId` is absent or null.
  */
 export interface MemoryScope {
-  agentId?: string | undefined;
-  userId?: string | null | undefined;
+  agentId?: string;
+  userId?: string | null;
 }
 
 /** Who made a change, as the history records it. */
 export type MemoryActor =
   | { type: 'api' }
   | { type: 'tool'; conversationId: string; turn: number }
-  | { type: 'extraction'; conversationId?: string | undefined; turn?: number | undefined }
+  | { type: 'extraction'; conversationId?: string; turn?: number }
   /** The server itself: the expiry sweeper. */
   | { type: 'system' };
 
@@ -53,41 +53,41 @@ export interface MemoryEvent {
 export interface SaveMemoryInput extends MemoryScope {
   key: string;
   content: string;
-  tags?: string[] | undefined;
-  metadata?: Record<string, unknown> | undefined;
+  tags?: string[];
+  metadata?: Record<string, unknown>;
   /** Seconds from now until it expires; or `expiresAt`. Neither: it never expires. */
-  ttlSeconds?: number | undefined;
-  expiresAt?: Date | undefined;
+  ttlSeconds?: number;
+  expiresAt?: Date;
   /** Default `{type: 'api'}`. */
-  actor?: MemoryActor | undefined;
+  actor?: MemoryActor;
 }
 
 /** The fields of a PATCH: only those given change. */
 export interface MemoryPatch {
-  content?: string | undefined;
+  content?: string;
   /** Replaces the tags; or add and remove some with the two below. */
-  tags?: string[] | undefined;
-  addTags?: string[] | undefined;
-  removeTags?: string[] | undefined;
-  metadata?: Record<string, unknown> | undefined;
+  tags?: string[];
+  addTags?: string[];
+  removeTags?: string[];
+  metadata?: Record<string, unknown>;
   /** A number sets the expiry from now; null clears it. */
-  ttlSeconds?: number | null | undefined;
-  expiresAt?: Date | null | undefined;
+  ttlSeconds?: number | null;
+  expiresAt?: Date | null;
 }
 
 /** One decision of a fact extraction, applied with the others in one transaction. */
 export type MemoryChange =
-  | { op: 'add'; content: string; tags?: string[] | undefined; metadata?: Record<string, unknown> | undefined }
-  | { op: 'update'; key: string; content: string; tags?: string[] | undefined }
+  | { op: 'add'; content: string; tags?: string[]; metadata?: Record<string, unknown> }
+  | { op: 'update'; key: string; content: string; tags?: string[] }
   | { op: 'invalidate'; key: string };
 
 export interface AppliedChange {
   op: MemoryChange['op'];
   /** `skipped`: an add whose normalised text the scope already holds, or a key it does not hold. */
   status: 'applied' | 'skipped';
-  key?: string | undefined;
-  reason?: string | undefined;
-  memory?: Memory | undefined;
+  key?: string;
+  reason?: string;
+  memory?: Memory;
 }
 
 export interface SaveMemoryResult {
@@ -99,14 +99,14 @@ export interface SaveMemoryResult {
 
 /** Tag filters; tags are matched after trimming and case-folding. */
 export interface MemoryFilter {
-  agentId?: string | undefined;
+  agentId?: string;
   /** Only this user's memories (with `includeShared`, the agent's shared ones too). Absent: every user's. */
-  userId?: string | undefined;
-  includeShared?: boolean | undefined;
+  userId?: string;
+  includeShared?: boolean;
   /** On top-level metadata keys, applied in SQL before the LIMIT. */
-  metadata?: MetadataFilter | undefined;
+  metadata?: MetadataFilter;
   /** Invalidated memories are left out unless this is true. */
-  includeInvalid?: boolean | undefined;
+  includeInvalid?: boolean;
   /** At least one of these tags. */
   tagsAny?: readonly string[];
   /** Every one of these tags. */

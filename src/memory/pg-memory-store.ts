@@ -102,7 +102,7 @@ const normalizedText = (text: SQL | PgColumn | string) => sql`lower(regexp_repla
 
 const notExpired = sql`(${memories.expiresAt} IS NULL OR ${memories.expiresAt} > now())`;
 
-function expiryOf(input: { ttlSeconds?: number | null | undefined; expiresAt?: Date | null | undefined }, now = Date.now()): Date | null | undefined {
+function expiryOf(input: { ttlSeconds?: number | null; expiresAt?: Date | null }, now = Date.now()): Date | null | undefined {
   if (input.ttlSeconds === null || input.expiresAt === null) return null;
   if (input.ttlSeconds !== undefined) return new Date(now + input.ttlSeconds * 1000);
   return input.expiresAt;

@@ -8,7 +8,7 @@ import { metadataFilterToSql } from './metadata-filter-sql.js';
 export interface FilterColumns {
   tenantId: PgColumn;
   /** Absent on a corpus without tags (turns): a tag filter on it is a wiring mistake, and throws. */
-  tags?: PgColumn | undefined;
+  tags?: PgColumn;
   /** Each name a `CorpusFilter.equals` or `notEquals` may hold, and its column. */
   equals?: Readonly<Record<string, PgColumn>>;
   /** The jsonb column `CorpusFilter.metadata` applies to. */

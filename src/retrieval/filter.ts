@@ -4,11 +4,11 @@ import { normalizeTags } from './tags.js';
 /** Tag filters as clients give them: any spelling, any case, maybe absent. */
 export interface TagFilterInput {
   /** At least one of these tags. */
-  tagsAny?: readonly string[] | undefined;
+  tagsAny?: readonly string[];
   /** Every one of these tags. */
-  tagsAll?: readonly string[] | undefined;
+  tagsAll?: readonly string[];
   /** None of these tags. */
-  tagsNone?: readonly string[] | undefined;
+  tagsNone?: readonly string[];
 }
 
 /** Tag filters after normalisation (see `normalizeTags`): what a query is built from. */
@@ -28,17 +28,17 @@ export interface CorpusFilter {
   /** Columns that must equal a value, by the corpus's name for them (e.g. `agentId`). */
   equals: Readonly<Record<string, string>>;
   /** Columns that must hold one of several values (a user's memories and the shared ones). */
-  oneOf?: Readonly<Record<string, readonly string[]>> | undefined;
+  oneOf?: Readonly<Record<string, readonly string[]>>;
   /**
    * Columns that must differ from a value, named as in `equals`: what a search leaves out, such as
    * the conversation a turn is recalling from (its own turns are in its history already).
    */
-  notEquals?: Readonly<Record<string, string>> | undefined;
+  notEquals?: Readonly<Record<string, string>>;
   tags: TagFilter;
   /** On the corpus's metadata column; only where it has one. */
-  metadata?: MetadataFilter | undefined;
+  metadata?: MetadataFilter;
   /** Rows the corpus marks invalid are left out unless this is true. */
-  includeInvalid?: boolean | undefined;
+  includeInvalid?: boolean;
 }
 
 export function normalizeTagFilter(input: TagFilterInput = {}): TagFilter {

@@ -24,7 +24,7 @@ export function fusionWeightsFor(embedderId: string): FusionWeights {
 }
 
 /** The calibrated weights of an embedder, with the deployment's overrides (FUSION_*_WEIGHT) on top. */
-export function configuredFusionWeights(embedderId: string, overrides: { vector?: number | undefined; text?: number | undefined }): FusionWeights {
+export function configuredFusionWeights(embedderId: string, overrides: { vector?: number; text?: number }): FusionWeights {
   const calibrated = fusionWeightsFor(embedderId);
   return { ...calibrated, vector: overrides.vector ?? calibrated.vector, text: overrides.text ?? calibrated.text };
 }

@@ -19,7 +19,7 @@ export interface KnowledgeHit {
    * The whole passage the chunk belongs to (the consecutive chunks retrieval scored together):
    * what an answer without a model picks sentences from. Absent from retrievers that do not have it.
    */
-  passage?: PassageText | undefined;
+  passage?: PassageText;
 }
 
 export interface PassageText {

@@ -44,15 +44,15 @@ export interface CorpusSearchOptions {
   candidateK: number;
   weights: FusionWeights;
   /** Cosine similarity below which a row is not a vector candidate. */
-  minScore?: number | undefined;
+  minScore?: number;
   /**
    * Columns the vector query brings along for each row (`row` on its hits), so that a caller
    * whose unit is the row needs no second query for the rows the vector side found.
    */
-  payload?: Payload | undefined;
+  payload?: Payload;
   /** The query's vector, when the caller has it already (nothing is embedded then). */
-  vector?: number[] | undefined;
-  signal?: AbortSignal | undefined;
+  vector?: number[];
+  signal?: AbortSignal;
 }
 
 /**

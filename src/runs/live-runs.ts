@@ -13,7 +13,7 @@ export interface LiveRun<E> {
    * Sends the events after `after` (all when undefined), then every new one, until the run ends
    * (`onEnd`) or `gone` fires. A run nobody listens to any more is aborted after the grace period.
    */
-  listen(listener: { onEvent(seq: number, event: E): void; onEnd?(): void; gone?: AbortSignal | undefined; after?: number | undefined }): void;
+  listen(listener: { onEvent(seq: number, event: E): void; onEnd?(): void; gone?: AbortSignal; after?: number }): void;
   cancel(reason: unknown): void;
   /** No more events; kept for a while so that a client reconnecting just after still gets the last ones. */
   end(): void;

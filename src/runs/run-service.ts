@@ -19,23 +19,23 @@ export const RUN_TTL_SECONDS_DEFAULT = 3600;
 
 /** Who listens to a run's events: `seq` is the event's SSE id. */
 export interface RunListener<E> {
-  onEvent?: ((event: E, seq: number) => void) | undefined;
+  onEvent?: ((event: E, seq: number) => void);
   /**
    * Fires when this listener has gone (a streaming client disconnected). The run goes on for a
    * grace period, in which a client may reconnect to its events; then it is aborted.
    */
-  gone?: AbortSignal | undefined;
+  gone?: AbortSignal;
   /** Aborts the run at once (a JSON client that disconnected: nobody can reconnect to it). */
-  signal?: AbortSignal | undefined;
+  signal?: AbortSignal;
   /** Stream the model's reply as it comes; the result is the same either way. */
-  stream?: boolean | undefined;
+  stream?: boolean;
 }
 
 /** Answers to a paused run: tool outputs (`requires_action`) or approval decisions (`requires_approval`). */
 export interface ResumeAnswers {
   runId: string;
-  toolOutputs?: Array<{ toolCallId: string; output: string }> | undefined;
-  decisions?: Array<{ toolCallId: string; approve: boolean; reason?: string | undefined }> | undefined;
+  toolOutputs?: Array<{ toolCallId: string; output: string }>;
+  decisions?: Array<{ toolCallId: string; approve: boolean; reason?: string }>;
 }
 
 /** The checked answers, by tool call id. */
@@ -57,9 +57,9 @@ export interface RunServiceOptions<E, R> {
   /** The event that tells a run's listeners it failed. */
   errorEvent(error: unknown): E;
   /** A paused run left unanswered this long expires. */
-  runTtlSeconds?: number | undefined;
+  runTtlSeconds?: number;
   /** What a failed run records of its error; default `turn_failed`, no details, so internals stay out. */
-  describeError?: DescribeError | undefined;
+  describeError?: DescribeError;
 }
 
 /** What a run records when it pauses; the rest of its state the service adds. */

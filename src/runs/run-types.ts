@@ -37,7 +37,7 @@ export interface Run {
 /** A tool the client declared (OpenAI's function tool shape). */
 export interface ClientToolDeclaration {
   type: 'function';
-  function: { name: string; description?: string | undefined; parameters?: Record<string, unknown> | undefined };
+  function: { name: string; description?: string; parameters?: Record<string, unknown> };
 }
 
 /** A tool call as the chat reports it. */
@@ -53,11 +53,11 @@ export interface RunToolCall {
 export interface RunState {
   request: {
     message: string;
-    topK?: number | undefined;
-    candidateK?: number | undefined;
-    tagsAny?: string[] | undefined;
-    tagsAll?: string[] | undefined;
-    tagsNone?: string[] | undefined;
+    topK?: number;
+    candidateK?: number;
+    tagsAny?: string[];
+    tagsAll?: string[];
+    tagsNone?: string[];
   };
   /** The agent's settings as the run started (null: the deployment's defaults). */
   agent: AgentSettings | null;
@@ -121,18 +121,18 @@ export interface NewRun {
   conversationId: string;
   agentVersion: number | null;
   status: RunStatus;
-  usage?: RunUsage | undefined;
-  stopReason?: string | null | undefined;
+  usage?: RunUsage;
+  stopReason?: string | null;
 }
 
 export interface RunUpdate {
   status: RunStatus;
-  usage?: RunUsage | undefined;
-  stopReason?: string | null | undefined;
+  usage?: RunUsage;
+  stopReason?: string | null;
   /** Kept while paused; cleared (null) once the run ends. */
-  state?: RunState | null | undefined;
-  error?: Record<string, unknown> | null | undefined;
-  expiresAt?: Date | null | undefined;
+  state?: RunState | null;
+  error?: Record<string, unknown> | null;
+  expiresAt?: Date | null;
 }
 
 /** The runs of one tenant (see `TenantScoped`). */

@@ -126,7 +126,7 @@ export class WorkerPool<Task, Result, Info, Init = unknown> {
     return this.closing;
   }
 
-  run(task: Task, options: { signal?: AbortSignal | undefined } = {}): Promise<Result> {
+  run(task: Task, options: { signal?: AbortSignal } = {}): Promise<Result> {
     return this.runAll([task], options).then(([result]) => result!);
   }
 
@@ -135,7 +135,7 @@ export class WorkerPool<Task, Result, Info, Init = unknown> {
    * The first failure rejects the call, and its tasks that have not started are dropped: the
    * caller wants all of them or none.
    */
-  runAll(tasks: readonly Task[], options: { signal?: AbortSignal | undefined } = {}): Promise<Result[]> {
+  runAll(tasks: readonly Task[], options: { signal?: AbortSignal } = {}): Promise<Result[]> {
     const { signal } = options;
     if (this.closing) return Promise.reject(new Error(`${this.options.name} is closed`));
     if (signal?.aborted) return Promise.reject(signal.reason);

@@ -39,16 +39,16 @@ export interface ExtractiveAnswer {
 }
 
 export interface ExtractiveOptions {
-  maxSentences?: number | undefined;
+  maxSentences?: number;
   /** The app's embedder: the cosine between question and sentence catches what shares no word. */
-  embedder?: Pick<Embedder, 'embed'> | undefined;
+  embedder?: Pick<Embedder, 'embed'>;
   /** The question's vector, when the caller started computing it early (beside retrieval). */
-  questionVector?: Promise<number[]> | undefined;
+  questionVector?: Promise<number[]>;
   /** How many of the lexically best sentences are embedded; default DEFAULT_EMBEDDED_SENTENCES. */
-  embedded?: number | undefined;
+  embedded?: number;
   /** Default ANSWER_WEIGHTS with an embedder, LEXICAL_ANSWER_WEIGHTS without. */
-  weights?: AnswerWeights | undefined;
-  signal?: AbortSignal | undefined;
+  weights?: AnswerWeights;
+  signal?: AbortSignal;
 }
 
 export interface ScoredCandidate extends AnswerCandidate {

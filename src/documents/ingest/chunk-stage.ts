@@ -9,8 +9,8 @@ export interface ChunkStageOptions {
   maxInputTokens: number;
   analyzer: Analyzer;
   /** The embedder's tokenizer when it is available here; default the chunker's (high-erring) estimate. */
-  countTokens?: ((text: string) => number) | undefined;
-  chunking?: ChunkingOptions | undefined;
+  countTokens?: ((text: string) => number);
+  chunking?: ChunkingOptions;
 }
 
 export interface ChunkedDocument<F extends string = DocumentFormat> extends NormalisedDocument<F> {

@@ -7,11 +7,11 @@ export const DEFAULT_EMBED_BATCH_SIZE = 64;
 export interface EmbedStageOptions {
   embedder: Embedder;
   /** Texts per embedder call. Default 64. */
-  batchSize?: number | undefined;
+  batchSize?: number;
   /** Checked before each batch and handed to the embedder. */
-  signal?: AbortSignal | undefined;
+  signal?: AbortSignal;
   /** After each batch: chunks embedded so far, of all. */
-  onProgress?: ((progress: { done: number; total: number }) => void) | undefined;
+  onProgress?: ((progress: { done: number; total: number }) => void);
 }
 
 export interface EmbeddedDocument<F extends string = DocumentFormat> extends ChunkedDocument<F> {

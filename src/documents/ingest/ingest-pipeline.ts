@@ -14,18 +14,18 @@ import { writeStage } from './write-stage.js';
 
 export interface IngestDocumentInput {
   /** Default: the file name without extension, else the first heading, else the first line. */
-  title?: string | undefined;
+  title?: string;
   /** Text, or the bytes of an uploaded file. */
   content: string | Uint8Array;
   format: DocumentFormat;
   /** The upload's name, for the default title and error messages. */
-  filename?: string | undefined;
-  tags?: readonly string[] | undefined;
-  metadata?: Record<string, unknown> | undefined;
+  filename?: string;
+  tags?: readonly string[];
+  metadata?: Record<string, unknown>;
   /** Where the document comes from (a URL, a path): a later ingest of the same source replaces it. */
-  source?: string | null | undefined;
-  chunking?: ChunkingOptions | undefined;
-  signal?: AbortSignal | undefined;
+  source?: string | null;
+  chunking?: ChunkingOptions;
+  signal?: AbortSignal;
 }
 
 /** The stages of an ingest, in the order they run. */
@@ -46,19 +46,19 @@ export interface IngestPipelineOptions {
   db: Db;
   embedder: Embedder;
   /** The tenant whose documents are written, and only those. Default `default`. */
-  tenantId?: string | undefined;
-  analyzer?: Analyzer | undefined;
+  tenantId?: string;
+  analyzer?: Analyzer;
   /** Default the embedder's `countTokens`, else the chunker's (high-erring) estimate. */
-  countTokens?: ((text: string) => number) | undefined;
+  countTokens?: ((text: string) => number);
   /** Texts per embedder call. Default 64. */
-  embedBatchSize?: number | undefined;
+  embedBatchSize?: number;
 }
 
 export interface IngestRunOptions {
   /** Called synchronously at each stage change and embedded batch; must not throw. */
-  onProgress?: ((progress: IngestProgress) => void) | undefined;
+  onProgress?: ((progress: IngestProgress) => void);
   /** See WriteStageOptions.inTransaction; also called (with no transaction of its own) when the text was stored already. */
-  inTransaction?: ((tx: Db, result: IngestResult) => Promise<void>) | undefined;
+  inTransaction?: ((tx: Db, result: IngestResult) => Promise<void>);
 }
 
 export interface IngestPipeline {

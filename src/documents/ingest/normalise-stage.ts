@@ -7,11 +7,11 @@ import type { ParsedDocument } from '../parsers/parser-registry.js';
 
 export interface NormaliseStageInput {
   /** Default: the file name without extension, else the first heading, else the first line. */
-  title?: string | undefined;
-  filename?: string | undefined;
-  tags?: readonly string[] | undefined;
-  metadata?: Record<string, unknown> | undefined;
-  source?: string | null | undefined;
+  title?: string;
+  filename?: string;
+  tags?: readonly string[];
+  metadata?: Record<string, unknown>;
+  source?: string | null;
 }
 
 /** A document as it is hashed and stored: its text normalised, its fields defaulted. */

@@ -7,7 +7,7 @@ export interface ParseStageInput<F extends string = DocumentFormat> {
   content: string | Uint8Array;
   format: F;
   /** The upload's name, for error messages. */
-  filename?: string | undefined;
+  filename?: string;
 }
 
 /**

@@ -16,12 +16,12 @@ export interface WriteStageOptions {
   /** The analyzer the chunks' passage terms were made with: postings of two analyzers never mix. */
   analyzer: Analyzer;
   /** Checked once, before the transaction starts; a write under way is not interrupted. */
-  signal?: AbortSignal | undefined;
+  signal?: AbortSignal;
   /**
    * Runs inside the write's transaction, after it: what must commit with the document or not at
    * all (a job marking itself done, so that a retried job never writes twice). Throwing rolls back.
    */
-  inTransaction?: ((tx: Db, result: IngestResult) => Promise<void>) | undefined;
+  inTransaction?: ((tx: Db, result: IngestResult) => Promise<void>);
 }
 
 // Rows per multi-row statement: far below the 65,535 bind parameters of the protocol.

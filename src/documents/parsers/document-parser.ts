@@ -8,7 +8,7 @@ export interface ParsedText {
 
 export interface ParseContext {
   /** The upload's name, for error messages only. */
-  filename?: string | undefined;
+  filename?: string;
 }
 
 /**

@@ -7,7 +7,7 @@ export interface ParseDocumentInput<F extends string = string> {
   /** File bytes; a string is taken as already-decoded text, or for a PDF as a binary (latin-1) string. */
   data: string | Uint8Array;
   /** Only used in error messages. */
-  filename?: string | undefined;
+  filename?: string;
 }
 
 export interface ParsedDocument<F extends string = string> {

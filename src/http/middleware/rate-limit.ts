@@ -7,13 +7,13 @@ import { TokenBuckets } from './token-buckets.js';
 export interface RateLimitOptions {
   perMinute: number;
   /** Requests a client may send at once; default one minute's worth. */
-  burst?: number | undefined;
+  burst?: number;
   /**
    * Names the bucket of a valid API key (never the key itself: names may end up in a dump), or
    * undefined for anything else, which is then limited by client address. Each valid key has its
    * own budget. Without it, every client is limited by address.
    */
-  identifyKey?: ((key: string) => Promise<string | undefined>) | undefined;
+  identifyKey?: ((key: string) => Promise<string | undefined>);
   /** Take the client address from the last X-Forwarded-For hop (one trusted proxy in front). */
   trustProxy: boolean;
 }

@@ -13,7 +13,7 @@ export type RouteBody = NonNullable<NonNullable<RouteConfig['request']>['body']>
 export interface ErrorSpec {
   codes: [ErrorCode, ...ErrorCode[]];
   description: string;
-  headers?: z.ZodObject | undefined;
+  headers?: z.ZodObject;
 }
 
 // Which declared replies are error replies, and with which codes: the document merges them with

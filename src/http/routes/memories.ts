@@ -256,7 +256,7 @@ function keyOf(c: Context): { key: string } {
   return parseWith(keyParams, { key: c.req.param('key') }, 'path');
 }
 
-function queryScope(c: Context): { agentId?: string | undefined; userId?: string | undefined } {
+function queryScope(c: Context): { agentId?: string; userId?: string } {
   return parseQuery(c, agentIdQuery);
 }
 

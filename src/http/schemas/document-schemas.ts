@@ -42,7 +42,7 @@ const documentFields = {
   ...chunkingFields,
 };
 
-const overlapBelowMax = (b: { maxTokens?: number | undefined; overlapTokens?: number | undefined }) =>
+const overlapBelowMax = (b: { maxTokens?: number; overlapTokens?: number }) =>
   b.maxTokens === undefined || b.overlapTokens === undefined || b.overlapTokens < b.maxTokens;
 const OVERLAP_ISSUE = { path: ['overlapTokens'], message: 'must be less than maxTokens' };
 

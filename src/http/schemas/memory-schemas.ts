@@ -93,7 +93,7 @@ const expiresAtSchema = z.iso
   .datetime({ offset: true })
   .transform((s) => new Date(s))
   .meta({ type: 'string', format: 'date-time', description: 'When the memory expires (ISO 8601); a time already past is refused.' });
-const futureExpiry = (body: { expiresAt?: Date | null | undefined; ttlSeconds?: number | null | undefined }, ctx: z.RefinementCtx) => {
+const futureExpiry = (body: { expiresAt?: Date | null; ttlSeconds?: number | null }, ctx: z.RefinementCtx) => {
   if (body.expiresAt != null && body.ttlSeconds != null) ctx.addIssue({ code: 'custom', path: ['ttlSeconds'], message: 'give ttlSeconds or expiresAt, not both' });
   if (body.expiresAt != null && body.expiresAt.getTime() <= Date.now()) ctx.addIssue({ code: 'custom', path: ['expiresAt'], message: 'must be in the future' });
 };

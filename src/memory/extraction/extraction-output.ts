@@ -15,8 +15,8 @@ export type DecisionEvent = 'ADD' | 'UPDATE' | 'INVALIDATE' | 'NONE';
 export interface ParsedDecision {
   fact: number;
   event: DecisionEvent;
-  id?: number | undefined;
-  content?: string | undefined;
+  id?: number;
+  content?: string;
 }
 
 /** A reply that is not the JSON asked for: the whole step is skipped. */

@@ -10,8 +10,8 @@ export interface ExtractionRequest {
   /** Whose memories: the facts are about this agent's user (or, without one, the agent's shared memory). */
   scope: MemoryScope;
   /** The turn the facts come from, named in the new memories' metadata and their history. */
-  source?: { conversationId: string; turn: number } | undefined;
-  signal?: AbortSignal | undefined;
+  source?: { conversationId: string; turn: number };
+  signal?: AbortSignal;
 }
 
 export interface ExtractionDecision {
@@ -19,11 +19,11 @@ export interface ExtractionDecision {
   /** The fact as extracted. */
   fact: string;
   /** What the memory holds after the decision (ADD, UPDATE). */
-  content?: string | undefined;
-  key?: string | undefined;
-  previousContent?: string | undefined;
+  content?: string;
+  key?: string;
+  previousContent?: string;
   status: 'applied' | 'skipped';
-  reason?: string | undefined;
+  reason?: string;
 }
 
 export interface ExtractionResult {
@@ -43,7 +43,7 @@ export interface MemoryExtractorOptions {
   /** Existing memories shown to the model per fact. Default 5. */
   similarPerFact?: number;
   /** Told of every failure (logged by the caller), beside the metrics, with the turn it was about. */
-  onFailure?: ((reason: string, error: unknown, source: ExtractionRequest['source']) => void) | undefined;
+  onFailure?: ((reason: string, error: unknown, source: ExtractionRequest['source']) => void);
 }
 
 type FailureReason = 'llm_error' | 'timeout' | 'malformed_output' | 'unknown_id' | 'unknown_fact' | 'conflicting_decision' | 'invalid_content';

@@ -208,13 +208,13 @@ export interface Bm25QueryOptions {
    * An upper bound of the rows `where` matches (a scalar SQL expression over statistics the
    * writers keep), when the corpus keeps them: it chooses how the filter is applied.
    */
-  estimate?: SQL | undefined;
+  estimate?: SQL;
   limit: number;
   /**
    * Columns of `table` to bring along for each row, each aliased (`col AS name`): a caller that
    * shows rows needs no second query for the rows BM25 found.
    */
-  columns?: SQL | undefined;
+  columns?: SQL;
   /** BM25's term saturation and length normalisation. */
   params: { k1: number; b: number };
   /**

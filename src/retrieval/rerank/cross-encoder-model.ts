@@ -4,11 +4,11 @@ import { PairEncoder } from './pair-encoder.js';
 
 export interface CrossEncoderModelOptions extends TransformersModelSource {
   /** Truncate pairs to fewer tokens than the model allows (faster, sees less). Default: the model's limit. */
-  maxLength?: number | undefined;
+  maxLength?: number;
   /** ONNX weight variant, e.g. 'fp32' or 'q8' (picks onnx/model.onnx or onnx/model_quantized.onnx). */
-  dtype?: 'auto' | 'fp32' | 'fp16' | 'q8' | 'int8' | 'uint8' | 'q4' | undefined;
+  dtype?: 'auto' | 'fp32' | 'fp16' | 'q8' | 'int8' | 'uint8' | 'q4';
   /** onnxruntime intra-op threads. Default: onnxruntime's (one per core). */
-  threads?: number | undefined;
+  threads?: number;
 }
 
 /** Scores (query, passage) pairs: higher means more relevant. One model call per `score`. */
@@ -20,7 +20,7 @@ export interface CrossEncoderScorer {
   /** How many `score` calls can run at once (worker threads); 1 in the calling thread. */
   readonly parallelism: number;
   /** A call already running is not interrupted by the signal; one still waiting is dropped. */
-  score(query: string, passages: readonly string[], options?: { signal?: AbortSignal | undefined }): Promise<number[]>;
+  score(query: string, passages: readonly string[], options?: { signal?: AbortSignal }): Promise<number[]>;
   close(): Promise<void>;
 }
 
@@ -77,7 +77,7 @@ export class CrossEncoderModel implements CrossEncoderScorer {
     }
   }
 
-  async score(query: string, passages: readonly string[], options: { signal?: AbortSignal | undefined } = {}): Promise<number[]> {
+  async score(query: string, passages: readonly string[], options: { signal?: AbortSignal } = {}): Promise<number[]> {
     if (this.closed) throw new Error('CrossEncoderModel is closed');
     options.signal?.throwIfAborted();
     if (passages.length === 0) return [];

@@ -53,7 +53,7 @@ export class CrossEncoderWorkers implements CrossEncoderScorer {
     return new CrossEncoderWorkers(pool);
   }
 
-  async score(query: string, passages: readonly string[], options: { signal?: AbortSignal | undefined } = {}): Promise<number[]> {
+  async score(query: string, passages: readonly string[], options: { signal?: AbortSignal } = {}): Promise<number[]> {
     if (this.pool.closed) throw new Error('CrossEncoderWorkers is closed');
     options.signal?.throwIfAborted();
     if (passages.length === 0) return [];

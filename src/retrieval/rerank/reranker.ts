@@ -19,5 +19,5 @@ export interface Reranker {
 }
 
 export interface RerankOptions {
-  signal?: AbortSignal | undefined;
+  signal?: AbortSignal;
 }
