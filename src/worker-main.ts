@@ -1,5 +1,5 @@
 import { createAppContext } from './app-context.js';
-import { ConfigError, loadConfig } from './config/config.js';
+import { type Config, ConfigError, loadConfig } from './config/config.js';
 import { createEmbedder } from './embeddings/create-embedder.js';
 import { createLogger } from './observability/logger.js';
 
@@ -9,7 +9,7 @@ import { createLogger } from './observability/logger.js';
  * there the API server's in-process workers are the workers.
  */
 async function main(): Promise<void> {
-  let config;
+  let config: Config;
   try {
     // A worker works, whatever the API servers' WORKERS_IN_PROCESS says.
     config = loadConfig({ ...process.env, WORKERS_IN_PROCESS: 'true' });

@@ -510,7 +510,7 @@ if (process.env.TUNING_EXPERIMENTS) {
     for (const r of lexicalOnly.own) {
       const t = best(r, w);
       if (t.ok || !r.ok.some((o) => o === 1) || shown++ >= 30) continue;
-      const g = r.ok.findIndex((o) => o === 1);
+      const g = r.ok.indexOf(1);
       const feats = (j: number) => KEYS.slice(0, BASE_KEYS.length).map((k, i) => `${k} ${r.x[j * K + i]!.toFixed(2)}`).join(' ');
       console.log(`\nQ: ${r.question} | gold: ${r.gold!.join(' / ')}\n  top : ${r.texts![t.top]}\n        ${feats(t.top)}\n  gold: ${r.texts![g]}\n        ${feats(g)}`);
     }

@@ -380,7 +380,7 @@ async function benchLatency(): Promise<void> {
   const app = createApp(ctx);
   const post = async (path: string, body: unknown) => {
     const res = await app.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    return { status: res.status, body: (await res.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    return { status: res.status, body: (await res.json()) as Record<string, any> };
   };
   try {
     // A store that is not empty, and a warm model.

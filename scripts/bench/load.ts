@@ -109,7 +109,7 @@ async function seed(base: string): Promise<void> {
   await inParallel(MEMORIES, 8, (i) => post(base, '/v1/memories', { key: `seed-${i}`, content: `${words(14)}.`, tags: [WORDS[i % 12]!] }));
   const t1 = performance.now();
   await inParallel(DOCUMENTS, 2, (i) => {
-    const sections = Array.from({ length: 4 }, (_, s) => `## ${words(3)}\n\n${Array.from({ length: 5 }, () => `${words(18)}.`).join(' ')}`);
+    const sections = Array.from({ length: 4 }, () => `## ${words(3)}\n\n${Array.from({ length: 5 }, () => `${words(18)}.`).join(' ')}`);
     return post(base, '/v1/documents', { title: `Guide ${i}: ${words(3)}`, text: `# ${words(4)}\n\n${sections.join('\n\n')}`, format: 'markdown' });
   });
   const t2 = performance.now();

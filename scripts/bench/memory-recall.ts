@@ -44,7 +44,7 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
 };
 
-function exportOf(user: GeneratedUser, session: GeneratedUser['sessions'][number]) {
+function exportOf(_user: GeneratedUser, session: GeneratedUser['sessions'][number]) {
   const messages = session.turns.flatMap((t, i) => {
     const at = (offset: number) => new Date(session.at.getTime() + (i * 2 + offset) * 60_000).toISOString();
     return [

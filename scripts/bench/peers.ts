@@ -353,7 +353,7 @@ async function serverRun(set: ClusteredSet, results: Record<string, string | num
       }
       await mastra.upsert({ indexName: MASTRA_INDEX, ids, vectors, metadata });
     }
-    insert['PgVector'] = (N / ((performance.now() - t0) / 1000)).toFixed(0);
+    insert.PgVector = (N / ((performance.now() - t0) / 1000)).toFixed(0);
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     for (const t of ['memories', 'chunks', MASTRA_INDEX]) await admin.query(`VACUUM ANALYZE ${t}`);

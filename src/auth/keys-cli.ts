@@ -19,6 +19,7 @@ const NAME_MAX_CHARS = 200;
 
 /** Runs one `npm run keys` command against `db`; returns the exit code (2: usage). */
 export async function runKeysCli(argv: readonly string[], db: Db, io: KeysCliIo): Promise<number> {
+  // biome-ignore lint/suspicious/noImplicitAnyLet: typed by TypeScript's flow analysis from parseArgs below.
   let parsed;
   try {
     parsed = parseArgs({
@@ -57,6 +58,7 @@ export async function runKeysCli(argv: readonly string[], db: Db, io: KeysCliIo)
       for (const line of table(keys)) io.out(line);
       return 0;
     }
+    // biome-ignore lint/suspicious/noFallthroughSwitchClause: every case of the switch inside returns.
     case 'revoke': {
       const [target, ...extra] = rest;
       if (target === undefined || target.trim() === '' || extra.length > 0) return usage(io, 'revoke needs one key id or prefix');

@@ -81,7 +81,7 @@ export function chatToolSpecs(permitted: ReadonlySet<string>, options: { knowled
   return shapes.filter((shape) => permitted.has(shape.name)).map(toolSpecOf);
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: tools of different argument schemas in one list.
 export function createChatTools(options: ChatToolsOptions): Tool<any>[] {
   const { memories, knowledge, agentId, userId, actor, filters, sources } = options;
   const topKFor = (asked: number | undefined) => Math.min(asked ?? TOOL_TOP_K_DEFAULT, options.topKCap ?? TOOL_TOP_K_MAX);

@@ -143,7 +143,7 @@ function findMigrationsFolder(): string {
     const candidate = join(dir, 'migrations');
     if (existsSync(join(candidate, 'meta', '_journal.json'))) return candidate;
     const parent = dirname(dir);
-    if (parent === dir) throw new Error('migrations folder not found above ' + fileURLToPath(import.meta.url));
+    if (parent === dir) throw new Error(`migrations folder not found above ${fileURLToPath(import.meta.url)}`);
     dir = parent;
   }
 }

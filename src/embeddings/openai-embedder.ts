@@ -106,6 +106,7 @@ export class OpenAiEmbedder implements Embedder {
       }
       byIndex[item.index] = l2Normalize(item.embedding);
     }
+    // biome-ignore lint/complexity/useIndexOf: indexOf skips the holes of a sparse array, the very slots missing here.
     const missing = byIndex.findIndex((v) => v === undefined);
     if (missing !== -1 || response.data.length !== texts.length) {
       throw new Error(`${this.id}: response has ${response.data.length} embeddings for ${texts.length} inputs`);

@@ -121,7 +121,7 @@ async function embedBatch(
   const inputs = extractor.tokenizer(texts, { padding: true, truncation: true, max_length: maxInputTokens });
   const outputs = await extractor.model(inputs);
   const hidden = outputs.last_hidden_state ?? outputs.token_embeddings ?? outputs.logits;
-  if (!hidden || hidden.dims.length !== 3) {
+  if (hidden?.dims.length !== 3) {
     throw new Error(`model output has no [batch, sequence, hidden] tensor (got ${Object.keys(outputs).join(', ')})`);
   }
   const pooled = pooling === 'mean' ? mean_pooling(hidden, inputs.attention_mask) : hidden.slice(null, 0);

@@ -16,6 +16,7 @@ export interface ToolResult {
 
 export interface AgentHooks {
   /** May return a transformed copy; it shapes this request only and is not written to history. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a hook that returns nothing (void) leaves the messages as they are.
   beforeLlm?(messages: ChatMessage[]): ChatMessage[] | void | Promise<ChatMessage[] | void>;
   afterLlm?(result: LlmResult): void | Promise<void>;
   beforeTool?(call: ToolCall): void | Promise<void>;
@@ -60,8 +61,7 @@ export interface AgentTurnOptions {
   systemPrompt?: string;
   /** Conversation so far (no system message); not mutated. */
   messages: ChatMessage[];
-  // Tools are heterogeneous in their argument types; `any` keeps Tool<S> assignable here.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: tools are heterogeneous in their argument types; `any` keeps Tool<S> assignable here.
   tools?: Tool<any>[];
   /** Run by the client: a call to one pauses the turn until its output is given back (`resume`). */
   clientTools?: ClientTool[];
@@ -338,7 +338,7 @@ function toolMessage(call: ToolCall, result: Omit<ToolResult, 'durationMs'> & Pa
 }
 
 interface ToolRunContext {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: as `tools` above.
   toolsByName: Map<string, Tool<any>>;
   toolTimeoutMs: number;
   signal: AbortSignal | undefined;

@@ -1,4 +1,4 @@
-import { AbortedError, LlmError, RateLimitError, TransientError, classifyError } from './llm-errors.js';
+import { AbortedError, type LlmError, RateLimitError, TransientError, classifyError } from './llm-errors.js';
 
 export interface RetryOptions {
   /** Total attempts including the first. */

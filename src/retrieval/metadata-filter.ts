@@ -143,7 +143,7 @@ function condition(key: string, op: Operator, operand: unknown, path: (string | 
 export function matchesMetadataFilter(filter: MetadataFilter, metadata: Record<string, unknown>): boolean {
   if ('and' in filter) return filter.and.every((f) => matchesMetadataFilter(f, metadata));
   if ('or' in filter) return filter.or.some((f) => matchesMetadataFilter(f, metadata));
-  const has = Object.prototype.hasOwnProperty.call(metadata, filter.key);
+  const has = Object.hasOwn(metadata, filter.key);
   const stored = has ? metadata[filter.key] : undefined;
   const equals = (v: MetadataScalar) => has && stored === v;
   switch (filter.op) {

@@ -230,12 +230,16 @@ export class WorkerPool<Task, Result, Info, Init = unknown> {
   private onWorkerMessage(message: unknown): void {
     if (!isPoolWorkerMessage(message) || this.closing || this.gaveUp) return;
     const { threadId } = message;
-    if (message[POOL_MESSAGE] === 'init-failed') return this.onFailedStart(threadId, deserializeError(message.error));
+    if (message[POOL_MESSAGE] === 'init-failed') {
+      this.onFailedStart(threadId, deserializeError(message.error));
+      return;
+    }
     const info = message.info as Info;
     this.first ??= info;
     if (JSON.stringify(info) !== JSON.stringify(this.first)) {
       // A replacement must serve what the pool serves (the model files may have changed on disk).
-      return this.onFailedStart(threadId, new Error(`worker came up as ${JSON.stringify(info)}, pool is ${JSON.stringify(this.first)}`));
+      this.onFailedStart(threadId, new Error(`worker came up as ${JSON.stringify(info)}, pool is ${JSON.stringify(this.first)}`));
+      return;
     }
     this.ready.add(threadId);
     this.failedRestarts = 0;

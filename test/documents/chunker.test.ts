@@ -127,7 +127,7 @@ describe('chunkText: boundaries and overlap', () => {
   });
 
   it('cuts mid-sentence, with overlap, when a sentence does not fit', () => {
-    const long = Array.from({ length: 200 }, (_, i) => `w${i}`).join(' ') + '.';
+    const long = `${Array.from({ length: 200 }, (_, i) => `w${i}`).join(' ')}.`;
     const chunks = chunkText(long, { maxTokens: 30, overlapTokens: 5, countTokens: words });
     expect(chunks.length).toBeGreaterThan(7);
     for (let i = 1; i < chunks.length; i++) {
@@ -221,12 +221,12 @@ function generateDocument(rand: () => number): Generated {
       while (stack.length && stack[stack.length - 1]!.level >= level) stack.pop();
       stack.push({ level, text });
       if (level <= 2 && rand() < 0.25) source += `${text}${newline}${(level === 1 ? '=' : '-').repeat(int(3, 8))}`;
-      else source += `${'#'.repeat(level)} ${text}${rand() < 0.2 ? ' ' + '#'.repeat(level) : ''}`;
+      else source += `${'#'.repeat(level)} ${text}${rand() < 0.2 ? ` ${'#'.repeat(level)}` : ''}`;
       source += newline + pick([newline, '', newline + newline]);
       if (rand() < 0.2) continue; // a heading directly followed by another
     }
     addContent(paragraph());
-    source += pick([newline + newline, newline + '  ' + newline, newline + newline + newline]);
+    source += pick([newline + newline, `${newline}  ${newline}`, newline + newline + newline]);
   }
   return { source, content };
 }
@@ -316,7 +316,7 @@ describe('chunkText: properties on random documents', () => {
   it('chunks a large document quickly', () => {
     const rand = seededRandom(99);
     let source = '';
-    while (source.length < 1_000_000) source += generateDocument(rand).source + '\n\n';
+    while (source.length < 1_000_000) source += `${generateDocument(rand).source}\n\n`;
     const started = performance.now();
     const chunks = chunkText(source, { maxTokens: 128, overlapTokens: 16 });
     const elapsed = performance.now() - started;

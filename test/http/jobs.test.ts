@@ -159,7 +159,7 @@ describe('jobs over HTTP', () => {
   });
 
   it('streams progress as SSE with ids, to the final status; Last-Event-ID skips what was seen', async () => {
-    const res = await call(app, 'POST', '/v1/documents', { text: TEXT + '\n\nMore text about kilns.', format: 'markdown', async: true });
+    const res = await call(app, 'POST', '/v1/documents', { text: `${TEXT}\n\nMore text about kilns.`, format: 'markdown', async: true });
     const stream = await app.request(`/v1/jobs/${res.body.job.id}/events`);
     expect(stream.headers.get('content-type')).toContain('text/event-stream');
     const events = parseSse(await stream.text());

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import type { Database, Db } from '../../src/db/database.js';
 import { queryRows } from '../../src/db/query-rows.js';
 import { ensureVectorSpace } from '../../src/db/vector-space.js';

@@ -72,7 +72,7 @@ async function send(base: string, method: string, path: string, body?: unknown) 
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text) as Record<string, any>) : {} }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  return { status: res.status, body: text ? (JSON.parse(text) as Record<string, any>) : {} };
 }
 
 async function waitFor<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, ms: number): Promise<T> {

@@ -2,7 +2,6 @@ import type { Config } from '../../src/config/config.js';
 import { type Logger, createLogger } from '../../src/observability/logger.js';
 
 // Log lines are JSON objects of any shape; tests read the fields they expect.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type LogLine = Record<string, any>;
 
 /** A real pino logger (the app's own configuration) whose lines land in `lines`, parsed. */

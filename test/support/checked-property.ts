@@ -19,6 +19,7 @@ export interface CheckedRun {
 
 export async function assertProperty<T>(
   arbitrary: fc.Arbitrary<T>,
+  // biome-ignore lint/suspicious/noConfusingVoidType: fast-check's own predicate type: a predicate may return nothing.
   predicate: (value: T) => boolean | void | Promise<boolean | void>,
   parameters: fc.Parameters<[T]> = {},
 ): Promise<CheckedRun> {

@@ -47,7 +47,7 @@ export function cachingEmbedder(inner: Embedder, dir = process.env.VECTOR_CACHE_
           cache.set(k, vectors[i]!);
           lines.push(JSON.stringify({ h: k, v: Buffer.from(new Float32Array(vectors[i]!).buffer).toString('base64') }));
         });
-        appendFileSync(file, lines.join('\n') + '\n');
+        appendFileSync(file, `${lines.join('\n')}\n`);
       }
       return keys.map((k) => cache.get(k)!);
     },

@@ -143,8 +143,10 @@ export function MemoriesPage({ session, agentId, params }: Props) {
             {tagCounts.map((t) => (
               <li key={t.tag}>
                 <span class="tag-name">
+                  {/* biome-ignore lint/a11y/useAriaPropsSupportedByRole: read as "3 memories" rather than "(3)"; the browser test's axe scan accepts it. */}
                   {t.tag} <span class="count" aria-label={plural(t.count, 'memory', 'memories')}>({t.count})</span>
                 </span>
+                {/* biome-ignore lint/a11y/useSemanticElements: a row of toggle buttons, not a form's fieldset. */}
                 <span class="tag-modes" role="group" aria-label={`Filter by ${t.tag}`}>
                   {TAG_MODES.map(({ mode: m, label }) => (
                     <button key={m} type="button" class="small" aria-pressed={tagModes[t.tag] === m} onClick={() => setTagMode(t.tag, m)} title={`${label}: ${t.tag}`}>
@@ -195,6 +197,7 @@ export function MemoriesPage({ session, agentId, params }: Props) {
           />
         )}
 
+        {/* biome-ignore lint/a11y/useSemanticElements: <form role="search"> is the landmark every browser supports. */}
         <form class="inline-form" onSubmit={search} role="search" aria-label="Search memories">
           <label>
             Search

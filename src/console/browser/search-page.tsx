@@ -37,6 +37,7 @@ export function SearchPage({ session }: { session: ApiSession }) {
   return (
     <div class="page">
       <h1>Search playground</h1>
+      {/* biome-ignore lint/a11y/useSemanticElements: <form role="search"> is the landmark every browser supports. */}
       <form class="grid-form" onSubmit={search} role="search" aria-label="Search documents">
         <label class="wide">
           Query

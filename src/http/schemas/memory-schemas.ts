@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { SEARCH_MODES } from '../../retrieval/search-mode.js';
 import { MEMORY_FIELD_LIMITS, contentSchema, keySchema } from '../../memory/memory-fields.js';
-import { normalizeTag, normalizeTags, tagsSchema } from '../../retrieval/tags.js';
+import { normalizeTags, tagsSchema } from '../../retrieval/tags.js';
 import { LONE_SURROGATE, NUL_MESSAGE, SURROGATE_MESSAGE, notBlank, storableString } from '../../text/storable-string.js';
 import { fusionWeightsSchema } from './fusion-weights-schema.js';
 import { metadataFilterQuerySchema, metadataFilterSchema } from './metadata-filter-schema.js';

@@ -33,16 +33,16 @@ export interface PromptMessage {
   content: string;
 }
 
-const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const escapeMarkup = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 export function renderConversation(messages: readonly PromptMessage[]): string {
-  const lines = messages.map((m) => `<message role="${m.role}">\n${escape(m.content)}\n</message>`);
+  const lines = messages.map((m) => `<message role="${m.role}">\n${escapeMarkup(m.content)}\n</message>`);
   return `<conversation>\n${lines.join('\n')}\n</conversation>`;
 }
 
 /** New facts by index, existing memories by their small id (never a key: the model cannot invent one that exists). */
 export function renderDecisionInput(facts: readonly string[], memories: readonly string[]): string {
-  const factLines = facts.map((f, i) => `<fact index="${i}">${escape(f)}</fact>`);
-  const memoryLines = memories.map((m, i) => `<memory id="${i}">${escape(m)}</memory>`);
+  const factLines = facts.map((f, i) => `<fact index="${i}">${escapeMarkup(f)}</fact>`);
+  const memoryLines = memories.map((m, i) => `<memory id="${i}">${escapeMarkup(m)}</memory>`);
   return `<facts>\n${factLines.join('\n')}\n</facts>\n<memories>\n${memoryLines.length ? memoryLines.join('\n') : '(none)'}\n</memories>`;
 }

@@ -74,14 +74,17 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     const w = word.replace(/['\u2019]s$/, '').replace(/['\u2019]/g, '');
     const dotted = w.split('.');
     if (dotted.length > 1) {
-      if (dotted.every((p) => NUMERIC.test(p))) return push(w, out);
+      if (dotted.every((p) => NUMERIC.test(p))) push(w, out);
       // U.S.A. → usa; e.g. → eg: dotted single letters are abbreviations, not separate words.
-      if (dotted.every((p) => SINGLE_LETTER.test(p))) return push(dotted.join(''), out);
-      for (const part of dotted) wordTerms(part, out);
+      else if (dotted.every((p) => SINGLE_LETTER.test(p))) push(dotted.join(''), out);
+      else for (const part of dotted) wordTerms(part, out);
       return;
     }
     const parts = w.split(/[-\u2010\u2011_]/).filter(Boolean);
-    if (parts.length === 1) return push(parts[0]!, out);
+    if (parts.length === 1) {
+      push(parts[0]!, out);
+      return;
+    }
     for (const part of parts) push(part, out);
     if (compounds === 'split-and-join') push(parts.join(''), out);
   };

@@ -107,7 +107,7 @@ async function runLogits(model: PreTrainedModel, encoder: PairEncoder, query: st
   const queryTokens = encoder.tokenize(query);
   const inputs = encoder.batch(passages.map((p) => encoder.encode(queryTokens, encoder.tokenize(p))));
   const { logits } = (await model(inputs)) as { logits?: Tensor };
-  if (!logits || logits.dims.length !== 2 || logits.dims[0] !== passages.length) {
+  if (logits?.dims.length !== 2 || logits.dims[0] !== passages.length) {
     throw new Error(`expected logits of shape [${passages.length}, labels], got ${logits ? `[${logits.dims.join(', ')}]` : 'no logits'}`);
   }
   return logits;

@@ -10,8 +10,8 @@ export function minimalPdf(pages: string[][], options: { compress?: boolean } = 
   objects[2] = `<< /Type /Pages /Kids [${pages.map((_, i) => `${4 + 2 * i} 0 R`).join(' ')}] /Count ${pages.length} >>`;
   objects[3] = '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>';
   pages.forEach((lines, i) => {
-    const escape = (s: string) => s.replace(/[\\()]/g, (c) => `\\${c}`);
-    const content = `BT /F1 12 Tf 72 720 Td 14 TL\n${lines.map((l) => `(${escape(l)}) Tj T*`).join('\n')}\nET`;
+    const escapePdf = (s: string) => s.replace(/[\\()]/g, (c) => `\\${c}`);
+    const content = `BT /F1 12 Tf 72 720 Td 14 TL\n${lines.map((l) => `(${escapePdf(l)}) Tj T*`).join('\n')}\nET`;
     const stream = options.compress ? deflateSync(Buffer.from(content, 'latin1')).toString('latin1') : content;
     const filter = options.compress ? ' /Filter /FlateDecode' : '';
     objects[4 + 2 * i] =

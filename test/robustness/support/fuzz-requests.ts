@@ -364,7 +364,7 @@ export function oddTextRequests(method: string, pattern: string, base: BaseReque
 const wellFormed = (s: string) => s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 
 const FILE_TYPES = ['text/plain', 'text/markdown', 'text/html', 'application/pdf', 'application/octet-stream', 'image/png', ''];
-const FILE_NAMES = ['a.txt', 'notes.md', 'page.html', 'report.pdf', 'noext', '.txt', '../../etc/passwd.txt', 'a\u0000.txt', 'x'.repeat(2_000) + '.md', 'UPPER.TXT', '😀.html', '\u202Etxt.exe', ' .md', 'a.txt\r\nX-Injected: 1'];
+const FILE_NAMES = ['a.txt', 'notes.md', 'page.html', 'report.pdf', 'noext', '.txt', '../../etc/passwd.txt', 'a\u0000.txt', `${'x'.repeat(2_000)}.md`, 'UPPER.TXT', '😀.html', '\u202Etxt.exe', ' .md', 'a.txt\r\nX-Injected: 1'];
 
 const fileContent: fc.Arbitrary<{ label: string; bytes: Uint8Array }> = fc.oneof(
   // Mostly a file the parsers take, so that the rest of the request gets as far as the store.

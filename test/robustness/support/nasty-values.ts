@@ -96,7 +96,7 @@ export const nastyNumber: fc.Arbitrary<unknown> = fc.oneof(
 /** Nesting as JSON text: JSON.parse takes any depth, but code that recurses over it may not. */
 export const deepNesting: fc.Arbitrary<RawJson> = fc
   .tuple(fc.constantFrom(33, 1_000, 100_000), fc.constantFrom('array', 'object'))
-  .map(([depth, kind]) => new RawJson(kind === 'array' ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)));
+  .map(([depth, kind]) => new RawJson(kind === 'array' ? '['.repeat(depth) + ']'.repeat(depth) : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`));
 
 export const hugeArray: fc.Arbitrary<unknown[]> = fc
   .tuple(fc.constantFrom(65, 129, 1_001, 50_000), fc.constantFrom('same', 'distinct', 'numbers', 'objects'))
