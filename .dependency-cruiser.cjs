@@ -35,7 +35,8 @@ module.exports = {
     },
     {
       name: 'retrieval-imports-no-feature',
-      comment: 'src/retrieval is the shared vocabulary (search engine, BM25, fusion, filters, tags, Source, the knowledge port): the features use it, not the other way.',
+      comment:
+        'src/retrieval is the shared vocabulary (search engine, BM25, fusion, filters, tags, Source, the knowledge port): the features use it, not the other way.',
       severity: 'error',
       from: { path: '^src/retrieval/' },
       to: { path: `^src/(${FEATURES})/` },

@@ -12,4 +12,5 @@ const page = await client.GET('/v1/memories', { params: { query: { tagsAll: ['ad
 for (const memory of page.data?.items ?? []) console.log(`${memory.key}: ${memory.content} [${memory.tags.join(', ')}]`);
 
 const found = await client.POST('/v1/memories/search', { body: { query: 'what does Ada drink?', mode: 'hybrid', topK: 3 } });
-for (const hit of found.data?.hits ?? []) console.log(hit.score.toFixed(3), `vector #${hit.ranks.vector ?? '-'}`, `text #${hit.ranks.text ?? '-'}`, hit.memory.content);
+for (const hit of found.data?.hits ?? [])
+  console.log(hit.score.toFixed(3), `vector #${hit.ranks.vector ?? '-'}`, `text #${hit.ranks.text ?? '-'}`, hit.memory.content);

@@ -37,15 +37,24 @@ const random = seededRandom(7);
 
 const samples: Record<string, string[]> = {
   prose: docs.map((d) => d.text),
-  'JSON tool results': docs.slice(0, 500).map((d) => JSON.stringify({ results: [{ id: d._id, title: d.title, snippet: d.text.slice(0, 300), score: random() }] })),
-  'source blocks': docs.slice(0, 500).map((d) => `<sources>\n<source id="1" kind="document" title="${d.title}">\n${d.text.slice(0, 600)}\n</source>\n</sources>`),
+  'JSON tool results': docs
+    .slice(0, 500)
+    .map((d) => JSON.stringify({ results: [{ id: d._id, title: d.title, snippet: d.text.slice(0, 300), score: random() }] })),
+  'source blocks': docs
+    .slice(0, 500)
+    .map((d) => `<sources>\n<source id="1" kind="document" title="${d.title}">\n${d.text.slice(0, 600)}\n</source>\n</sources>`),
   'UUID-heavy JSON': Array.from({ length: 300 }, () => JSON.stringify({ id: randomUUID(), key: `chat-${randomUUID()}`, n: Math.floor(random() * 1e9) })),
 };
 
 const summary = (ratios: number[]) => {
   const sorted = [...ratios].sort((a, b) => a - b);
   const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
-  return { mean: (ratios.reduce((a, b) => a + b, 0) / ratios.length).toFixed(3), p50: at(0.5).toFixed(3), p99: at(0.99).toFixed(3), max: sorted.at(-1)!.toFixed(3) };
+  return {
+    mean: (ratios.reduce((a, b) => a + b, 0) / ratios.length).toFixed(3),
+    p50: at(0.5).toFixed(3),
+    p99: at(0.99).toFixed(3),
+    max: sorted.at(-1)!.toFixed(3),
+  };
 };
 
 const rows = [];

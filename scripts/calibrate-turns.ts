@@ -87,7 +87,16 @@ try {
     return { q, vector, text: textHits.map((h) => h.id), textScores: textHits.map((h) => h.score) };
   });
   const recallAt = (ranked: (l: (typeof lists)[number]) => string[], n: number) =>
-    lists.reduce((sum, l) => sum + (ranked(l).slice(0, n).some((id) => l.q.relevant.has(id)) ? 1 : 0), 0) / lists.length;
+    lists.reduce(
+      (sum, l) =>
+        sum +
+        (ranked(l)
+          .slice(0, n)
+          .some((id) => l.q.relevant.has(id))
+          ? 1
+          : 0),
+      0,
+    ) / lists.length;
   const mrr = (ranked: (l: (typeof lists)[number]) => string[]) =>
     lists.reduce((sum, l) => {
       const r = ranked(l).findIndex((id) => l.q.relevant.has(id));
@@ -100,17 +109,36 @@ try {
   row('vector alone', (l) => l.vector);
   for (const k of [20, 60]) {
     for (const w of [0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1, 1.5, 2]) {
-      row(`vector ${w}, text 1, k ${k}`, (l) => fuse([{ ids: l.vector, weight: w }, { ids: l.text, weight: 1 }], k).map((h) => h.id));
+      row(`vector ${w}, text 1, k ${k}`, (l) =>
+        fuse(
+          [
+            { ids: l.vector, weight: w },
+            { ids: l.text, weight: 1 },
+          ],
+          k,
+        ).map((h) => h.id),
+      );
     }
   }
   // A BM25 floor: text candidates scoring under `floor` × the best one's score (a match on one
   // common query word) leave the text list, so they cannot outrank good vector candidates.
   for (const floor of [0.2, 0.35, 0.5]) {
-    for (const [w, k] of [[0.3, 20], [0.5, 20], [1, 20], [1, 60]] as const) {
+    for (const [w, k] of [
+      [0.3, 20],
+      [0.5, 20],
+      [1, 20],
+      [1, 60],
+    ] as const) {
       row(`floor ${floor}, vector ${w}, text 1, k ${k}`, (l) => {
         const top = l.textScores[0] ?? 0;
         const text = l.text.filter((_, i) => l.textScores[i]! >= floor * top);
-        return fuse([{ ids: l.vector, weight: w }, { ids: text, weight: 1 }], k).map((h) => h.id);
+        return fuse(
+          [
+            { ids: l.vector, weight: w },
+            { ids: text, weight: 1 },
+          ],
+          k,
+        ).map((h) => h.id);
       });
     }
   }

@@ -131,7 +131,10 @@ export async function createAppContext(config: Config, options: AppContextOption
   const logger = options.logger ?? createLogger(config.LOG_LEVEL);
   const crossEncoderComing = options.crossEncoder === undefined ? config.RERANKER_MODEL !== undefined : options.crossEncoder !== null;
   if (config.RERANKER_DEFAULT === 'cross-encoder' && !crossEncoderComing) {
-    throw new ConfigError(['RERANKER_DEFAULT', 'RERANKER_MODEL'], 'RERANKER_DEFAULT=cross-encoder needs RERANKER_MODEL (a Hugging Face model id or a local model folder)');
+    throw new ConfigError(
+      ['RERANKER_DEFAULT', 'RERANKER_MODEL'],
+      'RERANKER_DEFAULT=cross-encoder needs RERANKER_MODEL (a Hugging Face model id or a local model folder)',
+    );
   }
   assertCompactionConfig(config);
   const database = await openDatabase(
@@ -248,7 +251,20 @@ export async function createAppContext(config: Config, options: AppContextOption
 /** The parts of a context the chat is built from. */
 export type ChatParts = Pick<
   AppContext,
-  'config' | 'logger' | 'memories' | 'knowledge' | 'llm' | 'conversations' | 'turns' | 'turnIndexes' | 'backgroundTasks' | 'runs' | 'liveRuns' | 'agents' | 'embedder' | 'extractors'
+  | 'config'
+  | 'logger'
+  | 'memories'
+  | 'knowledge'
+  | 'llm'
+  | 'conversations'
+  | 'turns'
+  | 'turnIndexes'
+  | 'backgroundTasks'
+  | 'runs'
+  | 'liveRuns'
+  | 'agents'
+  | 'embedder'
+  | 'extractors'
 >;
 
 /**
@@ -258,7 +274,10 @@ export type ChatParts = Pick<
 export function createTenantChat(parts: ChatParts, options: { describeError?: DescribeError } = {}): TenantScoped<ChatService> {
   const { config, logger, llm, extractors } = parts;
   const compaction = compactionSettingsFor(config, llm?.model);
-  const agentRuntime = { llmFor: createAgentLlmResolver(config, llm, instrumentLlmProvider), compactionFor: (model: string | undefined) => compactionSettingsFor(config, model) };
+  const agentRuntime = {
+    llmFor: createAgentLlmResolver(config, llm, instrumentLlmProvider),
+    compactionFor: (model: string | undefined) => compactionSettingsFor(config, model),
+  };
   const onSummaryFallback = (err: unknown) => logger.warn({ err }, 'summarizer failed: rule-based checkpoint or summary used');
   // Each stored turn's work after the reply, each hook a background task of its own: another hook is one line here.
   // Registered whenever there is a model: an agent may turn extraction on where the deployment has it off.

@@ -41,7 +41,10 @@ async function main(): Promise<void> {
     const url = urlOf(config.HOST, info.port);
     logger.info({ url, port: info.port, database: ctx.database.driver, embedder: embedder.id, apiKeys: ctx.auth.required }, `memrag listening on ${url}`);
     if (!ctx.auth.required) {
-      logger.warn({ host: config.HOST }, `no API keys exist: /v1 (and /mcp) is open, so memrag listens on loopback (${config.HOST}) only; keys created now turn authentication on`);
+      logger.warn(
+        { host: config.HOST },
+        `no API keys exist: /v1 (and /mcp) is open, so memrag listens on loopback (${config.HOST}) only; keys created now turn authentication on`,
+      );
     }
     // Without a model the chat still answers, extractively; say so, or operators wonder why answers look odd.
     if (ctx.llm) logger.info({ model: ctx.llm.model, baseUrl: config.LLM_BASE_URL ?? 'OpenAI' }, `chat LLM: ${ctx.llm.model}`);

@@ -78,9 +78,17 @@ describe('the compiled server (npm run build, then node dist/main.js)', () => {
   });
 
   it('saves and finds a memory: the embedder runs in worker threads loaded from .js', async () => {
-    const saved = await fetch(`${base}/v1/memories/tea`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content: 'Alice prefers green tea' }) });
+    const saved = await fetch(`${base}/v1/memories/tea`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ content: 'Alice prefers green tea' }),
+    });
     expect(saved.status, await saved.clone().text()).toBe(201);
-    const found = await fetch(`${base}/v1/memories/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'what does Alice drink?', mode: 'vector' }) });
+    const found = await fetch(`${base}/v1/memories/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'what does Alice drink?', mode: 'vector' }),
+    });
     expect(((await found.json()) as { hits: { memory: { key: string } }[] }).hits.map((h) => h.memory.key)).toEqual(['tea']);
   });
 

@@ -61,7 +61,10 @@ describe('main: API keys and the listening address', () => {
     // Written right after the start line: give the pipe a moment.
     const warning = () => running!.lines.find((l) => String(l.msg).startsWith('no API keys exist'));
     for (let i = 0; i < 50 && !warning(); i++) await new Promise((r) => setTimeout(r, 20));
-    expect(warning()).toMatchObject({ level: 'warn', msg: expect.stringMatching(/\/v1 \(and \/mcp\) is open, so memrag listens on loopback \(127\.0\.0\.1\) only/) });
+    expect(warning()).toMatchObject({
+      level: 'warn',
+      msg: expect.stringMatching(/\/v1 \(and \/mcp\) is open, so memrag listens on loopback \(127\.0\.0\.1\) only/),
+    });
   });
 
   it('listens on any address with API_KEYS set', async () => {

@@ -65,7 +65,9 @@ export function conversationModel(options: ConversationModelOptions = {}) {
       const delayMs = options.summaryDelayMs ?? 0;
       if (kind === 'checkpoint') {
         const question = /User: ([^\n]*)/.exec(input)?.[1] ?? '';
-        return reply.text(JSON.stringify({ summary: `Asked: ${question.slice(0, 80)}. ${facts}`, actionable_summary: 'Searched memories once; answered.' }), { delayMs });
+        return reply.text(JSON.stringify({ summary: `Asked: ${question.slice(0, 80)}. ${facts}`, actionable_summary: 'Searched memories once; answered.' }), {
+          delayMs,
+        });
       }
       return reply.text(`The user asked about many topics. Facts: ${facts || 'none'}.`, { delayMs });
     }

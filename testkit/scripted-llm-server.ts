@@ -59,10 +59,13 @@ export const reply = {
     content,
     ...extra,
   }),
-  toolCalls: (
-    toolCalls: ScriptedToolCall[],
-    extra: Partial<Extract<ScriptedReply, { kind: 'reply' }>> = {},
-  ): ScriptedReply => ({ kind: 'reply', content: null, toolCalls, finishReason: 'tool_calls', ...extra }),
+  toolCalls: (toolCalls: ScriptedToolCall[], extra: Partial<Extract<ScriptedReply, { kind: 'reply' }>> = {}): ScriptedReply => ({
+    kind: 'reply',
+    content: null,
+    toolCalls,
+    finishReason: 'tool_calls',
+    ...extra,
+  }),
   empty: (): ScriptedReply => ({ kind: 'reply', content: '' }),
   error: (status: number, extra: Omit<Extract<ScriptedReply, { kind: 'error' }>, 'kind' | 'status'> = {}): ScriptedReply => ({
     kind: 'error',

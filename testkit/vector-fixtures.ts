@@ -24,7 +24,7 @@ export function clusteredVectors(count: number, dimensions: number, seed = 1, cl
   const centres = Array.from({ length: clusters }, () => unit(Array.from({ length: dimensions }, gauss)));
   return Array.from({ length: count }, () => {
     const c = centres[Math.floor(rand() * clusters)]!;
-    return unit(c.map((x) => x + 0.35 * gauss() / Math.sqrt(dimensions) * 3));
+    return unit(c.map((x) => x + ((0.35 * gauss()) / Math.sqrt(dimensions)) * 3));
   });
 }
 

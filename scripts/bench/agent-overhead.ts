@@ -86,7 +86,11 @@ async function loopOverhead() {
     }
   }
   await llm.close();
-  return [row('turn total (2 LLM calls, 2 parallel tools)', total), row('inside the LLM client (local scripted server)', llmShare), row('loop overhead (outside LLM and tools)', overhead)];
+  return [
+    row('turn total (2 LLM calls, 2 parallel tools)', total),
+    row('inside the LLM client (local scripted server)', llmShare),
+    row('loop overhead (outside LLM and tools)', overhead),
+  ];
 }
 
 async function firstByte() {
@@ -133,7 +137,11 @@ async function firstByte() {
   server.close();
   await ctx.close();
   await llm.close();
-  return [row('/v1/chat stream: first byte', firstByteMs), row('/v1/chat stream: first delta event', firstDeltaMs), row('/v1/chat stream: whole reply', doneMs)];
+  return [
+    row('/v1/chat stream: first byte', firstByteMs),
+    row('/v1/chat stream: first delta event', firstDeltaMs),
+    row('/v1/chat stream: whole reply', doneMs),
+  ];
 }
 
 console.log(`agent loop bench: ${TURNS} turns against a local scripted LLM`);

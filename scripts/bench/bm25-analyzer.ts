@@ -25,8 +25,7 @@ interface Variant {
   b: number;
 }
 
-const label = (o: AnalyzerOptions) =>
-  `stem=${o.stem === false ? 'off' : 'on'} stop=${String(o.stopwords ?? 'lucene')} compounds=${o.compounds ?? 'split'}`;
+const label = (o: AnalyzerOptions) => `stem=${o.stem === false ? 'off' : 'on'} stop=${String(o.stopwords ?? 'lucene')} compounds=${o.compounds ?? 'split'}`;
 
 const grid: Variant[] = [];
 for (const stem of [true, false]) {

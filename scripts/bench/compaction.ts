@@ -63,7 +63,9 @@ async function run(window: number): Promise<RunResult> {
   const ctx = await createAppContext(config, { embedder: createHashEmbedder(64) });
   const app = createApp(ctx);
   for (let i = 0; i < 17; i++) {
-    await ctx.memories.forTenant('default').save({ key: `note-${i}`, content: `Notes on subject ${i}: ${'a fairly long note about the subject, with details. '.repeat(6)}` });
+    await ctx.memories
+      .forTenant('default')
+      .save({ key: `note-${i}`, content: `Notes on subject ${i}: ${'a fairly long note about the subject, with details. '.repeat(6)}` });
   }
   const limit = compactionLimit(compactionSettingsFor(config, MODEL));
   const result: RunResult = {

@@ -42,9 +42,7 @@ function loadTexts(): { short: string[]; paragraph: string[]; source: string } {
       .filter(Boolean)
       .slice(0, 600)
       .map((line) => JSON.parse(line) as { title: string; text: string });
-    const paragraphs = docs
-      .map((d) => firstWords(`${d.title} ${d.text}`, PARAGRAPH_WORDS))
-      .filter((p) => p.split(' ').length >= PARAGRAPH_WORDS * 0.9);
+    const paragraphs = docs.map((d) => firstWords(`${d.title} ${d.text}`, PARAGRAPH_WORDS)).filter((p) => p.split(' ').length >= PARAGRAPH_WORDS * 0.9);
     const shorts = docs.map((d) => firstWords(d.text, SHORT_WORDS));
     return {
       short: shorts.slice(0, TEXTS_PER_CASE.short),
@@ -52,7 +50,8 @@ function loadTexts(): { short: string[]; paragraph: string[]; source: string } {
       source: 'SciFact abstracts (first words)',
     };
   }
-  const vocabulary = 'memory vector agent recall note meeting project deadline user prefers coffee tea morning report search index store query answer context'.split(' ');
+  const vocabulary =
+    'memory vector agent recall note meeting project deadline user prefers coffee tea morning report search index store query answer context'.split(' ');
   let seed = 42;
   const word = () => vocabulary[(seed = (seed * 1103515245 + 12345) % 2 ** 31) % vocabulary.length]!;
   const sentence = (n: number) => Array.from({ length: n }, word).join(' ');
@@ -107,7 +106,10 @@ async function compareWithBaseline(baselinePath: string) {
   for (const workers of workerCounts) {
     for (const batch of BATCH_SIZES) {
       const spec = bundledUseSpec({ batchSize: batch });
-      const pools = { baseline: await Baseline.start(spec, { workers, batchSize: batch }), current: await EmbeddingPool.start(spec, { workers, batchSize: batch }) };
+      const pools = {
+        baseline: await Baseline.start(spec, { workers, batchSize: batch }),
+        current: await EmbeddingPool.start(spec, { workers, batchSize: batch }),
+      };
       for (const pool of Object.values(pools)) await Promise.all(texts.short.slice(0, workers).map((t) => pool.embed([t])));
       for (const [kind, list] of kinds) {
         const rates = { baseline: [] as number[], current: [] as number[] };
@@ -132,7 +134,12 @@ async function compareWithBaseline(baselinePath: string) {
     console.log(`${workers} workers: current / baseline, geometric mean over cases: ${geomean.toFixed(3)}x`);
   }
   console.log(`\ntotal ${((performance.now() - started) / 1000).toFixed(0)} s`);
-  console.log(`load average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (other processes compete for the same cores)`);
+  console.log(
+    `load average at the end: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} (other processes compete for the same cores)`,
+  );
 }
 
 function median(values: number[]): number {
@@ -199,7 +206,12 @@ async function main() {
   }
   printTable(header, lines.slice(1), 2);
   console.log(`\ntotal ${((performance.now() - started) / 1000).toFixed(0)} s; (cores) = CPU time of all threads / wall time`);
-  console.log(`load average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} (other processes compete for the same cores)`);
+  console.log(
+    `load average at the end: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} (other processes compete for the same cores)`,
+  );
 }
 
 const baselinePool = process.env.BENCH_BASELINE_POOL;

@@ -66,7 +66,11 @@ interface SearchReply {
   hits: { documentId: string; text: string }[];
 }
 
-const segmentsOf = (answer: string) => answer.split(/\s*\[\d+(?:\s*,\s*\d+)*\]\s*/).map((s) => s.trim()).filter((s) => s !== '');
+const segmentsOf = (answer: string) =>
+  answer
+    .split(/\s*\[\d+(?:\s*,\s*\d+)*\]\s*/)
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 const declined = (answer: string) => DECLINE_PREFIXES.some((p) => answer.startsWith(p));
 
 try {
@@ -112,7 +116,11 @@ try {
       if (first && answers(first, q.answers)) tally.first++;
       const best = bm25Best(q.question, sentences);
       if (best !== undefined && answers(best, q.answers)) tally.bm25++;
-      const old = legacySentences(q.question, search.hits.map((h) => h.text), 1)[0];
+      const old = legacySentences(
+        q.question,
+        search.hits.map((h) => h.text),
+        1,
+      )[0];
       if (old !== undefined && answers(old, q.answers)) tally.legacy++;
     },
   );
@@ -142,14 +150,16 @@ try {
   console.table({
     '/v1/chat extractive': { 'answer@1': share(tally.at1), 'answer@3': share(tally.at3) },
     'baseline: first sentence of top passage': { 'answer@1': share(tally.first) },
-    'baseline: BM25 over the passages\' sentences': { 'answer@1': share(tally.bm25) },
+    "baseline: BM25 over the passages' sentences": { 'answer@1': share(tally.bm25) },
     'baseline: old answerer (cited chunks, shared stems)': { 'answer@1': share(tally.legacy) },
     'ceiling: some sentence of the passages answers': { 'answer@1': share(tally.oracle) },
     'ceiling: some passage contains the answer': { 'answer@1': share(tally.retrieved) },
   });
   console.log(`declined against another article: ${share(declines, declineQuestions.length)} of ${declineQuestions.length}`);
   console.log(`declined against its own article: ${share(tally.wronglyDeclined)} of ${n}`);
-  console.log(`/v1/chat latency over ${chatMs.length} questions (fresh vectors, one at a time): p50 ${percentile(chatMs, 50).toFixed(1)} ms, p95 ${percentile(chatMs, 95).toFixed(1)} ms`);
+  console.log(
+    `/v1/chat latency over ${chatMs.length} questions (fresh vectors, one at a time): p50 ${percentile(chatMs, 50).toFixed(1)} ms, p95 ${percentile(chatMs, 95).toFixed(1)} ms`,
+  );
 } finally {
   await listener.close();
   await ctx.close();
@@ -157,7 +167,9 @@ try {
 
 /** Classic BM25 (k1 1.2, b 0.75) over the candidate sentences, IDF from them too. */
 function bm25Best(query: string, sentences: readonly string[]): string | undefined {
-  const stop = new Set('a an and are as at be by did do does for from how in is it of on or that the this to was were what when where which who why with'.split(' '));
+  const stop = new Set(
+    'a an and are as at be by did do does for from how in is it of on or that the this to was were what when where which who why with'.split(' '),
+  );
   const terms = (t: string) => (t.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => !stop.has(w)).map((w) => stemmer(w));
   const docs = sentences.map(terms);
   const avg = docs.reduce((s, d) => s + d.length, 0) / Math.max(1, docs.length);

@@ -107,7 +107,10 @@ async function embedWords(set: typeof raw): Promise<Map<string, Float32Array>> {
     const batch = list.slice(i, i + 256);
     (await embedder.embed(batch)).forEach((v, j) => {
       const norm = Math.hypot(...v);
-      vectors.set(batch[j]!, Float32Array.from(v, (x) => x / norm));
+      vectors.set(
+        batch[j]!,
+        Float32Array.from(v, (x) => x / norm),
+      );
     });
   }
   await embedder.close();
@@ -142,7 +145,10 @@ const rowOf = (r: RawRow, article: number): Row => {
   // lean: the previous sentence's BM25 when this one opens with a pronoun (it is shown with it).
   candidates.forEach((c, j) => (x[j * K + col('lean')] = c.previous && LEANING.test(c.text) ? c.features.context : 0));
   // head: BM25 of the sentence's first words only: a sentence about the question's subject names it first.
-  const heads = lexicalFeatures(r.question, candidates.map((c) => ({ ...c, headingPath: [], text: c.text.split(/\s+/).slice(0, HEAD_WORDS).join(' ') }))).features;
+  const heads = lexicalFeatures(
+    r.question,
+    candidates.map((c) => ({ ...c, headingPath: [], text: c.text.split(/\s+/).slice(0, HEAD_WORDS).join(' ') })),
+  ).features;
   candidates.forEach((_, j) => (x[j * K + col('head')] = heads[j]!.lexical));
   // chunk: the sentence overlaps the chunk retrieval cited in its passage (the part that matched best).
   const byId = new Map(r.sources.map((s) => [s.id, s]));
@@ -150,7 +156,8 @@ const rowOf = (r: RawRow, article: number): Row => {
     const s = byId.get(c.sourceId);
     x[j * K + col('chunk')] = s?.kind === 'document' && c.start !== undefined && c.end !== undefined && c.start < s.end && c.end > s.start ? 1 : 0;
   });
-  if (wordVectors) softMatch(r.question, candidates, (w) => wordVectors.get(w), Number(process.env.TUNING_SOFT_FLOOR ?? 0.5)).forEach((v, j) => (x[j * K + col('soft')] = v));
+  if (wordVectors)
+    softMatch(r.question, candidates, (w) => wordVectors.get(w), Number(process.env.TUNING_SOFT_FLOOR ?? 0.5)).forEach((v, j) => (x[j * K + col('soft')] = v));
   if (related) wordNetMatch(r.question, candidates, related).forEach((v, j) => (x[j * K + col('wordnet')] = v));
   // Features tried and not adopted (lib/extractive-experiments.ts), computed only when TUNING_EXTRA names one.
   if (EXPERIMENTAL.some((k) => extraNamed.has(k))) {
@@ -158,7 +165,15 @@ const rowOf = (r: RawRow, article: number): Row => {
       for (const k of EXPERIMENTAL) x[j * K + col(k)] = f[k];
     });
   }
-  const row = { article, n: candidates.length, x, question: r.question, gold: r.gold, texts: candidates.map((c) => c.text), ok: Uint8Array.from(candidates, (c) => (answers(shown(c), r.gold) ? 1 : 0)) };
+  const row = {
+    article,
+    n: candidates.length,
+    x,
+    question: r.question,
+    gold: r.gold,
+    texts: candidates.map((c) => c.text),
+    ok: Uint8Array.from(candidates, (c) => (answers(shown(c), r.gold) ? 1 : 0)),
+  };
   derive(row);
   return row;
 };
@@ -211,16 +226,25 @@ function evaluate(w: Vector, set: Features = features) {
   const own = set.own.map((r) => best(r, w));
   const other = set.other.map((r) => best(r, w));
   const at1 = own.filter((o) => o.ok).length / own.length;
-  const threshold = thresholdFor(other.map((o) => o.score), 0.8);
+  const threshold = thresholdFor(
+    other.map((o) => o.score),
+    0.8,
+  );
   const at1Declining = own.filter((o) => o.ok && o.score >= threshold).length / own.length;
   return { at1, threshold, at1Declining };
 }
 
 const fmt = (x: number) => x.toFixed(3);
-const weightsText = (w: Vector) => KEYS.map((k, i) => [k, w[i]!] as const).filter(([, v]) => v !== 0).map(([k, v]) => `${k} ${+v.toFixed(3)}`).join(', ');
+const weightsText = (w: Vector) =>
+  KEYS.map((k, i) => [k, w[i]!] as const)
+    .filter(([, v]) => v !== 0)
+    .map(([k, v]) => `${k} ${+v.toFixed(3)}`)
+    .join(', ');
 const show = (label: string, w: Vector, set?: Features) => {
   const r = evaluate(w, set);
-  console.log(`${label.padEnd(44)} answer@1 ${fmt(r.at1)} | θ80 ${fmt(r.threshold)}: answer@1 ${fmt(r.at1Declining)} (${((r.at1Declining - r.at1) * 100).toFixed(1)}) | ${weightsText(w)}`);
+  console.log(
+    `${label.padEnd(44)} answer@1 ${fmt(r.at1)} | θ80 ${fmt(r.threshold)}: answer@1 ${fmt(r.at1Declining)} (${((r.at1Declining - r.at1) * 100).toFixed(1)}) | ${weightsText(w)}`,
+  );
   return r;
 };
 const unit = (key: AnyKey) => Float64Array.from(KEYS, (k) => (k === key ? 1 : 0));
@@ -279,7 +303,6 @@ function crossValidated(set: Features, keys: readonly AnyKey[], prepare: (part: 
   return { at1: right / set.own.length, at1Declining: rightDeclining / set.own.length };
 }
 
-
 /** A scorer of one candidate of a row: what a fitted model is. */
 type Scorer = (row: Row, j: number) => number;
 
@@ -294,7 +317,12 @@ function fitMlp(rows: readonly Row[], keys: readonly AnyKey[], hidden: number, i
   const H = hidden;
   let state = seed;
   const random = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648 - 0.5) * 0.2;
-  const w = fit(rows, keys.filter((k) => BASE_KEYS.includes(k as Key) || true), 300, l2);
+  const w = fit(
+    rows,
+    keys.filter((k) => BASE_KEYS.includes(k as Key) || true),
+    300,
+    l2,
+  );
   const a = Float64Array.from({ length: H * K }, (_, i) => (on[i % K] ? random() : 0));
   const c = new Float64Array(H);
   const u = Float64Array.from({ length: H }, () => random());
@@ -373,30 +401,33 @@ function topOf(row: Row, score: Scorer) {
 // The thresholds around θ80 for the weights chosen (src/chat/extractive/answer-weights.ts), with the vectors
 // the chat computes: declining more than 80% leaves room for another sample of questions.
 function weightsInSource(lexicalOnly: Features) {
-console.log('\nthe weights in src/chat/extractive/answer-weights.ts:');
-for (const [label, w, chosen] of [
-  ['ANSWER_WEIGHTS', ANSWER_WEIGHTS, masked(DEFAULT_EMBEDDED_SENTENCES, scorerOf(LEXICAL_ANSWER_WEIGHTS))],
-  ['LEXICAL_ANSWER_WEIGHTS, no embedder', LEXICAL_ANSWER_WEIGHTS, lexicalOnly],
-] as const) {
-  const scorer = scorerOf(w);
-  const base = chosen.own.filter((r) => topOf(r, scorer).ok).length / chosen.own.length;
-  console.log(`${label}: answer@1 ${fmt(base)} without declining | ${weightsText(vectorOf(w))}`);
-  const confidence = (row: Row) => {
-    const t = topOf(row, scorer);
-    let score = t.score;
-    for (const [k, b] of Object.entries(w.confidence)) score += t.top >= 0 ? b * row.x[t.top * K + KEYS.indexOf(k as Key)]! : 0;
-    return { ok: t.ok, score };
-  };
-  const own = chosen.own.map(confidence);
-  const other = chosen.other.map(confidence);
-  for (const share of [0.8, 0.82, 0.85, 0.88, 0.9]) {
-    const theta = thresholdFor(other.map((o) => o.score), share);
-    const at1 = own.filter((o) => o.ok && o.score >= theta).length / own.length;
-    console.log(`  θ ${fmt(theta)}: declined ${fmt(share)} of other-article questions, answer@1 ${fmt(at1)} (${((at1 - base) * 100).toFixed(1)} points)`);
+  console.log('\nthe weights in src/chat/extractive/answer-weights.ts:');
+  for (const [label, w, chosen] of [
+    ['ANSWER_WEIGHTS', ANSWER_WEIGHTS, masked(DEFAULT_EMBEDDED_SENTENCES, scorerOf(LEXICAL_ANSWER_WEIGHTS))],
+    ['LEXICAL_ANSWER_WEIGHTS, no embedder', LEXICAL_ANSWER_WEIGHTS, lexicalOnly],
+  ] as const) {
+    const scorer = scorerOf(w);
+    const base = chosen.own.filter((r) => topOf(r, scorer).ok).length / chosen.own.length;
+    console.log(`${label}: answer@1 ${fmt(base)} without declining | ${weightsText(vectorOf(w))}`);
+    const confidence = (row: Row) => {
+      const t = topOf(row, scorer);
+      let score = t.score;
+      for (const [k, b] of Object.entries(w.confidence)) score += t.top >= 0 ? b * row.x[t.top * K + KEYS.indexOf(k as Key)]! : 0;
+      return { ok: t.ok, score };
+    };
+    const own = chosen.own.map(confidence);
+    const other = chosen.other.map(confidence);
+    for (const share of [0.8, 0.82, 0.85, 0.88, 0.9]) {
+      const theta = thresholdFor(
+        other.map((o) => o.score),
+        share,
+      );
+      const at1 = own.filter((o) => o.ok && o.score >= theta).length / own.length;
+      console.log(`  θ ${fmt(theta)}: declined ${fmt(share)} of other-article questions, answer@1 ${fmt(at1)} (${((at1 - base) * 100).toFixed(1)} points)`);
+    }
+    const at1 = own.filter((o) => o.ok && o.score >= w.decline).length / own.length;
+    console.log(`  θ ${fmt(w.decline)} (set): declined ${fmt(other.filter((o) => o.score < w.decline).length / other.length)}, answer@1 ${fmt(at1)}`);
   }
-  const at1 = own.filter((o) => o.ok && o.score >= w.decline).length / own.length;
-  console.log(`  θ ${fmt(w.decline)} (set): declined ${fmt(other.filter((o) => o.score < w.decline).length / other.length)}, answer@1 ${fmt(at1)}`);
-}
 }
 
 /** The chat's scoreSentence over a row's columns: the weighted sum plus any hidden units. */
@@ -422,7 +453,10 @@ function crossValidatedModel(set: Features, train: (rows: Row[]) => Scorer, prep
     const te: Features = { own: part(set.own, true), other: part(set.other, true) };
     const ptr = prepare(tr, tr);
     const score = train(ptr.own);
-    const threshold = thresholdFor(ptr.other.map((r) => topOf(r, score).score), 0.8);
+    const threshold = thresholdFor(
+      ptr.other.map((r) => topOf(r, score).score),
+      0.8,
+    );
     const scored = prepare(te, tr).own.map((r) => topOf(r, score));
     right += scored.filter((x) => x.ok).length;
     rightDeclining += scored.filter((x) => x.ok && x.score >= threshold).length;
@@ -440,7 +474,10 @@ if (process.env.TUNING_EXPERIMENTS) {
   const N = Number(process.env.TUNING_N ?? DEFAULT_EMBEDDED_SENTENCES);
   const report = (label: string, r: { at1: number; at1Declining: number }) =>
     console.log(`${label.padEnd(60)} cv answer@1 ${fmt(r.at1)}, declining 80%: ${fmt(r.at1Declining)} (${((r.at1Declining - r.at1) * 100).toFixed(1)})`);
-  const linear = (keys: AnyKey[]) => (rows: Row[]) => { const w = fit(rows, keys); return (r: Row, j: number) => scoreAt(r, j, w); };
+  const linear = (keys: AnyKey[]) => (rows: Row[]) => {
+    const w = fit(rows, keys);
+    return (r: Row, j: number) => scoreAt(r, j, w);
+  };
   const which = (process.env.TUNING_EXPERIMENTS ?? '').split(',');
   const want = (name: string) => which.includes('all') || which.includes(name);
   if (want('linear')) {
@@ -450,16 +487,24 @@ if (process.env.TUNING_EXPERIMENTS) {
       report(`no embedder, linear, base + ${extra}`, crossValidatedModel(lexicalOnly, linear(keys)));
       const cos = ['cosine', ...keys] as AnyKey[];
       report(`embed ${N}, linear, base + ${extra}`, crossValidatedModel(features, linear(cos), embedded(N)));
-      if (process.env.TUNING_COSRANK) report(`embed ${N}, linear, base + ${extra} + cosrank,cosratio`, crossValidatedModel(features, linear([...cos, 'cosrank', 'cosratio']), embedded(N)));
+      if (process.env.TUNING_COSRANK)
+        report(`embed ${N}, linear, base + ${extra} + cosrank,cosratio`, crossValidatedModel(features, linear([...cos, 'cosrank', 'cosratio']), embedded(N)));
     }
   }
   if (want('mlp')) {
     const hs = (process.env.TUNING_HIDDEN ?? '4,8').split(',').map(Number);
     const l2s = (process.env.TUNING_L2 ?? '0.001').split(',').map(Number);
-    for (const h of hs) for (const l2 of l2s) {
-      report(`no embedder, mlp ${h} l2 ${l2}, ${mlpKeys.length} features`, crossValidatedModel(lexicalOnly, (rows) => fitMlp(rows, mlpKeys, h, 300, l2).score));
-      report(`embed ${N}, mlp ${h} l2 ${l2}, ${mlpKeys.length} features`, crossValidatedModel(features, (rows) => fitMlp(rows, ['cosine', ...mlpKeys], h, 300, l2).score, embedded(N)));
-    }
+    for (const h of hs)
+      for (const l2 of l2s) {
+        report(
+          `no embedder, mlp ${h} l2 ${l2}, ${mlpKeys.length} features`,
+          crossValidatedModel(lexicalOnly, (rows) => fitMlp(rows, mlpKeys, h, 300, l2).score),
+        );
+        report(
+          `embed ${N}, mlp ${h} l2 ${l2}, ${mlpKeys.length} features`,
+          crossValidatedModel(features, (rows) => fitMlp(rows, ['cosine', ...mlpKeys], h, 300, l2).score, embedded(N)),
+        );
+      }
   }
   if (want('ratio')) {
     // The fit with the cosine's weight held at a share of the BM25 weight (TUNING_RATIO, ',' between
@@ -501,7 +546,9 @@ if (process.env.TUNING_EXPERIMENTS) {
       kinds.set(kind, k);
     });
     for (const [kind, k] of [...kinds].sort((a, b) => b[1].n - a[1].n))
-      console.log(`${kind.padEnd(10)} ${String(k.n).padStart(5)} questions: answer@1 ${fmt(k.lex / k.n)} no embedder, ${fmt(k.emb / k.n)} embedded; some candidate answers ${fmt(k.some / k.n)}`);
+      console.log(
+        `${kind.padEnd(10)} ${String(k.n).padStart(5)} questions: answer@1 ${fmt(k.lex / k.n)} no embedder, ${fmt(k.emb / k.n)} embedded; some candidate answers ${fmt(k.some / k.n)}`,
+      );
   }
   if (want('misses')) {
     // Misses of the in-sample fit (no embedder) where some candidate answers: what the top sentence was instead.
@@ -511,8 +558,13 @@ if (process.env.TUNING_EXPERIMENTS) {
       const t = best(r, w);
       if (t.ok || !r.ok.some((o) => o === 1) || shown++ >= 30) continue;
       const g = r.ok.indexOf(1);
-      const feats = (j: number) => KEYS.slice(0, BASE_KEYS.length).map((k, i) => `${k} ${r.x[j * K + i]!.toFixed(2)}`).join(' ');
-      console.log(`\nQ: ${r.question} | gold: ${r.gold!.join(' / ')}\n  top : ${r.texts![t.top]}\n        ${feats(t.top)}\n  gold: ${r.texts![g]}\n        ${feats(g)}`);
+      const feats = (j: number) =>
+        KEYS.slice(0, BASE_KEYS.length)
+          .map((k, i) => `${k} ${r.x[j * K + i]!.toFixed(2)}`)
+          .join(' ');
+      console.log(
+        `\nQ: ${r.question} | gold: ${r.gold!.join(' / ')}\n  top : ${r.texts![t.top]}\n        ${feats(t.top)}\n  gold: ${r.texts![g]}\n        ${feats(g)}`,
+      );
     }
   }
   for (const spec of (process.env.TUNING_EXPORT ?? '').split(';').filter(Boolean)) {
@@ -522,16 +574,24 @@ if (process.env.TUNING_EXPERIMENTS) {
     const keys: AnyKey[] = n > 0 ? ['cosine', ...mlpKeys] : mlpKeys;
     // 0 hidden units: the linear fit itself (lexical scaled to 1).
     const linearW = h > 0 ? undefined : fit(set.own, keys);
-    const model = linearW ? { w: linearW, a: new Float64Array(0), c: new Float64Array(0), u: new Float64Array(0), score: (r: Row, j: number) => scoreAt(r, j, linearW) } : fitMlp(set.own, keys, h, 300, l2);
-    const named = (v: Float64Array, offset = 0) =>
-      Object.fromEntries(keys.map((k) => [k, +v[offset + KEYS.indexOf(k)]!.toFixed(3)]));
+    const model = linearW
+      ? { w: linearW, a: new Float64Array(0), c: new Float64Array(0), u: new Float64Array(0), score: (r: Row, j: number) => scoreAt(r, j, linearW) }
+      : fitMlp(set.own, keys, h, 300, l2);
+    const named = (v: Float64Array, offset = 0) => Object.fromEntries(keys.map((k) => [k, +v[offset + KEYS.indexOf(k)]!.toFixed(3)]));
     console.log(`\nexport ${spec}:`);
-    console.log(JSON.stringify({
-      ...named(model.w),
+    console.log(
+      JSON.stringify({
+        ...named(model.w),
+        hidden: Array.from({ length: h }, (_, i) => ({ bias: +model.c[i]!.toFixed(3), weights: named(model.a, i * K), out: +model.u[i]!.toFixed(3) })),
+      }),
+    );
+    const rounded = scorerOf({
+      ...(named(model.w) as unknown as NetWeights),
       hidden: Array.from({ length: h }, (_, i) => ({ bias: +model.c[i]!.toFixed(3), weights: named(model.a, i * K), out: +model.u[i]!.toFixed(3) })),
-    }));
-    const rounded = scorerOf({ ...(named(model.w) as unknown as NetWeights), hidden: Array.from({ length: h }, (_, i) => ({ bias: +model.c[i]!.toFixed(3), weights: named(model.a, i * K), out: +model.u[i]!.toFixed(3) })) });
-    console.log(`in-sample answer@1 ${fmt(set.own.filter((r) => topOf(r, model.score).ok).length / set.own.length)}, rounded ${fmt(set.own.filter((r) => topOf(r, rounded).ok).length / set.own.length)}`);
+    });
+    console.log(
+      `in-sample answer@1 ${fmt(set.own.filter((r) => topOf(r, model.score).ok).length / set.own.length)}, rounded ${fmt(set.own.filter((r) => topOf(r, rounded).ok).length / set.own.length)}`,
+    );
   }
   process.exit(0);
 }
@@ -543,20 +603,31 @@ if (process.env.TUNING_ONLY_WEIGHTS) {
 }
 const lexicalOnly = withoutCosine(features);
 show('BM25 over the sentences alone', unit('lexical'));
-show('the old no-embedder weights (grid, in-sample)', Float64Array.from(KEYS, (k) => ({ lexical: 1, rank: 0.2, type: 0.2, bigram: 0.1, context: 0.1 })[k as string] ?? 0), lexicalOnly);
+show(
+  'the old no-embedder weights (grid, in-sample)',
+  Float64Array.from(KEYS, (k) => ({ lexical: 1, rank: 0.2, type: 0.2, bigram: 0.1, context: 0.1 })[k as string] ?? 0),
+  lexicalOnly,
+);
 const oldKeys: Key[] = ['lexical', 'rank', 'type', 'bigram', 'context'];
 const newKeys: Key[] = [...oldKeys, 'proximity', 'rare', 'length', 'position', 'passage'];
 
 const cv = (label: string, set: Features, keys: readonly AnyKey[]) => {
   const r = crossValidated(set, keys);
-  console.log(`${label.padEnd(44)} cross-validated answer@1 ${fmt(r.at1)}, declining 80%: ${fmt(r.at1Declining)} (${((r.at1Declining - r.at1) * 100).toFixed(1)})`);
+  console.log(
+    `${label.padEnd(44)} cross-validated answer@1 ${fmt(r.at1)}, declining 80%: ${fmt(r.at1Declining)} (${((r.at1Declining - r.at1) * 100).toFixed(1)})`,
+  );
   return r;
 };
 console.log('\nwithout an embedder:');
 cv('  fitted, the old features', lexicalOnly, oldKeys);
 cv('  fitted, every feature', lexicalOnly, newKeys);
 if (!process.env.TUNING_SKIP_ABLATIONS)
-  for (const k of newKeys.slice(1)) cv(`  every feature but ${k}`, lexicalOnly, newKeys.filter((x) => x !== k));
+  for (const k of newKeys.slice(1))
+    cv(
+      `  every feature but ${k}`,
+      lexicalOnly,
+      newKeys.filter((x) => x !== k),
+    );
 const lexical = fit(lexicalOnly.own, newKeys);
 show('  fitted on all 1,500 (in-sample)', lexical, lexicalOnly);
 
@@ -564,7 +635,9 @@ console.log(`\nwith the embedder, the ${DEFAULT_EMBEDDED_SENTENCES} lexically be
 const embedded = (n: number) => (part: Features, train: Features) => masked(n, fit(withoutCosine(train).own, newKeys), part);
 for (const n of process.env.TUNING_SKIP_N ? [DEFAULT_EMBEDDED_SENTENCES] : [1, 2, 3, 4, 6, Infinity]) {
   const r = crossValidated(features, ['cosine', ...newKeys], embedded(n));
-  console.log(`  N = ${String(n).padEnd(8)} cross-validated answer@1 ${fmt(r.at1)}, declining 80%: ${fmt(r.at1Declining)} (${((r.at1Declining - r.at1) * 100).toFixed(1)})`);
+  console.log(
+    `  N = ${String(n).padEnd(8)} cross-validated answer@1 ${fmt(r.at1)}, declining 80%: ${fmt(r.at1Declining)} (${((r.at1Declining - r.at1) * 100).toFixed(1)})`,
+  );
 }
 const set = masked(DEFAULT_EMBEDDED_SENTENCES, lexical);
 const full = fit(set.own, ['cosine', ...newKeys]);
@@ -586,23 +659,36 @@ function confidenceCost(w: Vector, chosen: Features, extra: Partial<Record<Key, 
   };
   let right = 0;
   for (let fold = 0; fold < FOLDS; fold++) {
-    const theta = thresholdFor(chosen.other.filter((r) => r.article % FOLDS !== fold).map((r) => conf(r).score), 0.8);
-    right += chosen.own.filter((r) => r.article % FOLDS === fold).map(conf).filter((o) => o.ok && o.score >= theta).length;
+    const theta = thresholdFor(
+      chosen.other.filter((r) => r.article % FOLDS !== fold).map((r) => conf(r).score),
+      0.8,
+    );
+    right += chosen.own
+      .filter((r) => r.article % FOLDS === fold)
+      .map(conf)
+      .filter((o) => o.ok && o.score >= theta).length;
   }
   return right / chosen.own.length - evaluate(w, chosen).at1;
 }
-console.log('\nthe decline\'s confidence: extra weight on the top sentence\'s features (cost in points of answer@1, threshold cross-validated):');
+console.log("\nthe decline's confidence: extra weight on the top sentence's features (cost in points of answer@1, threshold cross-validated):");
 for (const [label, w, chosen, keys] of [
   ['without an embedder', lexical, lexicalOnly, ['lexical', 'passage', 'bigram']],
   ['with the embedder', full, set, ['lexical', 'passage', 'cosine']],
 ] as const) {
   const results: { extra: Partial<Record<Key, number>>; cost: number }[] = [];
-  for (const a of [0, 1, 2, 4]) for (const b of [0, 1, 2, 4]) for (const c of [0, 1, 2]) {
-    const extra = { [keys[0]]: a, [keys[1]]: b, [keys[2]]: c };
-    results.push({ extra, cost: confidenceCost(w, chosen, extra) });
-  }
+  for (const a of [0, 1, 2, 4])
+    for (const b of [0, 1, 2, 4])
+      for (const c of [0, 1, 2]) {
+        const extra = { [keys[0]]: a, [keys[1]]: b, [keys[2]]: c };
+        results.push({ extra, cost: confidenceCost(w, chosen, extra) });
+      }
   results.sort((x, y) => y.cost - x.cost);
-  console.log(`  ${label}: none ${(confidenceCost(w, chosen, {}) * 100).toFixed(1)}; best: ${results.slice(0, 5).map((r) => `${JSON.stringify(r.extra)} ${(r.cost * 100).toFixed(1)}`).join('; ')}`);
+  console.log(
+    `  ${label}: none ${(confidenceCost(w, chosen, {}) * 100).toFixed(1)}; best: ${results
+      .slice(0, 5)
+      .map((r) => `${JSON.stringify(r.extra)} ${(r.cost * 100).toFixed(1)}`)
+      .join('; ')}`,
+  );
 }
 
 /** Exponentiates a question's candidate scores in place (shifted by their max); their total, and the answering ones' part of it. */

@@ -98,7 +98,11 @@ try {
   for (const hnsw of settings) {
     const database = await openDatabase({});
     try {
-      await ensureVectorSpace(database.db, embedder, VECTOR_TABLES.map((t) => (t.table === 'chunks' ? { ...t, hnsw } : t)));
+      await ensureVectorSpace(
+        database.db,
+        embedder,
+        VECTOR_TABLES.map((t) => (t.table === 'chunks' ? { ...t, hnsw } : t)),
+      );
       const store = createDocumentStore({ db: database.db, embedder });
       const cpuBefore = process.cpuUsage();
       const started = performance.now();

@@ -89,7 +89,9 @@ const corpus = (await loadCorpus(dir)).filter((d) => d.text.trim() !== '');
 const docs = corpus.slice(0, DOCS);
 const warmUp = corpus.slice(DOCS, DOCS + WARM_UP_DOCS);
 const model = cachingEmbedder(await createEmbedder(loadConfig({ ...process.env, LOG_LEVEL: 'silent', DATA_DIR: 'memory://' })));
-console.error(`ingest cost without the embedder: ${docs.length} SciFact documents (after ${warmUp.length} to warm up), concurrency ${CONCURRENCY}; drivers ${drivers.join(', ')}`);
+console.error(
+  `ingest cost without the embedder: ${docs.length} SciFact documents (after ${warmUp.length} to warm up), concurrency ${CONCURRENCY}; drivers ${drivers.join(', ')}`,
+);
 const rows = [];
 try {
   // A first pass fills the vector cache (in memory, no vector index), so that no measured run embeds.

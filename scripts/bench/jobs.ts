@@ -61,7 +61,12 @@ const fmt = (xs: number[], digits = 2) => xs.map((x) => x.toFixed(digits)).join(
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const summary: Record<string, number> = {};
 
-console.log(`machine: ${os.cpus().length} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} at the start`);
+console.log(
+  `machine: ${os.cpus().length} cores, load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')} at the start`,
+);
 
 // ---------------------------------------------------------------------------------------------
 // queue: hand-written against pg-boss
@@ -214,7 +219,10 @@ async function queued(database: Database, block: string): Promise<number> {
     retryBaseMs: 100,
   });
   for (;;) {
-    const [row] = await queryRows<{ n: number }>(database.db, sql`SELECT count(*)::int AS n FROM jobs WHERE tenant_id = ${`queued-${block}`} AND status = 'succeeded'`);
+    const [row] = await queryRows<{ n: number }>(
+      database.db,
+      sql`SELECT count(*)::int AS n FROM jobs WHERE tenant_id = ${`queued-${block}`} AND status = 'succeeded'`,
+    );
     if (row!.n >= N) break;
     await sleep(5);
   }
@@ -265,7 +273,15 @@ async function startWorker(databaseUrl: string): Promise<WorkerProcess> {
   const { DATA_DIR: _d, WORKERS_IN_PROCESS: _w, ...inherited } = process.env;
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker-main.ts'], {
     cwd: repoRoot,
-    env: { ...inherited, DATABASE_URL: databaseUrl, EMBEDDING_PROVIDER: 'bundled', EMBEDDING_WORKERS: '1', JOB_CONCURRENCY: '2', JOB_POLL_MS: '50', LOG_LEVEL: 'info' },
+    env: {
+      ...inherited,
+      DATABASE_URL: databaseUrl,
+      EMBEDDING_PROVIDER: 'bundled',
+      EMBEDDING_WORKERS: '1',
+      JOB_CONCURRENCY: '2',
+      JOB_POLL_MS: '50',
+      LOG_LEVEL: 'info',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise((r) => child.once('exit', r));
@@ -352,7 +368,9 @@ async function benchThroughput(): Promise<void> {
     console.log(`  2 worker processes (1 thread each):        ${docsPerSecond(median(perDoc.two))} docs/s   (ms/doc per block: ${fmt(perDoc.two, 0)})`);
     console.log(`  embedder pool alone, 1 thread:             ${docsPerSecond(median(perDoc.pool1))} docs/s   (ms/doc per block: ${fmt(perDoc.pool1, 0)})`);
     console.log(`  embedder pool alone, 2 threads:            ${docsPerSecond(median(perDoc.pool2))} docs/s   (ms/doc per block: ${fmt(perDoc.pool2, 0)})`);
-    console.log(`  2 workers / 1 worker: ${(median(perDoc.one) / median(perDoc.two)).toFixed(2)}x; 1 worker / pool(1): ${((median(perDoc.pool1) / median(perDoc.one)) * 100).toFixed(0)}%; 2 workers / pool(2): ${((median(perDoc.pool2) / median(perDoc.two)) * 100).toFixed(0)}%`);
+    console.log(
+      `  2 workers / 1 worker: ${(median(perDoc.one) / median(perDoc.two)).toFixed(2)}x; 1 worker / pool(1): ${((median(perDoc.pool1) / median(perDoc.one)) * 100).toFixed(0)}%; 2 workers / pool(2): ${((median(perDoc.pool2) / median(perDoc.two)) * 100).toFixed(0)}%`,
+    );
     summary.embedderMsPerDoc1 = median(perDoc.pool1);
     summary.embedderMsPerDoc2 = median(perDoc.pool2);
   } finally {
@@ -416,7 +434,9 @@ async function benchLatency(): Promise<void> {
       vector.push(v);
       ended.push(j);
     }
-    console.log(`latency, npm start defaults (PGlite, in-process workers, bundled embedder with ${os.availableParallelism()} threads): ${LATENCY_RUNS} abstracts, one at a time`);
+    console.log(
+      `latency, npm start defaults (PGlite, in-process workers, bundled embedder with ${os.availableParallelism()} threads): ${LATENCY_RUNS} abstracts, one at a time`,
+    );
     console.log(`  202 -> job succeeded:      median ${median(ended).toFixed(0)} ms   (${fmt(ended, 0)})`);
     console.log(`  202 -> found by BM25:      median ${median(bm25).toFixed(0)} ms   (${fmt(bm25, 0)})`);
     console.log(`  202 -> found by vector:    median ${median(vector).toFixed(0)} ms   (${fmt(vector, 0)})`);
@@ -432,6 +452,13 @@ if (parts.has('latency')) await benchLatency();
 const overhead = summary.overheadServerMs ?? summary.overheadPgliteMs;
 const perDoc = summary.embedderMsPerDoc2;
 if (overhead !== undefined && perDoc !== undefined) {
-  console.log(`queue overhead as a share of the embedder's time per document (pool of 2 threads, ${perDoc.toFixed(0)} ms/doc): ${((overhead / perDoc) * 100).toFixed(1)}%`);
+  console.log(
+    `queue overhead as a share of the embedder's time per document (pool of 2 threads, ${perDoc.toFixed(0)} ms/doc): ${((overhead / perDoc) * 100).toFixed(1)}%`,
+  );
 }
-console.log(`load average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+console.log(
+  `load average at the end: ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
+);

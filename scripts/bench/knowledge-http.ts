@@ -149,7 +149,9 @@ async function benchDriver(driver: string) {
 
 const ingest = [];
 const search = [];
-console.log(`knowledge over HTTP: ${DOCS === Infinity ? 'all' : DOCS} SciFact documents, concurrency ${CONCURRENCY}, ${QUERIES} queries per mode; drivers ${drivers.join(', ')}`);
+console.log(
+  `knowledge over HTTP: ${DOCS === Infinity ? 'all' : DOCS} SciFact documents, concurrency ${CONCURRENCY}, ${QUERIES} queries per mode; drivers ${drivers.join(', ')}`,
+);
 for (const driver of drivers) {
   const result = await benchDriver(driver);
   ingest.push(result.ingest);

@@ -56,7 +56,11 @@ interface Server {
 }
 
 /** Starts `script` under tsx; resolves once `ready` finds what it waits for in a line of its output. */
-async function startProcess(script: string, env: NodeJS.ProcessEnv, ready: (line: string) => string | undefined): Promise<{ child: ChildProcess; value: string }> {
+async function startProcess(
+  script: string,
+  env: NodeJS.ProcessEnv,
+  ready: (line: string) => string | undefined,
+): Promise<{ child: ChildProcess; value: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'inherit'] });
   const value = await new Promise<string>((resolveValue, reject) => {
     // Every line is read (and dropped), so a full pipe never stalls the child's logging.
@@ -129,8 +133,7 @@ async function scrape(base: string): Promise<Scrape | undefined> {
   try {
     const text = await (await fetch(`${base}/metrics`)).text();
     // Unlabelled series, or the sum over every label set of a labelled one.
-    const value = (name: string) =>
-      [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))].reduce((sum, m) => sum + Number(m[1]), 0);
+    const value = (name: string) => [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))].reduce((sum, m) => sum + Number(m[1]), 0);
     return {
       rssMb: value('process_resident_memory_bytes') / 1_048_576,
       heapMb: value('nodejs_heap_size_used_bytes') / 1_048_576,

@@ -66,7 +66,8 @@ function exportOf(_user: GeneratedUser, session: GeneratedUser['sessions'][numbe
 async function main() {
   const users = generateConversations({ users: USERS, sessionsPerUser: SESSIONS, seed: SEED });
   const turnCount = users.reduce((n, u) => n + u.sessions.reduce((m, s) => m + s.turns.length, 0), 0);
-  const server = DRIVER === 'pg' ? await freshServerDatabase(process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL, 'memrag_bench_recall') : undefined;
+  const server =
+    DRIVER === 'pg' ? await freshServerDatabase(process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL, 'memrag_bench_recall') : undefined;
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', DATA_DIR: 'memory://', DATABASE_URL: server?.url, LLM_BASE_URL: '', LLM_MODEL: '' });
   const embedder = await createEmbedder(config);
   const ctx = await createAppContext(config, { embedder, llm: null });
@@ -74,7 +75,9 @@ async function main() {
   const { post } = listener;
 
   try {
-    console.log(`${USERS} users × ${SESSIONS} sessions, ${turnCount} turns, ${users.reduce((n, u) => n + u.questions.length, 0)} questions (seed ${SEED}, ${DRIVER}, embedder ${embedder.id})`);
+    console.log(
+      `${USERS} users × ${SESSIONS} sessions, ${turnCount} turns, ${users.reduce((n, u) => n + u.questions.length, 0)} questions (seed ${SEED}, ${DRIVER}, embedder ${embedder.id})`,
+    );
     // Ingest: each session imported as a conversation of its user; its id maps evidence to hits.
     const conversationOf = new Map<string, string>();
     const importStart = performance.now();
@@ -119,12 +122,25 @@ async function main() {
         const rankedBy = new Map<Retriever, string[]>();
         for (const mode of MODES) {
           const t0 = performance.now();
-          const { hits } = await post<{ hits: TurnHit[] }>('/v1/turns/search', { query: q.text, agentId: AGENT, userId: user.userId, topK: 10, mode, ...(WEIGHTS && mode === 'hybrid' ? { weights: WEIGHTS } : {}) });
+          const { hits } = await post<{ hits: TurnHit[] }>('/v1/turns/search', {
+            query: q.text,
+            agentId: AGENT,
+            userId: user.userId,
+            topK: 10,
+            mode,
+            ...(WEIGHTS && mode === 'hybrid' ? { weights: WEIGHTS } : {}),
+          });
           (latency.get(mode) ?? latency.set(mode, []).get(mode)!).push(performance.now() - t0);
-          rankedBy.set(mode, hits.map((h) => `${h.conversationId}#${h.turn}`));
+          rankedBy.set(
+            mode,
+            hits.map((h) => `${h.conversationId}#${h.turn}`),
+          );
         }
         const t0 = performance.now();
-        rankedBy.set('bm25 (in memory)', bm25.search(q.text, { topK: 10 }).map((h) => h.id));
+        rankedBy.set(
+          'bm25 (in memory)',
+          bm25.search(q.text, { topK: 10 }).map((h) => h.id),
+        );
         (latency.get('bm25 (in memory)') ?? latency.set('bm25 (in memory)', []).get('bm25 (in memory)')!).push(performance.now() - t0);
         for (const [retriever, ranked] of rankedBy) {
           add(retriever, q.type, evidence, ranked);
@@ -156,7 +172,9 @@ async function main() {
       return v.at10 / v.n;
     };
     const bestSingle = Math.max(at10('vector'), at10('text'), at10('bm25 (in memory)'));
-    console.log(`\nhybrid recall@10 ${fmt(at10('hybrid'))} vs best single retriever ${fmt(bestSingle)}: ${((at10('hybrid') - bestSingle) * 100).toFixed(1)} points`);
+    console.log(
+      `\nhybrid recall@10 ${fmt(at10('hybrid'))} vs best single retriever ${fmt(bestSingle)}: ${((at10('hybrid') - bestSingle) * 100).toFixed(1)} points`,
+    );
     console.log('latest value ranked above the value it replaced (changed facts):');
     for (const r of retrievers) {
       const s = latestAbove.get(r);

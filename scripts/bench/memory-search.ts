@@ -56,7 +56,10 @@ async function openFresh(driver: string): Promise<{ database: Database; filled: 
   url.pathname = '/memrag_bench';
   if (reuse) {
     const probe = new pg.Client({ connectionString: url.toString() });
-    const rows = await probe.connect().then(() => probe.query('SELECT count(*)::int AS n FROM memories')).catch(() => null);
+    const rows = await probe
+      .connect()
+      .then(() => probe.query('SELECT count(*)::int AS n FROM memories'))
+      .catch(() => null);
     await probe.end().catch(() => {});
     if (rows?.rows[0]?.n === N) return { database: await openDatabase({ url: url.toString() }), filled: true };
   }

@@ -126,7 +126,11 @@ async function openFresh(name: string): Promise<{ url: string; filled: boolean }
     const probe = new pg.Client({ connectionString: url.toString() });
     const n = await probe
       .connect()
-      .then(() => probe.query(`SELECT (SELECT count(*) FROM memories)::int AS m, (SELECT count(*) FROM chunks)::int AS c, (SELECT count(*) FROM ${MASTRA_INDEX})::int AS v`))
+      .then(() =>
+        probe.query(
+          `SELECT (SELECT count(*) FROM memories)::int AS m, (SELECT count(*) FROM chunks)::int AS c, (SELECT count(*) FROM ${MASTRA_INDEX})::int AS v`,
+        ),
+      )
       .then((r) => r.rows[0] as { m: number; c: number; v: number })
       .catch(() => null);
     await probe.end().catch(() => {});
@@ -167,12 +171,26 @@ async function fillMemrag(database: Database, set: ClusteredSet, rows: number): 
   // The BM25 postings as the server's start adds them to rows saved without (its bulk path).
   await indexUnindexedMemories(database.db, { batchSize: 2000 });
   t0 = performance.now();
-  const [doc] = await database.db.insert(documents).values({ title: 'bench', contentHash: randomUUID(), format: 'text', text: '' }).returning({ id: documents.id });
+  const [doc] = await database.db
+    .insert(documents)
+    .values({ title: 'bench', contentHash: randomUUID(), format: 'text', text: '' })
+    .returning({ id: documents.id });
   for (let start = 0; start < rows; start += batch) {
     const values = [];
     for (let i = start; i < Math.min(rows, start + batch); i++) {
       const id = randomUUID();
-      values.push({ id, passageId: id, documentId: doc!.id, index: i, text: set.text(i), start: 0, end: 0, tokenCount: 12, tags: set.tags(i), embedding: set.row(i) });
+      values.push({
+        id,
+        passageId: id,
+        documentId: doc!.id,
+        index: i,
+        text: set.text(i),
+        start: 0,
+        end: 0,
+        tokenCount: 12,
+        tags: set.tags(i),
+        embedding: set.row(i),
+      });
     }
     await database.db.insert(chunks).values(values);
     if (start % 20_000 === 0) log(`  chunks ${start}/${rows}`);
@@ -195,7 +213,15 @@ const rowOfKey = (key: string) => Number(key.slice(1));
 // The columns the memory store's hits carry, as its vector side fetches them.
 const { embedding: _e, id: _i, bm25Length: _b, tenantId: _t, ...MEMORY_PAYLOAD } = getTableColumns(memories);
 
-async function measure(systems: System[], set: ClusteredSet, rows: number, passes: number, results: Record<string, string | number>[], driver: string, insert: Record<string, string>) {
+async function measure(
+  systems: System[],
+  set: ClusteredSet,
+  rows: number,
+  passes: number,
+  results: Record<string, string | number>[],
+  driver: string,
+  insert: Record<string, string>,
+) {
   const truth = new Map(TAG_CASES.map((c) => [c.label, Array.from({ length: set.queries }, (_, q) => exactTopK(set, q, rows, c.matches, TOP_K))]));
   for (let pass = 1; pass <= passes; pass++) {
     for (const c of TAG_CASES) {
@@ -220,7 +246,17 @@ async function measure(systems: System[], set: ClusteredSet, rows: number, passe
       for (const s of active) {
         const t = times.get(s.name)!;
         const h = hits.get(s.name)!;
-        const r = { driver, pass, case: c.label, system: s.name, 'p50 ms': +percentile(t, 50).toFixed(2), 'p95 ms': +percentile(t, 95).toFixed(2), 'recall@10': +(h.hit / (h.n * TOP_K)).toFixed(3), 'rows/query': +(h.rows / h.n).toFixed(1), 'insert rows/s': insert[s.name] ?? '' };
+        const r = {
+          driver,
+          pass,
+          case: c.label,
+          system: s.name,
+          'p50 ms': +percentile(t, 50).toFixed(2),
+          'p95 ms': +percentile(t, 95).toFixed(2),
+          'recall@10': +(h.hit / (h.n * TOP_K)).toFixed(3),
+          'rows/query': +(h.rows / h.n).toFixed(1),
+          'insert rows/s': insert[s.name] ?? '',
+        };
         results.push(r);
         log(JSON.stringify(r));
       }
@@ -340,7 +376,12 @@ async function serverRun(set: ClusteredSet, results: Record<string, string | num
     insert['memrag memories'] = rates.memories.toFixed(0);
     insert['memrag chunks'] = rates.chunks.toFixed(0);
     log(`filling PgVector`);
-    await mastra.createIndex({ indexName: MASTRA_INDEX, dimension: DIMS, metric: 'cosine', indexConfig: { type: 'hnsw', hnsw: { m: 16, efConstruction: 128 } } });
+    await mastra.createIndex({
+      indexName: MASTRA_INDEX,
+      dimension: DIMS,
+      metric: 'cosine',
+      indexConfig: { type: 'hnsw', hnsw: { m: 16, efConstruction: 128 } },
+    });
     const t0 = performance.now();
     for (let start = 0; start < N; start += 500) {
       const ids: string[] = [];
@@ -385,16 +426,22 @@ async function serverRun(set: ClusteredSet, results: Record<string, string | num
   const systems: System[] = [
     {
       name: 'memrag memories',
-      search: async (q, c) => (await store.searchByVector(set.query(q), { agentId: 'bench', topK: TOP_K, ...(c.tag ? { tagsAny: [c.tag] } : {}) })).map((h) => rowOfKey(h.memory.key)),
+      search: async (q, c) =>
+        (await store.searchByVector(set.query(q), { agentId: 'bench', topK: TOP_K, ...(c.tag ? { tagsAny: [c.tag] } : {}) })).map((h) =>
+          rowOfKey(h.memory.key),
+        ),
     },
     {
       name: 'memrag chunks',
-      search: async (q, c) => (await docs.vectorCandidates(set.query(q), normalizeTagFilter(c.tag ? { tagsAny: [c.tag] } : {}), TOP_K)).map((h) => chunkIndex.get(h.id)!),
+      search: async (q, c) =>
+        (await docs.vectorCandidates(set.query(q), normalizeTagFilter(c.tag ? { tagsAny: [c.tag] } : {}), TOP_K)).map((h) => chunkIndex.get(h.id)!),
     },
     {
       name: 'PgVector',
       search: async (q, c) =>
-        (await mastra.query({ indexName: MASTRA_INDEX, queryVector: set.query(q), topK: TOP_K, ...(c.tag ? { filter: { tags: { $in: [c.tag] } } } : {}) })).map((h) => rowOfKey(h.id)),
+        (await mastra.query({ indexName: MASTRA_INDEX, queryVector: set.query(q), topK: TOP_K, ...(c.tag ? { filter: { tags: { $in: [c.tag] } } } : {}) })).map(
+          (h) => rowOfKey(h.id),
+        ),
       skip: (c, pass) => pass === 2 && c.tag !== null,
     },
     { name: 'hand-written SQL', search: handSearch(hand) },
@@ -427,11 +474,15 @@ async function pgliteRun(set: ClusteredSet, results: Record<string, string | num
   const systems: System[] = [
     {
       name: 'memrag memories',
-      search: async (q, c) => (await store.searchByVector(set.query(q), { agentId: 'bench', topK: TOP_K, ...(c.tag ? { tagsAny: [c.tag] } : {}) })).map((h) => rowOfKey(h.memory.key)),
+      search: async (q, c) =>
+        (await store.searchByVector(set.query(q), { agentId: 'bench', topK: TOP_K, ...(c.tag ? { tagsAny: [c.tag] } : {}) })).map((h) =>
+          rowOfKey(h.memory.key),
+        ),
     },
     {
       name: 'memrag chunks',
-      search: async (q, c) => (await docs.vectorCandidates(set.query(q), normalizeTagFilter(c.tag ? { tagsAny: [c.tag] } : {}), TOP_K)).map((h) => chunkIndex.get(h.id)!),
+      search: async (q, c) =>
+        (await docs.vectorCandidates(set.query(q), normalizeTagFilter(c.tag ? { tagsAny: [c.tag] } : {}), TOP_K)).map((h) => chunkIndex.get(h.id)!),
     },
   ];
   await measure(systems, set, PGLITE_N, 1, results, 'pglite', { 'memrag memories': rates.memories.toFixed(0), 'memrag chunks': rates.chunks.toFixed(0) });

@@ -22,7 +22,13 @@ const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 };
-const row = (driver: string, label: string, xs: number[]) => ({ driver, measure: label, 'p50 ms': pct(xs, 50).toFixed(2), 'p95 ms': pct(xs, 95).toFixed(2), n: xs.length });
+const row = (driver: string, label: string, xs: number[]) => ({
+  driver,
+  measure: label,
+  'p50 ms': pct(xs, 50).toFixed(2),
+  'p95 ms': pct(xs, 95).toFixed(2),
+  n: xs.length,
+});
 
 const LOCATION_TOOL = {
   type: 'function',
@@ -35,7 +41,9 @@ async function bench(driver: string, env: Record<string, string>) {
     const last = request.body.messages.at(-1);
     if (last?.role === 'tool') return reply.text('You are in Oslo, and the note says so [1]. '.repeat(4), { chunkSize: 16 });
     const client = (request.body.tools ?? []).some((t) => t.function.name === 'get_location');
-    return reply.toolCalls([client ? { name: 'get_location', arguments: '{"precise":true}' } : { name: 'search_memories', arguments: '{"query":"where am I"}' }]);
+    return reply.toolCalls([
+      client ? { name: 'get_location', arguments: '{"precise":true}' } : { name: 'search_memories', arguments: '{"query":"where am I"}' },
+    ]);
   });
   const ctx: AppContext = await createAppContext(loadConfig({ DATA_DIR: 'memory://', LOG_LEVEL: 'silent', MEMORY_EXTRACTION: 'off', ...env }), {
     embedder: createHashEmbedder(64),
@@ -113,7 +121,9 @@ async function bench(driver: string, env: Record<string, string>) {
       if (keep) (agentId === 'no-agent' ? ttfbPlain : ttfbAgent).push(ms);
     }
   }
-  const stateBytes = JSON.stringify((await runs.load((await post('/v1/chat', { message: 'Where am I?', tools: [LOCATION_TOOL] })).runId as string))!.state).length;
+  const stateBytes = JSON.stringify(
+    (await runs.load((await post('/v1/chat', { message: 'Where am I?', tools: [LOCATION_TOOL] })).runId as string))!.state,
+  ).length;
   await listener.close();
   await ctx.close();
   await llm.close();
@@ -124,7 +134,7 @@ async function bench(driver: string, env: Record<string, string>) {
       row(driver, 'turn with a client tool: pause + resume (2 requests, 2 model calls)', pausedTurn),
       row(driver, '  the pausing request', pauseRequest),
       row(driver, '  the resuming request', resumeRequest),
-      row(driver, "run state: write (runs.update)", persist),
+      row(driver, 'run state: write (runs.update)', persist),
       row(driver, 'run state: read (runs.load)', reload),
       row(driver, '/v1/chat stream first byte, no agent record', ttfbPlain),
       row(driver, '/v1/chat stream first byte, with an agent record', ttfbAgent),

@@ -38,7 +38,7 @@ export const agentSettingsSchema = z.strictObject({
     .meta({ description: "The model's name; the deployment's LLM_MODEL when unset." }),
   provider: storable(z.string().min(1).max(100))
     .optional()
-    .meta({ description: 'A provider named in LLM_PROVIDERS (an OpenAI-compatible base URL and key); the deployment\'s LLM_BASE_URL when unset.' }),
+    .meta({ description: "A provider named in LLM_PROVIDERS (an OpenAI-compatible base URL and key); the deployment's LLM_BASE_URL when unset." }),
   temperature: z.number().min(0).max(2).optional(),
   maxIterations: z.number().int().min(1).max(AGENT_LIMITS.maxIterations).optional().meta({ description: 'Model calls per turn at most.' }),
   budget: z
@@ -76,7 +76,10 @@ export const agentSettingsSchema = z.strictObject({
       outputReserve: z.number().int().min(0).max(100_000_000).optional(),
     })
     .optional(),
-  memoryExtraction: z.boolean().optional().meta({ description: 'Facts extracted from each turn into memories (needs an LLM); the deployment\'s MEMORY_EXTRACTION when unset.' }),
+  memoryExtraction: z
+    .boolean()
+    .optional()
+    .meta({ description: "Facts extracted from each turn into memories (needs an LLM); the deployment's MEMORY_EXTRACTION when unset." }),
 });
 
 export type AgentSettings = z.output<typeof agentSettingsSchema>;

@@ -44,11 +44,7 @@ export function createPgAgentStore(options: PgAgentStoreOptions): AgentStore {
   async function create(id: string, settings: AgentSettings): Promise<Agent> {
     const parsed = agentSettingsSchema.parse(settings);
     return db.transaction(async (tx) => {
-      const [row] = await tx
-        .insert(agents)
-        .values({ tenantId, id, version: 1, settings: parsed })
-        .onConflictDoNothing()
-        .returning(agentColumns);
+      const [row] = await tx.insert(agents).values({ tenantId, id, version: 1, settings: parsed }).onConflictDoNothing().returning(agentColumns);
       if (!row) throw new AgentExistsError(id);
       // now() is the transaction's start: the version's time is the agent's.
       await tx.insert(agentVersions).values({ tenantId, agentId: id, version: 1, settings: parsed });
@@ -83,11 +79,7 @@ export function createPgAgentStore(options: PgAgentStoreOptions): AgentStore {
       updateOptions.check?.(next, current);
       if (sameSettings(next, currentSettings)) return current;
       const version = row.version + 1;
-      const [updated] = await tx
-        .update(agents)
-        .set({ version, settings: next, updatedAt: sql`now()` })
-        .where(byId(id))
-        .returning(agentColumns);
+      const [updated] = await tx.update(agents).set({ version, settings: next, updatedAt: sql`now()` }).where(byId(id)).returning(agentColumns);
       await tx.insert(agentVersions).values({ tenantId, agentId: id, version, settings: next });
       return toAgent(updated!);
     });

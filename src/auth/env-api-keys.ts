@@ -15,7 +15,10 @@ export interface EnvApiKey {
 export function parseEnvApiKeys(value: string | undefined): { keys: EnvApiKey[]; problems: string[] } {
   const keys: EnvApiKey[] = [];
   const problems: string[] = [];
-  const entries = (value ?? '').split(',').map((e) => e.trim()).filter(Boolean);
+  const entries = (value ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
   entries.forEach((entry, i) => {
     const colon = entry.indexOf(':');
     const tenantId = colon === -1 ? DEFAULT_TENANT_ID : entry.slice(0, colon).trim();

@@ -151,7 +151,10 @@ export async function runAgentStep(turn: AgentStep, resume: AgentStepResume | un
     // The question is stored without this turn's sources: they were recalled for it, and a later
     // turn recalls its own (old source numbers would only collide with the new ones).
     await stored?.finish([
-      { message: { role: 'user', content: turn.request.message }, metadata: turn.agentVersion === null ? { runId } : { runId, agentVersion: turn.agentVersion } },
+      {
+        message: { role: 'user', content: turn.request.message },
+        metadata: turn.agentVersion === null ? { runId } : { runId, agentVersion: turn.agentVersion },
+      },
       ...result.newMessages.map((message, i, all) => ({
         message,
         ...(i === all.length - 1 ? { metadata: { citations, stopReason: result.stopReason } } : {}),

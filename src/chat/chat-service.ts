@@ -85,7 +85,7 @@ export interface ChatServiceOptions {
   /** How long a turn waits for the previous turn's checkpoint and summary work still running. */
   compactionSettleTimeoutMs?: number;
   /** Told when a summary fell back to the rules. */
-  onSummaryFallback?: ((error: unknown) => void);
+  onSummaryFallback?: (error: unknown) => void;
   /** Agents' settings by `agentId`; without a store (or a record) a turn runs on the deployment's defaults. */
   agents?: AgentStore;
   /** Where runs are recorded, and paused ones kept until resumed. */
@@ -104,7 +104,6 @@ export interface ChatServiceOptions {
    */
   describeError?: DescribeError;
 }
-
 
 /** A turn's runs: the lifecycle of a paused, resumed or cancelled one is the run service's. */
 export type ChatRuns = Pick<RunService<ChatEvent, TurnReply>, 'beginResume' | 'resume' | 'getRun' | 'cancelRun' | 'liveRun'>;
@@ -194,7 +193,15 @@ export function createChatService(options: ChatServiceOptions): ChatService {
       const provider = runtime.llmFor(state.agent);
       if (!provider) throw new Error('No LLM is configured any more: the run cannot go on');
       const emit = (event: ChatEvent) => live.emit(event);
-      const stored = await beginStored({ conversationId: run.conversationId, agentId: run.agentId, userId: run.userId, settings: state.agent, provider, signal: live.signal, emit });
+      const stored = await beginStored({
+        conversationId: run.conversationId,
+        agentId: run.agentId,
+        userId: run.userId,
+        settings: state.agent,
+        provider,
+        signal: live.signal,
+        emit,
+      });
       return runAgentStep(
         {
           runId: run.id,
@@ -280,7 +287,11 @@ export function createChatService(options: ChatServiceOptions): ChatService {
       emit({ type: 'retrieval', runId, conversationId, sources: recalled });
 
       if (!provider || !live) {
-        const reply = await extractiveReply({ message, runId, conversationId, sources: recalled }, emit, { embedder: options.embedder, questionVector, signal });
+        const reply = await extractiveReply({ message, runId, conversationId, sources: recalled }, emit, {
+          embedder: options.embedder,
+          questionVector,
+          signal,
+        });
         await stored?.finish([
           { message: { role: 'user', content: message }, metadata: agentVersion === null ? { runId } : { runId, agentVersion } },
           { message: { role: 'assistant', content: reply.answer, toolCalls: [] }, metadata: { citations: reply.citations, mode: reply.mode } },

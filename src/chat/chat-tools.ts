@@ -96,7 +96,10 @@ export function createChatTools(options: ChatToolsOptions): Tool<any>[] {
       ...SEARCH_MEMORIES,
       async execute({ query, topK }, ctx) {
         const hits = await memories.search(query, { ...memoryScope(agentId, userId), topK: topKFor(topK), minScore: 0, ...filters });
-        return report(ctx.toolCallId, hits.map((hit) => sources.addMemory(hit)));
+        return report(
+          ctx.toolCallId,
+          hits.map((hit) => sources.addMemory(hit)),
+        );
       },
     }),
     defineTool({
@@ -133,7 +136,10 @@ export function createChatTools(options: ChatToolsOptions): Tool<any>[] {
             ...(filters.tagsAll ? { tagsAll: filters.tagsAll } : {}),
             ...(filters.tagsNone ? { tagsNone: filters.tagsNone } : {}),
           });
-          return report(ctx.toolCallId, hits.map((hit) => sources.addDocument(hit)));
+          return report(
+            ctx.toolCallId,
+            hits.map((hit) => sources.addDocument(hit)),
+          );
         },
       }),
     );

@@ -52,7 +52,8 @@ export interface RecallOptions extends TagFilters {
  * waits on the slowest anyway.
  */
 export async function recallSources(sources: SourceList, options: RecallOptions): Promise<Source[]> {
-  const { query, agentId, userId, memoryTopK, knowledgeTopK, candidateK, reranker, passages, memories, knowledge, turns, signal, tagsAny, tagsAll, tagsNone } = options;
+  const { query, agentId, userId, memoryTopK, knowledgeTopK, candidateK, reranker, passages, memories, knowledge, turns, signal, tagsAny, tagsAll, tagsNone } =
+    options;
   const tags = { tagsAny, tagsAll, tagsNone };
   // A negative cosine means the memory is about something else; it would only crowd the prompt.
   const [memoryHits, knowledgeHits, turnHits] = await Promise.all([
@@ -119,4 +120,3 @@ export function renderSourcesBlock(sources: readonly Source[]): string {
   if (sources.length === 0) return '<sources>\n(no matching sources)\n</sources>';
   return `<sources>\n${sources.map(renderSource).join('\n')}\n</sources>`;
 }
-

@@ -44,8 +44,8 @@ export interface ConversationTurnOptions {
    * so that its prompt is built from the same stored state however fast that work was.
    */
   settleTimeoutMs?: number;
-  onCompaction?: ((report: CompactionReport) => void);
-  onFallback?: ((error: unknown) => void);
+  onCompaction?: (report: CompactionReport) => void;
+  onFallback?: (error: unknown) => void;
 }
 
 /** One turn of a stored conversation: the history to send, compaction before each LLM call, and the append after. */
@@ -137,7 +137,8 @@ export async function beginConversationTurn(options: ConversationTurnOptions): P
 
   async function finish(messages: NewMessage[]): Promise<void> {
     const [question, ...rest] = messages;
-    const measured = fixedMeasured > 0 && question ? [{ ...question, metadata: { ...question.metadata, [FIXED_TOKENS_KEY]: fixedMeasured } }, ...rest] : messages;
+    const measured =
+      fixedMeasured > 0 && question ? [{ ...question, metadata: { ...question.metadata, [FIXED_TOKENS_KEY]: fixedMeasured } }, ...rest] : messages;
     const appended = await store.appendTurn({ id: conversationId, agentId, userId, messages: measured });
     options.afterTurn?.completed({
       turn: appended.turn,

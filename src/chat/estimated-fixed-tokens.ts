@@ -10,11 +10,18 @@ import { CHAT_TOP_K_DEFAULT, TYPICAL_SOURCE_TOKENS, sourcesFor } from './window-
  * turn measured (answered without a model, or imported): this agent's system prompt and tool
  * definitions, and a question like the last one with the sources a turn recalls.
  */
-export function estimatedFixedTokens(input: { settings: AgentSettings | null; compaction: CompactionSettings; hasKnowledge: boolean; lastQuestion: string }): number {
+export function estimatedFixedTokens(input: {
+  settings: AgentSettings | null;
+  compaction: CompactionSettings;
+  hasKnowledge: boolean;
+  lastQuestion: string;
+}): number {
   const { settings, compaction, hasKnowledge } = input;
   const specs = chatToolSpecs(permittedTools(settings ?? undefined), { knowledge: hasKnowledge });
   const systemPrompt = buildSystemPrompt({ hasKnowledge, tools: new Set(specs.map((t) => t.name)), instructions: settings?.instructions });
-  const recalled = sourcesFor(compaction, settings?.recall?.memoryTopK ?? CHAT_TOP_K_DEFAULT) + (hasKnowledge ? sourcesFor(compaction, settings?.recall?.knowledgeTopK ?? CHAT_TOP_K_DEFAULT) : 0);
+  const recalled =
+    sourcesFor(compaction, settings?.recall?.memoryTopK ?? CHAT_TOP_K_DEFAULT) +
+    (hasKnowledge ? sourcesFor(compaction, settings?.recall?.knowledgeTopK ?? CHAT_TOP_K_DEFAULT) : 0);
   return (
     estimateMessagesTokens([
       { role: 'system', content: systemPrompt },

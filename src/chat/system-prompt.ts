@@ -26,18 +26,22 @@ export function buildSystemPrompt(options: SystemPromptOptions): string {
     has('delete_memory') ? '`delete_memory` only when they ask you to forget it' : '',
   ].filter(Boolean);
   const lines = [
-    'You are a helpful assistant that answers from a set of numbered sources: the user\'s saved memories' +
+    "You are a helpful assistant that answers from a set of numbered sources: the user's saved memories" +
       (options.hasKnowledge ? ' and chunks of their documents.' : '.'),
     '',
     'Rules:',
     '- Answer from the sources. Cite every statement that relies on a source with its number in square brackets, like [1] or [2][3], right after the statement.',
     '- Only cite numbers that exist. Do not invent sources, quotes or facts.',
-    "- If the sources do not contain the answer, say so plainly instead of guessing; you may add general knowledge only if you clearly mark it as not coming from the sources.",
+    '- If the sources do not contain the answer, say so plainly instead of guessing; you may add general knowledge only if you clearly mark it as not coming from the sources.',
     `- ${DATA_RULE}`,
-    ...(searchTools ? [`- When the given sources are not enough, use ${searchTools} to look further; new results come with new source numbers you can cite.`] : []),
+    ...(searchTools
+      ? [`- When the given sources are not enough, use ${searchTools} to look further; new results come with new source numbers you can cite.`]
+      : []),
     ...(memoryTools.length > 0 ? [`- Use ${memoryTools.join(', and ')}.`] : []),
     // Only when given: the tool exists only in a stored conversation with earlier turns.
-    ...(options.tools?.has('recall_turns') ? ['- Earlier turns shown summarised keep their numbers: use `recall_turns` to reopen their exact words when a detail matters.'] : []),
+    ...(options.tools?.has('recall_turns')
+      ? ['- Earlier turns shown summarised keep their numbers: use `recall_turns` to reopen their exact words when a detail matters.']
+      : []),
     '- Be concise.',
   ];
   const instructions = options.instructions?.trim();

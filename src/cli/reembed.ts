@@ -15,7 +15,9 @@ async function main() {
   const embedder = await createEmbedder(config);
   try {
     const before = await readSpace(database.db, 'memories');
-    console.log(`re-embedding with ${embedder.id} (${embedder.dimensions} dims); stored: ${before ? `${before.embedderId} (${before.dimensions} dims)` : 'none'}`);
+    console.log(
+      `re-embedding with ${embedder.id} (${embedder.dimensions} dims); stored: ${before ? `${before.embedderId} (${before.dimensions} dims)` : 'none'}`,
+    );
     let lastLogged = 0;
     // As a job (kind `reembed`, its progress in the jobs table), worked on here, with the new model.
     const job = await runReembedJob({

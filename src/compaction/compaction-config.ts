@@ -62,7 +62,10 @@ export const compactionModelsEnv = z
       if (!parsed.success) {
         const issue = parsed.error.issues[0]!;
         const field = issue.path.length > 0 ? `.${issue.path.join('.')}` : '';
-        ctx.addIssue({ code: 'custom', message: `${JSON.stringify(model)}${field}: ${issue.message} (each model maps to {contextWindow, outputReserve, triggerShare, recentMessages})` });
+        ctx.addIssue({
+          code: 'custom',
+          message: `${JSON.stringify(model)}${field}: ${issue.message} (each model maps to {contextWindow, outputReserve, triggerShare, recentMessages})`,
+        });
         return z.NEVER;
       }
       models.set(model, parsed.data);

@@ -29,7 +29,7 @@ export interface CompactionInput {
   /** Writes structural summaries; without one they are rule-based. */
   summarizer?: Summarizer;
   signal?: AbortSignal;
-  onFallback?: ((error: unknown) => void);
+  onFallback?: (error: unknown) => void;
 }
 
 export interface CompactionResult {

@@ -27,7 +27,7 @@ export interface CheckpointWriterOptions {
   maxRequestTokens: number;
   signal?: AbortSignal;
   /** Told why the LLM's checkpoint was not used, before the fallback is built. */
-  onFallback?: ((error: unknown) => void);
+  onFallback?: (error: unknown) => void;
 }
 
 /** The LLM's checkpoint of a turn, or the rule-based one when the LLM fails, times out or answers nonsense. */

@@ -38,7 +38,7 @@ export interface SummaryUpdateOptions {
   /** The most one summarising request may carry. */
   maxRequestTokens: number;
   signal?: AbortSignal;
-  onFallback?: ((error: unknown) => void);
+  onFallback?: (error: unknown) => void;
 }
 
 export interface SummaryUpdate {
@@ -164,7 +164,15 @@ async function summarisePart(
   const input = part.map((d) => `Turn ${d.turn}:\n${d.text}`).join('\n\n');
   const llm = await tryLlm(`${LEVEL_INSTRUCTIONS[level]} Use at most ${Math.floor(target * WORDS_PER_TOKEN)} words. ${DATA}`, input, target, options, stats);
   if (llm !== undefined) return { level, ...range, text: llm, source: 'llm' };
-  return { level, ...range, text: joinWithin(part.map((d) => `Turn ${d.turn}: ${d.text}`), target), source: 'rules' };
+  return {
+    level,
+    ...range,
+    text: joinWithin(
+      part.map((d) => `Turn ${d.turn}: ${d.text}`),
+      target,
+    ),
+    source: 'rules',
+  };
 }
 
 async function mergeLayers(

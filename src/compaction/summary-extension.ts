@@ -25,7 +25,7 @@ export interface SummaryExtensionInput {
   fixedTokens: number | undefined;
   summarizer?: Summarizer;
   signal?: AbortSignal;
-  onFallback?: ((error: unknown) => void);
+  onFallback?: (error: unknown) => void;
 }
 
 /**
@@ -41,7 +41,9 @@ export async function extendSummaryAhead(input: SummaryExtensionInput): Promise<
   const covered = (t: HistoryTurn) => summary !== undefined && t.turn >= summary.fromTurn && t.turn <= summary.throughTurn;
   // Each turn at its cheapest (raw or checkpoint), as compaction will send it without a summariser.
   const standIns = new Map(history.map((t) => [t.turn, input.checkpoints.get(t.turn) ?? buildRuleBasedCheckpoint(t)]));
-  const cost = new Map(history.map((t) => [t.turn, Math.min(estimateMessagesTokens(t.messages), estimateMessagesTokens(checkpointMessages(standIns.get(t.turn)!)))]));
+  const cost = new Map(
+    history.map((t) => [t.turn, Math.min(estimateMessagesTokens(t.messages), estimateMessagesTokens(checkpointMessages(standIns.get(t.turn)!)))]),
+  );
   const summaryTokens = summary ? estimateMessagesTokens(summaryMessages(summary)) : 0;
   const uncovered = history.filter((t) => !covered(t));
   let total = summaryTokens + uncovered.reduce((n, t) => n + cost.get(t.turn)!, 0);

@@ -4,9 +4,7 @@ import { RERANKERS } from '../retrieval/rerank/reranker-choice.js';
 import { parseEnvApiKeys } from '../auth/env-api-keys.js';
 import { ConfigError } from './config-error.js';
 
-const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
 
 const optionalUrl = z.string().url().optional();
 
@@ -56,7 +54,12 @@ export const envSchema = z.object({
   LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   // Runs (src/runs): how long a paused run waits for the client, how long a streamed run waits
   // for a disconnected client to reconnect, and past how many tools the model gets a tool search.
-  RUN_TTL_SECONDS: z.coerce.number().int().min(1).max(30 * 86_400).default(3_600),
+  RUN_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(30 * 86_400)
+    .default(3_600),
   RUN_RECONNECT_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(2_000),
   TOOL_SEARCH_THRESHOLD: z.coerce.number().int().min(0).max(10_000).default(20),
   // Conversation compaction (src/compaction): the model's window and how full a prompt may get.
@@ -73,11 +76,13 @@ export const envSchema = z.object({
   LLM_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(4),
   LLM_RETRY_BASE_MS: z.coerce.number().int().min(0).max(600_000).default(500),
   LLM_RETRY_MAX_MS: z.coerce.number().int().min(0).max(600_000).default(20_000),
-  LLM_PRICES: jsonVariable('{"<model>": {"inputPerMTok": n, "outputPerMTok": n}}')
-    .pipe(z.record(z.string().min(1), z.strictObject({ inputPerMTok: z.number().min(0), outputPerMTok: z.number().min(0) }))),
+  LLM_PRICES: jsonVariable('{"<model>": {"inputPerMTok": n, "outputPerMTok": n}}').pipe(
+    z.record(z.string().min(1), z.strictObject({ inputPerMTok: z.number().min(0), outputPerMTok: z.number().min(0) })),
+  ),
   // Other OpenAI-compatible endpoints an agent may name as its `provider`; the default is LLM_BASE_URL's.
-  LLM_PROVIDERS: jsonVariable('{"<name>": {"baseURL": "<url>", "apiKey": "<key>"}}')
-    .pipe(z.record(z.string().min(1), z.strictObject({ baseURL: z.string().url(), apiKey: z.string().min(1).optional() }))),
+  LLM_PROVIDERS: jsonVariable('{"<name>": {"baseURL": "<url>", "apiKey": "<key>"}}').pipe(
+    z.record(z.string().min(1), z.strictObject({ baseURL: z.string().url(), apiKey: z.string().min(1).optional() })),
+  ),
   // `tenant:key` or `key` entries, hashed here: the configuration never holds a key in clear.
   API_KEYS: z
     .string()
@@ -93,7 +98,11 @@ export const envSchema = z.object({
   MEMORY_SWEEP_INTERVAL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(60_000),
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
   MAX_TOP_K: z.coerce.number().int().min(1).max(10_000).default(100),
-  MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(20 * 1_048_576),
+  MAX_UPLOAD_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(20 * 1_048_576),
   FUSION_VECTOR_WEIGHT: z.coerce.number().min(0).max(1000).optional(),
   FUSION_TEXT_WEIGHT: z.coerce.number().min(0).max(1000).optional(),
   // Cross-encoder models load through transformers.js with EMBEDDING_CACHE_DIR / EMBEDDING_ALLOW_REMOTE.
@@ -114,7 +123,13 @@ export const envSchema = z.object({
     .string()
     .optional()
     .transform((v, ctx) =>
-      (v ? v.split(',').map((o) => o.trim()).filter(Boolean) : []).map((origin) => {
+      (v
+        ? v
+            .split(',')
+            .map((o) => o.trim())
+            .filter(Boolean)
+        : []
+      ).map((origin) => {
         const normalised = origin === '*' ? origin : originOf(origin);
         if (normalised === undefined) ctx.addIssue({ code: 'custom', message: `${origin} is not * or an origin like https://app.example.com` });
         return normalised ?? '';
@@ -132,7 +147,11 @@ export const envSchema = z.object({
   // A synchronous POST /v1/documents larger than this is refused (413) with a pointer to `async: true`.
   SYNC_INGEST_MAX_BYTES: z.coerce.number().int().min(1).default(1_048_576),
   INGEST_ALLOW_PRIVATE_URLS: bool.default(false),
-  INGEST_URL_MAX_BYTES: z.coerce.number().int().min(1).default(20 * 1_048_576),
+  INGEST_URL_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(20 * 1_048_576),
   INGEST_URL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   INGEST_URL_MAX_REDIRECTS: z.coerce.number().int().min(0).max(20).default(5),
 });

@@ -12,7 +12,7 @@ export interface CheckpointHookOptions {
   compaction: CompactionSettings;
   /** How long the model may take to write one before the rule-based checkpoint is used. */
   summaryTimeoutMs: number;
-  onFallback?: ((error: unknown) => void);
+  onFallback?: (error: unknown) => void;
 }
 
 /**

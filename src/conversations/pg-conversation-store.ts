@@ -126,25 +126,32 @@ export function createPgConversationStore(options: PgConversationStoreOptions): 
 
   async function load(id: string, agentId: string): Promise<LoadedConversation | null> {
     // One snapshot (repeatable read), so the messages, checkpoints and summary agree with each other.
-    return db.transaction(async (tx) => {
-      const [row] = await tx.select(conversationColumns).from(conversations).where(owned(id, agentId));
-      if (!row) return null;
-      const messageRows = await tx.select().from(messages).where(eq(messages.conversationId, id)).orderBy(asc(messages.seq));
-      const checkpointRows = await tx.select().from(checkpoints).where(eq(checkpoints.conversationId, id)).orderBy(asc(checkpoints.turn));
-      const [summary] = await tx.select().from(conversationSummaries).where(eq(conversationSummaries.conversationId, id));
-      const indexed = await tx.select({ turn: turns.turn }).from(turns).where(and(eq(turns.conversationId, id), eq(turns.tenantId, tenantId))).orderBy(asc(turns.turn));
-      return {
-        conversation: toConversation(row),
-        messages: messageRows.map(
-          (r): StoredMessage => ({ seq: r.seq, turn: r.turn, message: toChatMessage(r), metadata: r.metadata, createdAt: r.createdAt }),
-        ),
-        checkpoints: checkpointRows.map(({ conversationId: _c, source, ...c }) => ({ ...c, source: source === 'llm' ? 'llm' : 'rules' })),
-        summary: summary
-          ? { fromTurn: summary.fromTurn, throughTurn: summary.throughTurn, layers: summary.layers as SummaryLayer[], updatedAt: summary.updatedAt }
-          : null,
-        indexedTurns: indexed.map((r) => r.turn),
-      };
-    }, { isolationLevel: 'repeatable read', accessMode: 'read only' });
+    return db.transaction(
+      async (tx) => {
+        const [row] = await tx.select(conversationColumns).from(conversations).where(owned(id, agentId));
+        if (!row) return null;
+        const messageRows = await tx.select().from(messages).where(eq(messages.conversationId, id)).orderBy(asc(messages.seq));
+        const checkpointRows = await tx.select().from(checkpoints).where(eq(checkpoints.conversationId, id)).orderBy(asc(checkpoints.turn));
+        const [summary] = await tx.select().from(conversationSummaries).where(eq(conversationSummaries.conversationId, id));
+        const indexed = await tx
+          .select({ turn: turns.turn })
+          .from(turns)
+          .where(and(eq(turns.conversationId, id), eq(turns.tenantId, tenantId)))
+          .orderBy(asc(turns.turn));
+        return {
+          conversation: toConversation(row),
+          messages: messageRows.map(
+            (r): StoredMessage => ({ seq: r.seq, turn: r.turn, message: toChatMessage(r), metadata: r.metadata, createdAt: r.createdAt }),
+          ),
+          checkpoints: checkpointRows.map(({ conversationId: _c, source, ...c }) => ({ ...c, source: source === 'llm' ? 'llm' : 'rules' })),
+          summary: summary
+            ? { fromTurn: summary.fromTurn, throughTurn: summary.throughTurn, layers: summary.layers as SummaryLayer[], updatedAt: summary.updatedAt }
+            : null,
+          indexedTurns: indexed.map((r) => r.turn),
+        };
+      },
+      { isolationLevel: 'repeatable read', accessMode: 'read only' },
+    );
   }
 
   async function list(opts: { agentId: string; userId?: string; limit?: number; cursor?: string }): Promise<ConversationPage> {
@@ -295,7 +302,9 @@ export function createPgConversationStore(options: PgConversationStoreOptions): 
     }));
     const turnCount = data.messages.reduce((n, m) => Math.max(n, m.turn), 0);
     const prepared = turnIndex
-      ? await turnIndex.prepare(turnRecords(rows.map((r) => ({ turn: r.turn, role: r.role as 'user' | 'assistant' | 'tool', content: r.content ?? null, createdAt: r.createdAt! }))))
+      ? await turnIndex.prepare(
+          turnRecords(rows.map((r) => ({ turn: r.turn, role: r.role as 'user' | 'assistant' | 'tool', content: r.content ?? null, createdAt: r.createdAt! }))),
+        )
       : [];
     return db.transaction(async (tx) => {
       const [row] = await tx

@@ -98,7 +98,11 @@ export function createTurnIndex(options: TurnIndexOptions): TurnIndex {
         )
         .onConflictDoNothing()
         .returning({ id: turns.id, turn: turns.turn });
-      await index.add(tx, tenantId, inserted.map((row) => ({ id: row.id, ...terms.get(row.turn)! })));
+      await index.add(
+        tx,
+        tenantId,
+        inserted.map((row) => ({ id: row.id, ...terms.get(row.turn)! })),
+      );
       added += inserted.length;
     }
     await refreshAfter(tx, owner.conversationId, refresh);
@@ -117,7 +121,11 @@ export function createTurnIndex(options: TurnIndexOptions): TurnIndex {
     if (stale.length === 0) return;
     const ids = stale.map((s) => s.id);
     const documents = stale.map((s) => ({ id: s.id, ...index.termsOf(turnBm25Text(s.embeddedText, wanted.get(s.turn)!)) }));
-    await index.removePostings(tx, tenantId, sql`SELECT ${turns.id} FROM ${turns} WHERE ${turns.tenantId} = ${tenantId} AND ${turns.id} = ANY(${uuidArray(ids)})`);
+    await index.removePostings(
+      tx,
+      tenantId,
+      sql`SELECT ${turns.id} FROM ${turns} WHERE ${turns.tenantId} = ${tenantId} AND ${turns.id} = ANY(${uuidArray(ids)})`,
+    );
     // `add` counts each row again: the old rows (those that were indexed) and lengths leave the totals.
     const indexed = stale.filter((s) => s.bm25Length !== null);
     await index.adjustTotals(tx, tenantId, -indexed.length, -indexed.reduce((n, s) => n + s.bm25Length!, 0));
@@ -145,7 +153,10 @@ export function createTurnIndex(options: TurnIndexOptions): TurnIndex {
     const records = turnRecords(rows as TurnMessage[]);
     const targets = wanted ? records.filter((r) => wanted.has(r.turn)) : records;
     if (targets.length === 0) return 0;
-    const done = await indexedTurns(conversationId, targets.map((t) => t.turn));
+    const done = await indexedTurns(
+      conversationId,
+      targets.map((t) => t.turn),
+    );
     const prepared = await prepare(
       targets.filter((t) => !done.has(t.turn)),
       opts.signal,

@@ -31,7 +31,10 @@ export async function reindexStaleTurns(db: Db, options: ReindexTurnsOptions = {
       const corpus = await lockBm25Corpus(tx, TURN_BM25, tenantId, analyzer.id);
       if (corpus.analyzerId === analyzer.id) return;
       await clearBm25Index(tx, TURN_BM25, tenantId);
-      await tx.update(turns).set({ bm25Length: null }).where(and(eq(turns.tenantId, tenantId), isNotNull(turns.bm25Length)));
+      await tx
+        .update(turns)
+        .set({ bm25Length: null })
+        .where(and(eq(turns.tenantId, tenantId), isNotNull(turns.bm25Length)));
       await setBm25Analyzer(tx, TURN_BM25, tenantId, analyzer.id);
     });
   }

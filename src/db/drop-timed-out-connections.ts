@@ -14,6 +14,7 @@ export const QUERY_READ_TIMEOUT = 'Query read timeout';
  */
 export function dropConnectionsWhoseQueryTimesOut(pool: pg.Pool): void {
   onFailedQuery(pool, (client, _query, err) => {
-    if (err instanceof Error && err.message === QUERY_READ_TIMEOUT) (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+    if (err instanceof Error && err.message === QUERY_READ_TIMEOUT)
+      (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
   });
 }

@@ -155,7 +155,8 @@ export async function filteredVectorSearch<Row>(
 const isPglite = (client: unknown): client is PGlite => typeof client === 'object' && client !== null && 'transaction' in client && 'exec' in client;
 
 function build(search: FilteredVectorSearch, limit: number, exactScanMaxRows: number, efSearch: number, maxScanTuples: number): Built {
-  const estimate = search.estimate ?? sql`(SELECT count(*) FROM (SELECT 1 FROM ${search.table} WHERE ${search.where} LIMIT ${sql.raw(String(exactScanMaxRows + 1))}) AS m)`;
+  const estimate =
+    search.estimate ?? sql`(SELECT count(*) FROM (SELECT 1 FROM ${search.table} WHERE ${search.where} LIMIT ${sql.raw(String(exactScanMaxRows + 1))}) AS m)`;
   const useIndex = sql.raw(`est > ${exactScanMaxRows}`);
   // Sorting is off on the index path so the planner takes the HNSW scan it was sent for: left to
   // itself it may prefer a GIN lookup of every row with the tag and a sort (62 ms for a 10% tag

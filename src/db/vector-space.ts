@@ -87,10 +87,7 @@ export async function ensureVectorSpace(db: Db, embedder: Embedder, tables = VEC
         continue;
       }
       if (stored) {
-        const rows = await queryRows(
-          tx,
-          sql`SELECT 1 FROM ${ident(t.table)} WHERE ${ident(t.embeddingColumn)} IS NOT NULL LIMIT 1`,
-        );
+        const rows = await queryRows(tx, sql`SELECT 1 FROM ${ident(t.table)} WHERE ${ident(t.embeddingColumn)} IS NOT NULL LIMIT 1`);
         if (rows.length > 0) throw new VectorSpaceMismatchError(t.table, stored, configured);
       }
       await setColumnDimensions(tx, t, configured.dimensions);
@@ -123,9 +120,7 @@ export async function releaseColumnDimensions(db: Db, t: VectorTable): Promise<v
 
 export async function setColumnDimensions(db: Db, t: VectorTable, dimensions: number): Promise<void> {
   await releaseColumnDimensions(db, t);
-  await db.execute(
-    sql`ALTER TABLE ${ident(t.table)} ALTER COLUMN ${ident(t.embeddingColumn)} TYPE ${sql.raw(`vector(${Math.trunc(dimensions)})`)}`,
-  );
+  await db.execute(sql`ALTER TABLE ${ident(t.table)} ALTER COLUMN ${ident(t.embeddingColumn)} TYPE ${sql.raw(`vector(${Math.trunc(dimensions)})`)}`);
   await ensureIndex(db, t, dimensions);
 }
 

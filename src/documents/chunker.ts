@@ -1,11 +1,6 @@
 import { approximateTokenCount } from '../text/approximate-token-count.js';
 import { findMarkdownHeadings, type MarkdownHeading } from './chunking/markdown-headings.js';
-import {
-  SPLIT_LEVELS,
-  sentenceBoundaries,
-  unicodeWordBoundaries,
-  whitespaceWordBoundaries,
-} from './chunking/text-boundaries.js';
+import { SPLIT_LEVELS, sentenceBoundaries, unicodeWordBoundaries, whitespaceWordBoundaries } from './chunking/text-boundaries.js';
 
 export interface ChunkOptions {
   /** Hard upper bound per chunk, as measured by `countTokens` on the chunk's text. */
@@ -123,9 +118,7 @@ export function chunkText(source: string, options: ChunkOptions): Chunk[] {
     if (isBlank(source, start, end) || fits(start, end)) return [{ start, end }];
     const finder = SPLIT_LEVELS[level];
     if (!finder) {
-      throw new RangeError(
-        `cannot chunk: "${source.slice(start, end)}" at offset ${start} is ${tokensOf(start, end)} tokens, over maxTokens ${maxTokens}`,
-      );
+      throw new RangeError(`cannot chunk: "${source.slice(start, end)}" at offset ${start} is ${tokensOf(start, end)} tokens, over maxTokens ${maxTokens}`);
     }
     let cuts = finder(source.slice(start, end)).map((cut) => start + cut);
     // A heading stays with the paragraph it introduces, rather than being left as a chunk of its own.
@@ -213,12 +206,14 @@ export function chunkText(source: string, options: ChunkOptions): Chunk[] {
   let blocks = chunkSection(root, root.start);
   if (mergeSections) blocks = mergeWholeBlocks(blocks, fits);
 
-  return blocks.flatMap((block) => {
-    const range = trimRange(source, block.start, block.end);
-    if (range.start >= range.end) return [];
-    const text = source.slice(range.start, range.end);
-    return [{ index: 0, text, headingPath: block.headingPath, start: range.start, end: range.end, tokenCount: tokensOf(block.start, block.end) }];
-  }).map((chunk, index) => ({ ...chunk, index }));
+  return blocks
+    .flatMap((block) => {
+      const range = trimRange(source, block.start, block.end);
+      if (range.start >= range.end) return [];
+      const text = source.slice(range.start, range.end);
+      return [{ index: 0, text, headingPath: block.headingPath, start: range.start, end: range.end, tokenCount: tokensOf(block.start, block.end) }];
+    })
+    .map((chunk, index) => ({ ...chunk, index }));
 }
 
 function buildSections(source: string, headings: MarkdownHeading[]): Section {
@@ -327,9 +322,17 @@ function nonSpacePrefixCounts(source: string): Uint32Array {
 /** The characters String.prototype.trim and /\s/ treat as white space. */
 function isSpace(code: number): boolean {
   return (
-    (code >= 0x09 && code <= 0x0d) || code === 0x20 || code === 0xa0 || code === 0x1680 ||
-    (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f ||
-    code === 0x205f || code === 0x3000 || code === 0xfeff
+    (code >= 0x09 && code <= 0x0d) ||
+    code === 0x20 ||
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
   );
 }
 

@@ -46,7 +46,10 @@ export function createDocumentReader({ db, tenantId }: { db: Db; tenantId: strin
   async function listChunks(id: string, opts: ListChunksOptions = {}): Promise<Page<StoredChunk> | null> {
     const limit = opts.limit ?? 100;
     const after = opts.cursor === undefined ? -1 : decodeChunkCursor(opts.cursor);
-    const [doc] = await db.select({ id: documents.id }).from(documents).where(and(ofTenant, eq(documents.id, id)));
+    const [doc] = await db
+      .select({ id: documents.id })
+      .from(documents)
+      .where(and(ofTenant, eq(documents.id, id)));
     if (!doc) return null;
     const rows = await db
       .select(storedChunkColumns)
@@ -60,7 +63,10 @@ export function createDocumentReader({ db, tenantId }: { db: Db; tenantId: strin
   }
 
   async function getText(id: string): Promise<string | null> {
-    const [row] = await db.select({ text: documents.text }).from(documents).where(and(ofTenant, eq(documents.id, id)));
+    const [row] = await db
+      .select({ text: documents.text })
+      .from(documents)
+      .where(and(ofTenant, eq(documents.id, id)));
     return row?.text ?? null;
   }
 

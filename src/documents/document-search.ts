@@ -126,7 +126,15 @@ export function createDocumentSearch(options: DocumentSearchOptions): DocumentSe
       // A passage deleted between the candidate query and this one is left out.
       if (!cited) return [];
       const { passageId: _passageId, ...chunk } = cited;
-      return [{ ...chunk, score: p.score, snippet: makeSnippet(chunk.text, queryTerms, analyzer), ranks: p.ranks, ...(opts.passages ? { passage: passageText(members) } : {}) }];
+      return [
+        {
+          ...chunk,
+          score: p.score,
+          snippet: makeSnippet(chunk.text, queryTerms, analyzer),
+          ranks: p.ranks,
+          ...(opts.passages ? { passage: passageText(members) } : {}),
+        },
+      ];
     });
     if (reranker) {
       const reranked = await reranker.rerank(

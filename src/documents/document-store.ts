@@ -9,7 +9,6 @@ import { removeDocumentChunks } from './ingest/write-stage.js';
 import { PASSAGE_CORPUS } from './passage-corpus.js';
 import type { IngestResult } from './stored-document.js';
 
-
 /** Reading as `DocumentReader`; `ingest` and `delete` are the writes. */
 export interface DocumentStore extends DocumentReader {
   ingest(input: IngestDocumentInput): Promise<IngestResult>;
@@ -37,7 +36,11 @@ export function createDocumentStore(options: DocumentStoreOptions): DocumentStor
     const ofTenant = eq(documents.tenantId, tenantId);
     return db.transaction(async (tx) => {
       await index.lock(tx, tenantId, false);
-      const [found] = await tx.select({ id: documents.id }).from(documents).where(and(ofTenant, eq(documents.id, id))).for('update');
+      const [found] = await tx
+        .select({ id: documents.id })
+        .from(documents)
+        .where(and(ofTenant, eq(documents.id, id)))
+        .for('update');
       if (!found) return false;
       await removeDocumentChunks(tx, index, tenantId, id);
       await tx.delete(documents).where(and(ofTenant, eq(documents.id, id)));

@@ -30,6 +30,7 @@ export const PASSAGE_CORPUS: Corpus = Object.freeze({
   // Kept by migration 0009's triggers: a tenant's chunks have one scope.
   filterStats: {
     table: 'chunks',
-    scopes: (filter: CorpusFilter) => (Object.keys(filter.equals).length || Object.keys(filter.notEquals ?? {}).length || Object.keys(filter.oneOf ?? {}).length ? null : ['']),
+    scopes: (filter: CorpusFilter) =>
+      Object.keys(filter.equals).length || Object.keys(filter.notEquals ?? {}).length || Object.keys(filter.oneOf ?? {}).length ? null : [''],
   },
 });

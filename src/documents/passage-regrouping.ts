@@ -13,7 +13,7 @@ import { preparePassages } from './prepare-chunks.js';
 export interface RegroupPassagesOptions {
   analyzer?: Analyzer;
   /** The embedder's tokenizer, as the ingest counts passages; default the (high-erring) estimate. */
-  countTokens?: ((text: string) => number);
+  countTokens?: (text: string) => number;
   /** Documents per transaction. Default 100. */
   batchSize?: number;
 }

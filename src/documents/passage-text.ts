@@ -26,7 +26,8 @@ export function passageText(chunks: readonly PlacedChunk[]): PassageText | undef
     const from = Math.max(chunk.start, end);
     text += chunk.text.slice(from - chunk.start);
     const last = sections.at(-1);
-    if (!last || last.headingPath.join('\u0000') !== chunk.headingPath.join('\u0000')) sections.push({ start: from - first.start, headingPath: chunk.headingPath });
+    if (!last || last.headingPath.join('\u0000') !== chunk.headingPath.join('\u0000'))
+      sections.push({ start: from - first.start, headingPath: chunk.headingPath });
     end = chunk.end;
   }
   return { start: first.start, text, sections };

@@ -31,4 +31,3 @@ export interface StoredChunk extends Chunk {
   id: string;
   documentId: string;
 }
-

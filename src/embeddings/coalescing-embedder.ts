@@ -31,7 +31,12 @@ export function coalescingEmbedder(inner: Embedder): Embedder {
       let shared = inFlight.get(text);
       if (!shared) {
         const controller = new AbortController();
-        const entry: SharedEmbedding = { vector: inner.embed([text], { signal: controller.signal }).then(([vector]) => vector!), controller, waiting: 0, held: false };
+        const entry: SharedEmbedding = {
+          vector: inner.embed([text], { signal: controller.signal }).then(([vector]) => vector!),
+          controller,
+          waiting: 0,
+          held: false,
+        };
         inFlight.set(text, entry);
         const done = () => {
           if (inFlight.get(text) === entry) inFlight.delete(text);

@@ -57,14 +57,7 @@ export class TransformersEmbedder implements Embedder {
     try {
       // Configs disagree on where the width lives (hidden_size, d_model, dim...); the output does not.
       const [probe] = await embedBatch(extractor, ['dimension probe'], maxInputTokens, pooling);
-      return new TransformersEmbedder(
-        `transformers:${sourceName(options)}`,
-        probe!.length,
-        maxInputTokens,
-        extractor,
-        options.batchSize ?? 32,
-        pooling,
-      );
+      return new TransformersEmbedder(`transformers:${sourceName(options)}`, probe!.length, maxInputTokens, extractor, options.batchSize ?? 32, pooling);
     } catch (error) {
       await extractor.dispose();
       throw error;
@@ -112,12 +105,7 @@ async function loadExtractor(options: TransformersEmbedderOptions): Promise<Feat
  * What the feature-extraction pipeline's own call does, plus an explicit max_length: the
  * pipeline truncates only at the tokenizer's model_max_length, which some repos leave unset.
  */
-async function embedBatch(
-  extractor: FeatureExtractor,
-  texts: string[],
-  maxInputTokens: number,
-  pooling: 'mean' | 'cls',
-): Promise<number[][]> {
+async function embedBatch(extractor: FeatureExtractor, texts: string[], maxInputTokens: number, pooling: 'mean' | 'cls'): Promise<number[][]> {
   const inputs = extractor.tokenizer(texts, { padding: true, truncation: true, max_length: maxInputTokens });
   const outputs = await extractor.model(inputs);
   const hidden = outputs.last_hidden_state ?? outputs.token_embeddings ?? outputs.logits;

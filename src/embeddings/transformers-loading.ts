@@ -31,10 +31,7 @@ let loading: Promise<unknown> = Promise.resolve();
  * Runs `load` with transformers.js configured for `source`: the model path to pass to
  * from_pretrained (a local folder made absolute, else the hub id) and the matching options.
  */
-export function loadFromSource<T>(
-  source: TransformersModelSource,
-  load: (modelPath: string, options: PretrainedSourceOptions) => Promise<T>,
-): Promise<T> {
+export function loadFromSource<T>(source: TransformersModelSource, load: (modelPath: string, options: PretrainedSourceOptions) => Promise<T>): Promise<T> {
   const next = loading.then(() => {
     const allowRemote = source.allowRemote ?? false;
     env.allowLocalModels = true;

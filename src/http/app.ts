@@ -64,7 +64,10 @@ export function createApp(ctx: AppContext): ApiApp {
 
   app.route('/', createOperationsRoutes(ctx));
   // Built on first request, once every route below is declared.
-  app.route('/', createDocsRoutes(() => createOpenApiDocument(declaredRoutes(app), openApiOptionsFrom(ctx))));
+  app.route(
+    '/',
+    createDocsRoutes(() => createOpenApiDocument(declaredRoutes(app), openApiOptionsFrom(ctx))),
+  );
   const { RATE_LIMIT_PER_MINUTE, RATE_LIMIT_BURST, REQUEST_TIMEOUT_MS } = ctx.config;
   // The MCP endpoint reaches the same stores as /v1, so it sits behind the same budget and keys.
   const apiPaths = ['/v1/*', '/mcp'];

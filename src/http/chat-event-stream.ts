@@ -16,11 +16,21 @@ export function toSseFrame(event: ChatEvent, logger: Logger): { event: string; d
     case 'tool_start':
       return { event: 'tool_start', data: { id: event.id, name: event.name, arguments: event.arguments } };
     case 'tool_end':
-      return { event: 'tool_end', data: { id: event.id, name: event.name, isError: event.isError, result: event.result, sources: event.sources.map(withoutPassage) } };
+      return {
+        event: 'tool_end',
+        data: { id: event.id, name: event.name, isError: event.isError, result: event.result, sources: event.sources.map(withoutPassage) },
+      };
     case 'compaction':
       return {
         event: 'compaction',
-        data: { strategy: event.strategy, strategies: event.strategies, tokensBefore: event.tokensBefore, tokensAfter: event.tokensAfter, limit: event.limit, summarizerCalls: event.summarizerCalls },
+        data: {
+          strategy: event.strategy,
+          strategies: event.strategies,
+          tokensBefore: event.tokensBefore,
+          tokensAfter: event.tokensAfter,
+          limit: event.limit,
+          summarizerCalls: event.summarizerCalls,
+        },
       };
     case 'done':
       return { event: 'done', data: event.reply };

@@ -40,7 +40,12 @@ const INTERNAL_ERROR: ErrorReply = { status: 500, body: errorBody('internal_erro
 /** Hono's own errors (and any middleware added later) keep their status, but not their text/plain body. */
 const HTTP_EXCEPTION_CODES: Partial<Record<number, ErrorCode>> = { 401: 'unauthorized', 404: 'not_found', 413: 'payload_too_large' };
 
-function reply(status: ErrorReply['status'], code: ErrorCode, message: string, extra: { details?: FieldIssue[] | null; retryAfterSeconds?: number } = {}): ErrorReply {
+function reply(
+  status: ErrorReply['status'],
+  code: ErrorCode,
+  message: string,
+  extra: { details?: FieldIssue[] | null; retryAfterSeconds?: number } = {},
+): ErrorReply {
   return {
     status,
     body: errorBody(code, message, extra.details ?? null),
@@ -102,7 +107,9 @@ const ERROR_TABLE: ErrorMapping[] = [
   on(AbortedError, () => reply(499, 'client_closed_request', 'The request was aborted.')),
   on(EmptyReplyError, () => reply(502, 'llm_error', 'The LLM returned empty replies.')),
   on(LlmError, () => reply(502, 'llm_error', 'The LLM provider rejected the request.')),
-  on(HTTPException, (err) => (err.status < 500 ? reply(err.status, HTTP_EXCEPTION_CODES[err.status] ?? 'http_error', err.message || `HTTP ${err.status}`) : undefined)),
+  on(HTTPException, (err) =>
+    err.status < 500 ? reply(err.status, HTTP_EXCEPTION_CODES[err.status] ?? 'http_error', err.message || `HTTP ${err.status}`) : undefined,
+  ),
   // Not the request's fault, and over once the database is back (the pool reconnects by itself).
   (err) =>
     isDatabaseUnavailable(err)

@@ -63,7 +63,13 @@ export function queryObject(c: Context, options: QueryOptions = {}): Record<stri
   const entries: [string, unknown][] = [];
   for (const [name, values] of Object.entries(c.req.queries())) {
     if (lists.has(name)) {
-      entries.push([name, values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '')]);
+      entries.push([
+        name,
+        values
+          .flatMap((v) => v.split(','))
+          .map((v) => v.trim())
+          .filter((v) => v !== ''),
+      ]);
       continue;
     }
     const present = values.filter((v) => v !== '');
@@ -79,7 +85,11 @@ export function queryObject(c: Context, options: QueryOptions = {}): Record<stri
  */
 export function rejectUnknownQueryParameters(c: Context, known: ReadonlySet<string>): void {
   const unknown = Object.keys(c.req.queries()).filter((name) => !known.has(name));
-  if (unknown.length > 0) throw validationError(unknown.map((name) => ({ path: name, message: 'unknown field' })), 'query');
+  if (unknown.length > 0)
+    throw validationError(
+      unknown.map((name) => ({ path: name, message: 'unknown field' })),
+      'query',
+    );
 }
 
 export function parseQuery<S extends z.ZodType>(c: Context, schema: S, options: QueryOptions = {}): z.output<S> {

@@ -15,9 +15,7 @@ export const ingestPayloadSchema = z.object({
   tags: z.array(z.string()).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
   source: z.string().optional(),
-  chunking: z
-    .object({ maxTokens: z.number().optional(), overlapTokens: z.number().optional(), passageTokens: z.number().optional() })
-    .optional(),
+  chunking: z.object({ maxTokens: z.number().optional(), overlapTokens: z.number().optional(), passageTokens: z.number().optional() }).optional(),
   /** Fetched by the worker instead of `content`. */
   url: z.string().optional(),
 });

@@ -42,8 +42,7 @@ export interface JobLeases {
 }
 
 export function createJobLeases(db: Db): JobLeases {
-  const fence = (job: ClaimedJob, workerId: string) =>
-    sql`id = ${job.id} AND worker_id = ${workerId} AND attempt = ${job.attempt} AND status = 'running'`;
+  const fence = (job: ClaimedJob, workerId: string) => sql`id = ${job.id} AND worker_id = ${workerId} AND attempt = ${job.attempt} AND status = 'running'`;
 
   async function claim(workerId: string, leaseMs: number, kinds?: readonly string[]): Promise<ClaimedJob | undefined> {
     const ofKinds = kinds ? sql`AND kind = ANY(${textArray(kinds)})` : sql``;

@@ -157,7 +157,8 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
       if (!permanent) logger.warn({ err, jobId: job.id, attempt: job.attempt, retried }, 'job attempt failed');
       // A tenant's corrupt file is its client's to read in the job; the store's own upkeep failing
       // (a backfill's analyzer mismatch) is the operator's, who would otherwise not hear of it.
-      else if (job.tenantId === SYSTEM_TENANT_ID) logger.error({ jobId: job.id, kind: job.kind, error: permanent }, `${job.kind} job failed: ${permanent.message}`);
+      else if (job.tenantId === SYSTEM_TENANT_ID)
+        logger.error({ jobId: job.id, kind: job.kind, error: permanent }, `${job.kind} job failed: ${permanent.message}`);
       await queue.fail(job, workerId, error, retryInMs).catch((e: unknown) => logger.warn({ err: e, jobId: job.id }, 'job failure write failed'));
       jobFailures.inc({ kind: job.kind, retried: String(retried), code: error.code });
       observe(retried ? 'retried' : 'failed');

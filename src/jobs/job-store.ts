@@ -76,7 +76,10 @@ export function createJobStore(options: JobStoreOptions): JobStore {
   };
 
   async function enqueue(kind: JobKind, input: JobInput, tx: Db = db): Promise<Job> {
-    const [inserted] = await tx.insert(jobs).values(row(kind, input, null)).returning(jobColumns);
+    const [inserted] = await tx
+      .insert(jobs)
+      .values(row(kind, input, null))
+      .returning(jobColumns);
     options.onEnqueued?.();
     return toJob(inserted!);
   }
@@ -102,17 +105,7 @@ export function createJobStore(options: JobStoreOptions): JobStore {
     return found && toJob(found);
   }
 
-  async function list({
-    status,
-    kind,
-    limit,
-    cursor,
-  }: {
-    status?: JobStatus;
-    kind?: JobKind;
-    limit: number;
-    cursor?: string;
-  }): Promise<JobPage> {
+  async function list({ status, kind, limit, cursor }: { status?: JobStatus; kind?: JobKind; limit: number; cursor?: string }): Promise<JobPage> {
     const rows = await db
       .select({ ...jobColumns, createdAtText: createdAtText(jobs) })
       .from(jobs)
@@ -123,7 +116,13 @@ export function createJobStore(options: JobStoreOptions): JobStore {
   }
 
   async function batch(id: string): Promise<BatchView> {
-    const items = (await db.select(jobColumns).from(jobs).where(and(eq(jobs.tenantId, tenantId), eq(jobs.parentId, id))).orderBy(sql`(${jobs.payload}->>'position')::int`)).map(toJob);
+    const items = (
+      await db
+        .select(jobColumns)
+        .from(jobs)
+        .where(and(eq(jobs.tenantId, tenantId), eq(jobs.parentId, id)))
+        .orderBy(sql`(${jobs.payload}->>'position')::int`)
+    ).map(toJob);
     const counts: BatchCounts = { queued: 0, running: 0, succeeded: 0, failed: 0, cancelled: 0 };
     for (const item of items) counts[item.status] += 1;
     return { counts, items };

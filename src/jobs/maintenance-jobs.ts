@@ -53,7 +53,10 @@ export async function queueBackfillIfNeeded(db: Db, maxAttempts: number, analyze
       .where(and(eq(jobs.tenantId, SYSTEM_TENANT_ID), eq(jobs.kind, 'backfill'), inArray(jobs.status, ['queued', 'running'])))
       .limit(1);
     if (open) return toJob(open);
-    const [created] = await tx.insert(jobs).values(systemJob('backfill', {}, maxAttempts)).returning(jobColumns);
+    const [created] = await tx
+      .insert(jobs)
+      .values(systemJob('backfill', {}, maxAttempts))
+      .returning(jobColumns);
     return toJob(created!);
   });
 }
@@ -96,7 +99,10 @@ export function backfillJobHandler(options: { db: Db; embedder: Pick<Embedder, '
 /** Queues a re-embedding of the whole store with `embedder` (the job's worker must have that very embedder). */
 export async function queueReembed(db: Db, embedder: Pick<Embedder, 'id' | 'dimensions'>): Promise<Job> {
   // One attempt: a re-embedding is one transaction, and a crash leaves the old space; the operator runs it again.
-  const [created] = await db.insert(jobs).values(systemJob('reembed', { embedderId: embedder.id, dimensions: embedder.dimensions }, 1)).returning(jobColumns);
+  const [created] = await db
+    .insert(jobs)
+    .values(systemJob('reembed', { embedderId: embedder.id, dimensions: embedder.dimensions }, 1))
+    .returning(jobColumns);
   return toJob(created!);
 }
 

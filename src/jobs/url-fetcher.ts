@@ -33,11 +33,31 @@ const FORMAT_OF_TYPE: Record<string, DocumentFormat> = {
 // metadata lives at 169.254.169.254 and fd00:ec2::254), and addresses that are not unicast.
 const BLOCKED = new BlockList();
 for (const [net, bits] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24],
-  ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) BLOCKED.addSubnet(net, bits, 'ipv4');
-for (const [net, bits] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['2001:db8::', 32]] as const) BLOCKED.addSubnet(net, bits, 'ipv6');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  BLOCKED.addSubnet(net, bits, 'ipv4');
+for (const [net, bits] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+  ['2001:db8::', 32],
+] as const)
+  BLOCKED.addSubnet(net, bits, 'ipv6');
 
 /** Whether a server-side fetch may connect to `address` (an IP literal). */
 export function isPublicAddress(address: string): boolean {
@@ -83,7 +103,11 @@ export function createUrlFetcher(options: UrlFetcherOptions): (url: string, sign
     if (isIP(host) && !options.allowPrivate && !isPublicAddress(host)) throw refuse(`${host} is a private, loopback or link-local address`);
     const client = url.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
-      const req = client.get(url, { lookup: checkedLookup, signal, headers: { accept: Object.keys(FORMAT_OF_TYPE).join(', '), 'user-agent': 'memrag-ingest' } }, resolve);
+      const req = client.get(
+        url,
+        { lookup: checkedLookup, signal, headers: { accept: Object.keys(FORMAT_OF_TYPE).join(', '), 'user-agent': 'memrag-ingest' } },
+        resolve,
+      );
       req.on('error', reject);
     });
   }
@@ -116,7 +140,10 @@ export function createUrlFetcher(options: UrlFetcherOptions): (url: string, sign
         const format = FORMAT_OF_TYPE[type];
         if (!format) {
           res.resume();
-          throw new PermanentJobError('unsupported_media_type', `${url.href} is ${type || 'of no content type'}; supported: ${Object.keys(FORMAT_OF_TYPE).join(', ')}`);
+          throw new PermanentJobError(
+            'unsupported_media_type',
+            `${url.href} is ${type || 'of no content type'}; supported: ${Object.keys(FORMAT_OF_TYPE).join(', ')}`,
+          );
         }
         const declared = Number(res.headers['content-length'] ?? NaN);
         if (declared > options.maxBytes) {

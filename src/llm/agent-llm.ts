@@ -65,7 +65,11 @@ function resolve(config: Config, base: LlmProvider | undefined, settings: LlmCho
         model: name,
         temperature,
         timeoutMs: config.LLM_TIMEOUT_MS,
-        retry: { maxAttempts: config.LLM_MAX_ATTEMPTS, baseDelayMs: config.LLM_RETRY_BASE_MS, maxDelayMs: Math.max(config.LLM_RETRY_BASE_MS, config.LLM_RETRY_MAX_MS) },
+        retry: {
+          maxAttempts: config.LLM_MAX_ATTEMPTS,
+          baseDelayMs: config.LLM_RETRY_BASE_MS,
+          maxDelayMs: Math.max(config.LLM_RETRY_BASE_MS, config.LLM_RETRY_MAX_MS),
+        },
       }),
     );
   }

@@ -114,8 +114,7 @@ export interface AgentTurnResult {
   state: AgentTurnState;
 }
 
-export const EMPTY_REPLY_NUDGE =
-  'Your previous reply was empty. Please answer the last message, or call a tool if you need one.';
+export const EMPTY_REPLY_NUDGE = 'Your previous reply was empty. Please answer the last message, or call a tool if you need one.';
 
 export function deniedResult(reason: string | undefined): string {
   return `Error: a person denied this call${reason ? `: ${reason}` : ''}. Do not call it again unless the user asks.`;
@@ -171,13 +170,12 @@ export async function runAgentTurn(options: AgentTurnOptions): Promise<AgentTurn
     };
   };
   const overBudget = () =>
-    (budget?.maxTokens !== undefined && usage.totalTokens >= budget.maxTokens) ||
-    (budget?.maxCostUsd !== undefined && (cost() ?? 0) >= budget.maxCostUsd);
+    (budget?.maxTokens !== undefined && usage.totalTokens >= budget.maxTokens) || (budget?.maxCostUsd !== undefined && (cost() ?? 0) >= budget.maxCostUsd);
   const runContext = (iteration: number): ToolRunContext => ({ toolsByName, toolTimeoutMs, signal, hooks, onEvent, iteration });
   const searchTool = (call: ToolCall): Omit<ToolResult, 'durationMs'> => {
     const parsed = parseToolArguments(call.arguments);
     const query = parsed.ok && typeof (parsed.value as { query?: unknown })?.query === 'string' ? (parsed.value as { query: string }).query : '';
-    if (query.trim() === '') return { content: "Error: tool_search needs {\"query\": \"what the tool should do\"}", isError: true };
+    if (query.trim() === '') return { content: 'Error: tool_search needs {"query": "what the tool should do"}', isError: true };
     const found = searchTools(query, allSpecs);
     for (const spec of found) promote(spec.name);
     return { content: JSON.stringify(found.length > 0 ? { tools: found } : { tools: [], note: 'no tool matches; try other words' }), isError: false };

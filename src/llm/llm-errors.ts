@@ -1,9 +1,4 @@
-import {
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  APIError,
-  APIUserAbortError,
-} from 'openai';
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 
 /**
  * Provider failures as the agent needs to reason about them: whether to retry, whether to shrink
@@ -59,10 +54,7 @@ const CONTENT_FILTER_CODES = new Set(['content_filter', 'content_policy_violatio
 const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND', 'UND_ERR_SOCKET']);
 
 export function isAbortLike(e: unknown): boolean {
-  return (
-    e instanceof APIUserAbortError ||
-    (typeof e === 'object' && e !== null && 'name' in e && (e as { name: unknown }).name === 'AbortError')
-  );
+  return e instanceof APIUserAbortError || (typeof e === 'object' && e !== null && 'name' in e && (e as { name: unknown }).name === 'AbortError');
 }
 
 export function classifyError(e: unknown): LlmError {

@@ -152,11 +152,7 @@ function finish(message: AssistantMessage, usage: Usage, finishReason: string | 
  * which `touch` restarts (a stream that keeps sending is not timed out).
  * The openai client's own timeout only covers the wait for response headers, not the body/stream.
  */
-async function withIdleTimeout<T>(
-  outer: AbortSignal | undefined,
-  timeoutMs: number,
-  run: (signal: AbortSignal, touch: () => void) => Promise<T>,
-): Promise<T> {
+async function withIdleTimeout<T>(outer: AbortSignal | undefined, timeoutMs: number, run: (signal: AbortSignal, touch: () => void) => Promise<T>): Promise<T> {
   const controller = new AbortController();
   const onOuterAbort = () => controller.abort(new AbortedError('LLM request aborted', { cause: outer?.reason }));
   if (outer?.aborted) onOuterAbort();

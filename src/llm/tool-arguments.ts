@@ -3,9 +3,7 @@
  * slips saves a round trip; anything beyond them goes back to the model as an error so it can
  * correct itself, rather than us guessing at its intent.
  */
-export type ParsedArguments =
-  | { ok: true; value: Record<string, unknown>; repaired: boolean }
-  | { ok: false; error: string };
+export type ParsedArguments = { ok: true; value: Record<string, unknown>; repaired: boolean } | { ok: false; error: string };
 
 export function parseToolArguments(raw: string): ParsedArguments {
   const trimmed = raw.trim();

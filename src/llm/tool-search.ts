@@ -8,8 +8,7 @@ const TOOL_SEARCH_MAX_RESULTS = 5;
 
 export const TOOL_SEARCH_SPEC: ToolSpec = {
   name: TOOL_SEARCH_NAME,
-  description:
-    'Find tools by what they do. More tools exist than are listed; the ones this returns become callable for the rest of the turn.',
+  description: 'Find tools by what they do. More tools exist than are listed; the ones this returns become callable for the rest of the turn.',
   parameters: {
     type: 'object',
     properties: { query: { type: 'string', minLength: 1, maxLength: 500, description: 'What the tool should do, in a few words' } },
@@ -19,7 +18,40 @@ export const TOOL_SEARCH_SPEC: ToolSpec = {
 };
 
 // Glue words would match every description alike.
-const GLUE = new Set(['a', 'an', 'and', 'are', 'as', 'at', 'be', 'by', 'can', 'do', 'for', 'from', 'how', 'i', 'in', 'is', 'it', 'me', 'my', 'of', 'on', 'or', 'that', 'the', 'this', 'to', 'tool', 'what', 'which', 'with', 'you', 'your']);
+const GLUE = new Set([
+  'a',
+  'an',
+  'and',
+  'are',
+  'as',
+  'at',
+  'be',
+  'by',
+  'can',
+  'do',
+  'for',
+  'from',
+  'how',
+  'i',
+  'in',
+  'is',
+  'it',
+  'me',
+  'my',
+  'of',
+  'on',
+  'or',
+  'that',
+  'the',
+  'this',
+  'to',
+  'tool',
+  'what',
+  'which',
+  'with',
+  'you',
+  'your',
+]);
 
 const words = (text: string): string[] =>
   text

@@ -61,9 +61,10 @@ function withoutSizeBounds(schema: unknown): unknown {
   for (const [key, value] of Object.entries(schema)) {
     if (SIZE_BOUNDS.has(key)) continue;
     // Under `properties` the keys are argument names, which may be spelt like a bound.
-    out[key] = key === 'properties' && typeof value === 'object' && value !== null
-      ? Object.fromEntries(Object.entries(value).map(([name, property]) => [name, withoutSizeBounds(property)]))
-      : withoutSizeBounds(value);
+    out[key] =
+      key === 'properties' && typeof value === 'object' && value !== null
+        ? Object.fromEntries(Object.entries(value).map(([name, property]) => [name, withoutSizeBounds(property)]))
+        : withoutSizeBounds(value);
   }
   return out;
 }

@@ -66,7 +66,7 @@ export function createMcpServer(ctx: AppContext, { tenantId, signal }: McpServer
       title: 'Save a memory',
       description:
         'Save a fact for later, or replace the memory with the same `key` (fields left out are cleared). Without `key`, a ' +
-        "new UUID is the key. `agentId` defaults to \"default\"; with `userId` it is that user's memory, without it the " +
+        'new UUID is the key. `agentId` defaults to "default"; with `userId` it is that user\'s memory, without it the ' +
         'agent\'s shared one. Answers `{"memory":{...},"created":true|false}`.',
       inputSchema: saveMemoryBody,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -80,14 +80,16 @@ export function createMcpServer(ctx: AppContext, { tenantId, signal }: McpServer
       title: 'Delete a memory',
       description:
         'Delete the memory with this `key` in the scope of `agentId` (default "default") and `userId` (absent: the ' +
-        "agent's shared memories). Answers `{\"deleted\":true}`; a key the scope does not hold is an error.",
+        'agent\'s shared memories). Answers `{"deleted":true}`; a key the scope does not hold is an error.',
       inputSchema: agentIdQuery.extend({ key: keySchema }),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
     ({ key, ...scope }) =>
       answer('delete_memory', async () => {
         if (!(await memories.delete(key, scope))) {
-          throw notFound(`No memory with key ${JSON.stringify(key)}${scope.agentId ? ` for agent ${JSON.stringify(scope.agentId)}` : ''}${scope.userId ? ` and user ${JSON.stringify(scope.userId)}` : ''}`);
+          throw notFound(
+            `No memory with key ${JSON.stringify(key)}${scope.agentId ? ` for agent ${JSON.stringify(scope.agentId)}` : ''}${scope.userId ? ` and user ${JSON.stringify(scope.userId)}` : ''}`,
+          );
         }
         return { deleted: true };
       }),

@@ -164,7 +164,12 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
     let row: MemoryRow & { id: string };
     let reembedded: boolean;
     if (locked && locked.content === target.content) {
-      const changed = !live || !sameTags(locked.tags, target.tags) || locked.validTo !== null || !sameTime(locked.expiresAt, target.expiresAt) || JSON.stringify(locked.metadata) !== JSON.stringify(target.metadata);
+      const changed =
+        !live ||
+        !sameTags(locked.tags, target.tags) ||
+        locked.validTo !== null ||
+        !sameTime(locked.expiresAt, target.expiresAt) ||
+        JSON.stringify(locked.metadata) !== JSON.stringify(target.metadata);
       const [updated] = await tx
         .update(memories)
         .set({ ...common, ...(locked.bm25Length === null ? { bm25Length: indexed.length } : {}), ...(live ? {} : { createdAt: sql`now()` }) })
@@ -191,7 +196,17 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
         // The corpus lock keeps other writers of the tenant out, so the key is still free.
         const [inserted] = await tx
           .insert(memories)
-          .values({ tenantId, ...scope, key: target.key, content: target.content, tags: target.tags, metadata: target.metadata, expiresAt: target.expiresAt, embedding: vector, bm25Length: indexed.length })
+          .values({
+            tenantId,
+            ...scope,
+            key: target.key,
+            content: target.content,
+            tags: target.tags,
+            metadata: target.metadata,
+            expiresAt: target.expiresAt,
+            embedding: vector,
+            bm25Length: indexed.length,
+          })
           .returning({ ...memoryColumns, id: memories.id });
         row = inserted!;
       }
@@ -234,7 +249,13 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
         await index.lock(tx, tenantId, true);
         const locked = await lockRow(tx, target.key, target);
         // Another writer changed the content after we read it: our vector must match our content.
-        return write(tx, target, locked, vector ?? (tries >= EMBED_UNDER_LOCK_FROM_ATTEMPT && locked?.content !== target.content ? await embedOne(target.content) : null), actor);
+        return write(
+          tx,
+          target,
+          locked,
+          vector ?? (tries >= EMBED_UNDER_LOCK_FROM_ATTEMPT && locked?.content !== target.content ? await embedOne(target.content) : null),
+          actor,
+        );
       });
       if (saved) return saved;
     }
@@ -290,7 +311,14 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
         if (!locked || locked.expired) return 'gone' as const;
         const target = merge(locked);
         // The patch applies to the row as locked; only its content needs the vector made outside.
-        const ready = target.content === locked.content ? null : target.content === content ? vector : tries >= EMBED_UNDER_LOCK_FROM_ATTEMPT ? await embedOne(target.content) : null;
+        const ready =
+          target.content === locked.content
+            ? null
+            : target.content === content
+              ? vector
+              : tries >= EMBED_UNDER_LOCK_FROM_ATTEMPT
+                ? await embedOne(target.content)
+                : null;
         return write(tx, target, locked, ready, actor);
       });
       if (outcome === 'gone') return null;
@@ -324,12 +352,24 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
           if (same) {
             // Said again after it was contradicted: the old memory is valid again, with its history.
             const locked = await lockRow(tx, same.key, scope);
-            const saved = await write(tx, { ...scope, key: same.key, content: locked!.content, tags: locked!.tags, metadata: locked!.metadata, expiresAt: locked!.expiresAt }, locked, null, actor);
+            const saved = await write(
+              tx,
+              { ...scope, key: same.key, content: locked!.content, tags: locked!.tags, metadata: locked!.metadata, expiresAt: locked!.expiresAt },
+              locked,
+              null,
+              actor,
+            );
             results.push({ op: 'add', status: 'applied', key: same.key, memory: saved!.memory, reason: 'an invalidated memory with this fact is valid again' });
             continue;
           }
           const key = randomUUID();
-          const saved = await write(tx, { ...scope, key, content: change.content, tags: normalizeTags(change.tags), metadata: change.metadata ?? {}, expiresAt: null }, undefined, vectorOf.get(change.content)!, actor);
+          const saved = await write(
+            tx,
+            { ...scope, key, content: change.content, tags: normalizeTags(change.tags), metadata: change.metadata ?? {}, expiresAt: null },
+            undefined,
+            vectorOf.get(change.content)!,
+            actor,
+          );
           results.push({ op: 'add', status: 'applied', key, memory: saved!.memory });
           continue;
         }
@@ -340,7 +380,13 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
         }
         if (change.op === 'update') {
           const tags = normalizeTags([...locked.tags, ...(change.tags ?? [])]);
-          const saved = await write(tx, { ...scope, key: change.key, content: change.content, tags, metadata: locked.metadata, expiresAt: locked.expiresAt }, locked, vectorOf.get(change.content)!, actor);
+          const saved = await write(
+            tx,
+            { ...scope, key: change.key, content: change.content, tags, metadata: locked.metadata, expiresAt: locked.expiresAt },
+            locked,
+            vectorOf.get(change.content)!,
+            actor,
+          );
           results.push({ op: 'update', status: 'applied', key: change.key, memory: saved!.memory });
           continue;
         }
@@ -350,7 +396,16 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
           .where(eq(memories.id, locked.id))
           .returning({ ...memoryColumns, id: memories.id });
         await recordMemoryEvents(tx, tenantId, actor, [
-          { memoryId: locked.id, ...scope, key: change.key, event: 'invalidated', content: locked.content, previousContent: locked.content, tags: locked.tags, previousTags: locked.tags },
+          {
+            memoryId: locked.id,
+            ...scope,
+            key: change.key,
+            event: 'invalidated',
+            content: locked.content,
+            previousContent: locked.content,
+            tags: locked.tags,
+            previousTags: locked.tags,
+          },
         ]);
         results.push({ op: 'invalidate', status: 'applied', key: change.key, memory: toMemory(row!) });
       }

@@ -29,7 +29,7 @@ export const jobQueueDepth = new Gauge({
 
 export const jobDuration = new Histogram({
   name: 'memrag_job_duration_seconds',
-  help: "One attempt of a job in this process, from its claim to its end, by kind and outcome (succeeded|failed|retried|lost)",
+  help: 'One attempt of a job in this process, from its claim to its end, by kind and outcome (succeeded|failed|retried|lost)',
   labelNames: ['kind', 'outcome'] as const,
   buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800],
   registers: [metricsRegistry],

@@ -2,7 +2,15 @@ import type { SQL } from 'drizzle-orm';
 import type { Tx } from '../db/database.js';
 import { AnalyzerMismatchError } from './analyzer-mismatch-error.js';
 import type { Analyzer } from './bm25/analyzer.js';
-import { type Bm25Document, addBm25Documents, adjustBm25Totals, deleteBm25Rows, lockBm25Corpus, removeBm25Postings, setBm25Analyzer } from './bm25/bm25-index.js';
+import {
+  type Bm25Document,
+  addBm25Documents,
+  adjustBm25Totals,
+  deleteBm25Rows,
+  lockBm25Corpus,
+  removeBm25Postings,
+  setBm25Analyzer,
+} from './bm25/bm25-index.js';
 import type { Corpus } from './corpus.js';
 
 /** A row's terms as the analyzer indexes them. */

@@ -13,8 +13,20 @@ import type { MetadataFilter, MetadataScalar } from './metadata-filter.js';
  * - `exists` is the key being present (its value may be null).
  */
 export function metadataFilterToSql(filter: MetadataFilter, column: PgColumn | SQL): SQL {
-  if ('and' in filter) return filter.and.length === 0 ? sql`TRUE` : sql`(${sql.join(filter.and.map((f) => metadataFilterToSql(f, column)), sql` AND `)})`;
-  if ('or' in filter) return filter.or.length === 0 ? sql`FALSE` : sql`(${sql.join(filter.or.map((f) => metadataFilterToSql(f, column)), sql` OR `)})`;
+  if ('and' in filter)
+    return filter.and.length === 0
+      ? sql`TRUE`
+      : sql`(${sql.join(
+          filter.and.map((f) => metadataFilterToSql(f, column)),
+          sql` AND `,
+        )})`;
+  if ('or' in filter)
+    return filter.or.length === 0
+      ? sql`FALSE`
+      : sql`(${sql.join(
+          filter.or.map((f) => metadataFilterToSql(f, column)),
+          sql` OR `,
+        )})`;
   const { key } = filter;
   const contains = (value: MetadataScalar) => sql`${column} @> jsonb_build_object(${key}::text, ${JSON.stringify(value)}::jsonb)`;
   switch (filter.op) {

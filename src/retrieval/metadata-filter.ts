@@ -49,7 +49,8 @@ const isScalar = (v: unknown): v is MetadataScalar => v === null || ['string', '
 export function parseMetadataFilter(input: unknown): ParsedMetadataFilter {
   let conditions = 0;
   const count = (path: (string | number)[]) => {
-    if (++conditions > METADATA_FILTER_LIMITS.maxConditions) throw new FilterProblem(path, `a filter may hold at most ${METADATA_FILTER_LIMITS.maxConditions} conditions`);
+    if (++conditions > METADATA_FILTER_LIMITS.maxConditions)
+      throw new FilterProblem(path, `a filter may hold at most ${METADATA_FILTER_LIMITS.maxConditions} conditions`);
   };
 
   const parseObject = (value: unknown, path: (string | number)[], depth: number): MetadataFilter => {
@@ -66,7 +67,8 @@ export function parseMetadataFilter(input: unknown): ParsedMetadataFilter {
       }
       if (key.startsWith('$')) throw new FilterProblem(at, `unknown operator ${JSON.stringify(key)} (a metadata key comes first: {"key": {"${key}": …}})`);
       if (key === '') throw new FilterProblem(at, 'a metadata key must not be empty');
-      if (key.length > METADATA_FILTER_LIMITS.keyMaxChars) throw new FilterProblem(at, `a metadata key must be at most ${METADATA_FILTER_LIMITS.keyMaxChars} characters`);
+      if (key.length > METADATA_FILTER_LIMITS.keyMaxChars)
+        throw new FilterProblem(at, `a metadata key must be at most ${METADATA_FILTER_LIMITS.keyMaxChars} characters`);
       if (key.includes('\u0000')) throw new FilterProblem(at, 'a metadata key must not contain NUL');
       parts.push(...parseConditions(key, inner, at));
     }
@@ -85,7 +87,12 @@ export function parseMetadataFilter(input: unknown): ParsedMetadataFilter {
     return entries.map(([op, operand]) => {
       const at = [...path, op];
       if (!(OPERATORS as readonly string[]).includes(op)) {
-        throw new FilterProblem(at, op.startsWith('$') ? `unknown operator; use one of ${OPERATORS.join(' ')}` : 'nested keys are not filtered: only top-level metadata keys, with $ operators');
+        throw new FilterProblem(
+          at,
+          op.startsWith('$')
+            ? `unknown operator; use one of ${OPERATORS.join(' ')}`
+            : 'nested keys are not filtered: only top-level metadata keys, with $ operators',
+        );
       }
       count(at);
       return condition(key, op as Operator, operand, at);

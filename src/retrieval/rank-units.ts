@@ -38,12 +38,7 @@ export interface RankedUnit {
  * from being counted once per row the embedder found in it, and lets a unit found by one side
  * only keep that side's share.
  */
-export function rankUnits(
-  mode: SearchMode,
-  vectorHits: readonly VectorCandidate[],
-  textHits: readonly TextCandidate[],
-  weights: FusionWeights,
-): RankedUnit[] {
+export function rankUnits(mode: SearchMode, vectorHits: readonly VectorCandidate[], textHits: readonly TextCandidate[], weights: FusionWeights): RankedUnit[] {
   const byUnit = new Map<string, { score: number; rank: number; rows: string[]; row: Record<string, unknown> | undefined }>();
   for (const hit of vectorHits) {
     const seen = byUnit.get(hit.unitId);

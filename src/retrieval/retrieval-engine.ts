@@ -152,7 +152,14 @@ export function createRetrievalEngine(options: RetrievalEngineOptions): Retrieva
    * wider candidate list feeds fusion, where a row found a little out of order still counts: it
    * is not repaired.
    */
-  async function vectorCandidates(corpus: Corpus, vector: number[], filter: CorpusFilter, limit: number, payload?: Payload, repairOrder = true): Promise<VectorCandidate[]> {
+  async function vectorCandidates(
+    corpus: Corpus,
+    vector: number[],
+    filter: CorpusFilter,
+    limit: number,
+    payload?: Payload,
+    repairOrder = true,
+  ): Promise<VectorCandidate[]> {
     if (vector.length !== embedder.dimensions) {
       throw new RangeError(`query vector has ${vector.length} dimensions; the store holds ${embedder.dimensions}`);
     }
@@ -173,7 +180,11 @@ export function createRetrievalEngine(options: RetrievalEngineOptions): Retrieva
       },
       vector,
       limit,
-      { ...options, efSearch: options.efSearch ?? corpus.efSearch, candidateFactor: options.candidateFactor ?? (repairOrder && narrows(filter) ? ORDER_REPAIR : 1) },
+      {
+        ...options,
+        efSearch: options.efSearch ?? corpus.efSearch,
+        candidateFactor: options.candidateFactor ?? (repairOrder && narrows(filter) ? ORDER_REPAIR : 1),
+      },
     );
     return rows
       .map(({ id, unitId, distance, ...row }) => ({ id, unitId, score: 1 - Number(distance), ...(payload ? { row: fromDriver(payload, row) } : {}) }))
@@ -219,7 +230,8 @@ export function createRetrievalEngine(options: RetrievalEngineOptions): Retrieva
       return minScore === undefined ? hits : hits.filter((h) => h.score >= minScore);
     };
     // A unit that is its own row brings its payload from either side; a passage's would be its first chunk's, not the one shown.
-    const textSide = () => (mode === 'vector' ? Promise.resolve([]) : textCandidates(corpus, query, filter, candidateK, corpus.unit ? undefined : opts.payload));
+    const textSide = () =>
+      mode === 'vector' ? Promise.resolve([]) : textCandidates(corpus, query, filter, candidateK, corpus.unit ? undefined : opts.payload);
     if (mode === 'text') return rankUnits(mode, [], await textSide(), opts.weights);
     if (!concurrentReads) {
       // One after the other: on PGlite the vector search's transaction holds the only connection.

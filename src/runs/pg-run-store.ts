@@ -64,7 +64,10 @@ export function createPgRunStore(options: PgRunStoreOptions): RunStore {
   }
 
   async function load(id: string): Promise<{ run: Run; state: RunState | null } | null> {
-    const [row] = await db.select({ ...runColumns, state: runs.state }).from(runs).where(owned(id));
+    const [row] = await db
+      .select({ ...runColumns, state: runs.state })
+      .from(runs)
+      .where(owned(id));
     if (!row) return null;
     const { state, ...rest } = row;
     const run = toRun(rest);

@@ -16,13 +16,18 @@ export function answersFor<A extends { toolCallId: string }, V>(
   for (const [i, answer] of answers.entries()) {
     if (byId.has(answer.toolCallId)) throw new RunInputError(`${field}.${i}.toolCallId`, `repeats tool call ${JSON.stringify(answer.toolCallId)}`);
     if (!waiting.has(answer.toolCallId)) {
-      throw new RunConflictError('tool_call_not_pending', `Tool call ${JSON.stringify(answer.toolCallId)} is not waiting for an answer (unknown, or answered already)`, {
-        toolCallId: answer.toolCallId,
-      });
+      throw new RunConflictError(
+        'tool_call_not_pending',
+        `Tool call ${JSON.stringify(answer.toolCallId)} is not waiting for an answer (unknown, or answered already)`,
+        {
+          toolCallId: answer.toolCallId,
+        },
+      );
     }
     byId.set(answer.toolCallId, value(answer));
   }
   const missing = [...waiting].filter((id) => !byId.has(id));
-  if (missing.length > 0) throw new RunInputError(field, `misses tool call${missing.length > 1 ? 's' : ''} ${missing.map((id) => JSON.stringify(id)).join(', ')}`);
+  if (missing.length > 0)
+    throw new RunInputError(field, `misses tool call${missing.length > 1 ? 's' : ''} ${missing.map((id) => JSON.stringify(id)).join(', ')}`);
   return byId;
 }

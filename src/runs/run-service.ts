@@ -19,7 +19,7 @@ export const RUN_TTL_SECONDS_DEFAULT = 3600;
 
 /** Who listens to a run's events: `seq` is the event's SSE id. */
 export interface RunListener<E> {
-  onEvent?: ((event: E, seq: number) => void);
+  onEvent?: (event: E, seq: number) => void;
   /**
    * Fires when this listener has gone (a streaming client disconnected). The run goes on for a
    * grace period, in which a client may reconnect to its events; then it is aborted.

@@ -79,7 +79,11 @@ function waitingFor(status: string, pending: PendingCalls): Pick<PausedReply, 'r
     return {
       requiredAction: {
         type: 'submit_tool_outputs',
-        toolCalls: pending.clientCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: JSON.stringify(toolArgumentsOf(call.arguments)) } })),
+        toolCalls: pending.clientCalls.map((call) => ({
+          id: call.id,
+          type: 'function',
+          function: { name: call.name, arguments: JSON.stringify(toolArgumentsOf(call.arguments)) },
+        })),
       },
     };
   }

@@ -7,7 +7,8 @@ export const NUL_MESSAGE = 'must not contain NUL (\\u0000) characters';
 export const SURROGATE_MESSAGE = 'must not contain unpaired UTF-16 surrogates';
 
 /** Refuses what Postgres cannot store in text or jsonb (see `storableString`), on any string schema. */
-export const storable = (schema: z.ZodString) => schema.refine((s) => !s.includes('\u0000'), NUL_MESSAGE).refine((s) => !LONE_SURROGATE.test(s), SURROGATE_MESSAGE);
+export const storable = (schema: z.ZodString) =>
+  schema.refine((s) => !s.includes('\u0000'), NUL_MESSAGE).refine((s) => !LONE_SURROGATE.test(s), SURROGATE_MESSAGE);
 
 /**
  * Postgres text cannot hold NUL (the insert fails), and an unpaired surrogate is not UTF-8: text
@@ -25,7 +26,8 @@ export function unstorableIn(value: unknown, path: (string | number)[] = []): { 
   if (typeof value !== 'object' || value === null) return undefined;
   const entries: [string | number, unknown][] = Array.isArray(value) ? value.map((v, i) => [i, v]) : Object.entries(value);
   for (const [k, v] of entries) {
-    if (typeof k === 'string' && (k.includes('\u0000') || LONE_SURROGATE.test(k))) return { path: [...path, k], message: `key ${k.includes('\u0000') ? NUL_MESSAGE : SURROGATE_MESSAGE}` };
+    if (typeof k === 'string' && (k.includes('\u0000') || LONE_SURROGATE.test(k)))
+      return { path: [...path, k], message: `key ${k.includes('\u0000') ? NUL_MESSAGE : SURROGATE_MESSAGE}` };
     const found = unstorableIn(v, [...path, k]);
     if (found) return found;
   }

@@ -25,10 +25,7 @@ export interface TaskEnvelope<Task> {
  * What a worker answers for a task. Failures are answers, not rejections: a rejected piscina
  * task then always means that the worker died (or was stopped) under it.
  */
-export type TaskOutcome<Result> =
-  | { type: 'done'; result: Result }
-  | { type: 'failed'; error: SerializedError }
-  | { type: 'skipped' };
+export type TaskOutcome<Result> = { type: 'done'; result: Result } | { type: 'failed'; error: SerializedError } | { type: 'skipped' };
 
 /** Marks the messages a pool worker posts about itself, among any other its code might post. */
 export const POOL_MESSAGE = 'memrag.pool';

@@ -30,13 +30,27 @@ describeOnDrivers('agent store', (driver) => {
 
     it('creates version 1 and reads it back', async () => {
       const created = await store.create('support', { name: 'Support', instructions: 'Be brief.', temperature: 0.2, tools: { deny: ['delete_memory'] } });
-      expect(created).toMatchObject({ id: 'support', version: 1, name: 'Support', instructions: 'Be brief.', temperature: 0.2, tools: { deny: ['delete_memory'] } });
+      expect(created).toMatchObject({
+        id: 'support',
+        version: 1,
+        name: 'Support',
+        instructions: 'Be brief.',
+        temperature: 0.2,
+        tools: { deny: ['delete_memory'] },
+      });
       expect(created.createdAt).toBeInstanceOf(Date);
       expect(await store.get('support')).toEqual(created);
       expect(await store.get('nobody')).toBeNull();
       const versions = await store.versions('support', {});
       expect(versions).toEqual({
-        items: [{ agentId: 'support', version: 1, settings: { name: 'Support', instructions: 'Be brief.', temperature: 0.2, tools: { deny: ['delete_memory'] } }, createdAt: created.createdAt }],
+        items: [
+          {
+            agentId: 'support',
+            version: 1,
+            settings: { name: 'Support', instructions: 'Be brief.', temperature: 0.2, tools: { deny: ['delete_memory'] } },
+            createdAt: created.createdAt,
+          },
+        ],
         nextCursor: null,
       });
       expect(await store.getVersion('support', 1)).toEqual(versions!.items[0]);

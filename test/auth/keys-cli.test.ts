@@ -62,7 +62,15 @@ describe('npm run keys', () => {
   });
 
   it('answers usage errors with exit code 2', async () => {
-    for (const argv of [[], ['create'], ['create', '--tenant', 'bad tenant'], ['create', '--tenant', 'a', 'extra'], ['revoke'], ['frobnicate'], ['list', '--bogus']]) {
+    for (const argv of [
+      [],
+      ['create'],
+      ['create', '--tenant', 'bad tenant'],
+      ['create', '--tenant', 'a', 'extra'],
+      ['revoke'],
+      ['frobnicate'],
+      ['list', '--bogus'],
+    ]) {
       const result = await run(...argv);
       expect(result.code, argv.join(' ')).toBe(2);
       expect(result.err.join('\n')).toContain('Usage: npm run keys');

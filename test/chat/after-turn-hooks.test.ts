@@ -101,7 +101,12 @@ describe('chat after-turn hooks', () => {
     const view = await chat.describeConversation(reply.conversationId, 'alice');
     expect(view?.checkpoints.map((c) => c.turn)).toEqual([1]);
     expect(lines).toEqual([
-      expect.objectContaining({ level: 'warn', msg: 'background task failed', task: `failing:${reply.conversationId}:1`, err: expect.objectContaining({ message: 'index unavailable' }) }),
+      expect.objectContaining({
+        level: 'warn',
+        msg: 'background task failed',
+        task: `failing:${reply.conversationId}:1`,
+        err: expect.objectContaining({ message: 'index unavailable' }),
+      }),
     ]);
 
     // The next turn of the conversation goes on as usual.

@@ -35,7 +35,11 @@ function scriptedModel(replies: Array<Partial<AssistantMessage> | Error>): LlmPr
     const reply = replies.shift();
     if (!reply) throw new Error('the script ran out');
     if (reply instanceof Error) throw reply;
-    return { message: { role: 'assistant' as const, content: null, toolCalls: [], ...reply }, usage: { promptTokens: 10, completionTokens: 5 }, finishReason: 'stop' };
+    return {
+      message: { role: 'assistant' as const, content: null, toolCalls: [], ...reply },
+      usage: { promptTokens: 10, completionTokens: 5 },
+      finishReason: 'stop',
+    };
   };
   return { model: 'scripted', requests, complete: next, stream: next };
 }
@@ -96,7 +100,9 @@ describe('chat service', () => {
     await expect(unknown).rejects.toMatchObject({ code: 'tool_call_not_pending' });
     await expect(chat.beginResume({ runId: paused.runId, toolOutputs: [] })).rejects.toBeInstanceOf(RunInputError);
     // Approval decisions do not answer a run that waits for tool outputs.
-    await expect(chat.beginResume({ runId: paused.runId, decisions: [{ toolCallId: 'call-1', approve: true }] })).rejects.toMatchObject({ code: 'run_not_waiting' });
+    await expect(chat.beginResume({ runId: paused.runId, decisions: [{ toolCallId: 'call-1', approve: true }] })).rejects.toMatchObject({
+      code: 'run_not_waiting',
+    });
   });
 
   it('cancels a paused run, which then takes no answer', async () => {

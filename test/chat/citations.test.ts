@@ -6,7 +6,18 @@ function sources() {
   const list = new SourceList();
   const now = new Date(0);
   list.addMemory({
-    memory: { key: 'tea', content: 'Alice prefers green tea', tags: [], metadata: {}, agentId: 'a', userId: null, validTo: null, expiresAt: null, createdAt: now, updatedAt: now },
+    memory: {
+      key: 'tea',
+      content: 'Alice prefers green tea',
+      tags: [],
+      metadata: {},
+      agentId: 'a',
+      userId: null,
+      validTo: null,
+      expiresAt: null,
+      createdAt: now,
+      updatedAt: now,
+    },
     score: 0.9,
   });
   list.addDocument({

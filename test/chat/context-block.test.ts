@@ -53,7 +53,9 @@ describe('renderSourcesBlock', () => {
     const sources = new SourceList();
     sources.addTurn(turnHit({ question: 'Is 2 < 3?', answer: 'Yes </source> it is.' }));
     const block = renderSourcesBlock(sources.all());
-    expect(block).toContain('<source id="1" kind="turn" conversation="c-1" turn="4" date="Tuesday 12 May 2026">\nUser: Is 2 &lt; 3?\nAssistant: Yes &lt;/source&gt; it is.\n</source>');
+    expect(block).toContain(
+      '<source id="1" kind="turn" conversation="c-1" turn="4" date="Tuesday 12 May 2026">\nUser: Is 2 &lt; 3?\nAssistant: Yes &lt;/source&gt; it is.\n</source>',
+    );
   });
 
   it('says so when there are no sources', () => {
@@ -83,9 +85,7 @@ describe('recallSources', () => {
         return [{ memory: memory('tea', 'Alice likes tea', 'bob'), score: 0.8 }];
       },
     } as unknown as MemoryStore;
-    const knowledge = createFakeKnowledgeRetriever([
-      { documentId: 'd', title: 'T', chunkId: 'c', headingPath: [], start: 0, end: 5, text: 'tea facts' },
-    ]);
+    const knowledge = createFakeKnowledgeRetriever([{ documentId: 'd', title: 'T', chunkId: 'c', headingPath: [], start: 0, end: 5, text: 'tea facts' }]);
     const list = new SourceList();
     const added = await recallSources(list, { query: 'tea', agentId: 'bob', memoryTopK: 3, knowledgeTopK: 3, memories, knowledge, tagsAny: ['x'] });
     expect(added.map((s) => [s.id, s.kind])).toEqual([
@@ -94,7 +94,10 @@ describe('recallSources', () => {
     ]);
     // No user: the agent's shared memories only ('' names them).
     expect(seen).toEqual([
-      { query: 'tea', options: { agentId: 'bob', userId: '', includeShared: true, topK: 3, minScore: 0, tagsAny: ['x'], tagsAll: undefined, tagsNone: undefined } },
+      {
+        query: 'tea',
+        options: { agentId: 'bob', userId: '', includeShared: true, topK: 3, minScore: 0, tagsAny: ['x'], tagsAll: undefined, tagsNone: undefined },
+      },
     ]);
     expect(knowledge.calls[0]?.options).toMatchObject({ topK: 3, tagsAny: ['x'] });
     // Found again (as a tool would), a source keeps its number.
@@ -121,7 +124,16 @@ describe('recallSources with past turns', () => {
       },
     };
     const list = new SourceList();
-    const added = await recallSources(list, { query: 'locker', agentId: 'bob', userId: 'u-7', memoryTopK: 5, knowledgeTopK: 5, memories, turns: { search: turns, conversationId: 'current' }, tagsAny: ['x'] });
+    const added = await recallSources(list, {
+      query: 'locker',
+      agentId: 'bob',
+      userId: 'u-7',
+      memoryTopK: 5,
+      knowledgeTopK: 5,
+      memories,
+      turns: { search: turns, conversationId: 'current' },
+      tagsAny: ['x'],
+    });
     expect(added.map((s) => [s.id, s.kind])).toEqual([
       [1, 'turn'],
       [2, 'turn'],

@@ -1,7 +1,9 @@
 import type { KnowledgeHit, KnowledgeRetriever, KnowledgeSearchOptions } from '../../src/retrieval/knowledge.js';
 
 /** Document chunks in memory, ranked by shared words: enough to drive the chat without the real index. */
-export function createFakeKnowledgeRetriever(hits: Omit<KnowledgeHit, 'score'>[]): KnowledgeRetriever & { calls: { query: string; options: KnowledgeSearchOptions }[] } {
+export function createFakeKnowledgeRetriever(
+  hits: Omit<KnowledgeHit, 'score'>[],
+): KnowledgeRetriever & { calls: { query: string; options: KnowledgeSearchOptions }[] } {
   const calls: { query: string; options: KnowledgeSearchOptions }[] = [];
   const words = (text: string) => new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
   return {

@@ -111,10 +111,13 @@ export function longConversationSuite(driver: DatabaseDriver) {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ message: question(13), topK: 2, conversationId, stream: true }),
       });
-      const events = (await res.text()).split('\n\n').filter(Boolean).map((block) => ({
-        event: /^event: (.*)$/m.exec(block)?.[1],
-        data: JSON.parse(/^data: (.*)$/m.exec(block)?.[1] ?? 'null') as Record<string, unknown>,
-      }));
+      const events = (await res.text())
+        .split('\n\n')
+        .filter(Boolean)
+        .map((block) => ({
+          event: /^event: (.*)$/m.exec(block)?.[1],
+          data: JSON.parse(/^data: (.*)$/m.exec(block)?.[1] ?? 'null') as Record<string, unknown>,
+        }));
       expect(Date.now() - started).toBeLessThan(1_500);
       const compaction = events.find((e) => e.event === 'compaction');
       expect(compaction?.data).toMatchObject({ strategy: expect.any(String), strategies: expect.any(Array), limit: expect.any(Number) });

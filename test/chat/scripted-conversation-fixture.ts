@@ -34,7 +34,9 @@ export function scriptedConversationFixture(driver: DatabaseDriver, env: Record<
     database = await driver.provision();
     ctx = await createTestContext({ ...env, ...database.env });
     for (let i = 0; i < 17; i++) {
-      await ctx.memories.forTenant('default').save({ key: `note-${i}`, content: `Notes on subject ${i}: ${'a fairly long note about the subject, with details. '.repeat(6)}` });
+      await ctx.memories
+        .forTenant('default')
+        .save({ key: `note-${i}`, content: `Notes on subject ${i}: ${'a fairly long note about the subject, with details. '.repeat(6)}` });
     }
   });
   afterAll(async () => {

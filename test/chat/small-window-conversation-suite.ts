@@ -113,7 +113,10 @@ export function smallWindowConversationSuite(driver: DatabaseDriver) {
         expect(res.status, JSON.stringify(res.body)).toBe(200);
         expect(res.body.toolCalls.map((c: { name: string }) => c.name)).toEqual(['recall_turns']);
         // The tool's result as the model read it.
-        const answered = h.llm.requests.slice(before).filter((r) => kindOf(r) === 'chat').at(-1)!;
+        const answered = h.llm.requests
+          .slice(before)
+          .filter((r) => kindOf(r) === 'chat')
+          .at(-1)!;
         return String(answered.body.messages.at(-1)!.content);
       };
 

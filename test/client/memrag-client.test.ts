@@ -28,7 +28,12 @@ describe('createMemragClient against a listening server', () => {
       const listed = await client.GET('/v1/memories', { params: { query: { tagsAll: ['ada', 'drinks'] } } });
       expect(listed.data?.items.map((m) => m.key)).toEqual(['tea']);
       const tags = await client.GET('/v1/tags');
-      expect(tags.data?.tags).toEqual(expect.arrayContaining([{ tag: 'ada', count: 2 }, { tag: 'drinks', count: 1 }]));
+      expect(tags.data?.tags).toEqual(
+        expect.arrayContaining([
+          { tag: 'ada', count: 2 },
+          { tag: 'drinks', count: 1 },
+        ]),
+      );
 
       const found = await client.POST('/v1/memories/search', { body: { query: 'bicycle', mode: 'text' } });
       expect(found.data?.hits[0]?.memory.key).toBe('bike');

@@ -30,7 +30,14 @@ describe('rule-based checkpoint', () => {
       lastSeq: 18,
       messages: [
         { role: 'user', content: 'q'.repeat(3_000) },
-        { role: 'assistant', content: null, toolCalls: [{ id: 'a', name: 'search_memories', arguments: '{"query":"tea"}' }, { id: 'b', name: 'delete_memory', arguments: '{"key":"x"}' }] },
+        {
+          role: 'assistant',
+          content: null,
+          toolCalls: [
+            { id: 'a', name: 'search_memories', arguments: '{"query":"tea"}' },
+            { id: 'b', name: 'delete_memory', arguments: '{"key":"x"}' },
+          ],
+        },
         { role: 'tool', toolCallId: 'a', content: 'Alice likes tea' },
         { role: 'tool', toolCallId: 'b', content: 'Error: no memory with this key', isError: true },
         { role: 'assistant', content: 'Alice likes tea [1].', toolCalls: [] },
@@ -49,7 +56,9 @@ describe('rule-based checkpoint', () => {
 describe('LLM checkpoint writer', () => {
   it('takes the model’s JSON, even fenced', async () => {
     expect(parseCheckpointReply('```json\n{"summary":"S","actionable_summary":"A"}\n```')).toEqual({ summary: 'S', actionableSummary: 'A' });
-    const summarizer = await llmSummarizer([reply.text('{"summary":"The user asked to remember the locker code 4512.","actionable_summary":"Searched memories."}')]);
+    const summarizer = await llmSummarizer([
+      reply.text('{"summary":"The user asked to remember the locker code 4512.","actionable_summary":"Searched memories."}'),
+    ]);
     const checkpoint = await writeTurnCheckpoint(turn3, { summarizer, maxRequestTokens: 2_000 });
     expect(checkpoint).toMatchObject({
       turn: 3,
@@ -89,7 +98,12 @@ describe('LLM checkpoint writer', () => {
     await writeTurnCheckpoint(big, { summarizer, maxRequestTokens: 500 });
     const { estimateMessagesTokens } = await import('../../src/compaction/token-estimate.js');
     const request = summarizer.requests[0]!;
-    expect(estimateMessagesTokens([{ role: 'system', content: request.instructions }, { role: 'user', content: request.input }])).toBeLessThanOrEqual(500);
+    expect(
+      estimateMessagesTokens([
+        { role: 'system', content: request.instructions },
+        { role: 'user', content: request.input },
+      ]),
+    ).toBeLessThanOrEqual(500);
   });
 });
 

@@ -37,7 +37,10 @@ describe('compaction configuration', () => {
     expect(variables({ COMPACTION_MODELS: '{"m":{"contextWindow":"big"}}' })).toEqual(['COMPACTION_MODELS']);
     expect(variables({ COMPACTION_MODELS: '{"m":{"window":8000}}' })).toEqual(['COMPACTION_MODELS']);
     expect(variables({ COMPACTION_TRIGGER_SHARE: '1.5' })).toEqual(['COMPACTION_TRIGGER_SHARE']);
-    expect(variables({ CONTEXT_WINDOW_TOKENS: '2000', CONTEXT_OUTPUT_RESERVE_TOKENS: '1900' })).toEqual(['CONTEXT_WINDOW_TOKENS', 'CONTEXT_OUTPUT_RESERVE_TOKENS']);
+    expect(variables({ CONTEXT_WINDOW_TOKENS: '2000', CONTEXT_OUTPUT_RESERVE_TOKENS: '1900' })).toEqual([
+      'CONTEXT_WINDOW_TOKENS',
+      'CONTEXT_OUTPUT_RESERVE_TOKENS',
+    ]);
     expect(variables({ COMPACTION_MODELS: '{"tiny":{"contextWindow":1000}}' })).toEqual(['COMPACTION_MODELS']);
     expect(variables({ COMPACTION_MODELS: '{"ok":{"contextWindow":4000}}' })).toEqual([]);
   });

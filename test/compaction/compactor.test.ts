@@ -171,7 +171,14 @@ describe('compactPrompt', () => {
   it('cuts the largest tool results of the turn in progress as a last resort, never the pairing', async () => {
     const live: ChatMessage[] = [
       LIVE[0]!,
-      { role: 'assistant', content: null, toolCalls: [{ id: 'a', name: 'search_knowledge', arguments: '{}' }, { id: 'b', name: 'search_knowledge', arguments: '{}' }] },
+      {
+        role: 'assistant',
+        content: null,
+        toolCalls: [
+          { id: 'a', name: 'search_knowledge', arguments: '{}' },
+          { id: 'b', name: 'search_knowledge', arguments: '{}' },
+        ],
+      },
       { role: 'tool', toolCallId: 'a', content: 'x '.repeat(3_000) },
       { role: 'tool', toolCallId: 'b', content: 'short result' },
     ];

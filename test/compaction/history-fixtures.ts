@@ -11,7 +11,11 @@ export function turnMessages(n: number, resultChars = 800): ChatMessage[] {
   return [
     { role: 'user', content: question },
     { role: 'assistant', content: null, toolCalls: [{ id: `call_${n}`, name: 'search_memories', arguments: JSON.stringify({ query: `topic ${n}` }) }] },
-    { role: 'tool', toolCallId: `call_${n}`, content: `Result for topic ${n}: ${'lorem ipsum dolor sit amet '.repeat(Math.ceil(resultChars / 27))}`.slice(0, resultChars) },
+    {
+      role: 'tool',
+      toolCallId: `call_${n}`,
+      content: `Result for topic ${n}: ${'lorem ipsum dolor sit amet '.repeat(Math.ceil(resultChars / 27))}`.slice(0, resultChars),
+    },
     { role: 'assistant', content: `Your notes on topic ${n} say it is about item ${n * 7}.`, toolCalls: [] },
   ];
 }

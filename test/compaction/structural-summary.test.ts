@@ -5,7 +5,8 @@ import { createFakeSummarizer } from './fake-summarizer.js';
 const digests = (from: number, to: number): TurnDigest[] =>
   Array.from({ length: to - from + 1 }, (_, i) => ({
     turn: from + i,
-    text: from + i === 3 ? 'User: please remember that the wifi password is hunter2.' : `User asked about topic ${from + i}. ${'Details follow here. '.repeat(20)}`,
+    text:
+      from + i === 3 ? 'User: please remember that the wifi password is hunter2.' : `User asked about topic ${from + i}. ${'Details follow here. '.repeat(20)}`,
   }));
 
 describe('updateStructuralSummary', () => {

@@ -7,7 +7,9 @@ describe('LLM_PROVIDERS', () => {
   });
 
   it('reads named OpenAI-compatible endpoints, the key optional', () => {
-    const config = loadConfig({ LLM_PROVIDERS: '{"local": {"baseURL": "http://127.0.0.1:11434/v1"}, "openai": {"baseURL": "https://api.openai.com/v1", "apiKey": "sk-x"}}' });
+    const config = loadConfig({
+      LLM_PROVIDERS: '{"local": {"baseURL": "http://127.0.0.1:11434/v1"}, "openai": {"baseURL": "https://api.openai.com/v1", "apiKey": "sk-x"}}',
+    });
     expect(config.LLM_PROVIDERS).toEqual({
       local: { baseURL: 'http://127.0.0.1:11434/v1' },
       openai: { baseURL: 'https://api.openai.com/v1', apiKey: 'sk-x' },

@@ -47,7 +47,10 @@ async function openPage(browser: HeadlessChromium): Promise<{ page: Page; errors
   onTestFailed(async ({ task }) => {
     const name = `failed-${task.name.slice(0, 40).replace(/\W+/g, '-')}`;
     await shoot(page, name).catch(() => undefined);
-    const status = await page.getByRole('status').allTextContents().catch(() => []);
+    const status = await page
+      .getByRole('status')
+      .allTextContents()
+      .catch(() => []);
     console.error(
       `${task.name} failed; screenshot ${name}.png\nstatus lines: ${JSON.stringify(status)}\n` +
         `page errors:\n${errors.join('\n') || '(none)'}\nrequests:\n${requests.report()}`,
@@ -108,7 +111,10 @@ describe.runIf(runs)('the console in headless Chromium', () => {
       await expect.poll(() => page.getByRole('alert').textContent()).toBe('401 unauthorized: The API key is not valid');
       await shoot(page, '02-sign-in-refused');
       // The refused request is the only thing the browser may complain about.
-      expect(errors.every((e) => /status of 401/.test(e)), errors.join('\n')).toBe(true);
+      expect(
+        errors.every((e) => /status of 401/.test(e)),
+        errors.join('\n'),
+      ).toBe(true);
       errors.length = 0;
       await page.getByLabel('API key').fill(API_KEY);
       await page.getByRole('button', { name: 'Sign in' }).click();
@@ -170,10 +176,9 @@ describe.runIf(runs)('the console in headless Chromium', () => {
         return transfer;
       })()`);
       await page.dispatchEvent('.drop-zone', 'drop', { dataTransfer: dropped });
-      await expect.poll(() => page.locator('.uploads li').allTextContents(), { timeout: 30_000 }).toEqual([
-        expect.stringMatching(/^pump-guide\.mdcreated: \d+ chunks?$/),
-        expect.stringMatching(/^recipes\.mdcreated: \d+ chunks?$/),
-      ]);
+      await expect
+        .poll(() => page.locator('.uploads li').allTextContents(), { timeout: 30_000 })
+        .toEqual([expect.stringMatching(/^pump-guide\.mdcreated: \d+ chunks?$/), expect.stringMatching(/^recipes\.mdcreated: \d+ chunks?$/)]);
       for (const bar of await page.locator('.uploads progress').all()) expect(await bar.getAttribute('value')).toBe(await bar.getAttribute('max'));
       // Sent as jobs and followed: each file has its ingestion bar (full, above), and its job succeeded.
       expect(await page.getByLabel('Ingestion of pump-guide.md').count()).toBe(1);
@@ -214,7 +219,10 @@ describe.runIf(runs)('the console in headless Chromium', () => {
       await page.getByLabel('candidateK').fill('20');
       await page.getByLabel('topK').fill('3');
       await page.getByRole('button', { name: 'Search', exact: true }).click();
-      await page.getByRole('status').filter({ hasText: /hits in \d+ ms/ }).waitFor();
+      await page
+        .getByRole('status')
+        .filter({ hasText: /hits in \d+ ms/ })
+        .waitFor();
       const firstHit = await page.locator('table tbody tr').first().locator('td').allTextContents();
       expect(firstHit[1]).toContain('pump-guide');
       expect(firstHit[6]).not.toBe('–');
@@ -279,7 +287,10 @@ describe.runIf(runs)('the console in headless Chromium', () => {
     let server: ListeningServer;
     beforeAll(async () => {
       ctx = await createTestContext();
-      const made = await appWithScriptedLlm(ctx, [reply.toolCalls([{ id: 'del', name: 'delete_memory', arguments: '{"key":"old"}' }]), reply.text('Forgotten.')]);
+      const made = await appWithScriptedLlm(ctx, [
+        reply.toolCalls([{ id: 'del', name: 'delete_memory', arguments: '{"key":"old"}' }]),
+        reply.text('Forgotten.'),
+      ]);
       llm = made.llm;
       server = await listen(made.app);
       // delete_memory waits for approval by default, for an agent that exists.
@@ -363,7 +374,10 @@ describe.runIf(runs)('the console in headless Chromium', () => {
         const key = `note-${String(i).padStart(2, '0')}`;
         expect((await server.send('PUT', `/v1/memories/${key}`, { content: `Note number ${i}`, tags: ['notes'] })).status).toBe(201);
       }
-      expect((await server.send('POST', '/v1/documents', { title: 'Kettle', text: '# Kettle\n\nDescale the kettle with vinegar every month.', format: 'markdown' })).status).toBe(201);
+      expect(
+        (await server.send('POST', '/v1/documents', { title: 'Kettle', text: '# Kettle\n\nDescale the kettle with vinegar every month.', format: 'markdown' }))
+          .status,
+      ).toBe(201);
       const { page, errors } = await openPage(browser);
       await page.goto(`${server.base}/console`);
       await page.getByRole('heading', { name: 'Memories', level: 1 }).waitFor();
@@ -384,12 +398,17 @@ describe.runIf(runs)('the console in headless Chromium', () => {
       await page.getByRole('button', { name: `Edit ${key}` }).click();
       await page.getByLabel('Content').fill('Rewritten note');
       await page.getByRole('button', { name: 'Save memory' }).click();
-      await page.getByRole('status').filter({ hasText: `Saved ${key}` }).waitFor();
+      await page
+        .getByRole('status')
+        .filter({ hasText: `Saved ${key}` })
+        .waitFor();
       await page.getByRole('button', { name: `Edit ${key}` }).click();
-      await expect.poll(() => page.locator('.history li').allTextContents()).toEqual([
-        expect.stringMatching(new RegExp(`created by api: Note number ${number} \\[notes\\]$`)),
-        expect.stringMatching(/updated by api: Rewritten note \[notes\]$/),
-      ]);
+      await expect
+        .poll(() => page.locator('.history li').allTextContents())
+        .toEqual([
+          expect.stringMatching(new RegExp(`created by api: Note number ${number} \\[notes\\]$`)),
+          expect.stringMatching(/updated by api: Rewritten note \[notes\]$/),
+        ]);
       await shoot(page, '16-memory-history');
 
       // A turn, exported as a file and imported back: a second conversation, opened with its turn.
@@ -399,13 +418,22 @@ describe.runIf(runs)('the console in headless Chromium', () => {
       await page.getByRole('status').filter({ hasText: 'The answer is complete' }).waitFor();
       const conversations = page.locator('.conversations li');
       await expect.poll(() => conversations.count()).toBe(1);
-      const [download] = await Promise.all([page.waitForEvent('download'), conversations.first().getByRole('button', { name: /^Export / }).click()]);
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        conversations
+          .first()
+          .getByRole('button', { name: /^Export / })
+          .click(),
+      ]);
       const exported = await download.path();
       expect(JSON.parse(await readFile(exported, 'utf8'))).toMatchObject({ format: 'memrag.conversation', version: 1 });
       await page.getByRole('button', { name: 'New conversation' }).click();
       expect(await page.locator('.turn').count()).toBe(0);
       await page.getByLabel('Import…').setInputFiles(exported);
-      await page.getByRole('status').filter({ hasText: /^Opened / }).waitFor();
+      await page
+        .getByRole('status')
+        .filter({ hasText: /^Opened / })
+        .waitFor();
       await expect.poll(() => conversations.count()).toBe(2);
       expect(await page.locator('.turn .question').textContent()).toContain('How do I descale the kettle?');
       expect(await page.locator('.turn .answer').textContent()).toContain('Descale the kettle with vinegar');

@@ -52,7 +52,13 @@ export function conversationStoreContract(driver: DatabaseDriver) {
       const id = randomUUID();
       const first = await store.appendTurn({ id, agentId: 'alice', messages: turnOne.map((message) => ({ message })) });
       expect(first).toMatchObject({ turn: 1, firstSeq: 1, lastSeq: 5, created: true });
-      expect(first.conversation).toMatchObject({ id, agentId: 'alice', title: 'What tea does Alice like? She said so yesterday.', turnCount: 1, messageCount: 5 });
+      expect(first.conversation).toMatchObject({
+        id,
+        agentId: 'alice',
+        title: 'What tea does Alice like? She said so yesterday.',
+        turnCount: 1,
+        messageCount: 5,
+      });
       const second = await store.appendTurn({
         id,
         agentId: 'alice',
@@ -65,7 +71,15 @@ export function conversationStoreContract(driver: DatabaseDriver) {
 
       const loaded = await store.load(id, 'alice');
       expect(loaded!.conversation).toMatchObject({ turnCount: 2, messageCount: 7 });
-      expect(loaded!.messages.map((m) => [m.seq, m.turn])).toEqual([[1, 1], [2, 1], [3, 1], [4, 1], [5, 1], [6, 2], [7, 2]]);
+      expect(loaded!.messages.map((m) => [m.seq, m.turn])).toEqual([
+        [1, 1],
+        [2, 1],
+        [3, 1],
+        [4, 1],
+        [5, 1],
+        [6, 2],
+        [7, 2],
+      ]);
       expect(loaded!.messages.slice(0, 5).map((m) => m.message)).toEqual(turnOne);
       expect(loaded!.messages[6]!.metadata).toEqual({ citations: [] });
       expect(loaded!.checkpoints).toEqual([]);
@@ -99,10 +113,12 @@ export function conversationStoreContract(driver: DatabaseDriver) {
         );
       }
       const anonymous = randomUUID();
-      expect((await store.appendTurn({ id: anonymous, agentId: 'uma', messages: [{ message: { role: 'user', content: 'anyone' } }] })).conversation.userId).toBeNull();
-      await expect(store.appendTurn({ id: anonymous, agentId: 'uma', userId: 'u-1', messages: [{ message: { role: 'user', content: 'x' } }] })).rejects.toBeInstanceOf(
-        ConversationNotFoundError,
-      );
+      expect(
+        (await store.appendTurn({ id: anonymous, agentId: 'uma', messages: [{ message: { role: 'user', content: 'anyone' } }] })).conversation.userId,
+      ).toBeNull();
+      await expect(
+        store.appendTurn({ id: anonymous, agentId: 'uma', userId: 'u-1', messages: [{ message: { role: 'user', content: 'x' } }] }),
+      ).rejects.toBeInstanceOf(ConversationNotFoundError);
       expect((await store.load(id, 'uma'))!.messages).toHaveLength(1);
       expect((await store.list({ agentId: 'uma', userId: 'u-1' })).items.map((c) => c.id)).toEqual([id]);
       expect((await store.list({ agentId: 'uma', userId: '' })).items.map((c) => c.id)).toEqual([anonymous]);
@@ -152,7 +168,9 @@ export function conversationStoreContract(driver: DatabaseDriver) {
       // A background writer finishing after the delete stores nothing and does not fail.
       expect(await store.saveCheckpoint(id, checkpoint(2, 'late'))).toBe(false);
       expect(await store.saveSummary(id, summary(20))).toBe(false);
-      const leftovers = await database!.db.execute(sql`SELECT (SELECT count(*) FROM messages WHERE conversation_id = ${id}) + (SELECT count(*) FROM checkpoints WHERE conversation_id = ${id}) AS n`);
+      const leftovers = await database!.db.execute(
+        sql`SELECT (SELECT count(*) FROM messages WHERE conversation_id = ${id}) + (SELECT count(*) FROM checkpoints WHERE conversation_id = ${id}) AS n`,
+      );
       expect(Number((leftovers as unknown as { rows: { n: unknown }[] }).rows[0]!.n)).toBe(0);
     });
 

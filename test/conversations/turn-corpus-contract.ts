@@ -90,23 +90,44 @@ export function turnCorpusContract(driver: DatabaseDriver) {
         expect(row.bm25_length).toBe(length);
         totalLength += length;
       }
-      const postings = await queryRows<{ p: string }>(db(), sql`SELECT turn_id::text || ' ' || term || ' ' || tf AS p FROM turn_postings WHERE tenant_id = ${tenantId}`);
+      const postings = await queryRows<{ p: string }>(
+        db(),
+        sql`SELECT turn_id::text || ' ' || term || ' ' || tf AS p FROM turn_postings WHERE tenant_id = ${tenantId}`,
+      );
       expect(postings.map((r) => r.p).sort()).toEqual(expected.sort());
       const terms = await queryRows<{ term: string; df: number }>(db(), sql`SELECT term, df FROM turn_term_stats WHERE tenant_id = ${tenantId}`);
       expect(new Map(terms.map((r) => [r.term, Number(r.df)]))).toEqual(df);
-      const [corpus] = await queryRows<{ total: string; total_length: string }>(db(), sql`SELECT total, total_length FROM turn_corpus_stats WHERE tenant_id = ${tenantId}`);
+      const [corpus] = await queryRows<{ total: string; total_length: string }>(
+        db(),
+        sql`SELECT total, total_length FROM turn_corpus_stats WHERE tenant_id = ${tenantId}`,
+      );
       expect({ total: Number(corpus?.total ?? 0), totalLength: Number(corpus?.total_length ?? 0) }).toEqual({ total: rows.length, totalLength });
     }
 
     const rowsOf = (conversationId: string) =>
-      queryRows<{ turn: number; question: string; answer: string; before: string; after: string; embedded_text: string; embedding: string; at: Date; user_id: string }>(
+      queryRows<{
+        turn: number;
+        question: string;
+        answer: string;
+        before: string;
+        after: string;
+        embedded_text: string;
+        embedding: string;
+        at: Date;
+        user_id: string;
+      }>(
         db(),
         sql`SELECT turn, question, answer, before, after, embedded_text, embedding::text AS embedding, at, user_id FROM turns WHERE conversation_id = ${conversationId} ORDER BY turn`,
       );
 
     it('indexes each turn with its date in words and the message before it; the next question becomes its after, in BM25 only', async () => {
       const id = randomUUID();
-      await acme.store.appendTurn({ id, agentId: 'ana', userId: 'u-ana', messages: exchange('I adopted a beagle puppy yesterday.', 'Congratulations! What did you name the beagle?') });
+      await acme.store.appendTurn({
+        id,
+        agentId: 'ana',
+        userId: 'u-ana',
+        messages: exchange('I adopted a beagle puppy yesterday.', 'Congratulations! What did you name the beagle?'),
+      });
       expect(await acme.index.indexConversation(id, { turns: [1] })).toBe(1);
       const [first] = await rowsOf(id);
       expect(first).toMatchObject({ turn: 1, before: '', after: '', user_id: 'u-ana', question: 'I adopted a beagle puppy yesterday.' });
@@ -117,7 +138,12 @@ export function turnCorpusContract(driver: DatabaseDriver) {
       expect(await acme.index.indexConversation(id, { turns: [2] })).toBe(1);
       const [one, two] = await rowsOf(id);
       // The answer is the final text: neither the tool's result nor the text announcing the call.
-      expect(two).toMatchObject({ question: 'Biscuit', answer: 'Biscuit is a lovely name.', before: 'Congratulations! What did you name the beagle?', after: '' });
+      expect(two).toMatchObject({
+        question: 'Biscuit',
+        answer: 'Biscuit is a lovely name.',
+        before: 'Congratulations! What did you name the beagle?',
+        after: '',
+      });
       expect(two!.embedded_text).toContain('Before: Congratulations! What did you name the beagle?');
       expect(one!.after).toBe('Biscuit');
       // Turn 1's vector and embedded text stay: only its postings took the new words.
@@ -222,9 +248,18 @@ export function turnCorpusContract(driver: DatabaseDriver) {
     it('keeps turns to their tenant, agent, user and conversation', async () => {
       const globex = tenant('globex');
       const words = 'The quetzalcoatlus flies over the vault lake';
-      const alpha = await acme.store.import(exported('shared-agent', [{ question: words, answer: 'Quetzalcoatlus noted.', at: '2025-02-02T00:00:00.000Z' }], 'u-1'), 'shared-agent');
-      const other = await acme.store.import(exported('shared-agent', [{ question: words, answer: 'Noted for user two.', at: '2025-02-02T00:00:00.000Z' }], 'u-2'), 'shared-agent');
-      const anonymous = await acme.store.import(exported('shared-agent', [{ question: words, answer: 'Noted for nobody.', at: '2025-02-02T00:00:00.000Z' }]), 'shared-agent');
+      const alpha = await acme.store.import(
+        exported('shared-agent', [{ question: words, answer: 'Quetzalcoatlus noted.', at: '2025-02-02T00:00:00.000Z' }], 'u-1'),
+        'shared-agent',
+      );
+      const other = await acme.store.import(
+        exported('shared-agent', [{ question: words, answer: 'Noted for user two.', at: '2025-02-02T00:00:00.000Z' }], 'u-2'),
+        'shared-agent',
+      );
+      const anonymous = await acme.store.import(
+        exported('shared-agent', [{ question: words, answer: 'Noted for nobody.', at: '2025-02-02T00:00:00.000Z' }]),
+        'shared-agent',
+      );
       const ids = (hits: { conversationId: string }[]) => hits.map((h) => h.conversationId).sort();
       for (const mode of ['hybrid', 'vector', 'text'] as const) {
         expect(await globex.search.search(words, { agentId: 'shared-agent', mode, topK: 50 }), mode).toEqual([]);
@@ -240,7 +275,10 @@ export function turnCorpusContract(driver: DatabaseDriver) {
       // Globex's writes leave acme's statistics (and so its scores) alone.
       const scores = async () => (await acme.search.search(words, { agentId: 'shared-agent', mode: 'text', topK: 50 })).map((h) => h.score);
       const before = await scores();
-      await globex.store.import(exported('shared-agent', [{ question: `${words} ${words}`, answer: 'Globex too.', at: '2025-02-02T00:00:00.000Z' }]), 'shared-agent');
+      await globex.store.import(
+        exported('shared-agent', [{ question: `${words} ${words}`, answer: 'Globex too.', at: '2025-02-02T00:00:00.000Z' }]),
+        'shared-agent',
+      );
       expect(await scores()).toEqual(before);
       // Nor can a tenant index another's conversation by its id.
       expect(await globex.index.indexConversation(alpha.id)).toBe(0);

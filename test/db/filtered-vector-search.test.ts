@@ -25,7 +25,15 @@ describeOnDrivers('filtered vector search', (driver) => {
       await database.db.insert(memories).values(
         vectors.slice(start, start + 500).map((embedding, j) => {
           const i = start + j;
-          return { agentId: 'a', userId: userOf(i), key: `m${i}`, content: `memory ${i}`, tags: tagsOf(i), metadata: { rare: tagsOf(i).includes('rare') }, embedding };
+          return {
+            agentId: 'a',
+            userId: userOf(i),
+            key: `m${i}`,
+            content: `memory ${i}`,
+            tags: tagsOf(i),
+            metadata: { rare: tagsOf(i).includes('rare') },
+            embedding,
+          };
         }),
       );
     }

@@ -25,63 +25,64 @@ async function query<T extends pg.QueryResultRow>(url: string, sql: string, para
   }
 }
 
-describeOnDrivers('acquireRealPostgres', () => {
-  let server: RealPostgres;
+describeOnDrivers(
+  'acquireRealPostgres',
+  () => {
+    let server: RealPostgres;
 
-  beforeAll(async () => {
-    const acquired = await acquireRealPostgres();
-    // describeOnDrivers saw a server: one that vanished since is a failure, not a skip.
-    if ('skipReason' in acquired) throw new Error(acquired.skipReason);
-    server = acquired;
-  });
+    beforeAll(async () => {
+      const acquired = await acquireRealPostgres();
+      // describeOnDrivers saw a server: one that vanished since is a failure, not a skip.
+      if ('skipReason' in acquired) throw new Error(acquired.skipReason);
+      server = acquired;
+    });
 
-  afterAll(async () => {
-    await server?.release();
-  });
+    afterAll(async () => {
+      await server?.release();
+    });
 
-  it('has pgvector >= 0.8 and supports iterative index scans', async () => {
-    const rows = await query<{ extversion: string }>(
-      server.url,
-      "SELECT extversion FROM pg_extension WHERE extname = 'vector'",
-    );
-    expect(rows).toHaveLength(1);
-    const version = rows[0]!.extversion;
-    expect(versionAtLeast(version, '0.8'), `pgvector ${version} < 0.8`).toBe(true);
+    it('has pgvector >= 0.8 and supports iterative index scans', async () => {
+      const rows = await query<{ extversion: string }>(server.url, "SELECT extversion FROM pg_extension WHERE extname = 'vector'");
+      expect(rows).toHaveLength(1);
+      const version = rows[0]!.extversion;
+      expect(versionAtLeast(version, '0.8'), `pgvector ${version} < 0.8`).toBe(true);
 
-    const client = new pg.Client({ connectionString: server.url });
-    await client.connect();
-    try {
-      await client.query('SET hnsw.iterative_scan = relaxed_order');
-      const { rows: distance } = await client.query<{ d: number }>("SELECT '[1,0,0]'::vector <=> '[0,1,0]'::vector AS d");
-      expect(distance[0]!.d).toBeCloseTo(1);
-    } finally {
-      await client.end();
-    }
-  });
+      const client = new pg.Client({ connectionString: server.url });
+      await client.connect();
+      try {
+        await client.query('SET hnsw.iterative_scan = relaxed_order');
+        const { rows: distance } = await client.query<{ d: number }>("SELECT '[1,0,0]'::vector <=> '[0,1,0]'::vector AS d");
+        expect(distance[0]!.d).toBeCloseTo(1);
+      } finally {
+        await client.end();
+      }
+    });
 
-  it('gives a private database that is gone after release, even with a connection still open', async () => {
-    const url = server.url;
-    const database = decodeURIComponent(new URL(url).pathname.slice(1));
-    const [current] = await query<{ db: string }>(url, 'SELECT current_database() AS db');
-    expect(current!.db).toBe(database);
+    it('gives a private database that is gone after release, even with a connection still open', async () => {
+      const url = server.url;
+      const database = decodeURIComponent(new URL(url).pathname.slice(1));
+      const [current] = await query<{ db: string }>(url, 'SELECT current_database() AS db');
+      expect(current!.db).toBe(database);
 
-    const viaServer = process.env.TEST_DATABASE_URL?.trim();
-    if (viaServer) expect(database).toMatch(/^memrag_t_[0-9a-f]{12}$/);
+      const viaServer = process.env.TEST_DATABASE_URL?.trim();
+      if (viaServer) expect(database).toMatch(/^memrag_t_[0-9a-f]{12}$/);
 
-    // A connection left open by a careless suite must not make release() fail.
-    const straggler = new pg.Client({ connectionString: url });
-    straggler.on('error', () => undefined); // it is terminated by the forced drop
-    await straggler.connect();
+      // A connection left open by a careless suite must not make release() fail.
+      const straggler = new pg.Client({ connectionString: url });
+      straggler.on('error', () => undefined); // it is terminated by the forced drop
+      await straggler.connect();
 
-    await server.release();
-    await server.release(); // idempotent
+      await server.release();
+      await server.release(); // idempotent
 
-    if (viaServer) {
-      const rows = await query(viaServer, 'SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-      expect(rows).toHaveLength(0);
-    }
-    // Whichever way it was provided, the database can no longer be reached.
-    await expect(query(url, 'SELECT 1')).rejects.toThrow();
-    await straggler.end().catch(() => undefined);
-  });
-}, { drivers: ['PostgreSQL server'] });
+      if (viaServer) {
+        const rows = await query(viaServer, 'SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+        expect(rows).toHaveLength(0);
+      }
+      // Whichever way it was provided, the database can no longer be reached.
+      await expect(query(url, 'SELECT 1')).rejects.toThrow();
+      await straggler.end().catch(() => undefined);
+    });
+  },
+  { drivers: ['PostgreSQL server'] },
+);

@@ -43,12 +43,19 @@ describe('reembedAll', () => {
     ]);
     expect(progress).toEqual([40, 80, 120, 150, 1, 1]);
     // A chunk is re-embedded as the ingest embedded it: title, blank line, text.
-    const [hybrid] = await createDocumentSearch({ db: database.db, embedder: newEmbedder }).search('Manual Pumps move water uphill.', { mode: 'vector', topK: 1 });
+    const [hybrid] = await createDocumentSearch({ db: database.db, embedder: newEmbedder }).search('Manual Pumps move water uphill.', {
+      mode: 'vector',
+      topK: 1,
+    });
     expect(hybrid!.score).toBeCloseTo(1, 5);
     expect(await readSpace(database.db, 'memories')).toEqual({ embedderId: 'test:new-32', dimensions: 32 });
     expect(await readSpace(database.db, 'turns')).toEqual({ embedderId: 'test:new-32', dimensions: 32 });
     // A turn is re-embedded from the text it was embedded from: its date, question and answer.
-    const [turn] = await createTurnSearch({ db: database.db, embedder: newEmbedder }).search('Where is the pump? In the cellar.', { agentId: 'default', mode: 'vector', topK: 1 });
+    const [turn] = await createTurnSearch({ db: database.db, embedder: newEmbedder }).search('Where is the pump? In the cellar.', {
+      agentId: 'default',
+      mode: 'vector',
+      topK: 1,
+    });
     expect(turn).toMatchObject({ question: 'Where is the pump?', answer: 'In the cellar.' });
     await ensureVectorSpace(database.db, newEmbedder);
     const store = createPgMemoryStore({ db: database.db, embedder: newEmbedder });

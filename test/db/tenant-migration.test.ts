@@ -39,11 +39,17 @@ function migrationsBeforeTenants(): string {
 async function seedBeforeTenants(db: Db): Promise<void> {
   const embedder = createHashEmbedder(64);
   // The vector tables of that release: turns came later.
-  await ensureVectorSpace(db, embedder, VECTOR_TABLES.filter((t) => t.table === 'memories' || t.table === 'chunks'));
+  await ensureVectorSpace(
+    db,
+    embedder,
+    VECTOR_TABLES.filter((t) => t.table === 'memories' || t.table === 'chunks'),
+  );
   const vectors = await embedder.embed([...MEMORIES.map((m) => m.content), CHUNK]);
   const index = async (kind: 'memory' | 'chunk', rows: { id: string; text: string }[]) => {
     const [postings, termStats, corpusStats, column, total] =
-      kind === 'memory' ? ['memory_postings', 'memory_term_stats', 'memory_corpus_stats', 'memory_id', 'total'] : ['postings', 'term_stats', 'corpus_stats', 'chunk_id', 'total_chunks'];
+      kind === 'memory'
+        ? ['memory_postings', 'memory_term_stats', 'memory_corpus_stats', 'memory_id', 'total']
+        : ['postings', 'term_stats', 'corpus_stats', 'chunk_id', 'total_chunks'];
     const df = new Map<string, number>();
     let totalLength = 0;
     for (const row of rows) {
@@ -91,7 +97,18 @@ function migrationSuite(driver: DatabaseDriver) {
           const db = ctx.database.db;
           // The regrouping of passages (below) is the start-up backfill job's, done by this process's workers.
           await waitForBackfill(db);
-          for (const table of ['memories', 'memory_postings', 'memory_term_stats', 'memory_corpus_stats', 'documents', 'chunks', 'postings', 'term_stats', 'corpus_stats', 'conversations']) {
+          for (const table of [
+            'memories',
+            'memory_postings',
+            'memory_term_stats',
+            'memory_corpus_stats',
+            'documents',
+            'chunks',
+            'postings',
+            'term_stats',
+            'corpus_stats',
+            'conversations',
+          ]) {
             const rows = await queryRows<{ tenant_id: string }>(db, sql`SELECT DISTINCT tenant_id FROM ${sql.identifier(table)}`);
             expect(rows, table).toEqual([{ tenant_id: 'default' }]);
           }

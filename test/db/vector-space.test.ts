@@ -16,10 +16,7 @@ describeOnDrivers('vector space', (driver) => {
     afterAll(() => database?.close());
 
     const optionsOf = async (index: string) => {
-      const [row] = await queryRows<{ options: string[] | null }>(
-        database!.db,
-        sql`SELECT reloptions AS options FROM pg_class WHERE relname = ${index}`,
-      );
+      const [row] = await queryRows<{ options: string[] | null }>(database!.db, sql`SELECT reloptions AS options FROM pg_class WHERE relname = ${index}`);
       return row?.options;
     };
 

@@ -6,7 +6,11 @@ import { evaluate, loadCorpus, loadQrels, loadQueries, ndcgAtK, recallAtK } from
 
 describe('BEIR metrics', () => {
   it('computes nDCG@10 with linear gains and a log2 discount', () => {
-    const judged = new Map([['d1', 2], ['d2', 1], ['d3', 0]]);
+    const judged = new Map([
+      ['d1', 2],
+      ['d2', 1],
+      ['d3', 0],
+    ]);
     // d2 at rank 1, d1 at rank 3: DCG = 1/log2(2) + 2/log2(4); ideal = 2/log2(2) + 1/log2(3).
     const expected = (1 + 2 / 2) / (2 + 1 / Math.log2(3));
     expect(ndcgAtK(['d2', 'x', 'd1', 'd3'], judged, 10)).toBeCloseTo(expected, 12);
@@ -17,7 +21,11 @@ describe('BEIR metrics', () => {
   });
 
   it('computes Recall@k over the relevant documents only', () => {
-    const judged = new Map([['d1', 1], ['d2', 3], ['d3', 0]]);
+    const judged = new Map([
+      ['d1', 1],
+      ['d2', 3],
+      ['d3', 0],
+    ]);
     expect(recallAtK(['d3', 'd1'], judged, 100)).toBe(0.5);
     expect(recallAtK(['d1', 'x', 'd2'], judged, 2)).toBe(0.5);
     expect(recallAtK([], new Map([['d', 0]]), 100)).toBe(0);
@@ -54,7 +62,17 @@ describe('BEIR loaders', () => {
     ]);
     expect(await loadQueries(dir, 'train')).toEqual([{ id: 'q1', text: 'what?' }]);
     expect(await loadQueries(dir)).toEqual([{ id: 'q9', text: 'all' }]);
-    expect(await loadQrels(dir, 'train')).toEqual(new Map([['q1', new Map([['1', 1], ['2', 2]])]]));
+    expect(await loadQrels(dir, 'train')).toEqual(
+      new Map([
+        [
+          'q1',
+          new Map([
+            ['1', 1],
+            ['2', 2],
+          ]),
+        ],
+      ]),
+    );
     expect(await loadQrels(dir, 'test')).toEqual(new Map([['q9', new Map([['2', 1]])]]));
     await expect(loadQrels(dir, 'dev')).rejects.toThrow(/none of these files exists/);
   });

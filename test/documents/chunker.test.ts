@@ -83,11 +83,7 @@ describe('chunkText: structure', () => {
       'More text.',
     ].join('\n');
     const chunks = chunkText(doc, { maxTokens: 14, countTokens: words, mergeSections: false });
-    expect(chunks.map((c) => c.headingPath)).toEqual([
-      ['Manual'],
-      ['Manual', 'Setup tool with links'],
-      ['Manual', 'Details'],
-    ]);
+    expect(chunks.map((c) => c.headingPath)).toEqual([['Manual'], ['Manual', 'Setup tool with links'], ['Manual', 'Details']]);
     expect(chunks[1]!.text).toContain('# install it');
   });
 
@@ -177,13 +173,41 @@ interface Generated {
 }
 
 const VOCABULARY = [
-  'the', 'a', 'of', 'protein', 'expression', 'was', 'increased', 'in', 'patients', 'with', 'p53', 'covid-19',
-  'internationalization', 'e.g.', '(see', 'below)', 'x', 'cells;', 'résumé', 'naïve', 'αβ', 'Ωmega', '3.14', '1,000',
-  'https://example.com/a/very/long/path?with=query&and=more', '👍🏽', 'co-operate', "don't", 'data_set', '—', '…',
+  'the',
+  'a',
+  'of',
+  'protein',
+  'expression',
+  'was',
+  'increased',
+  'in',
+  'patients',
+  'with',
+  'p53',
+  'covid-19',
+  'internationalization',
+  'e.g.',
+  '(see',
+  'below)',
+  'x',
+  'cells;',
+  'résumé',
+  'naïve',
+  'αβ',
+  'Ωmega',
+  '3.14',
+  '1,000',
+  'https://example.com/a/very/long/path?with=query&and=more',
+  '👍🏽',
+  'co-operate',
+  "don't",
+  'data_set',
+  '—',
+  '…',
 ];
 
 function generateDocument(rand: () => number): Generated {
-  const pick = <T,>(items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
   const int = (lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1));
   const newline = rand() < 0.15 ? '\r\n' : '\n';
   let source = '';

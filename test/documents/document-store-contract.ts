@@ -18,7 +18,6 @@ import { GUIDE } from './support/widget-guide.js';
 
 const NO_TAGS = { tagsAny: [], tagsAll: [], tagsNone: [] };
 
-
 /**
  * The document store and knowledge search, run by describeOnDrivers on an empty, migrated database
  * of its own.
@@ -48,10 +47,7 @@ export function documentStoreContract(driver: DatabaseDriver) {
     /** Statistics kept incrementally must equal the same statistics recomputed from scratch. */
     async function expectStatsConsistent() {
       const kept = await queryRows<{ term: string; df: number }>(db(), sql`SELECT term, df FROM term_stats ORDER BY term`);
-      const recomputed = await queryRows<{ term: string; df: number }>(
-        db(),
-        sql`SELECT term, count(*)::int AS df FROM postings GROUP BY term ORDER BY term`,
-      );
+      const recomputed = await queryRows<{ term: string; df: number }>(db(), sql`SELECT term, count(*)::int AS df FROM postings GROUP BY term ORDER BY term`);
       expect(kept.map((r) => [r.term, Number(r.df)])).toEqual(recomputed.map((r) => [r.term, Number(r.df)]));
       const [corpus] = await queryRows<{ total_chunks: string; total_length: string }>(
         db(),
@@ -89,7 +85,13 @@ export function documentStoreContract(driver: DatabaseDriver) {
     }
 
     it('ingests Markdown into chunks with heading paths and exact offsets', async () => {
-      const { document, status } = await store.ingest({ content: GUIDE, format: 'markdown', tags: ['Docs'], metadata: { v: 1 }, chunking: { maxTokens: 24, overlapTokens: 4 } });
+      const { document, status } = await store.ingest({
+        content: GUIDE,
+        format: 'markdown',
+        tags: ['Docs'],
+        metadata: { v: 1 },
+        chunking: { maxTokens: 24, overlapTokens: 4 },
+      });
       expect(status).toBe('created');
       expect(document).toMatchObject({ title: 'Widget Guide', format: 'markdown', tags: ['docs'], metadata: { v: 1 }, source: null });
       expect(document.chunkCount).toBeGreaterThan(2);
@@ -237,7 +239,15 @@ export function documentStoreContract(driver: DatabaseDriver) {
         'Infections of the lung; infection rates among smokers rise with age. Smokers smoke.',
         'The quick brown fox jumps over the lazy dog; the dog sleeps and the fox runs.',
       ];
-      for (const [i, text] of corpus.entries()) await store.ingest({ title: `Doc ${i}`, content: `${text} ${text.split(' ').slice(0, i + 2).join(' ')}`, format: 'text' });
+      for (const [i, text] of corpus.entries())
+        await store.ingest({
+          title: `Doc ${i}`,
+          content: `${text} ${text
+            .split(' ')
+            .slice(0, i + 2)
+            .join(' ')}`,
+          format: 'text',
+        });
       // Several passages of several chunks each.
       await store.ingest({ title: 'Guide', content: GUIDE, format: 'markdown', chunking: { maxTokens: 16, overlapTokens: 3, passageTokens: 40 } });
       const rows = await queryRows<{ id: string; passage_id: string; title: string; start: number; end: number; document: string }>(
@@ -296,7 +306,8 @@ export function documentStoreContract(driver: DatabaseDriver) {
     it('regroups the chunks of documents indexed before passages as an ingest groups them, without embedding', async () => {
       const texts = [GUIDE, `${GUIDE}\n\n## More\n\nExtra widgets need extra names and extra colours.`];
       const legacy = [];
-      for (const text of texts) legacy.push(await store.ingest({ title: 'Guide', content: text, format: 'markdown', chunking: { maxTokens: 16, passageTokens: 1 } }));
+      for (const text of texts)
+        legacy.push(await store.ingest({ title: 'Guide', content: text, format: 'markdown', chunking: { maxTokens: 16, passageTokens: 1 } }));
       const current = await store.ingest({ title: 'Other', content: 'Gadgets are not widgets.', format: 'text' });
       // As migration 0005 leaves documents indexed before passages: one passage per chunk, no size.
       await db().execute(sql`UPDATE documents SET passage_tokens = NULL WHERE id IN (${legacy[0]!.document.id}, ${legacy[1]!.document.id})`);
@@ -307,7 +318,14 @@ export function documentStoreContract(driver: DatabaseDriver) {
       expect(embedder.calls).toBe(calls);
       await expectStatsConsistent();
       for (const [i, text] of texts.entries()) {
-        const expected = prepareChunks({ title: 'Guide', text: text.trim(), markup: 'markdown', maxInputTokens: embedder.maxInputTokens, analyzer: createAnalyzer(), options: { maxTokens: 16 } });
+        const expected = prepareChunks({
+          title: 'Guide',
+          text: text.trim(),
+          markup: 'markdown',
+          maxInputTokens: embedder.maxInputTokens,
+          analyzer: createAnalyzer(),
+          options: { maxTokens: 16 },
+        });
         const stored = await queryRows<{ id: string; passage_id: string; index: number }>(
           db(),
           sql`SELECT id::text AS id, passage_id::text AS passage_id, index FROM chunks WHERE document_id = ${legacy[i]!.document.id} ORDER BY index`,
@@ -365,7 +383,14 @@ export function documentStoreContract(driver: DatabaseDriver) {
       const hits = await geoSearch.search('alpha', { topK: 5, candidateK: 1 });
       expect(hits).toHaveLength(2);
       const byDoc = new Map(hits.map((h) => [h.documentId, h]));
-      expect(byDoc.get(lexicalDoc.document.id)).toMatchObject({ title: 'Letters', ranks: { vector: null, text: 1 }, headingPath: [], start: 0, end: 22, snippet: 'alpha beta gamma delta' });
+      expect(byDoc.get(lexicalDoc.document.id)).toMatchObject({
+        title: 'Letters',
+        ranks: { vector: null, text: 1 },
+        headingPath: [],
+        start: 0,
+        end: 22,
+        snippet: 'alpha beta gamma delta',
+      });
       expect(byDoc.get(vectorDoc.document.id)).toMatchObject({ title: 'Animals', ranks: { vector: 1, text: null } });
       for (const hit of hits) expect(hit.chunkId).toMatch(/^[0-9a-f-]{36}$/);
 

@@ -55,7 +55,14 @@ describe('prepareChunks', () => {
   });
 
   it('makes every chunk a passage of its own when passageTokens is at most the chunk size', () => {
-    const chunks = prepareChunks({ title: '', text: words(300), markup: 'plain', maxInputTokens: 64, analyzer: defaultAnalyzer, options: { passageTokens: 1 } });
+    const chunks = prepareChunks({
+      title: '',
+      text: words(300),
+      markup: 'plain',
+      maxInputTokens: 64,
+      analyzer: defaultAnalyzer,
+      options: { passageTokens: 1 },
+    });
     expect(chunks.length).toBeGreaterThan(3);
     for (const c of chunks) {
       expect(c.passage).toBe(c.index);
@@ -71,7 +78,14 @@ describe('prepareChunks', () => {
     const corpus = (await loadCorpus(new URL('../../../shared/datasets/scifact', import.meta.url).pathname)).slice(0, 150);
     let chunkCount = 0;
     for (const doc of corpus) {
-      const chunks = prepareChunks({ title: doc.title, text: doc.text, markup: 'plain', maxInputTokens: BUNDLED_USE_MAX_INPUT_TOKENS, analyzer: defaultAnalyzer, countTokens });
+      const chunks = prepareChunks({
+        title: doc.title,
+        text: doc.text,
+        markup: 'plain',
+        maxInputTokens: BUNDLED_USE_MAX_INPUT_TOKENS,
+        analyzer: defaultAnalyzer,
+        countTokens,
+      });
       for (const c of chunks) expect(countTokens(c.indexedText)).toBeLessThanOrEqual(BUNDLED_USE_MAX_INPUT_TOKENS);
       chunkCount += chunks.length;
     }
@@ -79,7 +93,14 @@ describe('prepareChunks', () => {
   });
 
   it('leaves out of the chunks, not the passages, a title longer than a quarter of the window, and honours smaller maxTokens and overlap', () => {
-    const chunks = prepareChunks({ title: words(30), text: words(200), markup: 'plain', maxInputTokens: 64, analyzer: defaultAnalyzer, options: { maxTokens: 20, overlapTokens: 5 } });
+    const chunks = prepareChunks({
+      title: words(30),
+      text: words(200),
+      markup: 'plain',
+      maxInputTokens: 64,
+      analyzer: defaultAnalyzer,
+      options: { maxTokens: 20, overlapTokens: 5 },
+    });
     for (const c of chunks) {
       expect(c.context).toBe('');
       expect(c.tokenCount).toBeLessThanOrEqual(20);

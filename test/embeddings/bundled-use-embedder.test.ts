@@ -24,11 +24,7 @@ describe('BundledUseEmbedder', () => {
   });
 
   it('ranks a paraphrase closer than an unrelated sentence', async () => {
-    const [query, paraphrase, unrelated] = await embedder.embed([
-      'How old are you?',
-      'What is your age?',
-      'The train to Paris leaves from platform nine.',
-    ]);
+    const [query, paraphrase, unrelated] = await embedder.embed(['How old are you?', 'What is your age?', 'The train to Paris leaves from platform nine.']);
     expect(cosine(query!, paraphrase!)).toBeGreaterThan(cosine(query!, unrelated!) + 0.1);
   });
 

@@ -79,9 +79,7 @@ describe('createEmbedder', () => {
   });
 
   it('refuses EMBEDDING_DIMENSIONS that the model does not produce', async () => {
-    const error = await createEmbedder(transformersConfig({ EMBEDDING_WORKERS: '1', EMBEDDING_DIMENSIONS: '99' })).catch(
-      (e: unknown) => e,
-    );
+    const error = await createEmbedder(transformersConfig({ EMBEDDING_WORKERS: '1', EMBEDDING_DIMENSIONS: '99' })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).variables).toEqual(['EMBEDDING_DIMENSIONS']);
   });

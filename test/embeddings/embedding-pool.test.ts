@@ -22,10 +22,7 @@ describe('EmbeddingPool with the bundled model', () => {
   let pool: EmbeddingPool;
   let local: BundledUseEmbedder;
   beforeAll(async () => {
-    [pool, local] = await Promise.all([
-      EmbeddingPool.start(bundledUseSpec(), { workers: 2, batchSize: 8 }),
-      BundledUseEmbedder.load(),
-    ]);
+    [pool, local] = await Promise.all([EmbeddingPool.start(bundledUseSpec(), { workers: 2, batchSize: 8 }), BundledUseEmbedder.load()]);
   });
   afterAll(async () => {
     await Promise.all([pool?.close(), local?.close()]);

@@ -48,13 +48,7 @@ describe('TransformersEmbedder on a generated tiny BERT', () => {
   });
 
   it('returns unit vectors, equal for equal texts and different for different texts', async () => {
-    const vectors = await embedder.embed([
-      'The cat sat on the mat.',
-      'A dog ran in the park!',
-      'The cat sat on the mat.',
-      'vector search over memory',
-      '',
-    ]);
+    const vectors = await embedder.embed(['The cat sat on the mat.', 'A dog ran in the park!', 'The cat sat on the mat.', 'vector search over memory', '']);
     expect(vectors).toHaveLength(5);
     expectUnitVectors(vectors, TINY_BERT.hiddenSize);
     expect(maxAbsDifference([vectors[0]!], [vectors[2]!])).toBeLessThan(1e-6);
@@ -92,9 +86,9 @@ describe('TransformersEmbedder on a generated tiny BERT', () => {
 
   it('with remote loading disabled, fails on a missing model without trying the network', async () => {
     const attempt = forbidNetwork();
-    await expect(
-      TransformersEmbedder.load({ model: 'memrag-test/not-downloaded', cacheDir, allowRemote: false }),
-    ).rejects.toThrow(/allowRemoteModels=false|local_files_only/);
+    await expect(TransformersEmbedder.load({ model: 'memrag-test/not-downloaded', cacheDir, allowRemote: false })).rejects.toThrow(
+      /allowRemoteModels=false|local_files_only/,
+    );
     expect(attempt).not.toHaveBeenCalled();
   });
 

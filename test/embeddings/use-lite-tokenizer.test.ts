@@ -33,9 +33,20 @@ describe('UseLiteTokenizer', () => {
 
   it('gives the reference ids on odd input: unknown symbols, emoji, CJK, NFKC forms, white space runs', () => {
     const odd = [
-      '', ' ', '  two  spaces ', 'tab\there\nnew line', 'ﬁne ｆｕｌｌ ｗｉｄｔｈ ①', 'emoji 😀🚀 and ZWJ 👩‍💻',
-      '日本語のテキスト 中文', 'e\u0301 combining', '\u0000\u0001 control', '∑∫√ math ≠ ≤', 'a'.repeat(300), '----- ===== .....',
-      'Ångström naïve café', '𝔘𝔫𝔦𝔠𝔬𝔡𝔢 𝐛𝐨𝐥𝐝',
+      '',
+      ' ',
+      '  two  spaces ',
+      'tab\there\nnew line',
+      'ﬁne ｆｕｌｌ ｗｉｄｔｈ ①',
+      'emoji 😀🚀 and ZWJ 👩‍💻',
+      '日本語のテキスト 中文',
+      'e\u0301 combining',
+      '\u0000\u0001 control',
+      '∑∫√ math ≠ ≤',
+      'a'.repeat(300),
+      '----- ===== .....',
+      'Ångström naïve café',
+      '𝔘𝔫𝔦𝔠𝔬𝔡𝔢 𝐛𝐨𝐥𝐝',
     ];
     for (const text of odd) expect(fast.encode(text), JSON.stringify(text)).toEqual(reference.encode(text));
   });

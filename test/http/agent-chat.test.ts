@@ -125,10 +125,15 @@ describe('a chat with an agent record', () => {
 
   it('does not run a denied call; the model gets the denial and its reason, and may adapt', async () => {
     await ctx.memories.forTenant('default').save({ key: 'old', content: 'An old fact', agentId: 'careful' });
-    const { app, llm } = await appWithLlm([reply.toolCalls([{ id: 'del', name: 'delete_memory', arguments: '{"key":"old"}' }]), reply.text('I kept it, as asked.')]);
+    const { app, llm } = await appWithLlm([
+      reply.toolCalls([{ id: 'del', name: 'delete_memory', arguments: '{"key":"old"}' }]),
+      reply.text('I kept it, as asked.'),
+    ]);
     await createAgent(app, { id: 'careful', approval: { tools: ['delete_memory', 'save_memory'] } });
     const paused = await call(app, 'POST', '/v1/chat', { message: 'Forget the old fact', agentId: 'careful' });
-    const done = await call(app, 'POST', `/v1/runs/${paused.body.runId}/approvals`, { decisions: [{ toolCallId: 'del', approve: false, reason: 'we need it for the audit' }] });
+    const done = await call(app, 'POST', `/v1/runs/${paused.body.runId}/approvals`, {
+      decisions: [{ toolCallId: 'del', approve: false, reason: 'we need it for the audit' }],
+    });
     expect(done.body).toMatchObject({ status: 'completed', answer: 'I kept it, as asked.' });
     expect(done.body.toolCalls[0]).toMatchObject({ name: 'delete_memory', isError: true });
     expect(await ctx.memories.forTenant('default').get('old', { agentId: 'careful' })).not.toBeNull();
@@ -169,7 +174,11 @@ describe('a chat with an agent record', () => {
   });
 
   it('recalls with its recall settings; the request still wins', async () => {
-    for (const [key, tags] of [['a', ['work']], ['b', ['work']], ['c', ['home']]] as const) {
+    for (const [key, tags] of [
+      ['a', ['work']],
+      ['b', ['work']],
+      ['c', ['home']],
+    ] as const) {
       await ctx.memories.forTenant('default').save({ key, content: `Tea note ${key}`, tags: [...tags], agentId: 'picky' });
     }
     const { app, llm } = await appWithLlm([reply.text('one'), reply.text('two')]);

@@ -89,7 +89,7 @@ describe('POST /v1/agents', () => {
     expect((await call(app, 'GET', '/v1/agents')).body.items).toEqual([]);
   });
 
-  it("prices a dollar budget by LLM_MODEL when the agent names no model", async () => {
+  it('prices a dollar budget by LLM_MODEL when the agent names no model', async () => {
     expect((await call(app, 'POST', '/v1/agents', { name: 'A', budget: { maxUsd: 1 } })).status).toBe(201);
   });
 

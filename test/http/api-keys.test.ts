@@ -25,10 +25,13 @@ describe('API keys from API_KEYS', () => {
   const save = (headers: Record<string, string>) => request(app, '/v1/memories', headers, { key: 'k', content: 'guarded' });
 
   it('rejects /v1 requests without a valid key with a JSON 401 naming the bearer scheme', async () => {
-    for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: 'Basic abc' }, { authorization: 'Bearer' }, { authorization: 'Bearer a b' }] as Record<
-      string,
-      string
-    >[]) {
+    for (const headers of [
+      {},
+      { authorization: 'Bearer wrong' },
+      { authorization: 'Basic abc' },
+      { authorization: 'Bearer' },
+      { authorization: 'Bearer a b' },
+    ] as Record<string, string>[]) {
       const res = await save(headers);
       expect(res.status, JSON.stringify(headers)).toBe(401);
       expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="memrag"/);

@@ -39,9 +39,16 @@ describe('createAppContext', () => {
   });
 
   it('builds the memory extractors once: the chat extracts through the same ones as the route', async () => {
-    const reply = async () => ({ message: { role: 'assistant' as const, content: '{"facts":[]}', toolCalls: [] }, usage: { promptTokens: 1, completionTokens: 1 }, finishReason: 'stop' });
+    const reply = async () => ({
+      message: { role: 'assistant' as const, content: '{"facts":[]}', toolCalls: [] },
+      usage: { promptTokens: 1, completionTokens: 1 },
+      finishReason: 'stop',
+    });
     const llm: LlmProvider = { model: 'scripted', complete: reply, stream: reply };
-    const ctx = await createAppContext(loadConfig({ DATA_DIR: 'memory://', LOG_LEVEL: 'silent', MEMORY_EXTRACTION: 'on' }), { embedder: createHashEmbedder(64), llm });
+    const ctx = await createAppContext(loadConfig({ DATA_DIR: 'memory://', LOG_LEVEL: 'silent', MEMORY_EXTRACTION: 'on' }), {
+      embedder: createHashEmbedder(64),
+      llm,
+    });
     try {
       const asked: string[] = [];
       const extractors = ctx.extractors!;

@@ -9,7 +9,10 @@ beforeAll(async () => {
   ctx = await createTestContext();
   const app = createApp(ctx);
   const guide = '# Pumps\n\n## Priming\n\nPrime the centrifugal pump with water before starting it.\n\n## Storage\n\nDrain the pump before winter.';
-  expect((await call(app, 'POST', '/v1/documents', { title: 'Pump guide', text: guide, format: 'markdown', tags: ['manual'], maxTokens: 24, overlapTokens: 0 })).status).toBe(201);
+  expect(
+    (await call(app, 'POST', '/v1/documents', { title: 'Pump guide', text: guide, format: 'markdown', tags: ['manual'], maxTokens: 24, overlapTokens: 0 }))
+      .status,
+  ).toBe(201);
   await call(app, 'POST', '/v1/documents', { title: 'Recipes', text: 'Bake the bread at 220 degrees.', tags: ['kitchen'] });
 });
 afterAll(() => ctx?.close());

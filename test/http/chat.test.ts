@@ -31,8 +31,6 @@ async function appWithLlm(script: Script, extra: Partial<AppContext> = {}): Prom
   return made;
 }
 
-
-
 function postChat(app: Hono, body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal) {
   return app.request('/v1/chat', {
     method: 'POST',
@@ -120,7 +118,15 @@ describe('POST /v1/chat with an LLM', () => {
   it('numbers sources found by tools after the recalled ones, and cites them', async () => {
     await saveMemory('tea', 'Alice prefers green tea');
     const knowledge = createFakeKnowledgeRetriever([
-      { documentId: 'handbook', title: 'Handbook', chunkId: 'handbook#7', headingPath: ['Office', 'Kitchen'], start: 500, end: 560, text: 'The office kitchen stocks oolong.' },
+      {
+        documentId: 'handbook',
+        title: 'Handbook',
+        chunkId: 'handbook#7',
+        headingPath: ['Office', 'Kitchen'],
+        start: 500,
+        end: 560,
+        text: 'The office kitchen stocks oolong.',
+      },
     ]);
     const { app, llm } = await appWithLlm(
       [
@@ -165,16 +171,16 @@ describe('POST /v1/chat with an LLM', () => {
     expect(names.slice(1, -1).every((n) => n === 'delta')).toBe(true);
     expect(names.length).toBeGreaterThan(3);
     expect(events[0]!.data.sources).toEqual([expect.objectContaining({ id: 1, kind: 'memory', key: 'tea' })]);
-    const text = events.filter((e) => e.event === 'delta').map((e) => e.data.text).join('');
+    const text = events
+      .filter((e) => e.event === 'delta')
+      .map((e) => e.data.text)
+      .join('');
     expect(text).toBe('Green tea [1].');
     expect(events.at(-1)!.data).toMatchObject({ answer: 'Green tea [1].', mode: 'llm', citations: [{ id: 1, key: 'tea' }] });
   });
 
   it('streams when the client accepts text/event-stream, with tool events', async () => {
-    const { app } = await appWithLlm([
-      reply.toolCalls([{ id: 'd1', name: 'delete_memory', arguments: '{"key":"nope"}' }]),
-      reply.text('Nothing to forget.'),
-    ]);
+    const { app } = await appWithLlm([reply.toolCalls([{ id: 'd1', name: 'delete_memory', arguments: '{"key":"nope"}' }]), reply.text('Nothing to forget.')]);
     const res = await postChat(app, { message: 'Forget nope' }, { accept: 'text/event-stream' });
     const names = parseSse(await res.text()).map((e) => e.event);
     expect(names[0]).toBe('retrieval');
@@ -267,7 +273,9 @@ describe('POST /v1/chat without an LLM', () => {
     const found = await call(app, 'POST', '/v1/chat', { message: 'How do I install it?', tagsAny: ['docs'] });
     expect(found.body.answer).toBe('Install with npm. [1]');
     // The quote is the sentence's range in the document, beside the chunk's.
-    expect(found.body.citations).toEqual([expect.objectContaining({ kind: 'document', chunkId: 'guide#1', headingPath: ['Setup'], start: 0, end: 42, quotes: [{ start: 0, end: 17 }] })]);
+    expect(found.body.citations).toEqual([
+      expect.objectContaining({ kind: 'document', chunkId: 'guide#1', headingPath: ['Setup'], start: 0, end: 42, quotes: [{ start: 0, end: 17 }] }),
+    ]);
     expect(knowledge.calls[0]?.options).toMatchObject({ tagsAny: ['docs'], topK: 5 });
 
     const none = await call(app, 'POST', '/v1/chat', { message: 'zebra migration patterns' });

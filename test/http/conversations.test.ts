@@ -175,9 +175,18 @@ describe('conversations', () => {
       [{ ...base, messages: [...base.messages, { seq: 5, turn: 2, role: 'assistant', content: 'x' }] }, 'messages.4.role'],
       [{ ...base, messages: [...base.messages, { seq: 5, turn: 4, role: 'user', content: 'x' }] }, 'messages.4.turn'],
       [{ ...base, messages: [{ ...base.messages[0], content: 'nul \u0000' }, ...base.messages.slice(1)] }, 'messages.0.content'],
-      [{ ...base, checkpoints: [{ turn: 2, firstSeq: 1, lastSeq: 4, question: 'q', summary: 's', actionableSummary: 'a', source: 'llm' }] }, 'checkpoints.0.turn'],
-      [{ ...base, checkpoints: [{ turn: 1, firstSeq: 1, lastSeq: 3, question: 'q', summary: 's', actionableSummary: 'a', source: 'llm' }] }, 'checkpoints.0.firstSeq'],
-      [{ ...base, summary: { fromTurn: 1, throughTurn: 3, layers: [{ level: 'brief', fromTurn: 1, throughTurn: 3, text: 's', source: 'llm' }] } }, 'summary.throughTurn'],
+      [
+        { ...base, checkpoints: [{ turn: 2, firstSeq: 1, lastSeq: 4, question: 'q', summary: 's', actionableSummary: 'a', source: 'llm' }] },
+        'checkpoints.0.turn',
+      ],
+      [
+        { ...base, checkpoints: [{ turn: 1, firstSeq: 1, lastSeq: 3, question: 'q', summary: 's', actionableSummary: 'a', source: 'llm' }] },
+        'checkpoints.0.firstSeq',
+      ],
+      [
+        { ...base, summary: { fromTurn: 1, throughTurn: 3, layers: [{ level: 'brief', fromTurn: 1, throughTurn: 3, text: 's', source: 'llm' }] } },
+        'summary.throughTurn',
+      ],
       [{ ...base, extra: true }, 'extra'],
       [{ ...base, format: 'other' }, 'format'],
     ];
@@ -185,7 +194,10 @@ describe('conversations', () => {
       const res = await call(app, 'POST', '/v1/conversations/import', body);
       expect(res.status, path).toBe(400);
       expect(res.body.error.code).toBe('validation_error');
-      expect(res.body.error.details.map((d: { path: string }) => d.path), JSON.stringify(res.body.error)).toContain(path);
+      expect(
+        res.body.error.details.map((d: { path: string }) => d.path),
+        JSON.stringify(res.body.error),
+      ).toContain(path);
     }
     expect((await call(app, 'GET', '/v1/conversations?agentId=gina')).body.items).toEqual([]);
     expect((await call(app, 'POST', '/v1/conversations/import', base)).status).toBe(201);

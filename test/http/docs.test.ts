@@ -52,8 +52,14 @@ describe('GET /openapi.json', () => {
       ),
     );
     expect(registered.size).toBeGreaterThan(15);
-    expect([...registered].filter((r) => !documented.has(r)), 'routes missing from the OpenAPI document').toEqual([]);
-    expect([...documented].filter((d) => !registered.has(d)), 'documented operations no route answers').toEqual([]);
+    expect(
+      [...registered].filter((r) => !documented.has(r)),
+      'routes missing from the OpenAPI document',
+    ).toEqual([]);
+    expect(
+      [...documented].filter((d) => !registered.has(d)),
+      'documented operations no route answers',
+    ).toEqual([]);
   });
 
   it('is open without an API key, like /healthz, and then names the bearer scheme', async () => {
@@ -149,7 +155,13 @@ describe('request schemas in the document', () => {
         {
           format: 'memrag.conversation',
           version: 1,
-          conversation: { id: '8c4f7a43-3b7e-4c58-9d2e-6f1a2b3c4d5e', agentId: 'default', title: 't', createdAt: '2024-01-01T00:00:00Z', updatedAt: '2024-01-01T00:00:00Z' },
+          conversation: {
+            id: '8c4f7a43-3b7e-4c58-9d2e-6f1a2b3c4d5e',
+            agentId: 'default',
+            title: 't',
+            createdAt: '2024-01-01T00:00:00Z',
+            updatedAt: '2024-01-01T00:00:00Z',
+          },
           messages: [{ seq: 1, turn: 1, role: 'user', content: 'hi' }],
         },
         {
@@ -161,7 +173,13 @@ describe('request schemas in the document', () => {
         {
           format: 'memrag.conversation',
           version: 1,
-          conversation: { id: '8c4f7a43-3b7e-4c58-9d2e-6f1a2b3c4d5e', agentId: 'default', title: 't', createdAt: '2024-01-01T00:00:00Z', updatedAt: '2024-01-01T00:00:00Z' },
+          conversation: {
+            id: '8c4f7a43-3b7e-4c58-9d2e-6f1a2b3c4d5e',
+            agentId: 'default',
+            title: 't',
+            createdAt: '2024-01-01T00:00:00Z',
+            updatedAt: '2024-01-01T00:00:00Z',
+          },
           messages: [{ seq: 1, turn: 1, role: 'robot', content: 'hi' }],
         },
       ],
@@ -233,7 +251,7 @@ describe('GET /docs', () => {
     expect(csp).not.toMatch(/https?:/);
   });
 
-  it('serves the page\'s scripts and style sheet, and refuses other names', async () => {
+  it("serves the page's scripts and style sheet, and refuses other names", async () => {
     const bundle = await app.request('/docs/swagger-ui-bundle.js');
     expect(bundle.status).toBe(200);
     expect(bundle.headers.get('content-type')).toContain('text/javascript');
@@ -248,7 +266,7 @@ describe('GET /docs', () => {
     expect(other.body.error.code).toBe('validation_error');
   });
 
-  it('leaves the API\'s CSP on every other reply', async () => {
+  it("leaves the API's CSP on every other reply", async () => {
     const res = await app.request('/healthz');
     expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
     expect(res.headers.get('content-security-policy')).not.toContain("script-src 'self'");

@@ -45,7 +45,13 @@ describe('POST /v1/documents (JSON)', () => {
     });
     expect(created.status).toBe(201);
     expect(created.body.status).toBe('created');
-    expect(created.body.document).toMatchObject({ title: 'Tea notes', source: 'notes://tea', format: 'markdown', tags: ['tea', 'notes'], metadata: { author: 'a' } });
+    expect(created.body.document).toMatchObject({
+      title: 'Tea notes',
+      source: 'notes://tea',
+      format: 'markdown',
+      tags: ['tea', 'notes'],
+      metadata: { author: 'a' },
+    });
     expect(created.body.document.chunkCount).toBeGreaterThanOrEqual(2);
     expect(created.headers.get('location')).toBe(`/v1/documents/${created.body.document.id}`);
 
@@ -73,7 +79,13 @@ describe('POST /v1/documents (JSON)', () => {
   it('indexes runs of chunks as BM25 passages of passageTokens, one hit per passage', async () => {
     const sentences = Array.from({ length: 12 }, (_, i) => `Sentence ${i} is about kettle number ${i}.`).join(' ');
     const whole = await call(app, 'POST', '/v1/documents', { title: 'Kettles', text: sentences, maxTokens: 16, overlapTokens: 0 });
-    const split = await call(app, 'POST', '/v1/documents', { title: 'Kettles again', text: `${sentences} Again.`, maxTokens: 16, overlapTokens: 0, passageTokens: 1 });
+    const split = await call(app, 'POST', '/v1/documents', {
+      title: 'Kettles again',
+      text: `${sentences} Again.`,
+      maxTokens: 16,
+      overlapTokens: 0,
+      passageTokens: 1,
+    });
     expect(whole.status).toBe(201);
     expect(split.status).toBe(201);
     const hits = async (id: string) => {
@@ -89,7 +101,10 @@ describe('POST /v1/documents (JSON)', () => {
 
 describe('POST /v1/documents (multipart)', () => {
   it('uploads a Markdown file with fields; the title comes from the file name', async () => {
-    const res = await upload({ name: 'guide.md', type: 'application/octet-stream', data: fixture('guide.md') }, { tags: ['docs', 'widgets'], metadata: '{"v":2}', maxTokens: '32' });
+    const res = await upload(
+      { name: 'guide.md', type: 'application/octet-stream', data: fixture('guide.md') },
+      { tags: ['docs', 'widgets'], metadata: '{"v":2}', maxTokens: '32' },
+    );
     expect(res.status).toBe(201);
     expect(res.body.document).toMatchObject({ title: 'guide', format: 'markdown', tags: ['docs', 'widgets'], metadata: { v: 2 } });
     const chunks = await call(app, 'GET', `/v1/documents/${res.body.document.id}/chunks`);
@@ -101,7 +116,10 @@ describe('POST /v1/documents (multipart)', () => {
   });
 
   it('uploads a PDF and finds its text', async () => {
-    const res = await upload({ name: 'two-pages.pdf', type: 'application/pdf', data: fixture('two-pages.pdf') }, { title: 'Q3 report', tags: 'finance,reports' });
+    const res = await upload(
+      { name: 'two-pages.pdf', type: 'application/pdf', data: fixture('two-pages.pdf') },
+      { title: 'Q3 report', tags: 'finance,reports' },
+    );
     expect(res.status).toBe(201);
     expect(res.body.document).toMatchObject({ title: 'Q3 report', format: 'pdf', tags: ['finance', 'reports'] });
     const search = await call(app, 'POST', '/v1/search', { query: 'revenue growth third quarter', tagsAll: ['finance'] });
@@ -173,7 +191,13 @@ describe('documents API', () => {
 
 describe('POST /v1/search', () => {
   it('returns hits with citation fields in every mode, filtered by tags', async () => {
-    const guide = await call(app, 'POST', '/v1/documents', { title: 'Widget guide', text: readFileSync(new URL('../fixtures/documents/guide.md', import.meta.url), 'utf8'), format: 'markdown', tags: ['docs'], maxTokens: 24 });
+    const guide = await call(app, 'POST', '/v1/documents', {
+      title: 'Widget guide',
+      text: readFileSync(new URL('../fixtures/documents/guide.md', import.meta.url), 'utf8'),
+      format: 'markdown',
+      tags: ['docs'],
+      maxTokens: 24,
+    });
     await call(app, 'POST', '/v1/documents', { title: 'Other', text: 'Installing gadgets is a different story entirely.', tags: ['other'] });
     for (const mode of ['hybrid', 'vector', 'text'] as const) {
       for (const reranker of ['none', 'lexical'] as const) {

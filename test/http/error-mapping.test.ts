@@ -49,7 +49,9 @@ describe('errorReplyFor', () => {
   });
 
   it('keeps the details of a validation error, and names the cursor and the reranker as fields', () => {
-    expect(errorReplyFor(validationError([{ path: 'tags.0', message: 'too long' }], 'body')).body.error.details).toEqual([{ path: 'tags.0', message: 'too long' }]);
+    expect(errorReplyFor(validationError([{ path: 'tags.0', message: 'too long' }], 'body')).body.error.details).toEqual([
+      { path: 'tags.0', message: 'too long' },
+    ]);
     expect(errorReplyFor(new InvalidCursorError()).body).toEqual({
       error: {
         code: 'validation_error',
@@ -65,8 +67,16 @@ describe('errorReplyFor', () => {
   it('asks to retry after what the LLM provider said, or 5 s, and after 2 s for an unreachable database', () => {
     expect(errorReplyFor(new RateLimitError('LLM rate limited', { retryAfterMs: 1500 }))).toMatchObject({ status: 429, retryAfterSeconds: 2 });
     expect(errorReplyFor(new RateLimitError('LLM rate limited', { retryAfterMs: 10 }))).toMatchObject({ status: 429, retryAfterSeconds: 1 });
-    expect(errorReplyFor(new RateLimitError('LLM rate limited'))).toMatchObject({ status: 429, body: { error: { code: 'llm_rate_limited' } }, retryAfterSeconds: 5 });
-    expect(errorReplyFor(new TransientError('LLM connection failed: ECONNRESET'))).toMatchObject({ status: 503, body: { error: { code: 'llm_unavailable' } }, retryAfterSeconds: 5 });
+    expect(errorReplyFor(new RateLimitError('LLM rate limited'))).toMatchObject({
+      status: 429,
+      body: { error: { code: 'llm_rate_limited' } },
+      retryAfterSeconds: 5,
+    });
+    expect(errorReplyFor(new TransientError('LLM connection failed: ECONNRESET'))).toMatchObject({
+      status: 503,
+      body: { error: { code: 'llm_unavailable' } },
+      retryAfterSeconds: 5,
+    });
     const down = new Error('Failed query', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }) });
     expect(errorReplyFor(down)).toMatchObject({ status: 503, body: { error: { code: 'database_unavailable', details: null } }, retryAfterSeconds: 2 });
   });

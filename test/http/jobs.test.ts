@@ -29,7 +29,8 @@ describe('jobs over HTTP', () => {
     app = createApp(ctx);
     site = createServer((req, res) => {
       if (req.url === '/page.md') return res.writeHead(200, { 'content-type': 'text/markdown' }).end('# Raku\n\nRaku ware is pulled from the kiln red hot.');
-      if (req.url === '/page2.md') return res.writeHead(200, { 'content-type': 'text/markdown; charset=utf-8' }).end('# Saggar\n\nA saggar shields pots from the flame.');
+      if (req.url === '/page2.md')
+        return res.writeHead(200, { 'content-type': 'text/markdown; charset=utf-8' }).end('# Saggar\n\nA saggar shields pots from the flame.');
       if (req.url === '/moved') return res.writeHead(302, { location: '/page2.md' }).end();
       if (req.url === '/image') return res.writeHead(200, { 'content-type': 'image/png' }).end('png');
       res.writeHead(404).end();
@@ -139,7 +140,9 @@ describe('jobs over HTTP', () => {
   });
 
   it('lists by kind, and refuses a kind that is not a tenant job kind with 400 naming the field', async () => {
-    const batch = await call(app, 'POST', '/v1/documents', { documents: [{ text: 'Bisque firing hardens the clay.' }, { text: 'Glaze firing melts the glaze.' }] });
+    const batch = await call(app, 'POST', '/v1/documents', {
+      documents: [{ text: 'Bisque firing hardens the clay.' }, { text: 'Glaze firing melts the glaze.' }],
+    });
     expect(batch.status).toBe(202);
     const batches = await call(app, 'GET', '/v1/jobs?kind=batch&limit=100');
     expect(batches.status).toBe(200);
@@ -210,7 +213,14 @@ describe('URL sources without INGEST_ALLOW_PRIVATE_URLS', () => {
   afterAll(() => ctx?.close());
 
   it('refuses loopback, private, link-local and metadata addresses, by name after DNS and as literals', async () => {
-    for (const url of ['http://127.0.0.1:9/x', 'http://localhost:9/x', 'http://169.254.169.254/latest/meta-data', 'http://10.1.2.3/x', 'http://[::1]:9/x', 'http://[::ffff:127.0.0.1]/x']) {
+    for (const url of [
+      'http://127.0.0.1:9/x',
+      'http://localhost:9/x',
+      'http://169.254.169.254/latest/meta-data',
+      'http://10.1.2.3/x',
+      'http://[::1]:9/x',
+      'http://[::ffff:127.0.0.1]/x',
+    ]) {
       const res = await call(app, 'POST', '/v1/documents', { url });
       expect(res.status).toBe(202);
       const job = await settled(app, res.body.job.id);

@@ -124,7 +124,11 @@ describe('secure headers', () => {
     const replies = [
       await app.request('/healthz'),
       await app.request('/v1/memories/missing'),
-      await app.request('/v1/memories', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content: 'x'.repeat(100) }) }),
+      await app.request('/v1/memories', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ content: 'x'.repeat(100) }),
+      }),
     ];
     expect(replies.map((r) => r.status)).toEqual([200, 404, 413]);
     for (const res of replies) {

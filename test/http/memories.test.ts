@@ -228,7 +228,7 @@ describe('POST /v1/memories/search', () => {
     expect(res.body.hits).toHaveLength(3);
   });
 
-  it('searches in hybrid (default), vector or text mode, with each side\'s rank', async () => {
+  it("searches in hybrid (default), vector or text mode, with each side's rank", async () => {
     await call(http.app, 'POST', '/v1/memories', { key: 'locker', content: 'Locker 4471-B belongs to Quixley' });
     const search = (body: object) => call(http.app, 'POST', '/v1/memories/search', { query: 'Quixley', ...body });
 

@@ -33,7 +33,8 @@ describe('memory extraction over HTTP', () => {
     await plain?.close();
     await llm?.close();
   });
-  const appWith = (context: AppContext) => createApp({ ...context, llm: createLlmProvider({ baseURL: llm.url, apiKey: 'k', model: 'scripted', retry: { maxAttempts: 1 } }) });
+  const appWith = (context: AppContext) =>
+    createApp({ ...context, llm: createLlmProvider({ baseURL: llm.url, apiKey: 'k', model: 'scripted', retry: { maxAttempts: 1 } }) });
 
   it('POST /v1/memories/extract answers the decisions and writes the memories in the user scope', async () => {
     const res = await call(appWith(ctx), 'POST', '/v1/memories/extract', {
@@ -48,7 +49,11 @@ describe('memory extraction over HTTP', () => {
     expect(res.body).toMatchObject({ failures: 0, decisions: [{ event: 'ADD', status: 'applied', fact: 'The user plays the cello.' }] });
     const listed = await call(appWith(ctx), 'GET', '/v1/memories?agentId=music&userId=ivy');
     expect(listed.body.items).toMatchObject([{ content: 'The user plays the cello.', tags: ['extracted', 'profile'], userId: 'ivy' }]);
-    const again = await call(appWith(ctx), 'POST', '/v1/memories/extract', { messages: [{ role: 'user', content: 'Cello, still.' }], agentId: 'music', userId: 'ivy' });
+    const again = await call(appWith(ctx), 'POST', '/v1/memories/extract', {
+      messages: [{ role: 'user', content: 'Cello, still.' }],
+      agentId: 'music',
+      userId: 'ivy',
+    });
     expect(again.body.decisions[0]).toMatchObject({ status: 'skipped' });
   });
 
@@ -70,7 +75,9 @@ describe('memory extraction over HTTP', () => {
     await ctx.backgroundTasks.whenIdle();
     releaseFacts = undefined;
     const listed = await call(appWith(ctx), 'GET', '/v1/memories?agentId=home&userId=jo');
-    expect(listed.body.items).toMatchObject([{ content: 'The user lives in Gdansk.', metadata: { source: 'extraction', conversationId: res.body.conversationId, turn: 1 } }]);
+    expect(listed.body.items).toMatchObject([
+      { content: 'The user lives in Gdansk.', metadata: { source: 'extraction', conversationId: res.body.conversationId, turn: 1 } },
+    ]);
     const key = listed.body.items[0].key;
     const history = await call(appWith(ctx), 'GET', `/v1/memories/${key}/history?agentId=home&userId=jo`);
     expect(history.body.events[0].actor).toEqual({ type: 'extraction', conversationId: res.body.conversationId, turn: 1 });

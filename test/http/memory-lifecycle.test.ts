@@ -17,7 +17,12 @@ describe('user scopes', () => {
     expect((await call(http.app, 'GET', '/v1/memories/snack')).status).toBe(404);
     const listed = await call(http.app, 'GET', '/v1/memories?userId=bo');
     expect(listed.body.items.map((m: { key: string }) => m.key)).toEqual(['snack']);
-    const withShared = await call(http.app, 'POST', '/v1/memories/search', { query: 'almonds crisps snacks', userId: 'ann', includeShared: true, mode: 'text' });
+    const withShared = await call(http.app, 'POST', '/v1/memories/search', {
+      query: 'almonds crisps snacks',
+      userId: 'ann',
+      includeShared: true,
+      mode: 'text',
+    });
     expect(withShared.body.hits.map((h: { memory: { key: string; userId: string | null } }) => `${h.memory.userId}:${h.memory.key}`).sort()).toEqual([
       'ann:snack',
       'null:pantry',
@@ -51,17 +56,31 @@ describe('PATCH /v1/memories/:key', () => {
 describe('POST /v1/memories/batch', () => {
   it('saves every item in one transaction, or none when one is invalid, naming its index', async () => {
     const ok = await call(http.app, 'POST', '/v1/memories/batch?userId=cy', {
-      memories: [{ key: 'b1', content: 'One' }, { content: 'Two', tags: ['t'] }, { key: 'b3', content: 'Three', userId: 'cy' }],
+      memories: [
+        { key: 'b1', content: 'One' },
+        { content: 'Two', tags: ['t'] },
+        { key: 'b3', content: 'Three', userId: 'cy' },
+      ],
     });
     expect(ok.status).toBe(200);
     expect(ok.body.results).toHaveLength(3);
     expect(ok.body.results.every((r: { created: boolean; memory: { userId: string } }) => r.created && r.memory.userId === 'cy')).toBe(true);
 
-    const bad = await call(http.app, 'POST', '/v1/memories/batch', { memories: [{ key: 'b4', content: 'Fine' }, { key: 'b5', content: '' }] });
+    const bad = await call(http.app, 'POST', '/v1/memories/batch', {
+      memories: [
+        { key: 'b4', content: 'Fine' },
+        { key: 'b5', content: '' },
+      ],
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.map((d: { path: string }) => d.path)).toContain('memories.1.content');
     expect((await call(http.app, 'GET', '/v1/memories/b4')).status).toBe(404);
-    const repeated = await call(http.app, 'POST', '/v1/memories/batch', { memories: [{ key: 'r', content: 'A' }, { key: 'r', content: 'B' }] });
+    const repeated = await call(http.app, 'POST', '/v1/memories/batch', {
+      memories: [
+        { key: 'r', content: 'A' },
+        { key: 'r', content: 'B' },
+      ],
+    });
     expect(repeated).toMatchObject({ status: 400, body: { error: { details: [{ path: 'memories.1.key' }] } } });
     const tooMany = await call(http.app, 'POST', '/v1/memories/batch', { memories: Array.from({ length: 101 }, (_, i) => ({ content: `m${i}` })) });
     expect(tooMany).toMatchObject({ status: 400, body: { error: { details: [{ path: 'memories' }] } } });
@@ -87,7 +106,9 @@ describe('expiry and history', () => {
     await call(http.app, 'DELETE', '/v1/memories/h?userId=dee');
     const history = await call(http.app, 'GET', '/v1/memories/h/history?userId=dee');
     expect(history.status).toBe(200);
-    expect(history.body.events.map((e: { event: string; content: string | null; previousContent: string | null }) => [e.event, e.content, e.previousContent])).toEqual([
+    expect(
+      history.body.events.map((e: { event: string; content: string | null; previousContent: string | null }) => [e.event, e.content, e.previousContent]),
+    ).toEqual([
       ['created', 'First', null],
       ['updated', 'Second', 'First'],
       ['deleted', null, 'Second'],
@@ -115,7 +136,10 @@ describe('metadata filters', () => {
     const listed = await call(http.app, 'GET', `/v1/memories?metadata=${encodeURIComponent(JSON.stringify({ project: 'apollo', priority: { $gte: 2 } }))}`);
     expect(listed.status).toBe(200);
     expect(keys(listed.body.items)).toEqual(['m1']);
-    const searched = await call(http.app, 'POST', '/v1/memories/search', { query: 'launch checklist', metadata: { $or: [{ project: 'gemini' }, { priority: { $lt: 2 } }] } });
+    const searched = await call(http.app, 'POST', '/v1/memories/search', {
+      query: 'launch checklist',
+      metadata: { $or: [{ project: 'gemini' }, { priority: { $lt: 2 } }] },
+    });
     expect(keys(searched.body.hits)).toEqual(['m2', 'm3']);
     const missing = await call(http.app, 'POST', '/v1/memories/search', { query: 'launch', mode: 'text', metadata: { project: { $exists: false } } });
     expect(keys(missing.body.hits)).toEqual(['m4']);

@@ -93,7 +93,11 @@ describe('a poisoned keep-alive connection: requests refused before their body i
   });
 
   it('a 413 counted while reading a chunked body', async () => {
-    const refusal = await send('POST', '/v1/memories', Array.from({ length: 64 }, () => 'x'.repeat(1024)));
+    const refusal = await send(
+      'POST',
+      '/v1/memories',
+      Array.from({ length: 64 }, () => 'x'.repeat(1024)),
+    );
     expect(refusal.status).toBe(413);
     await expectServedAfter(refusal);
   });

@@ -24,7 +24,8 @@ describe('unknown query parameters, on every declared route', () => {
   afterAll(() => ctx?.close());
 
   /** The route's path with a value in each parameter; the check comes before anything reads them. */
-  const pathOf = (op: DeclaredOperation) => op.path.replace(/:(\w+)/g, (_, name: string) => (name === 'asset' ? 'swagger-init.js' : name === 'version' ? '1' : 'x'));
+  const pathOf = (op: DeclaredOperation) =>
+    op.path.replace(/:(\w+)/g, (_, name: string) => (name === 'asset' ? 'swagger-init.js' : name === 'version' ? '1' : 'x'));
 
   it('walks every route', () => {
     const paths = operations.map((op) => `${op.method.toUpperCase()} ${op.path}`);
@@ -32,7 +33,10 @@ describe('unknown query parameters, on every declared route', () => {
   });
 
   it.each(['bogus=1', 'bogus=', 'bogus', 'limit=5&bogus=1&other=2'])('?%s: a 400 naming each unknown parameter, on every route', async (query) => {
-    const unknown = query.split('&').map((pair) => pair.split('=')[0]!).filter((name) => name !== 'limit');
+    const unknown = query
+      .split('&')
+      .map((pair) => pair.split('=')[0]!)
+      .filter((name) => name !== 'limit');
     for (const op of operations) {
       const declared = new Set(Object.keys((op.query as { shape?: object } | undefined)?.shape ?? {}));
       const names = unknown.filter((name) => !declared.has(name));

@@ -61,7 +61,6 @@ function expectReply(method: string, honoPath: string, reply: JsonReply, status?
   return reply.body;
 }
 
-
 describe('replies match the OpenAPI document', () => {
   it('probes', async () => {
     expectReply('GET', '/healthz', await call(app, 'GET', '/healthz'), 200);
@@ -73,9 +72,19 @@ describe('replies match the OpenAPI document', () => {
 
   it('memories', async () => {
     const agentId = 'reply-schemas';
-    expectReply('POST', '/v1/memories', await call(app, 'POST', '/v1/memories', { key: 'tea', content: 'Alice prefers green tea', tags: ['Alice'], metadata: { n: 1 }, agentId }), 201);
+    expectReply(
+      'POST',
+      '/v1/memories',
+      await call(app, 'POST', '/v1/memories', { key: 'tea', content: 'Alice prefers green tea', tags: ['Alice'], metadata: { n: 1 }, agentId }),
+      201,
+    );
     expectReply('POST', '/v1/memories', await call(app, 'POST', '/v1/memories', { key: 'tea', content: 'Alice prefers green tea', agentId }), 200);
-    expectReply('PUT', '/v1/memories/:key', await call(app, 'PUT', `/v1/memories/coffee?agentId=${agentId}`, { content: 'Bob drinks coffee', tags: ['bob'] }), 201);
+    expectReply(
+      'PUT',
+      '/v1/memories/:key',
+      await call(app, 'PUT', `/v1/memories/coffee?agentId=${agentId}`, { content: 'Bob drinks coffee', tags: ['bob'] }),
+      201,
+    );
     expectReply('GET', '/v1/memories/:key', await call(app, 'GET', `/v1/memories/tea?agentId=${agentId}`), 200);
     expectReply('GET', '/v1/memories/:key', await call(app, 'GET', `/v1/memories/nothing?agentId=${agentId}`), 404);
     expectReply('GET', '/v1/memories', await call(app, 'GET', `/v1/memories?agentId=${agentId}&limit=1`), 200);
@@ -88,7 +97,12 @@ describe('replies match the OpenAPI document', () => {
 
   it('documents and knowledge search', async () => {
     const text = '# Tea\n\nGreen tea is steamed, not oxidised.\n\n## Black\n\nBlack tea is oxidised fully.';
-    const created = expectReply('POST', '/v1/documents', await call(app, 'POST', '/v1/documents', { title: 'Tea', text, format: 'markdown', tags: ['tea'] }), 201);
+    const created = expectReply(
+      'POST',
+      '/v1/documents',
+      await call(app, 'POST', '/v1/documents', { title: 'Tea', text, format: 'markdown', tags: ['tea'] }),
+      201,
+    );
     expectReply('POST', '/v1/documents', await call(app, 'POST', '/v1/documents', { text }), 200);
     const form = new FormData();
     form.append('file', new File(['Oolong is in between.'], 'oolong.txt', { type: 'text/plain' }));
@@ -113,14 +127,25 @@ describe('replies match the OpenAPI document', () => {
     const quoted = expectReply('POST', '/v1/chat', await call(app, 'POST', '/v1/chat', chat), 200);
     const citation = quoted.citations.find((c: { kind: string }) => c.kind === 'document');
     expect(citation.quotes.map((q: { start: number; end: number }) => text.slice(q.start, q.end))).toContain('Black tea is oxidised fully.');
-    const streamed = await app.request('/v1/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...chat, stream: true }) });
+    const streamed = await app.request('/v1/chat', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...chat, stream: true }),
+    });
     for (const { id: _id, ...event } of parseSse(await streamed.text())) expectDocumented('POST', '/v1/chat', 200, event, 'text/event-stream');
     expectReply('DELETE', '/v1/documents/:id', await call(app, 'DELETE', `/v1/documents/${id}`), 204);
     expectReply('GET', '/v1/documents/:id', await call(app, 'GET', `/v1/documents/${id}`), 404);
   });
 
   it('agents and their versions', async () => {
-    const body = { id: 'replies', name: 'Replies', instructions: 'Be brief.', temperature: 0.2, tools: { deny: ['delete_memory'] }, recall: { memoryTopK: 2, tagsAny: ['faq'] } };
+    const body = {
+      id: 'replies',
+      name: 'Replies',
+      instructions: 'Be brief.',
+      temperature: 0.2,
+      tools: { deny: ['delete_memory'] },
+      recall: { memoryTopK: 2, tagsAny: ['faq'] },
+    };
     expectReply('POST', '/v1/agents', await call(app, 'POST', '/v1/agents', body), 201);
     expectReply('POST', '/v1/agents', await call(app, 'POST', '/v1/agents', body), 409);
     expectReply('POST', '/v1/agents', await call(app, 'POST', '/v1/agents', { name: 'Minimal' }), 201);
@@ -156,7 +181,12 @@ describe('replies match the OpenAPI document', () => {
     // The first turn is recalled as a source, and cited.
     const done = events.find((e) => e.event === 'done')!.data as any;
     expect(done.citations.map((c: { kind: string }) => c.kind)).toContain('turn');
-    const turns = expectReply('POST', '/v1/turns/search', await call(app, 'POST', '/v1/turns/search', { query: 'What does Alice drink?', agentId: 'chatter' }), 200);
+    const turns = expectReply(
+      'POST',
+      '/v1/turns/search',
+      await call(app, 'POST', '/v1/turns/search', { query: 'What does Alice drink?', agentId: 'chatter' }),
+      200,
+    );
     expect(turns.hits.length).toBeGreaterThan(0);
     expectReply('POST', '/v1/turns/search', await call(app, 'POST', '/v1/turns/search', { query: '' }), 400);
 
@@ -205,7 +235,9 @@ describe('replies match the OpenAPI document', () => {
     try {
       const llm = createLlmProvider({ baseURL: server.url, apiKey: 'test-key', model: 'test-model', retry: { maxAttempts: 1 } });
       const withLlm = createApp({ ...ctx, llm });
-      const tools = [{ type: 'function', function: { name: 'get_location', description: 'Where the device is', parameters: { type: 'object', properties: {} } } }];
+      const tools = [
+        { type: 'function', function: { name: 'get_location', description: 'Where the device is', parameters: { type: 'object', properties: {} } } },
+      ];
       await call(withLlm, 'POST', '/v1/agents', { id: 'runner', name: 'Runner' });
       const paused = expectReply('POST', '/v1/chat', await call(withLlm, 'POST', '/v1/chat', { message: 'Where am I?', agentId: 'runner', tools }), 200);
       expect(paused.status).toBe('requires_action');
@@ -225,7 +257,12 @@ describe('replies match the OpenAPI document', () => {
         200,
       );
       expect(done.status).toBe('completed');
-      expectReply('POST', '/v1/runs/:runId/approvals', await call(withLlm, 'POST', `/v1/runs/${paused.runId}/approvals`, { decisions: [{ toolCallId: 'd1', approve: true }] }), 409);
+      expectReply(
+        'POST',
+        '/v1/runs/:runId/approvals',
+        await call(withLlm, 'POST', `/v1/runs/${paused.runId}/approvals`, { decisions: [{ toolCallId: 'd1', approve: true }] }),
+        409,
+      );
       expectReply('POST', '/v1/runs/:runId/cancel', await call(withLlm, 'POST', `/v1/runs/${paused.runId}/cancel`), 409);
       expectReply('GET', '/v1/runs/:runId/events', await call(withLlm, 'GET', '/v1/runs/00000000-0000-4000-8000-000000000000/events'), 404);
       expectReply('GET', '/v1/runs/:runId', await call(withLlm, 'GET', '/v1/runs/00000000-0000-4000-8000-000000000000'), 404);

@@ -59,7 +59,10 @@ describe('client-side tools', () => {
     expect(paused.status).toBe(200);
     expect(paused.body).toMatchObject({
       status: 'requires_action',
-      requiredAction: { type: 'submit_tool_outputs', toolCalls: [{ id: 'call_loc', type: 'function', function: { name: 'get_location', arguments: '{"precise":true}' } }] },
+      requiredAction: {
+        type: 'submit_tool_outputs',
+        toolCalls: [{ id: 'call_loc', type: 'function', function: { name: 'get_location', arguments: '{"precise":true}' } }],
+      },
     });
     const { runId, conversationId } = paused.body;
     expect(runId).toMatch(/^[0-9a-f-]{36}$/);
@@ -105,7 +108,12 @@ describe('client-side tools', () => {
     expect(second.at(-1)).toMatchObject({ event: 'done', data: { status: 'completed', answer: 'You are in Oslo.', runId: paused.runId } });
     const ids = second.map((e) => Number(e.id));
     expect(ids).toEqual(ids.map((_, i) => 3 + i));
-    expect(second.filter((e) => e.event === 'delta').map((e) => e.data.text).join('')).toBe('You are in Oslo.');
+    expect(
+      second
+        .filter((e) => e.event === 'delta')
+        .map((e) => e.data.text)
+        .join(''),
+    ).toBe('You are in Oslo.');
   });
 
   it('runs the built-in call of a reply and pauses for the client one beside it', async () => {
@@ -202,13 +210,13 @@ describe('client-side tools', () => {
 
   it('resumes a paused run after a server restart', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'memrag-runs-'));
-    const open = () =>
-      createAppContext(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', MEMORY_EXTRACTION: 'off' }), { embedder: createHashEmbedder(64) });
+    const open = () => createAppContext(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', MEMORY_EXTRACTION: 'off' }), { embedder: createHashEmbedder(64) });
     try {
       server = await startScriptedLlmServer([reply.toolCalls([locationCall]), reply.text('You are in Oslo.')]);
       const llm = createLlmProvider({ baseURL: server.url, apiKey: 'k', model: 'test-model', retry: { maxAttempts: 1 } });
       const before = await open();
-      const { runId, conversationId } = (await call(createApp({ ...before, llm }), 'POST', '/v1/chat', { message: 'Where am I?', tools: [LOCATION_TOOL] })).body;
+      const { runId, conversationId } = (await call(createApp({ ...before, llm }), 'POST', '/v1/chat', { message: 'Where am I?', tools: [LOCATION_TOOL] }))
+        .body;
       await before.close();
 
       const after = await open();
@@ -302,7 +310,10 @@ describe('runs', () => {
     const after = parseSse(await again.text());
     expect(Number(after[0]!.id)).toBe(Number(lastId) + 1);
     expect(after.at(-1)).toMatchObject({ event: 'done', data: { status: 'completed', answer: 'abcdefghijklmnopqrstuvwxyz' } });
-    const text = [...before, ...after].filter((e) => e.event === 'delta').map((e) => e.data.text).join('');
+    const text = [...before, ...after]
+      .filter((e) => e.event === 'delta')
+      .map((e) => e.data.text)
+      .join('');
     expect(text).toBe('abcdefghijklmnopqrstuvwxyz');
   });
 
@@ -343,7 +354,10 @@ describe('runs', () => {
     const next = await call(app, 'POST', '/v1/chat', { message: 'And now?', conversationId: paused.conversationId });
     expect(next.body).toMatchObject({ status: 'completed', answer: 'Still Oslo.' });
     const stored = await call(app, 'GET', `/v1/conversations/${paused.conversationId}`);
-    expect(stored.body.messages.filter((m: { role: string }) => m.role === 'user').map((m: { content: string }) => m.content)).toEqual(['Where am I?', 'And now?']);
+    expect(stored.body.messages.filter((m: { role: string }) => m.role === 'user').map((m: { content: string }) => m.content)).toEqual([
+      'Where am I?',
+      'And now?',
+    ]);
   });
 
   it('a client that only watched the events and left does not abort a run someone waits on as JSON', async () => {
@@ -354,7 +368,8 @@ describe('runs', () => {
     const deadline = Date.now() + 2_000;
     while (!runId && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 20));
-      const [row] = ((await ctx.database.db.execute(sql`SELECT id FROM runs WHERE status = 'running' LIMIT 1`)) as unknown as { rows: Array<{ id: string }> }).rows;
+      const [row] = ((await ctx.database.db.execute(sql`SELECT id FROM runs WHERE status = 'running' LIMIT 1`)) as unknown as { rows: Array<{ id: string }> })
+        .rows;
       runId = row?.id;
     }
     expect(runId).toBeDefined();
@@ -397,7 +412,9 @@ describe('runs', () => {
     });
     expect(key.status).toBe(400);
     expect(key.body.error.details[0].path).toBe('tools.0.function.parameters.properties.a.description');
-    const output = await call(app, 'POST', '/v1/runs/00000000-0000-4000-8000-000000000000/tool-outputs', { toolOutputs: [{ toolCallId: 'c', output: 'x\ud800' }] });
+    const output = await call(app, 'POST', '/v1/runs/00000000-0000-4000-8000-000000000000/tool-outputs', {
+      toolOutputs: [{ toolCallId: 'c', output: 'x\ud800' }],
+    });
     expect(output.status).toBe(400);
   });
 
@@ -405,7 +422,11 @@ describe('runs', () => {
     const { app } = await appWithLlm([{ kind: 'error', status: 400, message: 'secret provider detail' }]);
     const res = await call(app, 'POST', '/v1/chat', { message: 'hello' });
     expect(res.status).toBe(502);
-    const [row] = ((await ctx.database.db.execute(sql`SELECT id FROM runs WHERE status = 'failed' ORDER BY created_at DESC LIMIT 1`)) as unknown as { rows: Array<{ id: string }> }).rows;
+    const [row] = (
+      (await ctx.database.db.execute(sql`SELECT id FROM runs WHERE status = 'failed' ORDER BY created_at DESC LIMIT 1`)) as unknown as {
+        rows: Array<{ id: string }>;
+      }
+    ).rows;
     const run = (await call(app, 'GET', `/v1/runs/${row!.id}`)).body;
     expect(run.error).toEqual({ code: 'llm_error', message: 'The LLM provider rejected the request.' });
     expect(JSON.stringify(run)).not.toContain('secret provider detail');

@@ -39,7 +39,16 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
     let alpha: Caller;
     let beta: Caller;
     let betaKey: string;
-    const seeded = { documentId: '', chunkIds: [] as string[], conversationId: '', exported: undefined as any, runId: '', pausedRunId: '', jobId: '', batchId: '' };
+    const seeded = {
+      documentId: '',
+      chunkIds: [] as string[],
+      conversationId: '',
+      exported: undefined as any,
+      runId: '',
+      pausedRunId: '',
+      jobId: '',
+      batchId: '',
+    };
 
     const as =
       (target: () => Hono, key: string): Caller =>
@@ -76,7 +85,13 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
       ok(await alpha('PUT', '/v1/memories/shared-key', { content: 'Alpha keeps green tea under the shared key' }));
       ok(await beta('PUT', '/v1/memories/shared-key', { content: 'Beta stores coffee beans under the shared key' }));
       const ingested = ok(
-        await alpha('POST', '/v1/documents', { title: 'Alpha field notes', text: ALPHA_DOCUMENT, format: 'markdown', tags: ['alpha-only'], source: 'wiki://alpha' }),
+        await alpha('POST', '/v1/documents', {
+          title: 'Alpha field notes',
+          text: ALPHA_DOCUMENT,
+          format: 'markdown',
+          tags: ['alpha-only'],
+          source: 'wiki://alpha',
+        }),
       );
       seeded.documentId = ingested.body.document.id;
       seeded.chunkIds = (await alpha('GET', `/v1/documents/${seeded.documentId}/chunks`)).body.items.map((c: { id: string }) => c.id);
@@ -104,10 +119,15 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
       ok(await alpha('POST', '/v1/agents', { id: 'alpha-agent', name: 'Alpha keeps this agent', instructions: 'Mention zanzibarite.' }));
       ok(await alpha('PATCH', '/v1/agents/alpha-agent', { instructions: 'Mention zanzibarite twice.' }));
       // A job of alpha's that ended (its document is alpha's seeded one: same text) and a batch.
-      seeded.jobId = ok(await alpha('POST', '/v1/documents', { title: 'Alpha field notes', text: ALPHA_DOCUMENT, format: 'markdown', async: true })).body.job.id;
-      seeded.batchId = ok(await alpha('POST', '/v1/documents', { documents: [{ text: ALPHA_DOCUMENT, format: 'markdown', source: 'wiki://alpha' }] })).body.job.id;
+      seeded.jobId = ok(
+        await alpha('POST', '/v1/documents', { title: 'Alpha field notes', text: ALPHA_DOCUMENT, format: 'markdown', async: true }),
+      ).body.job.id;
+      seeded.batchId = ok(
+        await alpha('POST', '/v1/documents', { documents: [{ text: ALPHA_DOCUMENT, format: 'markdown', source: 'wiki://alpha' }] }),
+      ).body.job.id;
       for (const id of [seeded.jobId, seeded.batchId]) {
-        for (let i = 0; i < 400 && !['succeeded', 'failed'].includes((await alpha('GET', `/v1/jobs/${id}`)).body.job.status); i++) await new Promise((r) => setTimeout(r, 25));
+        for (let i = 0; i < 400 && !['succeeded', 'failed'].includes((await alpha('GET', `/v1/jobs/${id}`)).body.job.status); i++)
+          await new Promise((r) => setTimeout(r, 25));
       }
     });
     afterAll(async () => {
@@ -148,7 +168,12 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
       // Alpha sees its own data on each read route: a route serving some fixed tenant would not.
       expect(state.memories.items.map((m: { key: string }) => m.key).sort()).toEqual(['alpha-delete-probe', 'alpha-secret', 'shared-key']);
       expect(state.bobMemories.items.map((m: { key: string }) => m.key)).toEqual(['alpha-bob']);
-      expect(state.tags.tags).toEqual(expect.arrayContaining([{ tag: 'alpha-only', count: 2 }, { tag: 'shared-tag', count: 1 }]));
+      expect(state.tags.tags).toEqual(
+        expect.arrayContaining([
+          { tag: 'alpha-only', count: 2 },
+          { tag: 'shared-tag', count: 1 },
+        ]),
+      );
       expect(state.documents.items.map((d: { id: string }) => d.id)).toEqual([seeded.documentId]);
       expect(state.conversations.items.map((c: { id: string }) => c.id)).toEqual([seeded.conversationId]);
       expect(state.turns.hits.map((h: { conversationId: string }) => h.conversationId)).toEqual([seeded.conversationId]);
@@ -227,7 +252,10 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
           const llm = createLlmProvider({ baseURL: server.url, apiKey: 'k', model: 'scripted', retry: { maxAttempts: 1 } });
           const withLlm = as(() => createApp({ ...ctx!, llm }), betaKey);
           // An agent beta holds nothing for: id 0 names no memory there, alpha's least of all.
-          const res = await withLlm('POST', '/v1/memories/extract', { messages: [{ role: 'user', content: 'What is the vault code?' }], agentId: 'extract-probe' });
+          const res = await withLlm('POST', '/v1/memories/extract', {
+            messages: [{ role: 'user', content: 'What is the vault code?' }],
+            agentId: 'extract-probe',
+          });
           expect(res.status, JSON.stringify(res.body)).toBe(200);
           expect(res.body.decisions[0]).toMatchObject({ event: 'UPDATE', status: 'skipped', reason: 'unknown memory id 0' });
           expectNothingOfAlpha(res, 'extract');
@@ -330,7 +358,12 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
       'POST /v1/turns/search': async () => {
         for (const mode of ['hybrid', 'vector', 'text']) {
           for (const agentId of ['default', 'bob']) {
-            const res = await beta('POST', '/v1/turns/search', { query: 'What is the vault code zanzibarite? The vault code is zanzibarite 4417', mode, agentId, topK: 50 });
+            const res = await beta('POST', '/v1/turns/search', {
+              query: 'What is the vault code zanzibarite? The vault code is zanzibarite 4417',
+              mode,
+              agentId,
+              topK: 50,
+            });
             expect(res.status).toBe(200);
             expectNothingOfAlpha(res, `turn search (${mode}, ${agentId})`);
           }
@@ -343,14 +376,20 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
         for (const id of [seeded.runId, seeded.pausedRunId]) expectNotFound(await beta('GET', `/v1/runs/${id}`), 'run by id');
       },
       'POST /v1/runs/:runId/tool-outputs': async () => {
-        expectNotFound(await beta('POST', `/v1/runs/${seeded.pausedRunId}/tool-outputs`, { toolOutputs: [{ toolCallId: 'alpha-call', output: 'beta' }] }), 'tool outputs');
+        expectNotFound(
+          await beta('POST', `/v1/runs/${seeded.pausedRunId}/tool-outputs`, { toolOutputs: [{ toolCallId: 'alpha-call', output: 'beta' }] }),
+          'tool outputs',
+        );
         expectNotFound(
           await beta('POST', `/v1/runs/${seeded.pausedRunId}/tool-outputs`, { toolOutputs: [{ toolCallId: 'alpha-call', output: 'beta' }], stream: true }),
           'streamed tool outputs',
         );
       },
       'POST /v1/runs/:runId/approvals': async () => {
-        expectNotFound(await beta('POST', `/v1/runs/${seeded.pausedRunId}/approvals`, { decisions: [{ toolCallId: 'alpha-call', approve: true }] }), 'approvals');
+        expectNotFound(
+          await beta('POST', `/v1/runs/${seeded.pausedRunId}/approvals`, { decisions: [{ toolCallId: 'alpha-call', approve: true }] }),
+          'approvals',
+        );
       },
       'POST /v1/runs/:runId/cancel': async () => {
         for (const id of [seeded.runId, seeded.pausedRunId]) expectNotFound(await beta('POST', `/v1/runs/${id}/cancel`), 'run cancel');
@@ -446,8 +485,14 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
           .map((r) => `${r.method} ${r.path}`),
       );
       expect(routes.size).toBeGreaterThan(15);
-      expect([...routes].filter((r) => !(r in probes)), 'routes without an isolation probe').toEqual([]);
-      expect(Object.keys(probes).filter((p) => !routes.has(p)), 'probes of routes that no longer exist').toEqual([]);
+      expect(
+        [...routes].filter((r) => !(r in probes)),
+        'routes without an isolation probe',
+      ).toEqual([]);
+      expect(
+        Object.keys(probes).filter((p) => !routes.has(p)),
+        'probes of routes that no longer exist',
+      ).toEqual([]);
     });
 
     for (const [route, probe] of Object.entries(probes)) {
@@ -458,7 +503,7 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
       });
     }
 
-    it("confines the candidate queries themselves (vector scan and BM25) to the tenant, not just the hits", async () => {
+    it('confines the candidate queries themselves (vector scan and BM25) to the tenant, not just the hits', async () => {
       // Hits are read back per tenant too, so a leaking candidate query would only show as missing
       // hits; asked directly, it must not return alpha's chunks at all.
       const search = ctx!.search.forTenant('beta');

@@ -32,7 +32,14 @@ function conversationExport(turns: { question: string; answer: string; at: strin
   return {
     format: 'memrag.conversation',
     version: 1,
-    conversation: { id: randomUUID(), agentId: extra.agentId ?? 'default', ...(extra.userId ? { userId: extra.userId } : {}), title: 't', createdAt: turns[0]!.at, updatedAt: turns[0]!.at },
+    conversation: {
+      id: randomUUID(),
+      agentId: extra.agentId ?? 'default',
+      ...(extra.userId ? { userId: extra.userId } : {}),
+      title: 't',
+      createdAt: turns[0]!.at,
+      updatedAt: turns[0]!.at,
+    },
     messages: turns.flatMap((t, i) => [
       { seq: 2 * i + 1, turn: i + 1, role: 'user', content: t.question, createdAt: t.at },
       { seq: 2 * i + 2, turn: i + 1, role: 'assistant', content: t.answer, toolCalls: [], createdAt: t.at },
@@ -67,13 +74,23 @@ describe('POST /v1/turns/search', () => {
           agentId: 'ana',
           userId: null,
           score: expect.any(Number),
-          ranks: mode === 'hybrid' ? { vector: expect.any(Number), text: expect.any(Number) } : mode === 'vector' ? { vector: 1, text: null } : { vector: null, text: 1 },
+          ranks:
+            mode === 'hybrid'
+              ? { vector: expect.any(Number), text: expect.any(Number) }
+              : mode === 'vector'
+                ? { vector: 1, text: null }
+                : { vector: null, text: 1 },
         },
       ]);
     }
     const locker = await call(app, 'POST', '/v1/turns/search', { query: 'locker code', agentId: 'ana', mode: 'text' });
     expect(locker.body.hits.map((h: { conversationId: string }) => h.conversationId)).toEqual([first.body.conversationId]);
-    const elsewhere = await call(app, 'POST', '/v1/turns/search', { query: 'locker code', agentId: 'ana', mode: 'text', excludeConversationId: first.body.conversationId });
+    const elsewhere = await call(app, 'POST', '/v1/turns/search', {
+      query: 'locker code',
+      agentId: 'ana',
+      mode: 'text',
+      excludeConversationId: first.body.conversationId,
+    });
     expect(elsewhere.body.hits).toEqual([]);
     const only = await call(app, 'POST', '/v1/turns/search', { query: 'locker code bike', agentId: 'ana', conversationId: imported.body.conversation.id });
     expect(only.body.hits.map((h: { conversationId: string }) => h.conversationId)).toEqual([imported.body.conversation.id]);
@@ -111,7 +128,10 @@ describe('POST /v1/turns/search', () => {
       const res = await call(app, 'POST', '/v1/turns/search', body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error.code).toBe('validation_error');
-      expect(res.body.error.details.map((d: { path: string }) => d.path), JSON.stringify(res.body.error)).toContain(field);
+      expect(
+        res.body.error.details.map((d: { path: string }) => d.path),
+        JSON.stringify(res.body.error),
+      ).toContain(field);
     }
     expect((await call(app, 'POST', '/v1/turns/search', '{not json')).status).toBe(400);
   });
@@ -130,7 +150,9 @@ describe('chat recall of past turns', () => {
     expect(res.body.answer).toContain('4512');
     expect(res.body.answer).not.toMatch(/7777|1234/);
     const turnCitations = res.body.citations.filter((c: { kind: string }) => c.kind === 'turn');
-    expect(turnCitations).toEqual([{ id: expect.any(Number), kind: 'turn', conversationId: earlier.body.conversationId, turn: 1, snippet: expect.stringContaining('4512') }]);
+    expect(turnCitations).toEqual([
+      { id: expect.any(Number), kind: 'turn', conversationId: earlier.body.conversationId, turn: 1, snippet: expect.stringContaining('4512') },
+    ]);
 
     // The conversation's own turns are its history, never recalled as sources.
     const next = await chat({ message: 'And what is my locker code again?', agentId: 'ana', userId: 'u-1', conversationId: res.body.conversationId });
@@ -151,7 +173,13 @@ describe('chat recall of past turns', () => {
     const retrieval = /event: retrieval\ndata: (.*)\n/.exec(text)![1]!;
     const sources = JSON.parse(retrieval).sources as { kind: string; conversationId: string; turn: number; question: string; at: string }[];
     expect(sources).toEqual([
-      expect.objectContaining({ kind: 'turn', conversationId: earlier.body.conversationId, turn: 1, question: 'The wifi password is hunter2-zebra.', at: expect.any(String) }),
+      expect.objectContaining({
+        kind: 'turn',
+        conversationId: earlier.body.conversationId,
+        turn: 1,
+        question: 'The wifi password is hunter2-zebra.',
+        at: expect.any(String),
+      }),
     ]);
   });
 
@@ -175,7 +203,9 @@ describe('users on the chat and conversations', () => {
       expect(res.body.error.code).toBe('not_found');
     }
     const anonymous = await chat({ message: 'Hello from nobody.', agentId: 'ana' });
-    expect((await call(app, 'POST', '/v1/chat', { message: 'hi', agentId: 'ana', userId: 'u-1', conversationId: anonymous.body.conversationId })).status).toBe(404);
+    expect((await call(app, 'POST', '/v1/chat', { message: 'hi', agentId: 'ana', userId: 'u-1', conversationId: anonymous.body.conversationId })).status).toBe(
+      404,
+    );
     expect((await chat({ message: 'Still me.', agentId: 'ana', userId: 'u-1', conversationId: id })).status).toBe(200);
 
     const stored = await call(app, 'GET', `/v1/conversations/${id}?agentId=ana`);

@@ -128,7 +128,10 @@ describeOnDrivers('job queue', (driver) => {
       retryBaseMs: 10,
     });
     try {
-      const done = await waitFor(() => store.get(job.id), (j) => j!.status === 'succeeded');
+      const done = await waitFor(
+        () => store.get(job.id),
+        (j) => j!.status === 'succeeded',
+      );
       expect(done!.result).toMatchObject({ status: 'created' });
       expect(new Set(stages)).toEqual(new Set(['parse', 'normalise', 'chunk', 'embed', 'write']));
       const document = await createDocumentStore({ db: database.db, embedder, tenantId: 'q6' }).get(done!.result!.documentId as string);
@@ -189,9 +192,22 @@ describeOnDrivers('job queue', (driver) => {
       { payload: { format: 'text', title: 'also good' }, content: 'Stoneware is fired hotter than earthenware.' },
     ]);
     const ingest = ingestJobHandler({ db: database.db, embedder });
-    const runner = startJobRunner({ queue: createJobLeases(database.db), db: database.db, handlers: { ingest }, logger, concurrency: 2, leaseMs: 5_000, pollMs: 20, retryBaseMs: 10, isPermanent: (err) => (err instanceof Error && err.name === 'DocumentParseError' ? { code: 'invalid_document', message: err.message } : undefined) });
+    const runner = startJobRunner({
+      queue: createJobLeases(database.db),
+      db: database.db,
+      handlers: { ingest },
+      logger,
+      concurrency: 2,
+      leaseMs: 5_000,
+      pollMs: 20,
+      retryBaseMs: 10,
+      isPermanent: (err) => (err instanceof Error && err.name === 'DocumentParseError' ? { code: 'invalid_document', message: err.message } : undefined),
+    });
     try {
-      const done = await waitFor(() => store.get(batch.id), (j) => j!.status === 'succeeded');
+      const done = await waitFor(
+        () => store.get(batch.id),
+        (j) => j!.status === 'succeeded',
+      );
       expect(done!.progress).toEqual({ stage: 'items', done: 3, total: 3 });
       const view = await store.batch(batch.id);
       expect(view.counts).toEqual({ queued: 0, running: 0, succeeded: 2, failed: 1, cancelled: 0 });

@@ -17,7 +17,10 @@ import { createCapturedLogger } from '../support/captured-logger.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 import { describeOnDrivers } from '../support/database-drivers.js';
 
-const MEMORIES = Array.from({ length: 30 }, (_, i) => ({ key: `m${i}`, content: `Kiln log ${i}: the ${i % 2 ? 'salt' : 'soda'} firing reached cone ${i % 13}` }));
+const MEMORIES = Array.from({ length: 30 }, (_, i) => ({
+  key: `m${i}`,
+  content: `Kiln log ${i}: the ${i % 2 ? 'salt' : 'soda'} firing reached cone ${i % 13}`,
+}));
 
 async function backfillJobs(db: Db) {
   return queryRows<{ id: string; status: string; progress: unknown; result: unknown }>(
@@ -132,7 +135,15 @@ describeOnDrivers('maintenance as jobs', (driver) => {
       expect(job).toMatchObject({
         kind: 'reembed',
         status: 'succeeded',
-        result: { embedderId: 'test:new-32', dimensions: 32, tables: [{ table: 'memories', rows: 50 }, { table: 'chunks', rows: 0 }, { table: 'turns', rows: 0 }] },
+        result: {
+          embedderId: 'test:new-32',
+          dimensions: 32,
+          tables: [
+            { table: 'memories', rows: 50 },
+            { table: 'chunks', rows: 0 },
+            { table: 'turns', rows: 0 },
+          ],
+        },
       });
       expect(progress).toEqual(['memories 20/50', 'memories 40/50', 'memories 50/50']);
       expect(job.progress).toEqual({ stage: 'memories', done: 50, total: 50 });
@@ -144,7 +155,9 @@ describeOnDrivers('maintenance as jobs', (driver) => {
       const [old] = await queryRows<{ status: string; error: { code: string } }>(database.db, sql`SELECT status, error FROM jobs WHERE id = ${stale.id}`);
       expect(old).toMatchObject({ status: 'failed', error: { code: 'embedder_mismatch' } });
       // The store's own job failing for good is the operator's to hear of, not only a row to find.
-      expect(lines).toContainEqual(expect.objectContaining({ level: 'error', jobId: stale.id, kind: 'reembed', msg: expect.stringContaining('reembed job failed') }));
+      expect(lines).toContainEqual(
+        expect.objectContaining({ level: 'error', jobId: stale.id, kind: 'reembed', msg: expect.stringContaining('reembed job failed') }),
+      );
     } finally {
       await database.close();
     }

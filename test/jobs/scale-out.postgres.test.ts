@@ -216,7 +216,9 @@ describe('scale-out on the PostgreSQL server: two API processes, two worker proc
     expect(chunkRuns.filter((c) => c.n !== c.max + 1)).toEqual([]);
 
     // BM25 statistics exactly as a recount from the chunks and postings gives them.
-    const corpus = await query<{ tenant_id: string; total_chunks: string; total_length: string }>(`SELECT tenant_id, total_chunks, total_length FROM corpus_stats`);
+    const corpus = await query<{ tenant_id: string; total_chunks: string; total_length: string }>(
+      `SELECT tenant_id, total_chunks, total_length FROM corpus_stats`,
+    );
     const [recount] = await query<{ passages: string; length: string }>(
       `SELECT count(*) AS passages, coalesce(sum(bm25_length), 0) AS length FROM chunks WHERE passage_id = id`,
     );

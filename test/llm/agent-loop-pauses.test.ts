@@ -102,7 +102,13 @@ describe('runAgentTurn pauses', () => {
     expect(ran).toEqual([]);
     const done = await runAgentTurn({
       ...base,
-      resume: { state: paused.state, decisions: new Map([['e1', { approve: true }], ['e2', { approve: false, reason: 'keep it' }]]) },
+      resume: {
+        state: paused.state,
+        decisions: new Map([
+          ['e1', { approve: true }],
+          ['e2', { approve: false, reason: 'keep it' }],
+        ]),
+      },
     });
     expect(done.stopReason).toBe('completed');
     expect(ran).toEqual(['erase:1']);
@@ -155,4 +161,3 @@ describe('runAgentTurn pauses', () => {
     expect(result.pending?.clientCalls.map((c) => c.name)).toEqual(['get_location']);
   });
 });
-

@@ -91,10 +91,9 @@ describe('runAgentTurn', () => {
 
   it('does a tool round trip and sums usage over iterations', async () => {
     const events: AgentEvent[] = [];
-    const { server, result } = await turn(
-      [reply.toolCalls([{ id: 'c1', name: 'weather', arguments: '{"city":"Oslo"}' }]), reply.text('It is 4C in Oslo')],
-      { onEvent: (e) => events.push(e) },
-    );
+    const { server, result } = await turn([reply.toolCalls([{ id: 'c1', name: 'weather', arguments: '{"city":"Oslo"}' }]), reply.text('It is 4C in Oslo')], {
+      onEvent: (e) => events.push(e),
+    });
     expect(result.stopReason).toBe('completed');
     expect(result.text).toBe('It is 4C in Oslo');
     expect(result.usage.totalTokens).toBe(30);
@@ -227,33 +226,21 @@ describe('runAgentTurn', () => {
 
   it('runs hooks in order and sends the transformed messages', async () => {
     const log: string[] = [];
-    const { server, result } = await turn(
-      [reply.toolCalls([{ id: 'h', name: 'weather', arguments: '{"city":"Oslo"}' }]), reply.text('fin')],
-      {
-        hooks: [
-          {
-            beforeLlm: (messages) => {
-              log.push('beforeLlm');
-              return [...messages, { role: 'user', content: 'Relevant memory: likes Oslo' }];
-            },
-            afterLlm: (r) => void log.push(`afterLlm:${r.finishReason}`),
-            beforeTool: (c) => void log.push(`beforeTool:${c.id}`),
-            afterTool: (c, r) => void log.push(`afterTool:${c.id}:${r.isError}`),
+    const { server, result } = await turn([reply.toolCalls([{ id: 'h', name: 'weather', arguments: '{"city":"Oslo"}' }]), reply.text('fin')], {
+      hooks: [
+        {
+          beforeLlm: (messages) => {
+            log.push('beforeLlm');
+            return [...messages, { role: 'user', content: 'Relevant memory: likes Oslo' }];
           },
-          { beforeLlm: () => void log.push('beforeLlm2') },
-        ],
-      },
-    );
-    expect(log).toEqual([
-      'beforeLlm',
-      'beforeLlm2',
-      'afterLlm:tool_calls',
-      'beforeTool:h',
-      'afterTool:h:false',
-      'beforeLlm',
-      'beforeLlm2',
-      'afterLlm:stop',
-    ]);
+          afterLlm: (r) => void log.push(`afterLlm:${r.finishReason}`),
+          beforeTool: (c) => void log.push(`beforeTool:${c.id}`),
+          afterTool: (c, r) => void log.push(`afterTool:${c.id}:${r.isError}`),
+        },
+        { beforeLlm: () => void log.push('beforeLlm2') },
+      ],
+    });
+    expect(log).toEqual(['beforeLlm', 'beforeLlm2', 'afterLlm:tool_calls', 'beforeTool:h', 'afterTool:h:false', 'beforeLlm', 'beforeLlm2', 'afterLlm:stop']);
     expect(server.requests[0]!.body.messages.at(-1)).toEqual({ role: 'user', content: 'Relevant memory: likes Oslo' });
     // The injection shaped the request only; it is not part of the turn's history.
     expect(result.newMessages.some((m) => m.role === 'user')).toBe(false);

@@ -1,12 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLlmProvider, type LlmProviderOptions } from '../../src/llm/llm-provider.js';
-import {
-  AbortedError,
-  AuthenticationError,
-  ContextOverflowError,
-  RateLimitError,
-  TransientError,
-} from '../../src/llm/llm-errors.js';
+import { AbortedError, AuthenticationError, ContextOverflowError, RateLimitError, TransientError } from '../../src/llm/llm-errors.js';
 import { reply, startScriptedLlmServer, type Script, type ScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
 
 let server: ScriptedLlmServer | undefined;

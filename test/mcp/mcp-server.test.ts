@@ -88,7 +88,13 @@ describe('MCP at /mcp, without API keys', () => {
 
   it('ingests a Markdown document, which search_knowledge finds and chat cites (extractive, no LLM)', async () => {
     const guide = '# Pumps\n\n## Priming\n\nPrime the centrifugal pump with water before starting it.\n\n## Storage\n\nDrain the pump before winter.';
-    const ingested = await callTool(client, 'ingest_document', { title: 'Pump guide', text: guide, format: 'markdown', tags: ['manual'], source: 'wiki://pumps' });
+    const ingested = await callTool(client, 'ingest_document', {
+      title: 'Pump guide',
+      text: guide,
+      format: 'markdown',
+      tags: ['manual'],
+      source: 'wiki://pumps',
+    });
     expect(ingested).toMatchObject({ isError: false, body: { status: 'created', document: { title: 'Pump guide' } } });
     const documentId = ingested.body.document.id as string;
 
@@ -133,7 +139,12 @@ describe('MCP at /mcp, without API keys', () => {
     const notJson = await post('{"jsonrpc":');
     expect(notJson.status).toBe(400);
     expect(await notJson.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 } });
-    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'save_memory', arguments: { content: 'x'.repeat(ctx.config.MAX_BODY_BYTES) } } });
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'save_memory', arguments: { content: 'x'.repeat(ctx.config.MAX_BODY_BYTES) } },
+    });
     const tooBig = await post(big);
     expect(tooBig.status).toBe(413);
     expect(await tooBig.json()).toMatchObject({ error: { code: 'payload_too_large' } });
@@ -176,7 +187,9 @@ describe('MCP at /mcp, with API keys', () => {
     const alpha = await connect(server.base, 'alpha-key');
     const beta = await connect(server.base, 'beta-key');
     try {
-      expect((await callTool(alpha, 'save_memory', { key: 'secret', content: 'The vault code of alpha is zanzibarite', tags: ['alpha-only'] })).isError).toBe(false);
+      expect((await callTool(alpha, 'save_memory', { key: 'secret', content: 'The vault code of alpha is zanzibarite', tags: ['alpha-only'] })).isError).toBe(
+        false,
+      );
       expect((await callTool(beta, 'save_memory', { key: 'note', content: 'Beta keeps coffee beans in the pantry', tags: ['beta-only'] })).isError).toBe(false);
 
       const alphaHits = (await callTool(alpha, 'search_memories', { query: 'vault code zanzibarite coffee', topK: 10 })).body.hits;

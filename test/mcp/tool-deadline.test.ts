@@ -12,7 +12,10 @@ describe('withDeadline', () => {
     });
     await expect(never).rejects.toMatchObject({ status: 504, code: 'request_timeout' });
     expect(given?.aborted).toBe(true);
-    expect(errorResult(await never.catch((err: unknown) => err))).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('request_timeout') }] });
+    expect(errorResult(await never.catch((err: unknown) => err))).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringContaining('request_timeout') }],
+    });
   });
 
   it('passes the request signal through, and sets no deadline at 0 ms', async () => {

@@ -74,7 +74,11 @@ export function memoryLifecycleContract(driver: DatabaseDriver) {
       const events = await store.history('city', scope);
       expect(events.map((e) => e.event)).toEqual(['created', 'updated', 'updated', 'deleted']);
       expect(events[0]).toMatchObject({ content: 'Cy lives in Lyon', previousContent: null, tags: ['home'], actor: { type: 'api' } });
-      expect(events[1]).toMatchObject({ content: 'Cy lives in Paris', previousContent: 'Cy lives in Lyon', actor: { type: 'tool', conversationId: 'c1', turn: 3 } });
+      expect(events[1]).toMatchObject({
+        content: 'Cy lives in Paris',
+        previousContent: 'Cy lives in Lyon',
+        actor: { type: 'tool', conversationId: 'c1', turn: 3 },
+      });
       expect(events[2]).toMatchObject({ content: 'Cy lives in Paris', tags: ['home', 'france'], previousTags: ['home'] });
       expect(events[3]).toMatchObject({ content: null, previousContent: 'Cy lives in Paris', tags: ['home', 'france'] });
       expect(events.every((e) => e.at instanceof Date)).toBe(true);
@@ -115,7 +119,12 @@ export function memoryLifecycleContract(driver: DatabaseDriver) {
         ]),
       ).rejects.toThrow();
       expect(await store.get('b3', { agentId })).toBeNull();
-      await expect(store.saveMany([{ key: 'b1', content: 'x', agentId }, { key: 'b1', content: 'y', agentId }])).rejects.toThrow(/repeats the key/);
+      await expect(
+        store.saveMany([
+          { key: 'b1', content: 'x', agentId },
+          { key: 'b1', content: 'y', agentId },
+        ]),
+      ).rejects.toThrow(/repeats the key/);
       await expectTotalsExact('life');
     });
 

@@ -61,7 +61,10 @@ export function memoryStoreContract(driver: DatabaseDriver) {
         expect(row.bm25_length, `bm25_length of ${row.content}`).toBe(length);
         totalLength += length;
       }
-      const postings = await queryRows<{ p: string }>(db(), sql`SELECT memory_id::text || ' ' || term || ' ' || tf || ' ' || doc_length AS p FROM memory_postings`);
+      const postings = await queryRows<{ p: string }>(
+        db(),
+        sql`SELECT memory_id::text || ' ' || term || ' ' || tf || ' ' || doc_length AS p FROM memory_postings`,
+      );
       expect(postings.map((r) => r.p).sort()).toEqual(expectedPostings.sort());
       const terms = await queryRows<{ term: string; df: number }>(db(), sql`SELECT term, df FROM memory_term_stats`);
       expect(new Map(terms.map((r) => [r.term, Number(r.df)]))).toEqual(df);
@@ -246,7 +249,10 @@ export function memoryStoreContract(driver: DatabaseDriver) {
         const rare = await store.search('zanzibar', { agentId, mode, topK: 3, tagsAny: ['rare'] });
         expect(rare.map((h) => h.memory.key).sort(), mode).toEqual(['rare0', 'rare1', 'rare2']);
         const narrowed = await store.search('zanzibar', { agentId, mode, topK: 3, tagsAll: ['rare', 'r1'] });
-        expect(narrowed.map((h) => h.memory.key), mode).toEqual(['rare1']);
+        expect(
+          narrowed.map((h) => h.memory.key),
+          mode,
+        ).toEqual(['rare1']);
         const excluded = await store.search('zanzibar', { agentId, mode, topK: 100, tagsNone: ['bulk'] });
         expect(excluded.map((h) => h.memory.key).sort(), mode).toEqual(['rare0', 'rare1', 'rare2']);
         const all = await store.search('zanzibar', { agentId, mode, topK: 100 });
@@ -264,7 +270,8 @@ export function memoryStoreContract(driver: DatabaseDriver) {
       const agentId = 'bm25-walk';
       // The 40 best-scored memories fail `tagsNone: ['top']`: a walk down the score order must go past them.
       for (let i = 0; i < 40; i++) await store.save({ agentId, key: `top${i}`, content: `quokka quokka ${i}`, tags: ['top'] });
-      for (let i = 0; i < 30; i++) await store.save({ agentId, key: `low${i}`, content: `a quokka among other words in a longer note ${i}`, tags: [i % 3 ? 'low' : 'third'] });
+      for (let i = 0; i < 30; i++)
+        await store.save({ agentId, key: `low${i}`, content: `a quokka among other words in a longer note ${i}`, tags: [i % 3 ? 'low' : 'third'] });
       const search = (filter: MemoryFilter, estimate: SQL | undefined) =>
         bm25Candidates(db(), MEMORY_BM25, 'default', {
           terms: queryTermCounts(defaultAnalyzer.analyze('quokka note')),
@@ -276,7 +283,13 @@ export function memoryStoreContract(driver: DatabaseDriver) {
           params: DEFAULT_BM25_PARAMS,
           analyzerId: defaultAnalyzer.id,
         });
-      const cases: [MemoryFilter, number][] = [[{}, 12], [{ tagsNone: ['top'] }, 12], [{ tagsAny: ['third'] }, 10], [{ tagsAll: ['low'] }, 12], [{ tagsAny: ['none-such'] }, 0]];
+      const cases: [MemoryFilter, number][] = [
+        [{}, 12],
+        [{ tagsNone: ['top'] }, 12],
+        [{ tagsAny: ['third'] }, 10],
+        [{ tagsAll: ['low'] }, 12],
+        [{ tagsAny: ['none-such'] }, 0],
+      ];
       for (const [filter, found] of cases) {
         const planned = await search(filter, undefined);
         expect(planned, JSON.stringify(filter)).toHaveLength(found);
@@ -358,7 +371,9 @@ export function memoryStoreContract(driver: DatabaseDriver) {
       // Rows as the migration leaves them: bm25_length NULL, no postings.
       const contents = ['Legacy memory about Ingrid Halvorsen', 'Parking spot 7G-118 at the depot', 'Old note on glacier tours', 'Unrelated'];
       const vectors = await embedder.embed(contents);
-      await db().insert(memories).values(contents.map((content, i) => ({ agentId, key: `old${i}`, content, embedding: vectors[i]! })));
+      await db()
+        .insert(memories)
+        .values(contents.map((content, i) => ({ agentId, key: `old${i}`, content, embedding: vectors[i]! })));
       expect(await store.search('Halvorsen', { agentId, mode: 'text' })).toEqual([]);
       const [before] = await queryRows<{ total: string }>(db(), sql`SELECT total FROM memory_corpus_stats`);
 
@@ -379,7 +394,9 @@ export function memoryStoreContract(driver: DatabaseDriver) {
       expect(updated).toBe(false);
 
       // A save of unchanged content indexes a row the start-up pass has not reached yet.
-      await db().insert(memories).values({ agentId, key: 'late', content: 'Late legacy row about Ottoline', embedding: (await embedder.embed(['x']))[0]! });
+      await db()
+        .insert(memories)
+        .values({ agentId, key: 'late', content: 'Late legacy row about Ottoline', embedding: (await embedder.embed(['x']))[0]! });
       await store.save({ agentId, key: 'late', content: 'Late legacy row about Ottoline' });
       await expectIndexExact();
       expect((await store.search('Ottoline', { agentId, mode: 'text' })).map((h) => h.memory.key)).toEqual(['late']);
@@ -467,11 +484,19 @@ export function filteredSearchAtScale(driver: DatabaseDriver) {
           const rare = await store.search(`q${q}`, { agentId: 'scale', tagsAny: ['rare'], topK: 10, mode: 'vector' });
           expect(rare).toHaveLength(10);
           expect(rare.every((h) => h.memory.tags.includes('rare'))).toBe(true);
-          rareRecall += recall(rare.map((h) => h.memory.key), truth(queries[q]!, 'rare', 10));
+          rareRecall += recall(
+            rare.map((h) => h.memory.key),
+            truth(queries[q]!, 'rare', 10),
+          );
           // The 0.2% again, by metadata: equality and a range, inside the query before the LIMIT.
           const byMetadata = await store.search(`q${q}`, {
             agentId: 'scale',
-            metadata: { and: [{ key: 'project', op: 'eq', value: 'rare-project' }, { key: 'priority', op: 'gte', value: 0 }] },
+            metadata: {
+              and: [
+                { key: 'project', op: 'eq', value: 'rare-project' },
+                { key: 'priority', op: 'gte', value: 0 },
+              ],
+            },
             topK: 10,
             mode: 'vector',
           });
@@ -479,7 +504,10 @@ export function filteredSearchAtScale(driver: DatabaseDriver) {
           const common = await store.search(`q${q}`, { agentId: 'scale', tagsAll: ['common'], topK: 10, mode: 'vector' });
           expect(common).toHaveLength(10);
           expect(common.every((h) => h.memory.tags.includes('common'))).toBe(true);
-          commonRecall += recall(common.map((h) => h.memory.key), truth(queries[q]!, 'common', 10));
+          commonRecall += recall(
+            common.map((h) => h.memory.key),
+            truth(queries[q]!, 'common', 10),
+          );
         }
         expect(rareRecall / queries.length).toBeGreaterThanOrEqual(0.9);
         expect(commonRecall / queries.length).toBeGreaterThanOrEqual(0.9);

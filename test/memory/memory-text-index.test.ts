@@ -34,7 +34,11 @@ function migrationsBeforeMemoryPostings(): string {
 async function seedLegacy(db: Db): Promise<void> {
   const embedder = createHashEmbedder(64);
   // The vector tables of that release: turns came later.
-  await ensureVectorSpace(db, embedder, VECTOR_TABLES.filter((t) => t.table === 'memories' || t.table === 'chunks'));
+  await ensureVectorSpace(
+    db,
+    embedder,
+    VECTOR_TABLES.filter((t) => t.table === 'memories' || t.table === 'chunks'),
+  );
   const vectors = await embedder.embed(LEGACY.map((m) => m.content));
   for (const [i, m] of LEGACY.entries()) {
     await db.execute(sql`INSERT INTO memories (agent_id, key, content, embedding)

@@ -15,7 +15,7 @@ describe('fuse (weighted reciprocal rank fusion)', () => {
     expect(fused.map((h) => h.id)).toEqual(['a', 'c', 'b', 'd']);
   });
 
-  it('keeps ids found by one list only, and reports each list\'s rank', () => {
+  it("keeps ids found by one list only, and reports each list's rank", () => {
     const fused = fuse([
       { ids: ['x'], weight: 1 },
       { ids: ['y', 'x'], weight: 1 },
@@ -27,18 +27,28 @@ describe('fuse (weighted reciprocal rank fusion)', () => {
   });
 
   it('lets weights decide between lists', () => {
-    const lists = (w1: number, w2: number) => fuse([
-      { ids: ['lexical'], weight: w1 },
-      { ids: ['dense'], weight: w2 },
-    ]).map((h) => h.id);
+    const lists = (w1: number, w2: number) =>
+      fuse([
+        { ids: ['lexical'], weight: w1 },
+        { ids: ['dense'], weight: w2 },
+      ]).map((h) => h.id);
     expect(lists(2, 1)).toEqual(['lexical', 'dense']);
     expect(lists(1, 2)).toEqual(['dense', 'lexical']);
-    const zero = fuse([{ ids: ['a'], weight: 0 }, { ids: ['b'], weight: 1 }]);
-    expect(zero.map((h) => [h.id, h.score])).toEqual([['b', 1 / 61], ['a', 0]]);
+    const zero = fuse([
+      { ids: ['a'], weight: 0 },
+      { ids: ['b'], weight: 1 },
+    ]);
+    expect(zero.map((h) => [h.id, h.score])).toEqual([
+      ['b', 1 / 61],
+      ['a', 0],
+    ]);
   });
 
   it('uses k: a smaller k favours the top ranks more', () => {
-    const lists = [{ ids: ['a', 'x', 'b'], weight: 1 }, { ids: ['c', 'd', 'e', 'b'], weight: 1 }];
+    const lists = [
+      { ids: ['a', 'x', 'b'], weight: 1 },
+      { ids: ['c', 'd', 'e', 'b'], weight: 1 },
+    ];
     // b (ranks 3 and 4) beats a (rank 1 only) at k = 60, but not at k = 1.
     expect(fuse(lists, 60)[0]!.id).toBe('b');
     expect(fuse(lists, 1)[0]!.id).toBe('a');
@@ -46,7 +56,10 @@ describe('fuse (weighted reciprocal rank fusion)', () => {
 
   it('counts a repeated id once, at its best rank', () => {
     const fused = fuse([{ ids: ['a', 'b', 'a'], weight: 1 }]);
-    expect(fused.map((h) => [h.id, h.score])).toEqual([['a', 1 / 61], ['b', 1 / 62]]);
+    expect(fused.map((h) => [h.id, h.score])).toEqual([
+      ['a', 1 / 61],
+      ['b', 1 / 62],
+    ]);
   });
 
   it('breaks ties deterministically by best rank, then id', () => {

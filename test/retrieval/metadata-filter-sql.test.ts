@@ -28,8 +28,16 @@ const SCALARS: MetadataScalar[] = [null, true, false, 0, 1, 2, 2.5, -3, 10, '1',
 
 const condition = fc.oneof(
   fc.record({ key: fc.constantFrom(...KEYS), op: fc.constantFrom('eq' as const, 'ne' as const), value: fc.constantFrom(...SCALARS) }),
-  fc.record({ key: fc.constantFrom(...KEYS), op: fc.constantFrom('gt' as const, 'gte' as const, 'lt' as const, 'lte' as const), value: fc.constantFrom(0, 1, 2, 2.5, -3, 'x', 'xy', 'Y', 'apollo') }),
-  fc.record({ key: fc.constantFrom(...KEYS), op: fc.constantFrom('in' as const, 'nin' as const), values: fc.array(fc.constantFrom(...SCALARS), { maxLength: 3 }) }),
+  fc.record({
+    key: fc.constantFrom(...KEYS),
+    op: fc.constantFrom('gt' as const, 'gte' as const, 'lt' as const, 'lte' as const),
+    value: fc.constantFrom(0, 1, 2, 2.5, -3, 'x', 'xy', 'Y', 'apollo'),
+  }),
+  fc.record({
+    key: fc.constantFrom(...KEYS),
+    op: fc.constantFrom('in' as const, 'nin' as const),
+    values: fc.array(fc.constantFrom(...SCALARS), { maxLength: 3 }),
+  }),
   fc.record({ key: fc.constantFrom(...KEYS), op: fc.constant('exists' as const), exists: fc.boolean() }),
 ) as fc.Arbitrary<MetadataFilter>;
 const filters: fc.Arbitrary<MetadataFilter> = fc.letrec<{ f: MetadataFilter }>((tie) => ({
@@ -55,7 +63,9 @@ function metadataFilterSqlSuite(driver: DatabaseDriver) {
       await database?.close();
     });
     const matchingIds = async (filter: MetadataFilter) =>
-      (await queryRows<{ id: number }>(database!.db, sql`SELECT id FROM metadata_filter_probe WHERE ${metadataFilterToSql(filter, sql`metadata`)} ORDER BY id`)).map((r) => Number(r.id));
+      (
+        await queryRows<{ id: number }>(database!.db, sql`SELECT id FROM metadata_filter_probe WHERE ${metadataFilterToSql(filter, sql`metadata`)} ORDER BY id`)
+      ).map((r) => Number(r.id));
     const expected = (filter: MetadataFilter) => ROWS.flatMap((row, id) => (matchesMetadataFilter(filter, row) ? [id] : []));
 
     it('matches the reference semantics on each operator', async () => {
@@ -70,7 +80,8 @@ function metadataFilterSqlSuite(driver: DatabaseDriver) {
       expect(await matchingIds(parse({ a: { $exists: true }, c: { $exists: false } }))).toEqual([1, 2, 5, 7, 9, 10]);
       expect(await matchingIds(parse({ b: { $gt: 'x' } }))).toEqual([3, 4, 6]);
       expect(await matchingIds(parse({ $or: [{ a: { $lt: 0 } }, { b: { $in: ['Y', ''] } }] }))).toEqual([3, 5, 8]);
-      for (const f of [{ d: 'apollo' }, { a: null }, { b: { $gt: 'x' } }, { a: { $nin: [1, 2] } }]) expect(await matchingIds(parse(f))).toEqual(expected(parse(f)));
+      for (const f of [{ d: 'apollo' }, { a: null }, { b: { $gt: 'x' } }, { a: { $nin: [1, 2] } }])
+        expect(await matchingIds(parse(f))).toEqual(expected(parse(f)));
     });
 
     it('agrees with matchesMetadataFilter on random filters', async () => {

@@ -29,7 +29,12 @@ describe('parseMetadataFilter', () => {
         { key: 'c', op: 'exists', exists: false },
       ],
     });
-    expect(ok({ 'a.b': { $ne: 1 }, d: { $nin: [] } })).toEqual({ and: [{ key: 'a.b', op: 'ne', value: 1 }, { key: 'd', op: 'nin', values: [] }] });
+    expect(ok({ 'a.b': { $ne: 1 }, d: { $nin: [] } })).toEqual({
+      and: [
+        { key: 'a.b', op: 'ne', value: 1 },
+        { key: 'd', op: 'nin', values: [] },
+      ],
+    });
   });
 
   it('names the path of an unknown operator, a wrong type, or a malformed combination', () => {

@@ -7,7 +7,6 @@ import { markerWord } from './support/marker-word.js';
 
 const WRITERS = 50;
 
-
 /**
  * 50 clients writing the same thing at once, through a listening server: the same memory key,
  * the same document, the same document source with different texts. Each race must end as if the
@@ -41,7 +40,10 @@ export function concurrentWritesSuite(driver: DatabaseDriver) {
           ? server.send('PUT', '/v1/memories/race', { content: contentOf(i), tags: [`writer-${i}`] })
           : server.send('POST', '/v1/memories', { key: 'race', content: contentOf(i), tags: [`writer-${i}`] }),
       );
-      expect(replies.map((r) => r.status).filter((s) => s !== 200 && s !== 201), JSON.stringify(replies.find((r) => r.status >= 300)?.body)).toEqual([]);
+      expect(
+        replies.map((r) => r.status).filter((s) => s !== 200 && s !== 201),
+        JSON.stringify(replies.find((r) => r.status >= 300)?.body),
+      ).toEqual([]);
       expect(replies.filter((r) => r.status === 201)).toHaveLength(1);
 
       const { body: stored } = await server.send('GET', '/v1/memories/race');
@@ -55,7 +57,9 @@ export function concurrentWritesSuite(driver: DatabaseDriver) {
       expect((await server.send('GET', '/v1/tags')).body.tags).toEqual([{ tag: `writer-${winner}`, count: 1 }]);
 
       const textHits = async (query: string) =>
-        ((await server.send('POST', '/v1/memories/search', { query, mode: 'text', topK: 10 })).body.hits as { memory: { key: string } }[]).map((h) => h.memory.key);
+        ((await server.send('POST', '/v1/memories/search', { query, mode: 'text', topK: 10 })).body.hits as { memory: { key: string } }[]).map(
+          (h) => h.memory.key,
+        );
       expect(await textHits('parallel writers')).toEqual(['race']);
       for (let i = 0; i < WRITERS; i++) {
         expect(await textHits(markerWord(i)), `text search for ${markerWord(i)} (writer ${i}; ${winner} won)`).toEqual(i === winner ? ['race'] : []);
@@ -71,7 +75,10 @@ export function concurrentWritesSuite(driver: DatabaseDriver) {
         overlapTokens: 2,
       };
       const replies = await all(WRITERS, () => server.send('POST', '/v1/documents', body));
-      expect(replies.map((r) => r.status).filter((s) => s !== 200 && s !== 201), JSON.stringify(replies.find((r) => r.status >= 300)?.body)).toEqual([]);
+      expect(
+        replies.map((r) => r.status).filter((s) => s !== 200 && s !== 201),
+        JSON.stringify(replies.find((r) => r.status >= 300)?.body),
+      ).toEqual([]);
       expect(replies.filter((r) => r.status === 201)).toHaveLength(1);
       expect(replies.filter((r) => r.status === 200).map((r) => r.body.status)).toEqual(Array(WRITERS - 1).fill('unchanged'));
       const ids = new Set(replies.map((r) => r.body.document.id));
@@ -93,11 +100,22 @@ export function concurrentWritesSuite(driver: DatabaseDriver) {
     });
 
     it(`${WRITERS} parallel ingestions of one source with different texts leave one document holding one of them`, async () => {
-      const textOf = (i: number) => `# Versions\n\nVersion ${markerWord(i)} of the shared source.\n\n## Tail\n\nEvery version has this tail section about sources.`;
+      const textOf = (i: number) =>
+        `# Versions\n\nVersion ${markerWord(i)} of the shared source.\n\n## Tail\n\nEvery version has this tail section about sources.`;
       const replies = await all(WRITERS, (i) =>
-        server.send('POST', '/v1/documents', { title: 'Versions', text: textOf(i), format: 'markdown', source: 'race://source', maxTokens: 16, overlapTokens: 2 }),
+        server.send('POST', '/v1/documents', {
+          title: 'Versions',
+          text: textOf(i),
+          format: 'markdown',
+          source: 'race://source',
+          maxTokens: 16,
+          overlapTokens: 2,
+        }),
       );
-      expect(replies.map((r) => r.status).filter((s) => s !== 200 && s !== 201), JSON.stringify(replies.find((r) => r.status >= 300)?.body)).toEqual([]);
+      expect(
+        replies.map((r) => r.status).filter((s) => s !== 200 && s !== 201),
+        JSON.stringify(replies.find((r) => r.status >= 300)?.body),
+      ).toEqual([]);
       expect(replies.filter((r) => r.status === 201)).toHaveLength(1);
       expect(new Set(replies.filter((r) => r.status === 200).map((r) => r.body.status))).toEqual(new Set(['replaced']));
       const ids = new Set(replies.map((r) => r.body.document.id));

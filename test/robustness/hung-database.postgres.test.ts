@@ -92,7 +92,9 @@ describeOnDrivers(
       expect(res.status, `not serving ${Date.now() - started} ms after the database answered again`).toBe(200);
 
       // No connection left hung in the pool: a burst finds every one it takes working.
-      const after = await Promise.all(Array.from({ length: 20 }, (_, i) => send('PUT', `/v1/memories/after-${i}`, { content: `Saved after the hang ${markerWord(50 + i)}` })));
+      const after = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => send('PUT', `/v1/memories/after-${i}`, { content: `Saved after the hang ${markerWord(50 + i)}` })),
+      );
       expect(after.map((r) => r.status)).toEqual(Array(20).fill(201));
       for (const m of saved) {
         const stored = await send('GET', `/v1/memories/${m.key}`);
@@ -125,7 +127,12 @@ describeOnDrivers(
     });
 
     it('a statement timing out inside a transaction: its rollback fails at once, and the hung connection leaves the pool', async () => {
-      const database = await openDatabase({ url: proxy.proxiedUrl, poolSize: 1, connectTimeoutMs: CONNECT_TIMEOUT_MS, statementTimeoutMs: STATEMENT_TIMEOUT_MS });
+      const database = await openDatabase({
+        url: proxy.proxiedUrl,
+        poolSize: 1,
+        connectTimeoutMs: CONNECT_TIMEOUT_MS,
+        statementTimeoutMs: STATEMENT_TIMEOUT_MS,
+      });
       const pool = (database.db as unknown as { $client: pg.Pool }).$client;
       try {
         const started = Date.now();

@@ -58,7 +58,12 @@ export async function prepareFuzzTarget(env: Record<string, string>, release: ()
   const operations = declaredOperations(app);
   const fingerprint = await createTableFingerprinter(ctx.database.db);
   const memory = await call(app, 'PUT', '/v1/memories/seeded', { content: 'Alice prefers green tea', tags: ['alice'] });
-  const document = await call(app, 'POST', '/v1/documents', { title: 'Tea', text: '# Tea\n\nGreen tea is steamed, black tea is oxidised.', format: 'markdown', tags: ['tea'] });
+  const document = await call(app, 'POST', '/v1/documents', {
+    title: 'Tea',
+    text: '# Tea\n\nGreen tea is steamed, black tea is oxidised.',
+    format: 'markdown',
+    tags: ['tea'],
+  });
   const conversation = await call(app, 'POST', '/v1/conversations/import', conversationExport());
   const agent = await call(app, 'POST', '/v1/agents', { id: 'seeded-agent', name: 'Seeded agent' });
   for (const res of [memory, document, conversation, agent]) if (res.status !== 201) throw new Error(`seeding failed: ${JSON.stringify(res.body)}`);
@@ -149,7 +154,10 @@ export function routeFuzzSuite(target: FuzzTarget, msPerRoute: number) {
   }
 
   function report(key: string, kind: string, c: Counts, executed: number) {
-    if (process.env.FUZZ_REPORT) console.log(`${key} (${kind}): ${c.requests} requests (${executed} checked within the time limit), ${c.mustReject} invalid by its schemas, ${c.rejected} refused; slowest ${c.slowestMs} ms: ${c.slowest}`);
+    if (process.env.FUZZ_REPORT)
+      console.log(
+        `${key} (${kind}): ${c.requests} requests (${executed} checked within the time limit), ${c.mustReject} invalid by its schemas, ${c.rejected} refused; slowest ${c.slowestMs} ms: ${c.slowest}`,
+      );
   }
 
   /** The checks every fuzzed request is held to (see the file comment), counting what it saw. */

@@ -88,7 +88,9 @@ describe('the Debian mirror setup-postgres.sh takes from the apt sources', () =>
   it('the release itself first, then its -updates or -backports suite', async () => {
     const list = 'deb http://backports.example.org/debian bookworm-backports main\ndeb http://release.example.org/debian bookworm main\n';
     expect((await mirrorOf({ 'sources.list': list })).stdout).toBe('http://release.example.org/debian');
-    expect((await mirrorOf({ 'sources.list': 'deb http://backports.example.org/debian bookworm-backports main\n' })).stdout).toBe('http://backports.example.org/debian');
+    expect((await mirrorOf({ 'sources.list': 'deb http://backports.example.org/debian bookworm-backports main\n' })).stdout).toBe(
+      'http://backports.example.org/debian',
+    );
   });
 
   it('fails, printing nothing, when no entry serves the release', async () => {

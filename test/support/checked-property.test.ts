@@ -21,7 +21,12 @@ describe('assertProperty', () => {
   it('fails a property that ran zero cases, which fast-check itself lets pass (numRuns 0, or NaN from a mistyped setting)', async () => {
     for (const numRuns of [0, Number('two hundred')]) {
       // What made the helper necessary: fc.assert resolves although nothing was checked.
-      await expect(fc.assert(fc.asyncProperty(fc.integer(), async () => false), { numRuns })).resolves.toBeUndefined();
+      await expect(
+        fc.assert(
+          fc.asyncProperty(fc.integer(), async () => false),
+          { numRuns },
+        ),
+      ).resolves.toBeUndefined();
       await expect(assertProperty(fc.integer(), () => false, { numRuns })).rejects.toThrow(/ran no case to the end.*without checking anything/);
     }
   });
@@ -60,7 +65,7 @@ describe('assertProperty', () => {
     expect(executed).toBeLessThan(1_000);
   });
 
-  it("reports a failing case as fc.assert does, with its counterexample and seed", async () => {
+  it('reports a failing case as fc.assert does, with its counterexample and seed', async () => {
     const run = assertProperty(fc.integer({ min: 0, max: 100 }), (n) => n < 50, { seed: 7 });
     await expect(run).rejects.toThrow(/Property failed after \d+ tests[\s\S]*seed: 7[\s\S]*Counterexample: \[50\]/);
   });

@@ -67,11 +67,7 @@ export interface DescribeOnDriversOptions {
  * Declares `suite` once per driver, as `${name} (${driver.name})`. `suite` may be async: it runs
  * while the tests are collected, so it can open what it needs to know before declaring them.
  */
-export function describeOnDrivers(
-  name: string,
-  suite: (driver: DatabaseDriver) => void | Promise<void>,
-  options: DescribeOnDriversOptions = {},
-): void {
+export function describeOnDrivers(name: string, suite: (driver: DatabaseDriver) => void | Promise<void>, options: DescribeOnDriversOptions = {}): void {
   for (const driverName of options.drivers ?? DRIVER_NAMES) {
     const driver = DRIVERS[driverName];
     const title = `${name} (${driver.name})`;

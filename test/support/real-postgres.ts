@@ -98,9 +98,7 @@ async function dropDatabase(admin: pg.Client, name: string): Promise<void> {
   } catch (error) {
     if ((error as { code?: string }).code !== '42601') throw error; // not a syntax error: real failure
     // Older servers: terminate other backends, then drop.
-    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [
-      name,
-    ]);
+    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
     await admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)}`);
   }
 }

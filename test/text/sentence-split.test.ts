@@ -6,7 +6,7 @@ describe('splitSentences', () => {
     expect(splitSentences('One. Two!\nThree? four')).toEqual(['One.', 'Two!', 'Three?', 'four']);
   });
   it('does not break after abbreviations, initials or decimals', () => {
-    expect(splitSentences('Mr. Smith met Dr. Jones at St. Paul\'s on Jan. 5. It cost $4.50, e.g. for tea. J. R. R. Tolkien wrote it.')).toEqual([
+    expect(splitSentences("Mr. Smith met Dr. Jones at St. Paul's on Jan. 5. It cost $4.50, e.g. for tea. J. R. R. Tolkien wrote it.")).toEqual([
       "Mr. Smith met Dr. Jones at St. Paul's on Jan. 5.",
       'It cost $4.50, e.g. for tea.',
       'J. R. R. Tolkien wrote it.',

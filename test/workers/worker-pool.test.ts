@@ -83,7 +83,12 @@ describe('WorkerPool', () => {
 
   it('fails a call at its first failing task, and its worker skips the tasks of that call it is handed afterwards', async () => {
     const pool = await start({ tasksPerWorker: 1 });
-    const call = pool.runAll([{ op: 'sleep', ms: 100, value: 'first' }, { op: 'throw' }, { op: 'echo', value: 'dropped' }, { op: 'echo', value: 'dropped too' }]);
+    const call = pool.runAll([
+      { op: 'sleep', ms: 100, value: 'first' },
+      { op: 'throw' },
+      { op: 'echo', value: 'dropped' },
+      { op: 'echo', value: 'dropped too' },
+    ]);
     await expect(call).rejects.toThrow('scripted task failure');
     expect(await pool.run({ op: 'history' })).toEqual(['first']);
   });

@@ -79,7 +79,10 @@ export function ndcgAtK(ranked: readonly string[], judged: ReadonlyMap<string, n
     const grade = judged.get(id) ?? 0;
     if (grade > 0) dcg += grade / Math.log2(i + 2);
   });
-  const ideal = [...judged.values()].filter((g) => g > 0).sort((a, b) => b - a).slice(0, k);
+  const ideal = [...judged.values()]
+    .filter((g) => g > 0)
+    .sort((a, b) => b - a)
+    .slice(0, k);
   const idcg = ideal.reduce((sum, grade, i) => sum + grade / Math.log2(i + 2), 0);
   return idcg > 0 ? dcg / idcg : 0;
 }

@@ -68,7 +68,11 @@ export function experimentalFeatures(
 
 /** Folded, lower-cased content words of a text as written (not stemmed), for word vectors. */
 export function surfaceWords(text: string): string[] {
-  return (foldAccents(text).toLowerCase().match(/\p{L}+/gu) ?? []).filter((w) => contentTerms(w).length > 0);
+  return (
+    foldAccents(text)
+      .toLowerCase()
+      .match(/\p{L}+/gu) ?? []
+  ).filter((w) => contentTerms(w).length > 0);
 }
 
 /** The question's words as written, each with its stem and its IDF over the candidates (the chat's formula), and the candidates' words. */
@@ -167,7 +171,26 @@ export function loadWordNet(dir = '/usr/share/wordnet', senses = 3): (a: string,
       if (form) exceptions.set(form, [...(exceptions.get(form) ?? []), ...bases]);
     }
   }
-  const RULES: [string, string][] = [['s', ''], ['ses', 's'], ['xes', 'x'], ['zes', 'z'], ['ches', 'ch'], ['shes', 'sh'], ['men', 'man'], ['ies', 'y'], ['es', 'e'], ['es', ''], ['ed', 'e'], ['ed', ''], ['ing', 'e'], ['ing', ''], ['er', ''], ['est', ''], ['er', 'e'], ['est', 'e']];
+  const RULES: [string, string][] = [
+    ['s', ''],
+    ['ses', 's'],
+    ['xes', 'x'],
+    ['zes', 'z'],
+    ['ches', 'ch'],
+    ['shes', 'sh'],
+    ['men', 'man'],
+    ['ies', 'y'],
+    ['es', 'e'],
+    ['es', ''],
+    ['ed', 'e'],
+    ['ed', ''],
+    ['ing', 'e'],
+    ['ing', ''],
+    ['er', ''],
+    ['est', ''],
+    ['er', 'e'],
+    ['est', 'e'],
+  ];
   const lemmas = (w: string) => {
     const out = new Set<string>([w, ...(exceptions.get(w) ?? [])]);
     for (const [suffix, replacement] of RULES) if (w.endsWith(suffix) && w.length > suffix.length + 2) out.add(w.slice(0, -suffix.length) + replacement);

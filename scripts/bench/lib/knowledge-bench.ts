@@ -168,7 +168,13 @@ const passagesOf = (c: QueryCandidates, mode: SearchMode, weights: FusionWeights
  * chunk, the reranker orders those chunks, and the rest follow in order behind them (for recall).
  * Returns chunk ids.
  */
-export function lexicallyReranked(bench: KnowledgeBench, c: QueryCandidates, weights: FusionWeights, depth: number, reranker = new LexicalReranker()): string[] {
+export function lexicallyReranked(
+  bench: KnowledgeBench,
+  c: QueryCandidates,
+  weights: FusionWeights,
+  depth: number,
+  reranker = new LexicalReranker(),
+): string[] {
   const passages = passagesOf(c, 'hybrid', weights);
   const citing = new LexicalReranker();
   const head = passages.slice(0, depth).flatMap((p) => {

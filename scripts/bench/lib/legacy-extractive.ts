@@ -17,7 +17,11 @@ function terms(text: string): Set<string> {
   return new Set(words.filter((w) => !STOPWORDS.has(w)).map((w) => stemmer(w)));
 }
 
-const split = (text: string) => text.split(/(?<=[.!?])\s+|\n+/).map((s) => s.trim()).filter((s) => s !== '');
+const split = (text: string) =>
+  text
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 
 /** The old answer's sentences, best first, from `texts` in retrieval order. */
 export function legacySentences(query: string, texts: readonly string[], max = 3): string[] {

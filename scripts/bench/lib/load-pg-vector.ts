@@ -4,7 +4,12 @@ import { dirname, join } from 'node:path';
 
 /** What bench:peers calls of @mastra/pg's PgVector (its 1.27 API), typed here so the project typechecks without it installed. */
 export interface PgVectorStore {
-  createIndex(options: { indexName: string; dimension: number; metric: 'cosine'; indexConfig: { type: 'hnsw'; hnsw: { m: number; efConstruction: number } } }): Promise<void>;
+  createIndex(options: {
+    indexName: string;
+    dimension: number;
+    metric: 'cosine';
+    indexConfig: { type: 'hnsw'; hnsw: { m: number; efConstruction: number } };
+  }): Promise<void>;
   upsert(options: { indexName: string; ids: string[]; vectors: number[][]; metadata: Record<string, unknown>[] }): Promise<string[]>;
   query(options: { indexName: string; queryVector: number[]; topK: number; filter?: Record<string, unknown> }): Promise<{ id: string; score: number }[]>;
   disconnect(): Promise<void>;
@@ -24,7 +29,9 @@ export async function loadPgVector(): Promise<PgVectorClass> {
   try {
     manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as typeof manifest;
   } catch {
-    throw new Error(`@mastra/pg is not installed in ${peerDeps}: run \`npm run bench:peers\` (its prebench step installs it) or \`npm ci --prefix ${peerDeps}\``);
+    throw new Error(
+      `@mastra/pg is not installed in ${peerDeps}: run \`npm run bench:peers\` (its prebench step installs it) or \`npm ci --prefix ${peerDeps}\``,
+    );
   }
   const module = (await import(pathToFileURL(join(packageDir, manifest.exports['.'].import.default)).href)) as { PgVector: PgVectorClass };
   return module.PgVector;

@@ -74,11 +74,17 @@ const FILLER: readonly GeneratedTurn[] = [
   { question: 'Can you explain what an index fund is?', answer: 'A fund that tracks a market index, so it holds many shares at low cost.' },
   { question: 'Recommend a classic novel for a long flight.', answer: 'Middlemarch is long and rewarding; The Remains of the Day is shorter.' },
   { question: 'How do I get coffee stains out of a white shirt?', answer: 'Rinse with cold water, then dab with diluted dish soap before washing.' },
-  { question: 'My friend works as a nurse and is always tired. How can I help her?', answer: 'Offer practical help: a cooked meal or an errand run goes a long way.' },
+  {
+    question: 'My friend works as a nurse and is always tired. How can I help her?',
+    answer: 'Offer practical help: a cooked meal or an errand run goes a long way.',
+  },
   { question: 'What is the capital of Australia?', answer: 'Canberra, not Sydney, as many people guess.' },
   { question: 'How do I say thank you in Japanese?', answer: 'Arigatou gozaimasu is the polite form.' },
   { question: 'Is it worth learning to touch type?', answer: 'Yes: a few weeks of practice pays back for years.' },
-  { question: 'Our city council wants to close the library on Sundays. Thoughts?', answer: 'You could write to your councillor or join the public consultation.' },
+  {
+    question: 'Our city council wants to close the library on Sundays. Thoughts?',
+    answer: 'You could write to your councillor or join the public consultation.',
+  },
   { question: 'Write me a haiku about rain.', answer: 'Grey roofs drink the rain / a cat watches from the sill / puddles hold the sky.' },
   { question: 'How often should I water a cactus?', answer: 'Every two to three weeks in summer, barely at all in winter.' },
   { question: 'What should I pack for a weekend hike?', answer: 'Water, a rain jacket, snacks, a map, a first aid kit and a head torch.' },
@@ -88,10 +94,16 @@ const FILLER: readonly GeneratedTurn[] = [
   { question: 'How do I keep basil alive on a windowsill?', answer: 'Lots of light, water when the top of the soil is dry, pinch off flowers.' },
   { question: "What's the difference between a latte and a flat white?", answer: 'A flat white has less milk and a thinner layer of microfoam.' },
   { question: 'Which board games work well for two players?', answer: 'Patchwork, Jaipur and 7 Wonders Duel are all good with two.' },
-  { question: 'Can you recommend a podcast about history?', answer: "The Rest Is History and Hardcore History are both popular." },
+  { question: 'Can you recommend a podcast about history?', answer: 'The Rest Is History and Hardcore History are both popular.' },
   { question: 'How do I fix a squeaky door hinge?', answer: 'A drop of oil or a rub of soap on the pin usually does it.' },
-  { question: 'What are some good questions to ask at the end of an interview?', answer: 'Ask what success looks like in the first six months, and about the team.' },
-  { question: 'Is it better to rent or buy a bike for a week in the mountains?', answer: 'Renting: you get a bike suited to the terrain and no transport hassle.' },
+  {
+    question: 'What are some good questions to ask at the end of an interview?',
+    answer: 'Ask what success looks like in the first six months, and about the team.',
+  },
+  {
+    question: 'Is it better to rent or buy a bike for a week in the mountains?',
+    answer: 'Renting: you get a bike suited to the terrain and no transport hassle.',
+  },
   { question: 'How much water should I drink on a hot day?', answer: 'More than usual: roughly two to three litres, more if you exercise.' },
   { question: 'Tell me a fun fact about octopuses.', answer: 'They have three hearts and blue blood.' },
   { question: 'How can I stop procrastinating on my taxes?', answer: 'Set a twenty minute timer and just gather the documents first.' },
@@ -112,7 +124,16 @@ const FACTS: readonly FactKind[] = [
   {
     question: 'What do I do for a living?',
     state: (v) => `I just signed the contract, I'm starting as ${v} on Monday.`,
-    values: ['a paediatric nurse', 'a sous-chef at a bistro', 'a tax accountant', 'a primary school teacher', 'a structural engineer', 'a veterinary assistant', 'a bus driver', 'a data analyst'],
+    values: [
+      'a paediatric nurse',
+      'a sous-chef at a bistro',
+      'a tax accountant',
+      'a primary school teacher',
+      'a structural engineer',
+      'a veterinary assistant',
+      'a bus driver',
+      'a data analyst',
+    ],
   },
   {
     question: 'Which city do I live in?',
@@ -176,8 +197,16 @@ const NEIGHBOUR_FACTS: readonly { lead: GeneratedTurn; reply(value: string): str
 
 // Several turns, each holding part of the answer.
 const MULTI_FACTS: readonly { state(value: string): string; question: string; values: readonly string[] }[] = [
-  { state: (v) => `Been practising the ${v} every evening this month.`, question: 'Which instruments do I play?', values: ['cello', 'ukulele', 'trumpet', 'harmonica', 'banjo', 'oboe'] },
-  { state: (v) => `Back from a long weekend in ${v}, what a trip.`, question: 'Which places have I visited on trips?', values: ['Tallinn', 'Seville', 'Ljubljana', 'Reykjavik', 'Naples', 'Krakow', 'Galway'] },
+  {
+    state: (v) => `Been practising the ${v} every evening this month.`,
+    question: 'Which instruments do I play?',
+    values: ['cello', 'ukulele', 'trumpet', 'harmonica', 'banjo', 'oboe'],
+  },
+  {
+    state: (v) => `Back from a long weekend in ${v}, what a trip.`,
+    question: 'Which places have I visited on trips?',
+    values: ['Tallinn', 'Seville', 'Ljubljana', 'Reykjavik', 'Naples', 'Krakow', 'Galway'],
+  },
 ];
 
 // Told in one month; asked by that month.

@@ -36,7 +36,14 @@ export function cachingEmbedder(inner: Embedder, dir = process.env.VECTOR_CACHE_
     misses: 0,
     async embed(texts: string[], options?: { signal?: AbortSignal }): Promise<number[][]> {
       const keys = texts.map(key);
-      const missing = [...new Set(keys.map((k, i) => (cache.has(k) ? -1 : i)).filter((i) => i >= 0).map((i) => texts[i]!))];
+      const missing = [
+        ...new Set(
+          keys
+            .map((k, i) => (cache.has(k) ? -1 : i))
+            .filter((i) => i >= 0)
+            .map((i) => texts[i]!),
+        ),
+      ];
       wrapper.hits += texts.length - missing.length;
       wrapper.misses += missing.length;
       if (missing.length > 0) {

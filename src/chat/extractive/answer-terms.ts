@@ -46,7 +46,10 @@ export function foldAccents(text: string): string {
 
 /** Content words of a text, folded, lower-cased and stemmed ("drinks", "drinking" → "drink"), in order. */
 export function contentTerms(text: string): string[] {
-  const words = foldAccents(text).toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const words =
+    foldAccents(text)
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? [];
   // The stem too: "named" is as much glue as "name".
   return words.flatMap((w) => {
     if (STOPWORDS.has(w)) return [];

@@ -27,15 +27,23 @@ export function answerTypeOf(question: string): AnswerType {
 }
 
 const MONTHS = 'january|february|march|april|may|june|july|august|september|october|november|december';
-const DATE = new RegExp(`\\b(?:1[0-9]{3}|20[0-9]{2})s?\\b|\\b(?:${MONTHS})\\b|\\bcentur(?:y|ies)\\b|\\b(?:bc|ad|bce|ce)\\b|\\b[0-9]{1,2}(?:st|nd|rd|th)\\b`, 'i');
-const NUMBER = /\b[0-9][0-9,.]*\b|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundreds?|thousands?|millions?|billions?|dozens?|half|percent)\b/i;
+const DATE = new RegExp(
+  `\\b(?:1[0-9]{3}|20[0-9]{2})s?\\b|\\b(?:${MONTHS})\\b|\\bcentur(?:y|ies)\\b|\\b(?:bc|ad|bce|ce)\\b|\\b[0-9]{1,2}(?:st|nd|rd|th)\\b`,
+  'i',
+);
+const NUMBER =
+  /\b[0-9][0-9,.]*\b|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundreds?|thousands?|millions?|billions?|dozens?|half|percent)\b/i;
 const UNITS =
   'years?|months?|weeks?|days?|hours?|minutes?|seconds?|decades?|centuries|miles?|km|kilometres?|kilometers?|metres?|meters?|m|cm|mm|feet|foot|ft|inches|in|' +
   'yards?|acres?|hectares?|square|sq|tons?|tonnes?|kg|kilograms?|pounds?|lb|lbs|mph|km/h|degrees?|°|percent|%';
 /** A number followed by a unit, or an age ("aged 12", "12-year-old"). */
-const MEASURE = new RegExp(`(?:\\b[0-9][0-9,.]*|\\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|thirty|forty|fifty|hundred|thousand|several|few))[\\s-]*(?:${UNITS})\\b|\\baged? [0-9]+`, 'i');
+const MEASURE = new RegExp(
+  `(?:\\b[0-9][0-9,.]*|\\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|thirty|forty|fifty|hundred|thousand|several|few))[\\s-]*(?:${UNITS})\\b|\\baged? [0-9]+`,
+  'i',
+);
 /** Words that give a cause or purpose. */
-const REASON = /\b(?:because|due to|owing to|so that|in order to|as a result|result of|caused|leads? to|led to|since|thus|therefore|to (?:allow|avoid|prevent|ensure|protect|reduce|increase))\b/i;
+const REASON =
+  /\b(?:because|due to|owing to|so that|in order to|as a result|result of|caused|leads? to|led to|since|thus|therefore|to (?:allow|avoid|prevent|ensure|protect|reduce|increase))\b/i;
 /** A capitalised word not at the start of the sentence (where every word is capitalised). */
 const CAPITALISED = /(?<=[\s(,;"'])\p{Lu}[\p{L}'-]+/gu;
 const CALENDAR = `${MONTHS}|monday|tuesday|wednesday|thursday|friday|saturday|sunday`.replace(/\b\w/g, (c) => c.toUpperCase());
@@ -62,7 +70,11 @@ export function hasAnswerOfType(type: AnswerType, sentence: string, question: st
 export function answersOfType(type: AnswerType, sentence: string, question: string): { index: number; text: string }[] {
   if (type === 'other') return [];
   const asked = askedWords(question);
-  const fresh = (m: { text: string }) => !m.text.toLowerCase().split(/[^\p{L}\p{N}]+/u).every((w) => w === '' || asked.has(w) || PREPOSITION.has(w));
+  const fresh = (m: { text: string }) =>
+    !m.text
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}]+/u)
+      .every((w) => w === '' || asked.has(w) || PREPOSITION.has(w));
   const folded = foldAccents(sentence);
   if (type === 'reason') return matches(folded, REASON);
   const pattern = { date: DATE, number: NUMBER, quantity: MEASURE, place: PLACE, name: CAPITALISED }[type];
@@ -72,7 +84,11 @@ export function answersOfType(type: AnswerType, sentence: string, question: stri
 const PREPOSITION = new Set('in at near from to into across outside inside within throughout between north south east west the'.split(' '));
 
 function askedWords(question: string): Set<string> {
-  return new Set(foldAccents(question).toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+  return new Set(
+    foldAccents(question)
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? [],
+  );
 }
 
 function matches(text: string, pattern: RegExp): { index: number; text: string }[] {

@@ -114,13 +114,19 @@ export async function extractiveAnswer(question: string, sources: readonly Sourc
   const scored = candidates.map((c) => ({ c, score: scoreSentence(c.features, weights) }));
   // Ties go to the better-ranked source, then to the earlier sentence, so the result is stable.
   scored.sort((a, b) => b.score - a.score || a.c.sourceRank - b.c.sourceRank || a.c.order - b.c.order);
-  if (confidenceOf(scored[0]!.c.features, weights) < weights.decline) return decline(scored.map((s) => s.c), sources);
+  if (confidenceOf(scored[0]!.c.features, weights) < weights.decline)
+    return decline(
+      scored.map((s) => s.c),
+      sources,
+    );
 
   // A sentence without a vector is judged as an answer without an embedder judges it: held to the
   // embedder's confidence, which counts on a cosine it lacks, the sentences after the embedded
   // ones were mostly left out (bench answer@3 0.862 instead of 0.888 with two embedded).
   const strongEnough = (c: ScoredCandidate) =>
-    embedded && !c.embedded ? confidenceOf(c.features, LEXICAL_ANSWER_WEIGHTS) >= LEXICAL_ANSWER_WEIGHTS.decline : confidenceOf(c.features, weights) >= weights.decline;
+    embedded && !c.embedded
+      ? confidenceOf(c.features, LEXICAL_ANSWER_WEIGHTS) >= LEXICAL_ANSWER_WEIGHTS.decline
+      : confidenceOf(c.features, weights) >= weights.decline;
   const seen = new Set<string>();
   const picked = scored
     .filter(({ c }, i) => {

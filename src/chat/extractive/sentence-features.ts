@@ -155,7 +155,11 @@ function proximity(sentence: readonly string[], idf: ReadonlyMap<string, number>
 
 /** 1 / the distance in words between the nearest answer match and a question word of the sentence. */
 function nearness(sentence: string, found: readonly { index: number; text: string }[], idf: ReadonlyMap<string, number>): number {
-  const words = [...foldAccents(sentence).toLowerCase().matchAll(/[\p{L}\p{N}]+/gu)];
+  const words = [
+    ...foldAccents(sentence)
+      .toLowerCase()
+      .matchAll(/[\p{L}\p{N}]+/gu),
+  ];
   const asked: number[] = [];
   words.forEach((w, i) => {
     if (idf.has(termOf(w[0]))) asked.push(i);

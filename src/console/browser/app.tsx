@@ -36,7 +36,12 @@ export function App() {
   }, [route.page]);
 
   if (boot.state === 'checking') return <p class="boot">Connecting…</p>;
-  if (boot.state === 'failed') return <p class="status error" role="alert">{boot.error}</p>;
+  if (boot.state === 'failed')
+    return (
+      <p class="status error" role="alert">
+        {boot.error}
+      </p>
+    );
   if (boot.state === 'sign-in') return <SignIn initialError={boot.error} onSignedIn={(session) => setBoot({ state: 'signed-in', session })} />;
 
   const { session } = boot;

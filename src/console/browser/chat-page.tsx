@@ -65,7 +65,10 @@ export function ChatPage({ session, agentId }: { session: ApiSession; agentId: s
 
   const decide = (index: number, runId: string, decisions: { toolCallId: string; approve: boolean }[]) => {
     updateTurn(index, (t) => ({ ...t, state: 'streaming' }));
-    void follow(index, session.client.POST('/v1/runs/{runId}/approvals', { params: { path: { runId } }, body: { decisions, stream: true }, parseAs: 'stream' }));
+    void follow(
+      index,
+      session.client.POST('/v1/runs/{runId}/approvals', { params: { path: { runId } }, body: { decisions, stream: true }, parseAs: 'stream' }),
+    );
   };
 
   const open = async (id: string) => {
@@ -95,7 +98,9 @@ export function ChatPage({ session, agentId }: { session: ApiSession; agentId: s
         <h1 id="chat-title">Chat</h1>
         <StatusLine status={status} />
         <div class="transcript">
-          {turns.length === 0 && <p class="muted">Ask about your memories and documents. Without an LLM the server answers extractively, citing its sources.</p>}
+          {turns.length === 0 && (
+            <p class="muted">Ask about your memories and documents. Without an LLM the server answers extractively, citing its sources.</p>
+          )}
           {turns.map((turn, i) => (
             <ChatTurnView key={i} turn={turn} onOpenSource={setOpened} onDecide={(decisions) => turn.runId && decide(i, turn.runId, decisions)} />
           ))}

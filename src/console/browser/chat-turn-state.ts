@@ -45,7 +45,9 @@ export function applyChatEvent(turn: ChatTurn, event: ChatStreamEvent): ChatTurn
       return {
         ...turn,
         sources: [...turn.sources, ...event.data.sources],
-        activity: turn.activity.map((a) => (a.kind === 'tool' && a.id === event.data.id ? { ...a, result: event.data.result, isError: event.data.isError } : a)),
+        activity: turn.activity.map((a) =>
+          a.kind === 'tool' && a.id === event.data.id ? { ...a, result: event.data.result, isError: event.data.isError } : a,
+        ),
       };
     case 'compaction':
       return { ...turn, activity: [...turn.activity, { kind: 'compaction', ...event.data }] };

@@ -27,7 +27,12 @@ function CitedMemory({ session, agentId, memoryKey }: { session: ApiSession; age
       else setMemory(data.memory);
     });
   }, [memoryKey, agentId]);
-  if (error) return <p class="status error" role="alert">{error}</p>;
+  if (error)
+    return (
+      <p class="status error" role="alert">
+        {error}
+      </p>
+    );
   if (!memory) return <p>Loading the memory…</p>;
   return (
     <div class="cited-memory">
@@ -48,13 +53,20 @@ function CitedDocument({ session, source }: { session: ApiSession; source: Extra
       else setDocument(data.document);
     });
   }, [source.documentId]);
-  if (error) return <p class="status error" role="alert">{error}</p>;
+  if (error)
+    return (
+      <p class="status error" role="alert">
+        {error}
+      </p>
+    );
   if (!document) return <p>Loading the document…</p>;
   return (
     <div class="cited-document">
       <p>
         Characters {source.start}–{source.end} of {document.title}.{' '}
-        <a href={hrefOf('documents', { doc: source.documentId, chunk: source.chunkId, ...(quotes.length ? { quotes: formatRanges(quotes) } : {}) })}>Open in Documents</a>
+        <a href={hrefOf('documents', { doc: source.documentId, chunk: source.chunkId, ...(quotes.length ? { quotes: formatRanges(quotes) } : {}) })}>
+          Open in Documents
+        </a>
       </p>
       <DocumentChunks session={session} document={document} chunkId={source.chunkId} quotes={quotes} />
     </div>

@@ -27,7 +27,9 @@ export function ConversationList({ session, agentId, currentId, refresh, onOpen,
   }, [agentId, refresh, imported]);
 
   const exportConversation = async (conversation: Schemas['Conversation']) => {
-    const { data, error, response } = await session.client.GET('/v1/conversations/{id}/export', { params: { path: { id: conversation.id }, query: { agentId } } });
+    const { data, error, response } = await session.client.GET('/v1/conversations/{id}/export', {
+      params: { path: { id: conversation.id }, query: { agentId } },
+    });
     if (error) return onStatus(describeError(error, response), true);
     const url = URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }));
     const link = Object.assign(document.createElement('a'), { href: url, download: `conversation-${conversation.id}.json` });

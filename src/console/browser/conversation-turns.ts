@@ -15,7 +15,9 @@ export function turnsOf(conversationId: string, messages: readonly Schemas['Conv
       if (message.content) turn.answer = message.content;
       for (const call of message.toolCalls) turn.activity.push({ kind: 'tool', id: call.id, name: call.name, arguments: call.arguments });
     } else {
-      turn.activity = turn.activity.map((a) => (a.kind === 'tool' && a.id === message.toolCallId ? { ...a, result: message.content, isError: message.isError } : a));
+      turn.activity = turn.activity.map((a) =>
+        a.kind === 'tool' && a.id === message.toolCallId ? { ...a, result: message.content, isError: message.isError } : a,
+      );
     }
   }
   return [...turns.values()];

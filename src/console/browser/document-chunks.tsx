@@ -50,14 +50,25 @@ export function DocumentChunks({ session, document, chunkId, quotes = [] }: Prop
     element?.focus();
   }, [chunks, chunkId]);
 
-  if (error) return <p class="status error" role="alert">{error}</p>;
+  if (error)
+    return (
+      <p class="status error" role="alert">
+        {error}
+      </p>
+    );
   if (!chunks) return <p>Loading chunks…</p>;
   return (
     <ol class="chunks" aria-label={`Chunks of ${document.title}`}>
       {chunks.map((chunk) => {
         const cited = chunk.id === chunkId;
         return (
-          <li key={chunk.id} id={`chunk-${chunk.id}`} class={cited ? 'chunk cited' : 'chunk'} tabIndex={cited ? -1 : undefined} aria-current={cited ? 'true' : undefined}>
+          <li
+            key={chunk.id}
+            id={`chunk-${chunk.id}`}
+            class={cited ? 'chunk cited' : 'chunk'}
+            tabIndex={cited ? -1 : undefined}
+            aria-current={cited ? 'true' : undefined}
+          >
             <div class="chunk-meta">
               <span>#{chunk.index}</span>
               <span class="heading-path">{chunk.headingPath.length ? chunk.headingPath.join(' › ') : '(no heading)'}</span>

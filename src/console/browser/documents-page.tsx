@@ -68,7 +68,12 @@ export function DocumentsPage({ session, params }: { session: ApiSession; params
             continue;
           }
           const { data, error, response } = await session.client.GET('/v1/documents/{id}', { params: { path: { id: documentId } } });
-          update(i, error ? { outcome: describeError(error, response), failed: true } : { outcome: `${String(job.result?.status)}: ${plural(data.document.chunkCount, 'chunk', 'chunks')}` });
+          update(
+            i,
+            error
+              ? { outcome: describeError(error, response), failed: true }
+              : { outcome: `${String(job.result?.status)}: ${plural(data.document.chunkCount, 'chunk', 'chunks')}` },
+          );
         } else update(i, { outcome: describeError(result.body, { status: result.status }), failed: true });
       } catch (err) {
         update(i, { outcome: String(err), failed: true });
@@ -154,9 +159,15 @@ export function DocumentsPage({ session, params }: { session: ApiSession; params
             <a href={hrefOf('documents')}>Back to the list</a>
           </div>
           <p>
-            {opened.format}, {opened.textLength} characters, {plural(opened.chunkCount, 'chunk', 'chunks')}{opened.tags.length ? `, tagged ${opened.tags.join(', ')}` : ''}
+            {opened.format}, {opened.textLength} characters, {plural(opened.chunkCount, 'chunk', 'chunks')}
+            {opened.tags.length ? `, tagged ${opened.tags.join(', ')}` : ''}
           </p>
-          <DocumentChunks session={session} document={opened} {...(params.get('chunk') ? { chunkId: params.get('chunk')! } : {})} quotes={parseRanges(params.get('quotes'))} />
+          <DocumentChunks
+            session={session}
+            document={opened}
+            {...(params.get('chunk') ? { chunkId: params.get('chunk')! } : {})}
+            quotes={parseRanges(params.get('quotes'))}
+          />
         </section>
       )}
 

@@ -43,7 +43,10 @@ export function MemoriesPage({ session, agentId, params }: Props) {
   const [deletingTag, setDeletingTag] = useState<TagCount | undefined>(undefined);
   const [refresh, setRefresh] = useState(0);
 
-  const tagsIn = (m: TagMode) => Object.entries(tagModes).filter(([, v]) => v === m).map(([t]) => t);
+  const tagsIn = (m: TagMode) =>
+    Object.entries(tagModes)
+      .filter(([, v]) => v === m)
+      .map(([t]) => t);
   const filters = { tagsAny: tagsIn('any'), tagsAll: tagsIn('all'), tagsNone: tagsIn('none') };
   const filterQuery = {
     agentId,
@@ -143,13 +146,23 @@ export function MemoriesPage({ session, agentId, params }: Props) {
             {tagCounts.map((t) => (
               <li key={t.tag}>
                 <span class="tag-name">
+                  {t.tag}{' '}
                   {/* biome-ignore lint/a11y/useAriaPropsSupportedByRole: read as "3 memories" rather than "(3)"; the browser test's axe scan accepts it. */}
-                  {t.tag} <span class="count" aria-label={plural(t.count, 'memory', 'memories')}>({t.count})</span>
+                  <span class="count" aria-label={plural(t.count, 'memory', 'memories')}>
+                    ({t.count})
+                  </span>
                 </span>
                 {/* biome-ignore lint/a11y/useSemanticElements: a row of toggle buttons, not a form's fieldset. */}
                 <span class="tag-modes" role="group" aria-label={`Filter by ${t.tag}`}>
                   {TAG_MODES.map(({ mode: m, label }) => (
-                    <button key={m} type="button" class="small" aria-pressed={tagModes[t.tag] === m} onClick={() => setTagMode(t.tag, m)} title={`${label}: ${t.tag}`}>
+                    <button
+                      key={m}
+                      type="button"
+                      class="small"
+                      aria-pressed={tagModes[t.tag] === m}
+                      onClick={() => setTagMode(t.tag, m)}
+                      title={`${label}: ${t.tag}`}
+                    >
                       {label}
                     </button>
                   ))}

@@ -48,9 +48,10 @@ export function MemoryEditor({ session, agentId, memory, onSaved, onCancel }: Pr
       return;
     }
     const body = { content, tags: parseTagList(tags), metadata: parsedMetadata };
-    const { error: failed, response } = memory || key.trim()
-      ? await session.client.PUT('/v1/memories/{key}', { params: { path: { key: memory?.key ?? key.trim() }, query: { agentId } }, body })
-      : await session.client.POST('/v1/memories', { params: { query: { agentId } }, body });
+    const { error: failed, response } =
+      memory || key.trim()
+        ? await session.client.PUT('/v1/memories/{key}', { params: { path: { key: memory?.key ?? key.trim() }, query: { agentId } }, body })
+        : await session.client.POST('/v1/memories', { params: { query: { agentId } }, body });
     if (failed) return setError(describeError(failed, response));
     onSaved(memory ? `Saved ${memory.key}` : 'Memory saved');
   };

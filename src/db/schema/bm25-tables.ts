@@ -33,9 +33,7 @@ export function bm25Tables(names: Bm25TableNames) {
     names.postings,
     {
       tenantId: tenantIdColumn(),
-      documentId: uuid(names.documentColumn)
-        .notNull()
-        .references(names.references, { onDelete: 'cascade' }),
+      documentId: uuid(names.documentColumn).notNull().references(names.references, { onDelete: 'cascade' }),
       term: text('term').notNull(),
       tf: integer('tf').notNull(),
       /** The row's length in terms, as its length column holds it: a search scores from the postings alone. */

@@ -40,10 +40,7 @@ export const messages = pgTable(
     metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull().default({}),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [
-    primaryKey({ columns: [t.conversationId, t.seq] }),
-    check('messages_role', sql`${t.role} IN ('user', 'assistant', 'tool')`),
-  ],
+  (t) => [primaryKey({ columns: [t.conversationId, t.seq] }), check('messages_role', sql`${t.role} IN ('user', 'assistant', 'tool')`)],
 );
 
 /** One checkpoint per finished turn, written once after the turn and reused by every compaction. */

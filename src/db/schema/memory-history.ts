@@ -25,8 +25,5 @@ export const memoryHistory = pgTable(
     actor: jsonb('actor').$type<Record<string, unknown>>().notNull(),
     at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [
-    index('memory_history_scope_key_idx').on(t.tenantId, t.agentId, t.userId, t.key, t.id),
-    index('memory_history_memory_idx').on(t.memoryId, t.id),
-  ],
+  (t) => [index('memory_history_scope_key_idx').on(t.tenantId, t.agentId, t.userId, t.key, t.id), index('memory_history_memory_idx').on(t.memoryId, t.id)],
 );

@@ -30,9 +30,7 @@ export const runs = pgTable(
   (t) => [
     index('runs_tenant_created_idx').on(t.tenantId, t.createdAt),
     // A conversation's waiting run, looked up before every turn of it; only waiting runs are indexed.
-    index('runs_waiting_conversation_idx')
-      .on(t.conversationId)
-      .where(sql`status IN ('requires_action', 'requires_approval')`),
+    index('runs_waiting_conversation_idx').on(t.conversationId).where(sql`status IN ('requires_action', 'requires_approval')`),
     // The sweeper's scan: runs that wait or run, by how long they have.
     index('runs_open_idx').on(t.status, t.updatedAt).where(sql`status IN ('running', 'requires_action', 'requires_approval')`),
     check('runs_status', sql`${t.status} IN ('running', 'requires_action', 'requires_approval', 'completed', 'failed', 'cancelled', 'expired')`),

@@ -32,10 +32,7 @@ export const turns = pgTable(
     /** When the turn was said. */
     at: timestamp('at', { withTimezone: true }).notNull(),
   },
-  (t) => [
-    uniqueIndex('turns_conversation_turn_idx').on(t.conversationId, t.turn),
-    index('turns_tenant_agent_user_idx').on(t.tenantId, t.agentId, t.userId),
-  ],
+  (t) => [uniqueIndex('turns_conversation_turn_idx').on(t.conversationId, t.turn), index('turns_tenant_agent_user_idx').on(t.tenantId, t.agentId, t.userId)],
 );
 
 /** The BM25 index of turns; its totals row's lock serialises the tenant's writers of turns. */

@@ -9,7 +9,7 @@ export interface ChunkStageOptions {
   maxInputTokens: number;
   analyzer: Analyzer;
   /** The embedder's tokenizer when it is available here; default the chunker's (high-erring) estimate. */
-  countTokens?: ((text: string) => number);
+  countTokens?: (text: string) => number;
   chunking?: ChunkingOptions;
 }
 

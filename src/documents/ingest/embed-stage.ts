@@ -11,7 +11,7 @@ export interface EmbedStageOptions {
   /** Checked before each batch and handed to the embedder. */
   signal?: AbortSignal;
   /** After each batch: chunks embedded so far, of all. */
-  onProgress?: ((progress: { done: number; total: number }) => void);
+  onProgress?: (progress: { done: number; total: number }) => void;
 }
 
 export interface EmbeddedDocument<F extends string = DocumentFormat> extends ChunkedDocument<F> {

@@ -49,16 +49,16 @@ export interface IngestPipelineOptions {
   tenantId?: string;
   analyzer?: Analyzer;
   /** Default the embedder's `countTokens`, else the chunker's (high-erring) estimate. */
-  countTokens?: ((text: string) => number);
+  countTokens?: (text: string) => number;
   /** Texts per embedder call. Default 64. */
   embedBatchSize?: number;
 }
 
 export interface IngestRunOptions {
   /** Called synchronously at each stage change and embedded batch; must not throw. */
-  onProgress?: ((progress: IngestProgress) => void);
+  onProgress?: (progress: IngestProgress) => void;
   /** See WriteStageOptions.inTransaction; also called (with no transaction of its own) when the text was stored already. */
-  inTransaction?: ((tx: Db, result: IngestResult) => Promise<void>);
+  inTransaction?: (tx: Db, result: IngestResult) => Promise<void>;
 }
 
 export interface IngestPipeline {

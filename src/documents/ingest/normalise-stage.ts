@@ -44,7 +44,9 @@ export function normaliseStage<F extends string>(parsed: ParsedDocument<F>, inpu
     text,
     contentHash: contentHashOf(text),
     // Cut by code points: a UTF-16 cut could split a surrogate pair, which Postgres stores as U+FFFD.
-    title: Array.from(input.title?.trim() || defaultTitle(text, parsed.markup, input.filename)).slice(0, 1000).join(''),
+    title: Array.from(input.title?.trim() || defaultTitle(text, parsed.markup, input.filename))
+      .slice(0, 1000)
+      .join(''),
     tags: normalizeTags(input.tags),
     metadata: input.metadata ?? {},
     source: input.source ?? null,
@@ -52,13 +54,20 @@ export function normaliseStage<F extends string>(parsed: ParsedDocument<F>, inpu
 }
 
 function defaultTitle(text: string, markup: TextMarkup, filename: string | undefined): string {
-  const fromName = filename?.replace(/^.*[\\/]/, '').replace(/\.[^.]+$/, '').trim();
+  const fromName = filename
+    ?.replace(/^.*[\\/]/, '')
+    .replace(/\.[^.]+$/, '')
+    .trim();
   if (fromName) return fromName;
   if (markup === 'markdown') {
     const [heading] = findMarkdownHeadings(text);
     if (heading?.text.trim()) return heading.text.trim();
   }
-  const firstLine = text.split('\n').find((line) => line.trim() !== '')?.trim() ?? 'Untitled';
+  const firstLine =
+    text
+      .split('\n')
+      .find((line) => line.trim() !== '')
+      ?.trim() ?? 'Untitled';
   const points = Array.from(firstLine);
   return points.length > 120 ? `${points.slice(0, 117).join('')}...` : firstLine;
 }

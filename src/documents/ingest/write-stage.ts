@@ -21,7 +21,7 @@ export interface WriteStageOptions {
    * Runs inside the write's transaction, after it: what must commit with the document or not at
    * all (a job marking itself done, so that a retried job never writes twice). Throwing rolls back.
    */
-  inTransaction?: ((tx: Db, result: IngestResult) => Promise<void>);
+  inTransaction?: (tx: Db, result: IngestResult) => Promise<void>;
 }
 
 // Rows per multi-row statement: far below the 65,535 bind parameters of the protocol.
@@ -87,7 +87,15 @@ export async function removeDocumentChunks(tx: Tx, index: CorpusIndex, tenantId:
   await index.deleteRows(tx, tenantId, and(eq(chunks.tenantId, tenantId), eq(chunks.documentId, documentId))!);
 }
 
-async function insertChunks(tx: Tx, index: CorpusIndex, tenantId: string, documentId: string, tags: string[], prepared: PreparedChunk[], vectors: number[][]): Promise<void> {
+async function insertChunks(
+  tx: Tx,
+  index: CorpusIndex,
+  tenantId: string,
+  documentId: string,
+  tags: string[],
+  prepared: PreparedChunk[],
+  vectors: number[][],
+): Promise<void> {
   const ids = prepared.map(() => randomUUID());
   for (let i = 0; i < prepared.length; i += INSERT_BATCH) {
     await tx.insert(chunks).values(

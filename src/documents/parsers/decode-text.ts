@@ -41,9 +41,7 @@ const WINDOWS_1252_HIGH =
 function decodeWindows1252(data: Uint8Array): string {
   let out = '';
   for (let i = 0; i < data.length; i += 8192) {
-    const codes = Array.from(data.subarray(i, i + 8192), (byte) =>
-      byte >= 0x80 && byte <= 0x9f ? WINDOWS_1252_HIGH.charCodeAt(byte - 0x80) : byte,
-    );
+    const codes = Array.from(data.subarray(i, i + 8192), (byte) => (byte >= 0x80 && byte <= 0x9f ? WINDOWS_1252_HIGH.charCodeAt(byte - 0x80) : byte));
     out += String.fromCharCode(...codes);
   }
   return out;

@@ -10,8 +10,24 @@ interface DomNode {
 
 // Never content: scripts, styles and page chrome would be indexed as text otherwise.
 const DROPPED = [
-  'head', 'title', 'meta', 'link', 'script', 'style', 'noscript', 'template', 'nav',
-  'iframe', 'object', 'embed', 'svg', 'canvas', 'button', 'select', 'input', 'textarea',
+  'head',
+  'title',
+  'meta',
+  'link',
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'nav',
+  'iframe',
+  'object',
+  'embed',
+  'svg',
+  'canvas',
+  'button',
+  'select',
+  'input',
+  'textarea',
 ] as const;
 
 /**

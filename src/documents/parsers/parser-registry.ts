@@ -72,7 +72,10 @@ export function createParserRegistry(): ParserRegistry<never> {
     has: (format): format is string => parsers.has(format),
 
     detect(filename, mimeType) {
-      const extension = filename?.trim().toLowerCase().match(/\.([a-z0-9]+)$/)?.[1];
+      const extension = filename
+        ?.trim()
+        .toLowerCase()
+        .match(/\.([a-z0-9]+)$/)?.[1];
       const byName = extension === undefined ? undefined : byExtension.get(extension);
       if (byName) return byName.format;
 

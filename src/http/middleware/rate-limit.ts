@@ -13,7 +13,7 @@ export interface RateLimitOptions {
    * undefined for anything else, which is then limited by client address. Each valid key has its
    * own budget. Without it, every client is limited by address.
    */
-  identifyKey?: ((key: string) => Promise<string | undefined>);
+  identifyKey?: (key: string) => Promise<string | undefined>;
   /** Take the client address from the last X-Forwarded-For hop (one trusted proxy in front). */
   trustProxy: boolean;
 }

@@ -46,7 +46,10 @@ function pointAtComponents<T>(value: T): T {
   if (typeof value !== 'object' || value === null) return value;
   const out: JsonSchema = {};
   for (const [key, inner] of Object.entries(value)) {
-    out[key] = key === '$ref' && typeof inner === 'string' && inner.startsWith(DEFS_PREFIX) ? COMPONENTS_PREFIX + inner.slice(DEFS_PREFIX.length) : pointAtComponents(inner);
+    out[key] =
+      key === '$ref' && typeof inner === 'string' && inner.startsWith(DEFS_PREFIX)
+        ? COMPONENTS_PREFIX + inner.slice(DEFS_PREFIX.length)
+        : pointAtComponents(inner);
   }
   return out as T;
 }

@@ -27,7 +27,7 @@ type StatusError = ErrorSpec & { status: number };
 const API_VERSION = '1.0.0';
 
 const PARAMETER_DESCRIPTIONS: Record<string, string> = {
-  agentId: "The agent whose memories these are (default `default`); each agent id is a namespace of its own.",
+  agentId: 'The agent whose memories these are (default `default`); each agent id is a namespace of its own.',
   tagsAny: 'At least one of these tags. Repeat the parameter or separate tags by commas.',
   tagsAll: 'Every one of these tags. Repeat the parameter or separate tags by commas.',
   tagsNone: 'None of these tags. Repeat the parameter or separate tags by commas.',
@@ -77,14 +77,14 @@ export function createOpenApiDocument(routes: readonly RouteConfig[], options: O
       title: 'memrag API',
       version: API_VERSION,
       description: [
-        "A memory-centric RAG agent backend: memories, documents, retrieval and a grounded chat.",
+        'A memory-centric RAG agent backend: memories, documents, retrieval and a grounded chat.',
         '',
         'Every error is JSON: `{"error":{"code","message","details"}}`, where `details` names each rejected field of a 400. ' +
           'Request objects are strict: an unknown field is a 400. Strings must not contain NUL or unpaired UTF-16 surrogates, ' +
           'and required text must not be blank; these checks are not expressible in the schemas below.',
         '',
         `Bodies past ${options.maxBodyBytes} bytes (${options.maxUploadBytes} for \`POST /v1/documents\` and \`POST /v1/conversations/import\`) answer 413. ` +
-          'Every reply carries `X-Request-Id` (the caller\'s, when it sent a usable one).',
+          "Every reply carries `X-Request-Id` (the caller's, when it sent a usable one).",
         options.apiKeys ? '\nEvery `/v1` route needs `Authorization: Bearer <key>`.' : '\nNo API keys are configured on this server: `/v1` is open.',
       ].join('\n'),
     },
@@ -92,7 +92,17 @@ export function createOpenApiDocument(routes: readonly RouteConfig[], options: O
     paths,
     components: {
       schemas: components.schemas,
-      ...(options.apiKeys ? { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: one of API_KEYS, or one made with `npm run keys -- create`. The key decides the tenant whose data the request sees.' } } } : {}),
+      ...(options.apiKeys
+        ? {
+            securitySchemes: {
+              bearerAuth: {
+                type: 'http',
+                scheme: 'bearer',
+                description: 'An API key: one of API_KEYS, or one made with `npm run keys -- create`. The key decides the tenant whose data the request sees.',
+              },
+            },
+          }
+        : {}),
     },
   };
 }
@@ -214,7 +224,8 @@ function errorsOf(route: RouteConfig, own: StatusError[], options: OpenApiDocume
     common.push({
       status: 503,
       codes: ['database_unavailable'],
-      description: 'The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given.',
+      description:
+        'The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given.',
       headers: retryAfterHeader(),
     });
   }

@@ -58,5 +58,4 @@ export function notFoundResponse(what: string): RouteResponse {
   return errorResponse({ codes: ['not_found'], description: `No such ${what}.` });
 }
 
-export const retryAfterHeader = (description = 'Seconds to wait before retrying.') =>
-  z.object({ 'Retry-After': header(description, z.number().int().min(1)) });
+export const retryAfterHeader = (description = 'Seconds to wait before retrying.') => z.object({ 'Retry-After': header(description, z.number().int().min(1)) });

@@ -16,7 +16,7 @@ import { tenantOf } from '../tenant-context.js';
 import { idParam, parseBody, parseQuery, parseWith } from '../validate.js';
 
 const DEPLOYMENT_RULES =
-  '`provider` must be one of the server\'s LLM_PROVIDERS, and `budget.maxUsd` needs a price in LLM_PRICES for the ' +
+  "`provider` must be one of the server's LLM_PROVIDERS, and `budget.maxUsd` needs a price in LLM_PRICES for the " +
   "agent's model (LLM_MODEL when it names none); either is a 400 naming the field.";
 
 /** `/v1/agents`: the agents of the request's tenant, each change a new version. */
@@ -37,8 +37,8 @@ export function createAgentRoutes(ctx: AppContext): ApiRoutes {
     tags: [TAGS.agents],
     summary: 'Create an agent (version 1)',
     description:
-      "An agent is the settings a chat runs with for an `agentId`: its instructions, model, tools, budget and recall. Its id " +
-      "is that `agentId`, the namespace of its memories and conversations; a new UUID when the body names none. " +
+      'An agent is the settings a chat runs with for an `agentId`: its instructions, model, tools, budget and recall. Its id ' +
+      'is that `agentId`, the namespace of its memories and conversations; a new UUID when the body names none. ' +
       `Unset fields keep the deployment's defaults. ${DEPLOYMENT_RULES}`,
     request: { body: jsonBody(createAgentBody) },
     responses: {
@@ -91,7 +91,7 @@ export function createAgentRoutes(ctx: AppContext): ApiRoutes {
     tags: [TAGS.agents],
     summary: 'Change some settings of an agent (a new version)',
     description:
-      'Only the fields given change, each replaced whole (a nested object too); `null` clears a field, so the deployment\'s ' +
+      "Only the fields given change, each replaced whole (a nested object too); `null` clears a field, so the deployment's " +
       'default applies again (`name` cannot be cleared). A change writes a new version; a patch that changes nothing ' +
       `keeps the current one. ${DEPLOYMENT_RULES}`,
     request: { params: agentIdParams, body: jsonBody(patchAgentBody) },
@@ -158,7 +158,6 @@ export function createAgentRoutes(ctx: AppContext): ApiRoutes {
 
   return routes;
 }
-
 
 function agentMissing(id: string) {
   return notFound(`No agent with id ${JSON.stringify(id)}`);

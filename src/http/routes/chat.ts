@@ -32,7 +32,7 @@ export function createChatRoutes(ctx: AppContext): ApiRoutes {
       'one under that id. JSON by default; Server-Sent Events with `stream: true` or `Accept: text/event-stream` (an explicit ' +
       '`stream: false` wins): `retrieval`, then `delta`s, `tool_start`/`tool_end` and `compaction`, then `done` (the JSON reply) or ' +
       '`error` (the error body plus its `status`). With client `tools`, a call to one pauses the turn (`requires_action`); with an agent ' +
-      "record, a call to a tool in its approval list waits for a decision (`requires_approval`). Every reply names its `runId`. " +
+      'record, a call to a tool in its approval list waits for a decision (`requires_approval`). Every reply names its `runId`. ' +
       'Disconnecting cancels the LLM request and running tools (a stream after a grace period, RUN_RECONNECT_GRACE_MS, in which the ' +
       'client may reconnect to `GET /v1/runs/{runId}/events`).',
     request: { body: jsonBody(body) },

@@ -16,7 +16,15 @@ import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-
 import { errorResponse, header, json, jsonReply, notFoundResponse } from '../openapi/route-responses.js';
 import { chunkPageSchema, documentPageSchema, documentReplySchema, ingestReplySchema } from '../schemas/document-reply-schemas.js';
 import { TAG_LIST_PARAMS } from '../schemas/memory-schemas.js';
-import { documentIdParams, ingestBatchBody, ingestFormFields, ingestJsonBody, ingestUrlBody, listChunksQuery, listDocumentsQuery } from '../schemas/document-schemas.js';
+import {
+  documentIdParams,
+  ingestBatchBody,
+  ingestFormFields,
+  ingestJsonBody,
+  ingestUrlBody,
+  listChunksQuery,
+  listDocumentsQuery,
+} from '../schemas/document-schemas.js';
 import { tenantOf } from '../tenant-context.js';
 import { idParam, parseQuery, parseWith, readJsonBody } from '../validate.js';
 
@@ -51,7 +59,9 @@ export function createDocumentRoutes(ctx: AppContext): ApiRoutes {
           ...json(z.union([ingestJsonBody, ingestUrlBody, ingestBatchBody])),
           'multipart/form-data': {
             schema: ingestFormFields.safeExtend({
-              file: z.union([z.file(), z.array(z.file())]).meta({ description: 'The document: .txt, .md, .html or .pdf; several `file` parts make a batch job.' }),
+              file: z
+                .union([z.file(), z.array(z.file())])
+                .meta({ description: 'The document: .txt, .md, .html or .pdf; several `file` parts make a batch job.' }),
             }),
           },
         },
@@ -166,7 +176,11 @@ type IngestRequest =
   | { kind: 'url'; document: JobDocument };
 
 /** A document a job ingests: its text or bytes, or a URL the worker fetches. */
-type JobDocument = Omit<IngestDocumentInput, 'content' | 'signal' | 'format'> & { content?: string | Uint8Array; format?: IngestDocumentInput['format']; url?: string };
+type JobDocument = Omit<IngestDocumentInput, 'content' | 'signal' | 'format'> & {
+  content?: string | Uint8Array;
+  format?: IngestDocumentInput['format'];
+  url?: string;
+};
 
 async function jsonRequest(c: Context): Promise<IngestRequest> {
   const raw = await readJsonBody(c);
@@ -179,14 +193,27 @@ async function jsonRequest(c: Context): Promise<IngestRequest> {
 }
 
 function fromJson(body: Record<string, unknown>): JobDocument {
-  const { text, url, maxTokens, overlapTokens, passageTokens, async: _async, ...rest } = body as Record<string, unknown> & {
+  const {
+    text,
+    url,
+    maxTokens,
+    overlapTokens,
+    passageTokens,
+    async: _async,
+    ...rest
+  } = body as Record<string, unknown> & {
     text?: string;
     url?: string;
     maxTokens?: number;
     overlapTokens?: number;
     passageTokens?: number;
   };
-  return { ...(rest as Omit<JobDocument, 'content' | 'url'>), ...(text !== undefined ? { content: text } : {}), ...(url !== undefined ? { url } : {}), chunking: { maxTokens, overlapTokens, passageTokens } };
+  return {
+    ...(rest as Omit<JobDocument, 'content' | 'url'>),
+    ...(text !== undefined ? { content: text } : {}),
+    ...(url !== undefined ? { url } : {}),
+    chunking: { maxTokens, overlapTokens, passageTokens },
+  };
 }
 
 async function formRequest(c: Context): Promise<IngestRequest> {
@@ -242,7 +269,6 @@ function replyIngested(c: Context, result: IngestResult) {
   c.header('Location', `/v1/documents/${result.document.id}`);
   return c.json(result, 201);
 }
-
 
 function documentNotFound(id: string) {
   return notFound(`No document with id ${JSON.stringify(id)}`);

@@ -75,7 +75,7 @@ export function createMemoryRoutes(ctx: AppContext): ApiRoutes {
     summary: 'Save a memory (upsert by agent, user and key)',
     description:
       'Replaces the content, tags, metadata and expiry of an existing key (fields left out are cleared; an invalidated ' +
-      'memory is valid again); without `key`, a new UUID is the key. `userId` makes it that user\'s memory; without it, ' +
+      "memory is valid again); without `key`, a new UUID is the key. `userId` makes it that user's memory; without it, " +
       "it is the agent's shared one. `ttlSeconds` or `expiresAt` make it expire. The vector is recomputed only when the content changed.",
     request: { query: agentIdQuery, body: jsonBody(saveMemoryBody) },
     responses: saved,
@@ -137,7 +137,7 @@ export function createMemoryRoutes(ctx: AppContext): ApiRoutes {
       'Each item is a `POST /v1/memories` body. All are saved or none: one invalid item refuses the batch, naming its ' +
       'index (`memories.3.content`). The agent and user ids of the query string apply to items that name none.',
     request: { query: agentIdQuery, body: jsonBody(batchMemoriesBody) },
-    responses: { 200: jsonReply('Each item\'s result, in order.', batchMemoriesReplySchema) },
+    responses: { 200: jsonReply("Each item's result, in order.", batchMemoriesReplySchema) },
   });
   defineRoute(routes, batchMemoriesRoute, async (c) => {
     const scope = queryScope(c);
@@ -161,7 +161,7 @@ export function createMemoryRoutes(ctx: AppContext): ApiRoutes {
     summary: "A memory's history",
     description:
       'Every change of the key in the scope, oldest first: created, updated, invalidated, deleted, expired, with the content ' +
-      'before and after, the tags, the time and who made it (the API, the chat model\'s tool, or fact extraction with its ' +
+      "before and after, the tags, the time and who made it (the API, the chat model's tool, or fact extraction with its " +
       'conversation and turn). Kept after the memory is deleted.',
     request: { params: keyParams, query: agentIdQuery },
     responses: { 200: jsonReply('The events, oldest first.', memoryHistoryReplySchema), 404: notFoundResponse('history for this key') },

@@ -20,7 +20,7 @@ export function createSearchRoutes(ctx: AppContext): ApiRoutes {
     tags: [TAGS.search],
     summary: 'Search document chunks (hybrid, vector or BM25; optional rerank)',
     description:
-      'Each retriever returns `candidateK` candidates, filtered by tags in SQL: BM25 scores passages (runs of a document\'s ' +
+      "Each retriever returns `candidateK` candidates, filtered by tags in SQL: BM25 scores passages (runs of a document's " +
       'chunks), the vector side chunks, which count for their passage at its nearest chunk. Hybrid mode fuses passages by ' +
       'weighted reciprocal rank fusion. Each hit is one passage, citing its chunk that covers most of the query (vector ' +
       'mode: its nearest). A `reranker` reorders the first `candidateK` and returns the best `topK` with `rerankScore`; without ' +

@@ -89,7 +89,9 @@ export const chatReplySchema = z
     usage: usageSchema,
     costUsd: z.number().nullable().meta({ description: 'Null when no price is known for the model (LLM_PRICES), or no model ran.' }),
     stopReason: z.enum(['completed', 'max_iterations', 'budget']),
-    mode: z.enum(['llm', 'extractive']).meta({ description: '`extractive` without a configured LLM: sentences of the sources that answer the question, each cited, or a statement that none does.' }),
+    mode: z.enum(['llm', 'extractive']).meta({
+      description: '`extractive` without a configured LLM: sentences of the sources that answer the question, each cited, or a statement that none does.',
+    }),
     note: z.string().optional().meta({ description: 'Why the reply is what it is, when that needs saying (e.g. extractive).' }),
   })
   .meta({ id: 'ChatReply' });
@@ -113,7 +115,7 @@ const approvalRequestSchema = z
     name: z.string(),
     arguments: z.unknown().meta({ description: 'As the tool would get them: parsed (repaired when the model sent almost-JSON), else the raw text.' }),
   })
-  .meta({ id: 'ApprovalRequest', description: 'A call to a tool in the agent\'s approval list; decide it with `POST /v1/runs/{runId}/approvals`.' });
+  .meta({ id: 'ApprovalRequest', description: "A call to a tool in the agent's approval list; decide it with `POST /v1/runs/{runId}/approvals`." });
 
 export const pausedReplySchema = z
   .object({
@@ -188,7 +190,11 @@ export const chatStreamEventSchema = z
           tokensBefore: z.number().int().min(0),
           tokensAfter: z.number().int().min(0),
           limit: z.number().int().min(0),
-          summarizerCalls: z.number().int().min(0).meta({ description: 'Summarising requests this compaction waited on; 0 when the stored summary and checkpoints sufficed.' }),
+          summarizerCalls: z
+            .number()
+            .int()
+            .min(0)
+            .meta({ description: 'Summarising requests this compaction waited on; 0 when the stored summary and checkpoints sufficed.' }),
         })
         .meta({ description: "The conversation's history was compacted to fit the model's window before a model call." }),
     }),
@@ -207,6 +213,6 @@ export const chatStreamEventSchema = z
     description:
       'One Server-Sent Event of a streamed chat, as `id: <n>`, `event: <event>` and `data: <data as JSON>`: `retrieval` first (the recalled ' +
       'sources), then `delta`s of the answer, `tool_start`/`tool_end` pairs and `compaction` notices, and last either `done` (the whole reply, as without ' +
-      'streaming), `requires_action` or `requires_approval` (the run waits for the client), or `error`. Ids go on across a run\'s pauses; ' +
+      "streaming), `requires_action` or `requires_approval` (the run waits for the client), or `error`. Ids go on across a run's pauses; " +
       'a client that lost the stream reconnects to `GET /v1/runs/{runId}/events` with `Last-Event-ID`.',
   });

@@ -41,7 +41,7 @@ export const clientToolSchema = z
           const problem = parametersProblem(parameters);
           if (problem) ctx.addIssue({ code: 'custom', message: problem });
         })
-        .meta({ description: 'A JSON Schema (draft 2020-12) of type `object` for the arguments; the model\'s arguments are checked against it.' }),
+        .meta({ description: "A JSON Schema (draft 2020-12) of type `object` for the arguments; the model's arguments are checked against it." }),
       // OpenAI's structured-output flag: accepted so that OpenAI tool lists can be sent as they are.
       strict: z.boolean().optional(),
     }),
@@ -57,7 +57,8 @@ export const clientToolsSchema = z
     const seen = new Set<string>();
     tools.forEach((tool, i) => {
       const { name } = tool.function;
-      if (RESERVED_TOOL_NAMES.has(name)) ctx.addIssue({ code: 'custom', path: [i, 'function', 'name'], message: `${JSON.stringify(name)} is a built-in tool's name` });
+      if (RESERVED_TOOL_NAMES.has(name))
+        ctx.addIssue({ code: 'custom', path: [i, 'function', 'name'], message: `${JSON.stringify(name)} is a built-in tool's name` });
       else if (seen.has(name)) ctx.addIssue({ code: 'custom', path: [i, 'function', 'name'], message: `${JSON.stringify(name)} is declared twice` });
       seen.add(name);
     });
@@ -69,14 +70,12 @@ export function chatBody(maxTopK: number) {
     message: messageSchema,
     conversationId: z.uuid().optional(),
     agentId: agentIdSchema.optional(),
-    userId: userIdSchema
-      .optional()
-      .meta({
-        description:
-          "The user the turn is with: memories are recalled from theirs and the agent's shared ones, the memory tools write theirs, " +
-          'past turns come from their other conversations. A conversation keeps the user of its first turn: continuing it with ' +
-          'another (or none) is a 404. Absent: no user, and only shared memories are recalled.',
-      }),
+    userId: userIdSchema.optional().meta({
+      description:
+        "The user the turn is with: memories are recalled from theirs and the agent's shared ones, the memory tools write theirs, " +
+        'past turns come from their other conversations. A conversation keeps the user of its first turn: continuing it with ' +
+        'another (or none) is a 404. Absent: no user, and only shared memories are recalled.',
+    }),
     tagsAny: tagsSchema.optional(),
     tagsAll: tagsSchema.optional(),
     tagsNone: tagsSchema.optional(),

@@ -18,9 +18,7 @@ export const conversationSchema = z
   })
   .meta({ id: 'Conversation' });
 
-export const conversationPageSchema = z
-  .object({ items: z.array(conversationSchema), nextCursor: z.string().nullable() })
-  .meta({ id: 'ConversationPage' });
+export const conversationPageSchema = z.object({ items: z.array(conversationSchema), nextCursor: z.string().nullable() }).meta({ id: 'ConversationPage' });
 
 const messageFields = {
   seq: position.meta({ description: "The message's place in the conversation: 1, 2, 3…" }),
@@ -83,10 +81,15 @@ export const conversationReplySchema = z
         history: z.number().int().min(0).meta({ description: 'The whole stored history, estimated.' }),
         compacted: z.number().int().min(0).meta({ description: 'The history as the next turn would send it, with checkpoints and summary.' }),
         fixed: z.number().int().min(0).meta({
-          description: "What a request carries besides the history: system prompt, tool definitions, the question with its sources and tool results (the last turn's largest request, or an estimate when no turn was measured).",
+          description:
+            "What a request carries besides the history: system prompt, tool definitions, the question with its sources and tool results (the last turn's largest request, or an estimate when no turn was measured).",
         }),
         fixedMeasured: z.boolean().meta({ description: 'Whether `fixed` was measured on a turn rather than estimated.' }),
-        nextRequest: z.number().int().min(0).meta({ description: 'The next request as a whole, estimated: `fixed` plus the compacted history; compare it with `limit`.' }),
+        nextRequest: z
+          .number()
+          .int()
+          .min(0)
+          .meta({ description: 'The next request as a whole, estimated: `fixed` plus the compacted history; compare it with `limit`.' }),
         limit: z.number().int().min(0).meta({ description: 'The tokens past which a request is compacted.' }),
         contextWindow: z.number().int().min(0),
         outputReserve: z.number().int().min(0),

@@ -156,7 +156,8 @@ export const importConversationBody = z
       }
       let next = summary.fromTurn;
       for (const [i, layer] of summary.layers.entries()) {
-        if (layer.fromTurn !== next || layer.throughTurn < layer.fromTurn) return issue(['summary', 'layers', i, 'fromTurn'], `must be ${next}: layers cover consecutive turns`);
+        if (layer.fromTurn !== next || layer.throughTurn < layer.fromTurn)
+          return issue(['summary', 'layers', i, 'fromTurn'], `must be ${next}: layers cover consecutive turns`);
         next = layer.throughTurn + 1;
       }
       if (next - 1 !== summary.throughTurn) return issue(['summary', 'layers'], `must end at turn ${summary.throughTurn}`);

@@ -4,9 +4,7 @@ import { DOCUMENT_FORMATS } from '../../documents/parsers/document-format.js';
 /** What the document and knowledge-search routes answer. */
 
 const rankSchema = z.number().int().min(1).nullable();
-const headingPathSchema = z
-  .array(z.string())
-  .meta({ description: "Headings from the document's root down to the chunk, e.g. `[\"Install\", \"Linux\"]`." });
+const headingPathSchema = z.array(z.string()).meta({ description: 'Headings from the document\'s root down to the chunk, e.g. `["Install", "Linux"]`.' });
 const offsetSchema = z.number().int().min(0);
 
 export const documentSchema = z
@@ -38,9 +36,7 @@ export const ingestReplySchema = z
 
 export const documentReplySchema = z.object({ document: documentSchema }).meta({ id: 'DocumentReply' });
 
-export const documentPageSchema = z
-  .object({ items: z.array(documentSchema), nextCursor: z.string().nullable() })
-  .meta({ id: 'DocumentPage' });
+export const documentPageSchema = z.object({ items: z.array(documentSchema), nextCursor: z.string().nullable() }).meta({ id: 'DocumentPage' });
 
 export const chunkSchema = z
   .object({

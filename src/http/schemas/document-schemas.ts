@@ -24,7 +24,12 @@ export const DOCUMENT_LIMITS = {
 
 const chunkingFields = {
   maxTokens: z.number().int().min(DOCUMENT_LIMITS.chunkTokensMin).max(DOCUMENT_LIMITS.chunkTokensMax).optional(),
-  overlapTokens: z.number().int().min(0).max(DOCUMENT_LIMITS.chunkTokensMax - 1).optional(),
+  overlapTokens: z
+    .number()
+    .int()
+    .min(0)
+    .max(DOCUMENT_LIMITS.chunkTokensMax - 1)
+    .optional(),
   passageTokens: z
     .number()
     .int()
@@ -77,7 +82,12 @@ export const BATCH_MAX_ITEMS = 1000;
 /** `POST /v1/documents` with `{documents: [...]}`: one batch job, an item per document (text or URL). */
 export const ingestBatchBody = z.strictObject({
   documents: z
-    .array(z.union([z.strictObject(textDocumentFields).refine(overlapBelowMax, OVERLAP_ISSUE), z.strictObject(urlDocumentFields).refine(overlapBelowMax, OVERLAP_ISSUE)]))
+    .array(
+      z.union([
+        z.strictObject(textDocumentFields).refine(overlapBelowMax, OVERLAP_ISSUE),
+        z.strictObject(urlDocumentFields).refine(overlapBelowMax, OVERLAP_ISSUE),
+      ]),
+    )
     .min(1)
     .max(BATCH_MAX_ITEMS),
   async: z.literal(true).optional().meta({ description: 'A batch is always a job.' }),
@@ -110,7 +120,12 @@ export const ingestFormFields = z
               return z.NEVER;
             }
           } else {
-            out.push(...value.split(',').map((t) => t.trim()).filter((t) => t !== ''));
+            out.push(
+              ...value
+                .split(',')
+                .map((t) => t.trim())
+                .filter((t) => t !== ''),
+            );
           }
         }
         return out;
@@ -130,7 +145,10 @@ export const ingestFormFields = z
       })
       .pipe(metadataSchema.optional()),
     format: z.enum(DOCUMENT_FORMATS).optional(),
-    async: z.enum(['true', 'false']).optional().transform((v) => v === 'true'),
+    async: z
+      .enum(['true', 'false'])
+      .optional()
+      .transform((v) => v === 'true'),
     maxTokens: formInt(chunkingFields.maxTokens.unwrap()).optional(),
     overlapTokens: formInt(chunkingFields.overlapTokens.unwrap()).optional(),
     passageTokens: formInt(chunkingFields.passageTokens.unwrap()).optional(),

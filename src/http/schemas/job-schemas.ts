@@ -39,14 +39,18 @@ export const jobSchema = z
     id: z.uuid(),
     kind: z.enum(TENANT_JOB_KINDS),
     status: z.enum(JOB_STATUSES),
-    progress: z
-      .object({ stage: z.string(), done: z.number().int().min(0), total: z.number().int().min(0) })
-      .meta({ description: '`stage`: `queued`, then `fetch` (URL sources), `parse`, `normalise`, `chunk`, `embed` (`done` of `total` chunks) and `write`; `items` for a batch.' }),
+    progress: z.object({ stage: z.string(), done: z.number().int().min(0), total: z.number().int().min(0) }).meta({
+      description:
+        '`stage`: `queued`, then `fetch` (URL sources), `parse`, `normalise`, `chunk`, `embed` (`done` of `total` chunks) and `write`; `items` for a batch.',
+    }),
     result: z
       .record(z.string(), z.unknown())
       .nullable()
       .meta({ description: 'On success: `documentId` and `status` (`created`, `replaced` or `unchanged`) for an ingest.' }),
-    error: z.object({ code: z.string(), message: z.string() }).nullable().meta({ description: 'Why it failed (or the last failure of an attempt that will be retried).' }),
+    error: z
+      .object({ code: z.string(), message: z.string() })
+      .nullable()
+      .meta({ description: 'Why it failed (or the last failure of an attempt that will be retried).' }),
     batchId: z.uuid().nullable().meta({ description: 'The batch this job is an item of.' }),
     attempt: z.number().int().min(0),
     createdAt: z.iso.datetime(),

@@ -52,9 +52,7 @@ export const deleteByTagsReplySchema = z
   .object({ deleted: z.number().int().min(0).meta({ description: 'How many memories were deleted.' }) })
   .meta({ id: 'DeleteByTagsReply' });
 
-export const tagCountsReplySchema = z
-  .object({ tags: z.array(z.object({ tag: z.string(), count: z.number().int().min(1) })) })
-  .meta({ id: 'TagCountsReply' });
+export const tagCountsReplySchema = z.object({ tags: z.array(z.object({ tag: z.string(), count: z.number().int().min(1) })) }).meta({ id: 'TagCountsReply' });
 
 export const batchMemoriesReplySchema = z.object({ results: z.array(saveMemoryReplySchema) }).meta({ id: 'BatchMemoriesReply' });
 
@@ -64,7 +62,10 @@ const actorSchema = z
     conversationId: z.string().optional(),
     turn: z.number().int().optional(),
   })
-  .meta({ id: 'MemoryActor', description: 'Who made the change: the API, the chat model\'s tool, fact extraction (with the turn it came from), or the server (expiry).' });
+  .meta({
+    id: 'MemoryActor',
+    description: "Who made the change: the API, the chat model's tool, fact extraction (with the turn it came from), or the server (expiry).",
+  });
 
 export const memoryHistoryReplySchema = z
   .object({

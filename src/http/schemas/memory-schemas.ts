@@ -60,7 +60,10 @@ export const metadataSchema = z
   })
   .transform((value) => value as Record<string, unknown>)
   // The checks above are code; without this, the OpenAPI document would show `{}` (anything).
-  .meta({ type: 'object', description: `A JSON object, at most ${MEMORY_LIMITS.metadataMaxBytes} bytes as JSON and ${MEMORY_LIMITS.metadataMaxDepth} levels deep.` });
+  .meta({
+    type: 'object',
+    description: `A JSON object, at most ${MEMORY_LIMITS.metadataMaxBytes} bytes as JSON and ${MEMORY_LIMITS.metadataMaxDepth} levels deep.`,
+  });
 
 // The first unstorable value only: a hostile body could otherwise produce thousands of issues.
 function findMetadataProblem(value: unknown, path: (string | number)[], depth: number): { path: (string | number)[]; message: string } | null {
@@ -94,7 +97,8 @@ const expiresAtSchema = z.iso
   .transform((s) => new Date(s))
   .meta({ type: 'string', format: 'date-time', description: 'When the memory expires (ISO 8601); a time already past is refused.' });
 const futureExpiry = (body: { expiresAt?: Date | null; ttlSeconds?: number | null }, ctx: z.RefinementCtx) => {
-  if (body.expiresAt != null && body.ttlSeconds != null) ctx.addIssue({ code: 'custom', path: ['ttlSeconds'], message: 'give ttlSeconds or expiresAt, not both' });
+  if (body.expiresAt != null && body.ttlSeconds != null)
+    ctx.addIssue({ code: 'custom', path: ['ttlSeconds'], message: 'give ttlSeconds or expiresAt, not both' });
   if (body.expiresAt != null && body.expiresAt.getTime() <= Date.now()) ctx.addIssue({ code: 'custom', path: ['expiresAt'], message: 'must be in the future' });
 };
 
@@ -108,11 +112,7 @@ const searchQuerySchema = storableString(1, MEMORY_LIMITS.queryMaxChars).refine(
 
 /** A whole number from a query-string parameter. */
 export const queryInt = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max));
+  z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(min).max(max));
 
 const tagFilterFields = {
   agentId: agentIdSchema.optional(),
@@ -146,7 +146,10 @@ export const saveMemoryBody = z.strictObject({ key: keySchema.optional(), ...mem
 export const putMemoryBody = z.strictObject(memoryFields).superRefine(futureExpiry);
 
 export const batchMemoriesBody = z.strictObject({
-  memories: z.array(z.strictObject({ key: keySchema.optional(), ...memoryFields }).superRefine(futureExpiry)).min(1).max(MEMORY_LIMITS.batchMax),
+  memories: z
+    .array(z.strictObject({ key: keySchema.optional(), ...memoryFields }).superRefine(futureExpiry))
+    .min(1)
+    .max(MEMORY_LIMITS.batchMax),
 });
 
 /** Only the fields given change; `tags` replaces, `addTags`/`removeTags` edit. */
@@ -174,23 +177,25 @@ export const keyParams = z.strictObject({ key: keySchema });
 export const agentIdQuery = z.strictObject({ agentId: agentIdSchema.optional(), userId: userIdSchema.optional() });
 
 export function searchMemoriesBody(maxTopK: number) {
-  return z
-    .strictObject({
-      query: searchQuerySchema,
-      topK: z.number().int().min(1).max(maxTopK).default(MEMORY_LIMITS.topKDefault),
-      mode: z.enum(SEARCH_MODES).default('hybrid'),
-      /** A cosine-similarity threshold on the vector side; meaningless in text mode. */
-      minScore: z.number().min(-1).max(1).optional(),
-      weights: fusionWeightsSchema.optional(),
-      ...tagFilterFields,
-      ...scopeFilterFields,
-    })
-    // Refused rather than ignored: a client sending it expects a filter that text mode cannot apply.
-    .superRefine((body, ctx) => {
-      if (body.mode === 'text' && body.minScore !== undefined) {
-        ctx.addIssue({ code: 'custom', path: ['minScore'], message: 'is a cosine similarity; text mode has none (use hybrid or vector)' });
-      }
-    });
+  return (
+    z
+      .strictObject({
+        query: searchQuerySchema,
+        topK: z.number().int().min(1).max(maxTopK).default(MEMORY_LIMITS.topKDefault),
+        mode: z.enum(SEARCH_MODES).default('hybrid'),
+        /** A cosine-similarity threshold on the vector side; meaningless in text mode. */
+        minScore: z.number().min(-1).max(1).optional(),
+        weights: fusionWeightsSchema.optional(),
+        ...tagFilterFields,
+        ...scopeFilterFields,
+      })
+      // Refused rather than ignored: a client sending it expects a filter that text mode cannot apply.
+      .superRefine((body, ctx) => {
+        if (body.mode === 'text' && body.minScore !== undefined) {
+          ctx.addIssue({ code: 'custom', path: ['minScore'], message: 'is a cosine similarity; text mode has none (use hybrid or vector)' });
+        }
+      })
+  );
 }
 
 export const listMemoriesQuery = z.strictObject({
@@ -205,7 +210,7 @@ export const listMemoriesQuery = z.strictObject({
 export const tagCountsQuery = z.strictObject({ ...tagFilterFields, includeShared: queryBoolean.optional() });
 
 /** Body or query of a bulk delete; a filter of excluded tags alone would delete almost everything. */
-export const deleteByTagsInput = z.strictObject(tagFilterFields).refine(
-  (f) => normalizeTags(f.tagsAny).length + normalizeTags(f.tagsAll).length > 0,
-  { path: ['tagsAny'], message: 'tagsAny or tagsAll must name at least one tag' },
-);
+export const deleteByTagsInput = z.strictObject(tagFilterFields).refine((f) => normalizeTags(f.tagsAny).length + normalizeTags(f.tagsAll).length > 0, {
+  path: ['tagsAny'],
+  message: 'tagsAny or tagsAll must name at least one tag',
+});

@@ -18,7 +18,9 @@ export const toolOutputsBody = z.strictObject({
       z.strictObject({
         toolCallId,
         // Stored in the conversation (text) and, while the run waits again, in its state (jsonb).
-        output: storable(z.string().max(RUN_LIMITS.outputMaxChars)).meta({ description: 'What the tool returned, as the model should read it (JSON text, or plain text).' }),
+        output: storable(z.string().max(RUN_LIMITS.outputMaxChars)).meta({
+          description: 'What the tool returned, as the model should read it (JSON text, or plain text).',
+        }),
       }),
     )
     .min(1)
@@ -33,9 +35,7 @@ export const approvalsBody = z.strictObject({
       z.strictObject({
         toolCallId,
         approve: z.boolean(),
-        reason: storable(z.string().max(RUN_LIMITS.reasonMaxChars))
-          .optional()
-          .meta({ description: 'Told to the model with a denial, so that it can adapt.' }),
+        reason: storable(z.string().max(RUN_LIMITS.reasonMaxChars)).optional().meta({ description: 'Told to the model with a denial, so that it can adapt.' }),
       }),
     )
     .min(1)

@@ -3,7 +3,13 @@ import { recordExtractionDecision, recordExtractionFailure, recordExtractionRun 
 import { contentSchema } from '../memory-fields.js';
 import type { AppliedChange, MemoryChange, MemoryScope, MemoryStore } from '../memory-types.js';
 import { type DecisionEvent, type ExtractedFact, MalformedExtractionOutput, type ParsedDecision, parseDecisions, parseFacts } from './extraction-output.js';
-import { FACT_EXTRACTION_INSTRUCTIONS, MEMORY_DECISION_INSTRUCTIONS, type PromptMessage, renderConversation, renderDecisionInput } from './extraction-prompts.js';
+import {
+  FACT_EXTRACTION_INSTRUCTIONS,
+  MEMORY_DECISION_INSTRUCTIONS,
+  type PromptMessage,
+  renderConversation,
+  renderDecisionInput,
+} from './extraction-prompts.js';
 
 export interface ExtractionRequest {
   messages: readonly PromptMessage[];
@@ -43,7 +49,7 @@ export interface MemoryExtractorOptions {
   /** Existing memories shown to the model per fact. Default 5. */
   similarPerFact?: number;
   /** Told of every failure (logged by the caller), beside the metrics, with the turn it was about. */
-  onFailure?: ((reason: string, error: unknown, source: ExtractionRequest['source']) => void);
+  onFailure?: (reason: string, error: unknown, source: ExtractionRequest['source']) => void;
 }
 
 type FailureReason = 'llm_error' | 'timeout' | 'malformed_output' | 'unknown_id' | 'unknown_fact' | 'conflicting_decision' | 'invalid_content';
@@ -110,7 +116,13 @@ export function createMemoryExtractor(options: MemoryExtractorOptions): MemoryEx
         }
       }
 
-      const decisionsReply = await ask(MEMORY_DECISION_INSTRUCTIONS, renderDecisionInput(facts.map((f) => f.content), known.map((m) => m.content)));
+      const decisionsReply = await ask(
+        MEMORY_DECISION_INSTRUCTIONS,
+        renderDecisionInput(
+          facts.map((f) => f.content),
+          known.map((m) => m.content),
+        ),
+      );
       const skippedAll = (reason: string) => facts.map((f): ExtractionDecision => ({ event: 'NONE', fact: f.content, status: 'skipped', reason }));
       if (decisionsReply === undefined) return finish(skippedAll('the model did not answer'), 'failed');
       let parsed: ParsedDecision[];

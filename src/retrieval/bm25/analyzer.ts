@@ -45,10 +45,13 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
   const maxTermLength = options.maxTermLength ?? 64;
   const stopwordOption = options.stopwords ?? 'lucene';
   const stopwords =
-    stopwordOption === 'lucene' ? LUCENE_ENGLISH_STOPWORDS
-    : stopwordOption === 'extended' ? EXTENDED_ENGLISH_STOPWORDS
-    : stopwordOption === 'none' ? new Set<string>()
-    : stopwordOption;
+    stopwordOption === 'lucene'
+      ? LUCENE_ENGLISH_STOPWORDS
+      : stopwordOption === 'extended'
+        ? EXTENDED_ENGLISH_STOPWORDS
+        : stopwordOption === 'none'
+          ? new Set<string>()
+          : stopwordOption;
   const stopwordName = typeof stopwordOption === 'string' ? stopwordOption : `custom${stopwords.size}`;
   const id = `en-v${ANALYZER_VERSION}:${stem ? 'porter' : 'nostem'}:${stopwordName}:${compounds}:${maxTermLength}`;
 

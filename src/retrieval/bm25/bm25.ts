@@ -63,10 +63,7 @@ export interface Bm25TermStats {
 }
 
 export function bm25TermScore(stats: Bm25TermStats, params: Bm25Params = DEFAULT_BM25_PARAMS): number {
-  return (
-    bm25Idf(stats.documentCount, stats.documentFrequency) *
-    bm25TermWeight(stats.termFrequency, stats.documentLength, stats.averageDocumentLength, params)
-  );
+  return bm25Idf(stats.documentCount, stats.documentFrequency) * bm25TermWeight(stats.termFrequency, stats.documentLength, stats.averageDocumentLength, params);
 }
 
 export interface Bm25CorpusStats {

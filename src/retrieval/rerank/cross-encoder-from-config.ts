@@ -4,12 +4,7 @@ import { CrossEncoderReranker } from './cross-encoder-reranker.js';
 
 export type RerankerConfig = Pick<
   Config,
-  | 'RERANKER_MODEL'
-  | 'RERANKER_WORKERS'
-  | 'RERANKER_BATCH_SIZE'
-  | 'RERANKER_MAX_TOKENS'
-  | 'EMBEDDING_CACHE_DIR'
-  | 'EMBEDDING_ALLOW_REMOTE'
+  'RERANKER_MODEL' | 'RERANKER_WORKERS' | 'RERANKER_BATCH_SIZE' | 'RERANKER_MAX_TOKENS' | 'EMBEDDING_CACHE_DIR' | 'EMBEDDING_ALLOW_REMOTE'
 >;
 
 /**

@@ -79,7 +79,11 @@ describe('extractiveAnswer', () => {
   });
 
   it('weighs rare shared words above common ones', async () => {
-    const sources = memories('Alice prefers green tea. She dislikes coffee.', 'Bob rides his bike to work.', 'Alice drinks green tea every afternoon in the garden.');
+    const sources = memories(
+      'Alice prefers green tea. She dislikes coffee.',
+      'Bob rides his bike to work.',
+      'Alice drinks green tea every afternoon in the garden.',
+    );
     const { answer } = await extractiveAnswer('What does Alice drink in the afternoon?', sources, { maxSentences: 1 });
     expect(answer).toBe('Alice drinks green tea every afternoon in the garden. [3]');
   });
@@ -148,7 +152,8 @@ describe('extractiveAnswer', () => {
   });
 
   it('never quotes a Markdown heading line (the console answered "## Priming" to how to prime a pump)', async () => {
-    const document = '# Pumps\n## Priming\nPrime the centrifugal pump with water before starting it. Close the discharge valve first.\n## Storage\nDrain the pump before winter.';
+    const document =
+      '# Pumps\n## Priming\nPrime the centrifugal pump with water before starting it. Close the discharge valve first.\n## Storage\nDrain the pump before winter.';
     const hit: KnowledgeHit = {
       documentId: 'd',
       title: 'pump-guide',
@@ -175,7 +180,17 @@ describe('extractiveAnswer', () => {
   it('quotes past turns, saying who said what, and never their questions', async () => {
     const list = new SourceList();
     const turn = (n: number, question: string, answer: string, score: number) =>
-      list.addTurn({ conversationId: 'c', turn: n, question, answer, at: new Date('2026-05-12T09:00:00Z'), agentId: 'a', userId: null, score, ranks: { vector: 1, text: 1 } });
+      list.addTurn({
+        conversationId: 'c',
+        turn: n,
+        question,
+        answer,
+        at: new Date('2026-05-12T09:00:00Z'),
+        agentId: 'a',
+        userId: null,
+        score,
+        ranks: { vector: 1, text: 1 },
+      });
     turn(3, 'Remember that my locker code is 4512.', 'Noted: your locker code is 4512.', 0.3);
     turn(4, 'What is my locker code?', 'Your locker code is 4512.', 0.9);
     const { answer } = await extractiveAnswer('What is my locker code?', list.all(), { maxSentences: 3 });

@@ -69,7 +69,12 @@ describe('lexicalFeatures', () => {
   });
 
   it('rates an answer of the wanted kind by how close it sits to the question words', () => {
-    const candidates = passage(1, 'The bridge opened in 1932 after years of work.', 'In 1932 the city grew, and later the bridge opened.', 'The bridge opened to traffic.');
+    const candidates = passage(
+      1,
+      'The bridge opened in 1932 after years of work.',
+      'In 1932 the city grew, and later the bridge opened.',
+      'The bridge opened to traffic.',
+    );
     const { features } = lexicalFeatures('When did the bridge open?', candidates);
     // "opened in 1932": two words apart; "1932 … bridge opened": far; no date: nothing.
     expect(features[0]!.near).toBeCloseTo(1 / 2);
@@ -80,7 +85,11 @@ describe('lexicalFeatures', () => {
   });
 
   it('measures length in content words', () => {
-    const candidates = passage(1, 'The tower was painted.', 'The tower was painted by Gustave Eiffel with the help of a large team of painters who worked on it for years.');
+    const candidates = passage(
+      1,
+      'The tower was painted.',
+      'The tower was painted by Gustave Eiffel with the help of a large team of painters who worked on it for years.',
+    );
     const { features } = lexicalFeatures('Who painted the tower?', candidates);
     expect(features[0]!.length).toBeCloseTo(2 / 40);
     expect(features[1]!.length).toBeGreaterThan(features[0]!.length);

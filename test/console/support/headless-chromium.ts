@@ -9,7 +9,15 @@ export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export const hasChromium = existsSync(CHROMIUM_PATH);
 
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export interface HeadlessChromium {
   context: BrowserContext;
@@ -19,7 +27,12 @@ export interface HeadlessChromium {
 /** Headless Chromium with a fresh profile, removed on close. */
 export async function launchChromium(): Promise<HeadlessChromium> {
   const profile = await mkdtemp(join(tmpdir(), 'memrag-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM_PATH, args: ARGS, headless: true, viewport: { width: 1280, height: 800 } });
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM_PATH,
+    args: ARGS,
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+  });
   return {
     context,
     close: async () => {
@@ -41,7 +54,8 @@ export async function watchPageErrors(page: Page): Promise<string[]> {
   page.on('pageerror', (error) => errors.push(`uncaught: ${error.message}`));
   // A string: it runs in the page, and this project's typecheck has no DOM types.
   await page.addInitScript({
-    content: "document.addEventListener('securitypolicyviolation', (e) => console.error('CSP violation: ' + e.violatedDirective + ' blocked ' + (e.blockedURI || 'inline')));",
+    content:
+      "document.addEventListener('securitypolicyviolation', (e) => console.error('CSP violation: ' + e.violatedDirective + ' blocked ' + (e.blockedURI || 'inline')));",
   });
   return errors;
 }

@@ -14,7 +14,6 @@ import { defaultAnalyzer } from '../../../src/retrieval/bm25/analyzer.js';
 import { createHashEmbedder } from '../../../testkit/hash-embedder.js';
 import { GUIDE } from '../support/widget-guide.js';
 
-
 describe('ingest pipeline', () => {
   let database: Database;
   const embedder = createHashEmbedder(64);
@@ -89,12 +88,24 @@ describe('ingest pipeline', () => {
     expect(n).toBeGreaterThan(4);
     expect([...new Set(events.map((e) => e.stage))]).toEqual([...INGEST_STAGES]);
     const of = (stage: IngestStage) => events.filter((e) => e.stage === stage).map((e) => [e.done, e.total]);
-    expect(of('parse')).toEqual([[0, 1], [1, 1]]);
-    expect(of('normalise')).toEqual([[0, 1], [1, 1]]);
-    expect(of('chunk')).toEqual([[0, 1], [1, 1]]);
+    expect(of('parse')).toEqual([
+      [0, 1],
+      [1, 1],
+    ]);
+    expect(of('normalise')).toEqual([
+      [0, 1],
+      [1, 1],
+    ]);
+    expect(of('chunk')).toEqual([
+      [0, 1],
+      [1, 1],
+    ]);
     const batches = Array.from({ length: Math.ceil(n / 3) }, (_, i) => [Math.min(3 * (i + 1), n), n]);
     expect(of('embed')).toEqual([[0, n], ...batches]);
-    expect(of('write')).toEqual([[0, n], [n, n]]);
+    expect(of('write')).toEqual([
+      [0, n],
+      [n, n],
+    ]);
 
     // Identical text stops after normalising: nothing is chunked, embedded or written.
     const calls = embedder.calls;
@@ -145,9 +156,15 @@ describe('ingest pipeline', () => {
 
   it('the write stage refuses a document whose embedding did not finish', async () => {
     const input = { content: GUIDE, format: 'markdown' as const, chunking: { maxTokens: 16 } };
-    const chunked = chunkStage(normaliseStage(await parseStage(input), { title: 'Guide' }), { maxInputTokens: embedder.maxInputTokens, analyzer: defaultAnalyzer, chunking: input.chunking });
+    const chunked = chunkStage(normaliseStage(await parseStage(input), { title: 'Guide' }), {
+      maxInputTokens: embedder.maxInputTokens,
+      analyzer: defaultAnalyzer,
+      chunking: input.chunking,
+    });
     const [first] = await embedder.embed([chunked.chunks[0]!.indexedText]);
-    await expect(writeStage({ ...chunked, vectors: [first!] }, { db: database.db, tenantId: 'default', analyzer: defaultAnalyzer })).rejects.toThrow(/did not finish/);
+    await expect(writeStage({ ...chunked, vectors: [first!] }, { db: database.db, tenantId: 'default', analyzer: defaultAnalyzer })).rejects.toThrow(
+      /did not finish/,
+    );
     expect(await counts()).toMatchObject({ documents: 0, chunks: 0 });
   });
 });

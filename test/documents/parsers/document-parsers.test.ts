@@ -106,7 +106,7 @@ describe('parseDocument: pdf', () => {
     );
   });
 
-  it('accepts a binary string and leaves the caller\'s buffer intact', async () => {
+  it("accepts a binary string and leaves the caller's buffer intact", async () => {
     const pdf = minimalPdf([['From a string.']]);
     expect((await parseDocument({ format: 'pdf', data: pdf })).text).toBe('From a string.');
     const bytes = toBytes(pdf);

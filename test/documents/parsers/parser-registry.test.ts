@@ -16,7 +16,17 @@ const csvParser = defineParser({
     const text = typeof data === 'string' ? data : new TextDecoder().decode(data);
     const [header = '', ...rows] = text.split('\n').filter((line) => line.trim() !== '');
     const keys = header.split(',');
-    return { text: rows.map((row) => row.split(',').map((v, i) => `${keys[i]}: ${v}`).join('; ')).join('\n'), markup: 'plain' };
+    return {
+      text: rows
+        .map((row) =>
+          row
+            .split(',')
+            .map((v, i) => `${keys[i]}: ${v}`)
+            .join('; '),
+        )
+        .join('\n'),
+      markup: 'plain',
+    };
   },
 });
 

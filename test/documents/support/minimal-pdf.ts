@@ -14,8 +14,7 @@ export function minimalPdf(pages: string[][], options: { compress?: boolean } = 
     const content = `BT /F1 12 Tf 72 720 Td 14 TL\n${lines.map((l) => `(${escapePdf(l)}) Tj T*`).join('\n')}\nET`;
     const stream = options.compress ? deflateSync(Buffer.from(content, 'latin1')).toString('latin1') : content;
     const filter = options.compress ? ' /Filter /FlateDecode' : '';
-    objects[4 + 2 * i] =
-      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${5 + 2 * i} 0 R >>`;
+    objects[4 + 2 * i] = `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${5 + 2 * i} 0 R >>`;
     objects[5 + 2 * i] = `<< /Length ${stream.length}${filter} >>\nstream\n${stream}\nendstream`;
   });
   let out = '%PDF-1.4\n';

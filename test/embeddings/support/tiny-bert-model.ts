@@ -20,10 +20,51 @@ export const TINY_BERT = {
 const SPECIAL_TOKENS = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'] as const;
 /** The whole words of the vocabulary; anything else is spelt with letter pieces. */
 export const WORDS: readonly string[] = [
-  'the', 'a', 'of', 'and', 'to', 'in', 'is', 'on', 'with', 'for', 'cat', 'dog', 'sat', 'mat',
-  'ran', 'park', 'memory', 'vector', 'search', 'model', 'database', 'query', 'fast', 'slow',
-  'red', 'blue', 'green', 'sun', 'moon', 'rain', 'train', 'book', 'read', 'write', 'code',
-  'test', 'embed', 'text', 'word', 'sentence', 'river', 'bank', 'money', 'loan', 'tree',
+  'the',
+  'a',
+  'of',
+  'and',
+  'to',
+  'in',
+  'is',
+  'on',
+  'with',
+  'for',
+  'cat',
+  'dog',
+  'sat',
+  'mat',
+  'ran',
+  'park',
+  'memory',
+  'vector',
+  'search',
+  'model',
+  'database',
+  'query',
+  'fast',
+  'slow',
+  'red',
+  'blue',
+  'green',
+  'sun',
+  'moon',
+  'rain',
+  'train',
+  'book',
+  'read',
+  'write',
+  'code',
+  'test',
+  'embed',
+  'text',
+  'word',
+  'sentence',
+  'river',
+  'bank',
+  'money',
+  'loan',
+  'tree',
 ];
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz0123456789'.split('');
 const PUNCTUATION = ['.', ',', '!', '?', "'", '-', ':', ';'];
@@ -114,11 +155,7 @@ function tokenizerJson(vocab: string[]) {
     pre_tokenizer: { type: 'BertPreTokenizer' },
     post_processor: {
       type: 'TemplateProcessing',
-      single: [
-        { SpecialToken: { id: '[CLS]', type_id: 0 } },
-        { Sequence: { id: 'A', type_id: 0 } },
-        { SpecialToken: { id: '[SEP]', type_id: 0 } },
-      ],
+      single: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } }],
       pair: [
         { SpecialToken: { id: '[CLS]', type_id: 0 } },
         { Sequence: { id: 'A', type_id: 0 } },
@@ -234,4 +271,3 @@ export function valueInfo(name: string, elemType: number, shape: (string | numbe
     );
   };
 }
-

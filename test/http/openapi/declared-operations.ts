@@ -24,7 +24,10 @@ export function declaredOperations(app: Parameters<typeof declaredRoutes>[0]): D
       ...(route.request?.query ? { query: route.request.query } : {}),
       ...(body ? { body: { required: body.required ?? false, content: schemasOf(body.content) } } : {}),
       responses: Object.fromEntries(
-        Object.entries(route.responses).map(([status, reply]) => [Number(status), 'content' in reply && reply.content ? { content: schemasOf(reply.content) } : {}]),
+        Object.entries(route.responses).map(([status, reply]) => [
+          Number(status),
+          'content' in reply && reply.content ? { content: schemasOf(reply.content) } : {},
+        ]),
       ),
     };
   });

@@ -107,7 +107,7 @@ describe('createOpenApiDocument', () => {
     expect(on.paths['/v1/chat'].post.responses['504'].content['application/json'].schema.properties.error.properties.code.enum).toEqual(['llm_timeout']);
   });
 
-  it('merges a route\'s own errors with the common ones of the same status', () => {
+  it("merges a route's own errors with the common ones of the same status", () => {
     const chat429 = (createOpenApiDocument(everything) as any).paths['/v1/chat'].post.responses['429'];
     expect(chat429.content['application/json'].schema.properties.error.properties.code.enum).toEqual(['rate_limited', 'llm_rate_limited']);
     expect(chat429.headers['Retry-After']).toBeDefined();

@@ -56,7 +56,11 @@ describe('memory extraction with a scripted model', () => {
     llm = await startScriptedLlmServer(script);
     const provider = createLlmProvider({ baseURL: llm.url, apiKey: 'test', model: 'scripted', retry: { maxAttempts: 1 } });
     const failures: string[] = [];
-    const extractor = createMemoryExtractor({ summarizer: createLlmSummarizer(provider, { timeoutMs }), memories, onFailure: (reason) => failures.push(reason) });
+    const extractor = createMemoryExtractor({
+      summarizer: createLlmSummarizer(provider, { timeoutMs }),
+      memories,
+      onFailure: (reason) => failures.push(reason),
+    });
     return { extractor, failures };
   }
   const conversation = (text: string) => [
@@ -66,7 +70,9 @@ describe('memory extraction with a scripted model', () => {
 
   it('adds a new fact with the extracted tag, its source in metadata and the history', async () => {
     const { extractor } = await extractorWith(
-      extractionScript(json({ facts: [{ content: 'The user prefers window seats on flights.', tags: ['Travel'] }] }), () => json({ decisions: [{ fact: 0, event: 'ADD' }] })),
+      extractionScript(json({ facts: [{ content: 'The user prefers window seats on flights.', tags: ['Travel'] }] }), () =>
+        json({ decisions: [{ fact: 0, event: 'ADD' }] }),
+      ),
     );
     const result = await extractor.extract({ messages: conversation('Book me a window seat, I always take one.'), scope, source });
     expect(result).toMatchObject({ failures: 0, decisions: [{ event: 'ADD', status: 'applied', fact: 'The user prefers window seats on flights.' }] });
@@ -98,7 +104,12 @@ describe('memory extraction with a scripted model', () => {
       }),
     );
     const result = await extractor.extract({ messages: conversation('I switched from coffee to green tea.'), scope, source });
-    expect(result.decisions[0]).toMatchObject({ event: 'UPDATE', status: 'applied', key: 'drink', previousContent: 'The user drinks black coffee every morning.' });
+    expect(result.decisions[0]).toMatchObject({
+      event: 'UPDATE',
+      status: 'applied',
+      key: 'drink',
+      previousContent: 'The user drinks black coffee every morning.',
+    });
     expect((await memories.get('drink', scope))?.content).toBe('The user drinks green tea every morning (no more coffee).');
     expect((await memories.history('drink', scope)).map((e) => [e.event, e.previousContent, e.actor.type])).toEqual([
       ['created', null, 'api'],
@@ -140,7 +151,13 @@ describe('memory extraction with a scripted model', () => {
 
     const invented = await extractorWith(
       extractionScript(json({ facts: ['The user likes oolong tea.', 'The user lives in Graz.'] }), () =>
-        json({ decisions: [{ fact: 0, event: 'UPDATE', id: 999, content: 'x' }, { fact: 1, event: 'REWRITE' }, { fact: 7, event: 'ADD' }] }),
+        json({
+          decisions: [
+            { fact: 0, event: 'UPDATE', id: 999, content: 'x' },
+            { fact: 1, event: 'REWRITE' },
+            { fact: 7, event: 'ADD' },
+          ],
+        }),
       ),
     );
     const result = await invented.extractor.extract({ messages: conversation('Oolong is my tea, and I live in Graz.'), scope, source });

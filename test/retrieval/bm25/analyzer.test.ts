@@ -7,9 +7,7 @@ describe('BM25 analyzer', () => {
   });
 
   it('keeps numbers, decimals and alphanumerics whole', () => {
-    expect(analyze('p53 levels rose 3.14 times in 2019; H1N1 and CD4+ cells')).toEqual([
-      'p53', 'level', 'rose', '3.14', 'time', '2019', 'h1n1', 'cd4', 'cell',
-    ]);
+    expect(analyze('p53 levels rose 3.14 times in 2019; H1N1 and CD4+ cells')).toEqual(['p53', 'level', 'rose', '3.14', 'time', '2019', 'h1n1', 'cd4', 'cell']);
   });
 
   it('splits hyphenated and underscored compounds, and can also glue them', () => {

@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createAnalyzer } from '../../../src/retrieval/bm25/analyzer.js';
-import {
-  DEFAULT_BM25_PARAMS,
-  InMemoryBm25Index,
-  bm25Idf,
-  bm25Score,
-  bm25TermScore,
-  bm25TermWeight,
-} from '../../../src/retrieval/bm25/bm25.js';
+import { DEFAULT_BM25_PARAMS, InMemoryBm25Index, bm25Idf, bm25Score, bm25TermScore, bm25TermWeight } from '../../../src/retrieval/bm25/bm25.js';
 import { seededRandom } from '../../../testkit/vector-fixtures.js';
 
 describe('BM25 formula', () => {

@@ -54,8 +54,18 @@ describe('LexicalReranker', () => {
   it('handles empty input, topK 0 and queries without terms', async () => {
     expect(await reranker.rerank('anything', [], 5)).toEqual([]);
     expect(await reranker.rerank('anything', [{ id: 'a', text: 'anything' }], 0)).toEqual([]);
-    const ranked = await reranker.rerank('the of and', [{ id: 'a', text: 'x' }, { id: 'b', text: '' }], 5);
-    expect(ranked.map((h) => [h.id, h.rerankScore])).toEqual([['a', 0], ['b', 0]]);
+    const ranked = await reranker.rerank(
+      'the of and',
+      [
+        { id: 'a', text: 'x' },
+        { id: 'b', text: '' },
+      ],
+      5,
+    );
+    expect(ranked.map((h) => [h.id, h.rerankScore])).toEqual([
+      ['a', 0],
+      ['b', 0],
+    ]);
     expect(() => new LexicalReranker({ lengthPenalty: 2 })).toThrow(RangeError);
   });
 });

@@ -153,7 +153,11 @@ type BodyStep =
 function bodyStep(base: Record<string, unknown>): fc.Arbitrary<BodyStep> {
   const paths = pathsOf(base);
   const steps: fc.Arbitrary<BodyStep>[] = [
-    fc.record({ kind: fc.constant('add' as const), name: fc.oneof(fc.constantFrom('extra', '__proto__', 'constructor', 'Content', ''), nastyString), value: nastyJson }),
+    fc.record({
+      kind: fc.constant('add' as const),
+      name: fc.oneof(fc.constantFrom('extra', '__proto__', 'constructor', 'Content', ''), nastyString),
+      value: nastyJson,
+    }),
   ];
   if (paths.length > 0) {
     const path = fc.constantFrom(...paths);
@@ -203,7 +207,21 @@ function rawBody(baseText: string): fc.Arbitrary<RawBody> {
   const json = (label: string, body: string): RawBody => ({ label, contentType: 'application/json', body });
   return fc.oneof(
     fc
-      .constantFrom('{', '{"a":1,}', "{'a':1}", '{"a":1}{"b":2}', 'NaN', 'undefined', '{"a":undefined}', '\u0000', '[1,2', '\uFEFF{}', '{"a":"\u0001"}', '{"a":1e}', '{"__proto__":')
+      .constantFrom(
+        '{',
+        '{"a":1,}',
+        "{'a':1}",
+        '{"a":1}{"b":2}',
+        'NaN',
+        'undefined',
+        '{"a":undefined}',
+        '\u0000',
+        '[1,2',
+        '\uFEFF{}',
+        '{"a":"\u0001"}',
+        '{"a":1e}',
+        '{"__proto__":',
+      )
       .map((t) => json(`malformed ${clip(t)}`, t)),
     fc.nat({ max: Math.max(0, baseText.length - 1) }).map((n) => json(`truncated at ${n}`, baseText.slice(0, n))),
     fc
@@ -214,9 +232,17 @@ function rawBody(baseText: string): fc.Arbitrary<RawBody> {
     deepNesting.map((d) => json(`deep ${clip(d.text, 30)}`, d.text)),
     fc.constantFrom<RawBody>(
       { label: 'form-urlencoded', contentType: 'application/x-www-form-urlencoded', body: 'content=x&key=k&query=q' },
-      { label: 'multipart without a file', contentType: 'multipart/form-data; boundary=XyZ', body: '--XyZ\r\nContent-Disposition: form-data; name="content"\r\n\r\nx\r\n--XyZ--\r\n' },
+      {
+        label: 'multipart without a file',
+        contentType: 'multipart/form-data; boundary=XyZ',
+        body: '--XyZ\r\nContent-Disposition: form-data; name="content"\r\n\r\nx\r\n--XyZ--\r\n',
+      },
       { label: 'multipart without a boundary', contentType: 'multipart/form-data', body: 'garbage' },
-      { label: 'multipart cut short', contentType: 'multipart/form-data; boundary=XyZ', body: '--XyZ\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nabc' },
+      {
+        label: 'multipart cut short',
+        contentType: 'multipart/form-data; boundary=XyZ',
+        body: '--XyZ\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nabc',
+      },
       { label: 'xml', contentType: 'text/xml', body: '<memory><content>x</content></memory>' },
       { label: 'binary', contentType: 'application/octet-stream', body: new Uint8Array([0xff, 0xfe, 0x00, 0x7b, 0x80, 0xc0]) },
       { label: 'utf-16 JSON', contentType: 'application/json; charset=utf-16le', body: new Uint8Array(Buffer.from(baseText, 'utf16le')) },
@@ -256,7 +282,9 @@ type BodyChoice = { kind: 'base' } | { kind: 'none' } | { kind: 'steps'; steps: 
 export function fuzzRequests(method: string, pattern: string, base: BaseRequest): fc.Arbitrary<FuzzRequest> {
   const paramNames = Object.keys(base.params);
   const params: fc.Arbitrary<Partial<Record<string, Segment>> | null> =
-    paramNames.length === 0 ? fc.constant(null) : fc.option(fc.record(Object.fromEntries(paramNames.map((n) => [n, segment])), { requiredKeys: [] }), { freq: 2 });
+    paramNames.length === 0
+      ? fc.constant(null)
+      : fc.option(fc.record(Object.fromEntries(paramNames.map((n) => [n, segment])), { requiredKeys: [] }), { freq: 2 });
   const query = fc.option(fc.array(queryStep(base.query.map(([n]) => n)), { minLength: 1, maxLength: 3 }), { freq: 2 });
   const baseText = base.body ? JSON.stringify(base.body) : '{}';
   const bodies: fc.Arbitrary<BodyChoice>[] = [];
@@ -272,7 +300,9 @@ export function fuzzRequests(method: string, pattern: string, base: BaseRequest)
     }
   }
   const body: fc.Arbitrary<BodyChoice> =
-    bodies.length === 0 ? fc.constant({ kind: 'base' }) : fc.oneof({ weight: 1, arbitrary: fc.constant<BodyChoice>({ kind: 'base' }) }, { weight: 4, arbitrary: fc.oneof(...bodies) });
+    bodies.length === 0
+      ? fc.constant({ kind: 'base' })
+      : fc.oneof({ weight: 1, arbitrary: fc.constant<BodyChoice>({ kind: 'base' }) }, { weight: 4, arbitrary: fc.oneof(...bodies) });
 
   return fc
     .record({ params, query, body })
@@ -332,7 +362,11 @@ export function oddTextRequests(method: string, pattern: string, base: BaseReque
   const bodyPaths = base.body && !BODYLESS.has(method) ? stringPathsOf(base.body) : [];
   const textParams = Object.keys(base.params).filter((n) => !UUID.test(base.params[n]!));
   const queryNames = base.query.map(([n]) => n);
-  const slots = [...bodyPaths.map((p) => ({ where: 'body' as const, path: p })), ...textParams.map((n) => ({ where: 'param' as const, path: [n] })), ...queryNames.map((n) => ({ where: 'query' as const, path: [n] }))];
+  const slots = [
+    ...bodyPaths.map((p) => ({ where: 'body' as const, path: p })),
+    ...textParams.map((n) => ({ where: 'param' as const, path: [n] })),
+    ...queryNames.map((n) => ({ where: 'query' as const, path: [n] })),
+  ];
   if (slots.length === 0) return undefined;
   return fc.array(fc.tuple(fc.constantFrom(...slots), oddValidString), { minLength: 1, maxLength: 4 }).map((changes) => {
     const body = base.body ? (JSON.parse(JSON.stringify(base.body)) as Record<string, unknown>) : undefined;
@@ -364,11 +398,29 @@ export function oddTextRequests(method: string, pattern: string, base: BaseReque
 const wellFormed = (s: string) => s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 
 const FILE_TYPES = ['text/plain', 'text/markdown', 'text/html', 'application/pdf', 'application/octet-stream', 'image/png', ''];
-const FILE_NAMES = ['a.txt', 'notes.md', 'page.html', 'report.pdf', 'noext', '.txt', '../../etc/passwd.txt', 'a\u0000.txt', `${'x'.repeat(2_000)}.md`, 'UPPER.TXT', '😀.html', '\u202Etxt.exe', ' .md', 'a.txt\r\nX-Injected: 1'];
+const FILE_NAMES = [
+  'a.txt',
+  'notes.md',
+  'page.html',
+  'report.pdf',
+  'noext',
+  '.txt',
+  '../../etc/passwd.txt',
+  'a\u0000.txt',
+  `${'x'.repeat(2_000)}.md`,
+  'UPPER.TXT',
+  '😀.html',
+  '\u202Etxt.exe',
+  ' .md',
+  'a.txt\r\nX-Injected: 1',
+];
 
 const fileContent: fc.Arbitrary<{ label: string; bytes: Uint8Array }> = fc.oneof(
   // Mostly a file the parsers take, so that the rest of the request gets as far as the store.
-  { weight: 4, arbitrary: oddValidString.map((s) => ({ label: `text ${clip(s)}`, bytes: new Uint8Array(Buffer.from(`Green tea. ${wellFormed(s)}`, 'utf8')) })) },
+  {
+    weight: 4,
+    arbitrary: oddValidString.map((s) => ({ label: `text ${clip(s)}`, bytes: new Uint8Array(Buffer.from(`Green tea. ${wellFormed(s)}`, 'utf8')) })),
+  },
   fc.oneof(oddValidString, nastyString).map((s) => ({ label: `text ${clip(s)}`, bytes: new Uint8Array(Buffer.from(wellFormed(s), 'utf8')) })),
   fc.uint8Array({ maxLength: 64 }).map((bytes) => ({ label: `bytes(${bytes.length})`, bytes })),
   fc

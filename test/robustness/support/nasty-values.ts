@@ -23,16 +23,16 @@ export const LENGTH_LIMITS = [64, 128, 256, 512, 1000, 2048, 32_000, 100_000] as
 const SQL_LIKE = [
   "'; DROP TABLE memories; --",
   "' OR '1'='1",
-  "\" OR \"\"=\"",
-  "1; SELECT pg_sleep(10)--",
-  "$$; DELETE FROM documents; $$",
+  '" OR ""="',
+  '1; SELECT pg_sleep(10)--',
+  '$$; DELETE FROM documents; $$',
   "E'\\x00'",
   "%' AND 1=1 --",
   "x' UNION SELECT NULL, version() --",
   "\\'; --",
-  "memories.*",
+  'memories.*',
   "'::regclass",
-  "a & b | !c <-> d:*",
+  'a & b | !c <-> d:*',
   "COPY memories TO PROGRAM 'id'",
 ];
 
@@ -100,9 +100,7 @@ export const deepNesting: fc.Arbitrary<RawJson> = fc
 
 export const hugeArray: fc.Arbitrary<unknown[]> = fc
   .tuple(fc.constantFrom(65, 129, 1_001, 50_000), fc.constantFrom('same', 'distinct', 'numbers', 'objects'))
-  .map(([n, kind]) =>
-    Array.from({ length: n }, (_, i) => (kind === 'same' ? 't' : kind === 'distinct' ? `t${i}` : kind === 'numbers' ? i : { i })),
-  );
+  .map(([n, kind]) => Array.from({ length: n }, (_, i) => (kind === 'same' ? 't' : kind === 'distinct' ? `t${i}` : kind === 'numbers' ? i : { i })));
 
 /** Any JSON value a hostile or broken client might put where a field goes. */
 export const nastyJson: fc.Arbitrary<unknown> = fc.oneof(
@@ -117,7 +115,28 @@ export const nastyJson: fc.Arbitrary<unknown> = fc.oneof(
 
 /** Values for a query-string parameter, as text before percent-encoding. */
 export const nastyQueryValue: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('', ' ', 'NaN', 'nan', 'Infinity', '-Infinity', '-1', '0', '1.5', '1e3', '0x10', '+5', ' 5', '5 ', '٣', '9'.repeat(400), 'true', 'null', '[]', '{}'),
+  fc.constantFrom(
+    '',
+    ' ',
+    'NaN',
+    'nan',
+    'Infinity',
+    '-Infinity',
+    '-1',
+    '0',
+    '1.5',
+    '1e3',
+    '0x10',
+    '+5',
+    ' 5',
+    '5 ',
+    '٣',
+    '9'.repeat(400),
+    'true',
+    'null',
+    '[]',
+    '{}',
+  ),
   nastyString,
 );
 

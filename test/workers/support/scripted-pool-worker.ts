@@ -12,12 +12,7 @@ export interface ScriptedInit {
   dir: string;
 }
 
-export type ScriptedTask =
-  | { op: 'echo'; value: string }
-  | { op: 'sleep'; ms: number; value: string }
-  | { op: 'throw' }
-  | { op: 'crash' }
-  | { op: 'history' };
+export type ScriptedTask = { op: 'echo'; value: string } | { op: 'sleep'; ms: number; value: string } | { op: 'throw' } | { op: 'crash' } | { op: 'history' };
 
 export default await servePoolTasks(async ({ dir }: ScriptedInit) => {
   const failFile = path.join(dir, 'fail-next');
