@@ -1,12 +1,36 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * `npm run test:quick` (TEST_QUICK=1): the edit-and-run loop. Unit and PGlite suites, two files at
+ * a time; none of what needs a browser, a PostgreSQL server, a build or a spawned server, nor the
+ * long-running suites (route fuzzing, 200-turn conversations). `npm test` runs everything.
+ */
+const quick = process.env.TEST_QUICK === '1';
+const NOT_QUICK = [
+  'test/console/**',
+  'test/robustness/**',
+  'test/**/*.postgres.test.ts',
+  'test/dist-build.test.ts',
+  'test/main.test.ts',
+  'test/main-auth.test.ts',
+  'test/chat/long-conversation.test.ts',
+  'test/chat/small-window-conversation.test.ts',
+  'test/memory/memory-store-at-scale.test.ts',
+];
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    exclude: quick ? [...configDefaults.exclude, ...NOT_QUICK] : configDefaults.exclude,
     // Embedding models and 20k-row databases are slow to build on two cores.
     testTimeout: 120_000,
     hookTimeout: 300_000,
-    // PGlite instances and the model worker pool are memory-heavy: run files one after another.
-    fileParallelism: false,
+    // PGlite instances and the model worker pool are memory-heavy, and the server suites time
+    // what they wait for: the full run takes files one after another. The quick run's files are
+    // in-memory PGlite and unit tests only, and run two at a time.
+    fileParallelism: quick,
+    maxWorkers: quick ? 2 : undefined,
+    isolate: !quick,
+    env: quick ? { TEST_PGLITE_ONLY: '1' } : {},
   },
 });

@@ -11,6 +11,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { dropConnectionsWhoseQueryTimesOut } from './drop-timed-out-connections.js';
+import { openInMemoryPglite } from './in-memory-pglite.js';
 import { startAutoAnalyze } from './pglite-auto-analyze.js';
 import { releaseClientsWhoseBeginFails } from './release-on-failed-begin.js';
 import * as schema from './schema/index.js';
@@ -95,9 +96,10 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
 
   const dataDir = options.dataDir && options.dataDir !== 'memory://' ? resolve(options.dataDir) : undefined;
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const client = await PGlite.create({ ...(dataDir ? { dataDir } : {}), extensions: { vector } });
+  const migrate = (client: PGlite) => migratePglite(drizzlePglite(client, { schema }), { migrationsFolder });
+  const client = dataDir ? await PGlite.create({ dataDir, extensions: { vector } }) : await openInMemoryPglite(migrate);
+  if (dataDir) await migrate(client);
   const db = drizzlePglite(client, { schema });
-  await migratePglite(db, { migrationsFolder });
   await bindPgliteVectorsAsBinary(client);
   // PGlite has no autovacuum, so nothing would ever gather planner statistics: every table would
   // look empty, and the planner picks nested loops that are quadratic at a few thousand rows.

@@ -1,9 +1,8 @@
 import { describeOnDrivers } from '../support/database-drivers.js';
 import { memoryLifecycleContract } from './memory-lifecycle-contract.js';
-import { filteredSearchAtScale, memoryStoreContract } from './memory-store-contract.js';
+import { memoryStoreContract } from './memory-store-contract.js';
 
 describeOnDrivers('memory store', (driver) => {
   memoryStoreContract(driver);
   memoryLifecycleContract(driver);
-  filteredSearchAtScale(driver);
 });

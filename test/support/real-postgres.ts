@@ -44,6 +44,8 @@ export async function acquireRealPostgres(): Promise<RealPostgresResult> {
  * With `CI=true` it throws instead of giving a reason.
  */
 export async function realPostgresSkipReason(): Promise<string | undefined> {
+  // `npm run test:quick` asks for PGlite alone, whatever server or Docker engine there is.
+  if (process.env.TEST_PGLITE_ONLY === '1') return 'TEST_PGLITE_ONLY=1 (npm run test:quick): PGlite only';
   if (process.env.TEST_DATABASE_URL?.trim()) return undefined;
   const docker = await probeDockerOnce();
   if (docker.ok) return undefined;
