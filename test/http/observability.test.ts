@@ -7,7 +7,7 @@ import { type AppContext, createAppContext } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { Embedder } from '../../src/embeddings/embedder.js';
 import type { Logger } from '../../src/observability/logger.js';
-import { recordConversationCompaction } from '../../src/observability/metrics.js';
+import { metricsRegistry, recordConversationCompaction } from '../../src/observability/metrics.js';
 import { type LogLine, createCapturedLogger } from '../support/captured-logger.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 import { type ScriptedLlmServer, reply, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
@@ -141,6 +141,8 @@ describe('/metrics', () => {
   let app: Hono;
   let llmServer: ScriptedLlmServer;
   beforeAll(async () => {
+    // The counters are the process's: files that ran before this one in the worker counted into them.
+    metricsRegistry.resetMetrics();
     llmServer = await startScriptedLlmServer([
       reply.text('Alice drinks green tea [1].', { usage: { prompt_tokens: 100, completion_tokens: 20 } }),
       reply.text('Green tea [1].', { usage: { prompt_tokens: 50, completion_tokens: 7 }, chunkSize: 3 }),

@@ -3,7 +3,7 @@ import { prepareFuzzTarget, routeFuzzSuite } from './route-fuzz-suite.js';
 
 // A shorter run on the server than on PGlite: the same routes, checked for what the pg driver does
 // differently (parameter and array serialisation, connection handling).
-const MS_PER_ROUTE: Record<DriverName, number> = { PGlite: 2_500, 'PostgreSQL server': 1_200 };
+const MS_PER_ROUTE: Record<DriverName, number> = { PGlite: 2_000, 'PostgreSQL server': 1_000 };
 
 describeOnDrivers('route fuzz', async (driver) => {
   const database = await driver.provision();
