@@ -34,6 +34,7 @@ export default defineConfig({
     // no test relies on a module's state, and stubbed globals are restored after each test.
     isolate: false,
     unstubGlobals: true,
-    env: quick ? { TEST_PGLITE_ONLY: '1' } : {},
+    // In-memory databases start from a migrated copy (src/db/in-memory-pglite.ts): 0.8 s, not 2.5 s.
+    env: { MEMRAG_PGLITE_COPY: '1', ...(quick ? { TEST_PGLITE_ONLY: '1' } : {}) },
   },
 });
