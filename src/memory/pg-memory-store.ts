@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { PgColumn } from 'drizzle-orm/pg-core';
-import { type SQL, and, asc, desc, eq, getTableColumns, sql } from 'drizzle-orm';
+import { type SQL, and, asc, desc, eq, sql } from 'drizzle-orm';
 import type { Tx } from '../db/database.js';
 import { memories } from '../db/schema/index.js';
 import { defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
@@ -15,6 +14,18 @@ import { normalizeTags } from '../retrieval/tags.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
 import { MEMORY_CORPUS, memoryFilter, storedUserId } from './memory-corpus.js';
 import { readMemoryHistory, recordMemoryEvents, recordRemovals } from './memory-history.js';
+import {
+  type LockedRow,
+  type MemoryRow,
+  type Target,
+  expiryOf,
+  memoryColumns,
+  normalizedText,
+  notExpired,
+  sameTags,
+  sameTime,
+  toMemory,
+} from './memory-rows.js';
 import {
   type AppliedChange,
   DEFAULT_AGENT_ID,
@@ -39,47 +50,8 @@ import {
 /** The analyzer must be the one that indexed the stored memories (`indexUnindexedMemories` at start). */
 export type PgMemoryStoreOptions = TenantCorpusOptions;
 
-const { embedding: _embedding, id: _id, bm25Length: _bm25Length, tenantId: _tenantId, ...memoryColumns } = getTableColumns(memories);
-type MemoryRow = { [K in keyof typeof memoryColumns]: (typeof memories.$inferSelect)[K] };
-
-const toMemory = (row: MemoryRow): Memory => ({
-  key: row.key,
-  content: row.content,
-  tags: row.tags,
-  metadata: row.metadata,
-  agentId: row.agentId,
-  userId: row.userId === '' ? null : row.userId,
-  validTo: row.validTo,
-  expiresAt: row.expiresAt,
-  createdAt: row.createdAt,
-  updatedAt: row.updatedAt,
-});
-
 const API_ACTOR: MemoryActor = Object.freeze({ type: 'api' });
 const SYSTEM_ACTOR: MemoryActor = Object.freeze({ type: 'system' });
-
-/** A memory as one write leaves it. */
-interface Target {
-  agentId: string;
-  userId: string;
-  key: string;
-  content: string;
-  tags: string[];
-  metadata: Record<string, unknown>;
-  expiresAt: Date | null;
-}
-
-/** The row a write found under its key, locked; `expired` rows read as gone. */
-interface LockedRow {
-  id: string;
-  content: string;
-  tags: string[];
-  metadata: Record<string, unknown>;
-  bm25Length: number | null;
-  validTo: Date | null;
-  expiresAt: Date | null;
-  expired: boolean;
-}
 
 /** At most this many memories per `saveMany`: one transaction holds the tenant's memory writers. */
 export const MAX_BATCH_MEMORIES = 100;
@@ -93,23 +65,6 @@ const EMBED_UNDER_LOCK_FROM_ATTEMPT = 3;
 const MAX_WRITE_ATTEMPTS = 5;
 const writeAttemptsExhausted = (key: string) =>
   new Error(`memory ${JSON.stringify(key)} was not written: its content kept changing under concurrent writers (${MAX_WRITE_ATTEMPTS} attempts)`);
-
-/**
- * The text two facts are compared by for duplicates: case, runs of whitespace and a final full
- * stop do not make a new fact. Computed by the database on both sides, so it is one function.
- */
-const normalizedText = (text: SQL | PgColumn | string) => sql`lower(regexp_replace(regexp_replace(btrim(${text}), '\\s+', ' ', 'g'), '[.!]+$', ''))`;
-
-const notExpired = sql`(${memories.expiresAt} IS NULL OR ${memories.expiresAt} > now())`;
-
-function expiryOf(input: { ttlSeconds?: number | null; expiresAt?: Date | null }, now = Date.now()): Date | null | undefined {
-  if (input.ttlSeconds === null || input.expiresAt === null) return null;
-  if (input.ttlSeconds !== undefined) return new Date(now + input.ttlSeconds * 1000);
-  return input.expiresAt;
-}
-
-const sameTags = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((t, i) => t === b[i]);
-const sameTime = (a: Date | null, b: Date | null) => (a?.getTime() ?? null) === (b?.getTime() ?? null);
 
 export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore {
   const { db, embedder } = options;
