@@ -1,5 +1,5 @@
 import type { StopReason } from '../llm/agent-loop.js';
-import type { RunToolCall } from '../runs/run-types.js';
+import type { RunToolCall, RunUsage } from '../runs/run-types.js';
 import type { PausedReply } from '../runs/run-view.js';
 import type { Citation } from './citations.js';
 import type { CompactionReport } from './conversation-turn.js';
@@ -9,11 +9,7 @@ export type { ApprovalRequest, PausedReply, RequiredToolCall, RunView } from '..
 
 export type ChatToolCall = RunToolCall;
 
-export interface ChatUsage {
-  promptTokens: number;
-  completionTokens: number;
-  totalTokens: number;
-}
+export type ChatUsage = RunUsage;
 
 /** A turn that ran to its end. */
 export interface ChatReply {

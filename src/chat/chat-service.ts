@@ -11,7 +11,7 @@ import type { LlmProvider } from '../llm/llm-provider.js';
 import type { PriceTable } from '../llm/pricing.js';
 import type { MemoryStore } from '../memory/memory-types.js';
 import { type LiveRun, type LiveRuns, createLiveRuns } from '../runs/live-runs.js';
-import { type DescribeError, type ResumeAnswers, type RunListener, type RunService, createRunService } from '../runs/run-service.js';
+import { type DescribeError, type RunListener, type RunService, createRunService } from '../runs/run-service.js';
 import type { ClientToolDeclaration, RunState, RunStore } from '../runs/run-types.js';
 import { definedOnly } from '../util/defined-only.js';
 import { runAgentStep } from './agent-step.js';
@@ -27,11 +27,9 @@ import { CHAT_TOP_K_DEFAULT, sourcesFor } from './window-fit.js';
 
 export type { ChatEvent, ChatReply, ChatToolCall, PausedReply, RunView, TurnReply } from './chat-reply.js';
 export type { ResumeAnswers } from '../runs/run-service.js';
-export { CHAT_TOP_K_DEFAULT } from './window-fit.js';
-export { RUN_TTL_SECONDS_DEFAULT } from '../runs/run-service.js';
 
-export const TOOL_SEARCH_THRESHOLD_DEFAULT = 20;
-export const RUN_RECONNECT_GRACE_MS_DEFAULT = 2_000;
+const TOOL_SEARCH_THRESHOLD_DEFAULT = 20;
+const RUN_RECONNECT_GRACE_MS_DEFAULT = 2_000;
 
 /** Who listens to a turn's events: `seq` is the event's SSE id; `stream` sends the model's reply as `delta` events. */
 export type ChatListener = RunListener<ChatEvent>;
@@ -52,8 +50,6 @@ export interface ChatRequest extends TagFilters, ChatListener {
   /** Tools the client runs; a call to one pauses the turn until its output is submitted. */
   clientTools?: ClientToolDeclaration[];
 }
-
-export interface ResumeRequest extends ResumeAnswers, ChatListener {}
 
 /** How the chat runs an agent's settings: its model, and compaction for that model. */
 export interface AgentRuntime {
