@@ -40,6 +40,7 @@ import { createPgMemoryStore } from './memory/pg-memory-store.js';
 import { instrumentEmbedder } from './observability/instrumented-embedder.js';
 import { instrumentLlmProvider } from './observability/instrumented-llm.js';
 import { type Logger, createLogger } from './observability/logger.js';
+import { dbPoolWait } from './observability/metrics.js';
 import { type ApiKeyAuthenticator, createApiKeyAuthenticator } from './auth/api-key-authenticator.js';
 import { type TenantScoped, tenantScoped } from './tenancy/tenant-scoped.js';
 import { type JobQueue, createJobQueue } from './jobs/job-queue.js';
@@ -139,7 +140,13 @@ export async function createAppContext(config: Config, options: AppContextOption
   assertCompactionConfig(config);
   const database = await openDatabase(
     config.DATABASE_URL
-      ? { url: config.DATABASE_URL, connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS, statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS }
+      ? {
+          url: config.DATABASE_URL,
+          poolSize: config.DATABASE_POOL_SIZE,
+          connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+          statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+          onPoolWait: (seconds) => dbPoolWait.observe(seconds),
+        }
       : { dataDir: config.DATA_DIR },
   );
   let crossEncoder: ClosableReranker | undefined;
@@ -163,8 +170,9 @@ export async function createAppContext(config: Config, options: AppContextOption
     throw err;
   }
   const weights = configuredFusionWeights(embedder.id, { vector: config.FUSION_VECTOR_WEIGHT, text: config.FUSION_TEXT_WEIGHT });
-  const memories = tenantScoped((tenantId) => createPgMemoryStore({ db: database.db, embedder, weights, tenantId }));
-  const documents = tenantScoped((tenantId) => createDocumentStore({ db: database.db, embedder, tenantId }));
+  const afterBulkWrite = database.statistics.afterBulkWrite;
+  const memories = tenantScoped((tenantId) => createPgMemoryStore({ db: database.db, embedder, weights, tenantId, afterBulkWrite }));
+  const documents = tenantScoped((tenantId) => createDocumentStore({ db: database.db, embedder, tenantId, afterBulkWrite }));
   const agents = tenantScoped((tenantId) => createPgAgentStore({ db: database.db, tenantId }));
   const search = createTenantDocumentSearch({
     db: database.db,
@@ -180,7 +188,9 @@ export async function createAppContext(config: Config, options: AppContextOption
   // Turns have weights of their own (turn-fusion-weights.ts): FUSION_*_WEIGHT tunes documents and memories.
   const turns = createTenantTurnSearch({ db: database.db, embedder });
   // An import indexes its turns in its own transaction, so they are recalled as soon as it answers.
-  const conversations = tenantScoped((tenantId) => createPgConversationStore({ db: database.db, tenantId, turnIndex: turnIndexes.forTenant(tenantId) }));
+  const conversations = tenantScoped((tenantId) =>
+    createPgConversationStore({ db: database.db, tenantId, turnIndex: turnIndexes.forTenant(tenantId), afterBulkWrite }),
+  );
   const runs = tenantScoped((tenantId) => createPgRunStore({ db: database.db, tenantId }));
   const liveRuns = createLiveRuns<ChatEvent>({ graceMs: config.RUN_RECONNECT_GRACE_MS });
   const backgroundTasks = createBackgroundTasks((key, err) => logger.warn({ err, task: key }, 'background task failed'));

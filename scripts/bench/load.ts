@@ -1,44 +1,65 @@
 /**
- * Load on the HTTP API as operators run it: `src/main.ts` in a child process on 127.0.0.1
- * (embedded PGlite in a temporary directory, or BENCH_DATABASE_URL; the configured embedder,
- * by default the bundled model in a worker pool sized to the cores), driven by autocannon from
- * this process. For memory search, knowledge search (`POST /v1/search`, over a few ingested
- * documents) and memory save, at each connection count: requests/s, latency p50/p99, and the
- * server's resident memory and heap under load, read from its own `/metrics`.
+ * Load on the HTTP API as operators meet it: `src/main.ts` in a child process on 127.0.0.1, a new
+ * store for every case (embedded PGlite in a temporary directory, or a fresh database on the
+ * PostgreSQL server BENCH_DATABASE_URL names), and clients in this process. Scenarios:
  *
- * The mean time of an embed call during each case (from the same metrics) shows how much of the
- * latency is the model's. BENCH_EMBEDDER=fake swaps the model for an OpenAI-compatible endpoint
- * in this process that answers at once, which leaves the cost of the server itself: HTTP,
- * validation, SQL, logging.
+ *  - `fresh`: a store used at once after a bulk load, by one client. 2,000 memories saved through
+ *    `/v1/memories/batch`, then memory search (hybrid, a tag filter) at once; and 20,000 turns
+ *    imported as conversations, then turn search at once. p50/p99 of each search.
+ *  - `writers`: one client searching memories while 0, 4 and 16 others save memories: search
+ *    p50/p99 and writes/s at each count.
+ *  - `mix`: 32 clients for 60 s right after seeding 2,000 memories and 20 documents: 50% memory
+ *    search with a tag, 25% saves, 15% chats (a scripted OpenAI-compatible model in this process,
+ *    memory extraction on), 10% document search. req/s, p50/p99 per kind, failures (any status
+ *    but 2xx, 429 and 503 counted apart), the pool's waits, and the server's resident memory idle
+ *    before any data and after the load.
+ *  - `kinds`: the older per-kind cases (memory search, knowledge search, memory save alone), by
+ *    autocannon at BENCH_CONNECTIONS.
  *
- * Bounded: BENCH_DURATION_S per case (default 10), a fixed seed, and a watchdog. Between cases it
- * waits for the server to finish the requests the previous case left queued.
+ * BENCH_BASELINE_DIR names another checkout (with its node_modules) run the same way in the same
+ * run, case by case, alternating with this one: the before/after comparison on this noisy machine.
  *
  *   npm run bench:load
- *   BENCH_DURATION_S=5 BENCH_CONNECTIONS=10,50,100 BENCH_MEMORIES=2000 npm run bench:load
- *   BENCH_EMBEDDER=fake BENCH_DATABASE_URL=postgres://… npm run bench:load
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres BENCH_BASELINE_DIR=/tmp/base npm run bench:load
+ *   BENCH_SCENARIOS=mix BENCH_DRIVERS=pg BENCH_DURATION_S=20 npm run bench:load
+ *
+ * Also BENCH_MEMORIES, BENCH_TURNS (the fresh turn import; imported with BENCH_TURN_EMBEDDER,
+ * by default `fake`, an instant embedder in this process, since the bundled model takes minutes
+ * over 20k turns), BENCH_CLIENTS, BENCH_EMBEDDER (`fake` for every case), BENCH_LOG_LEVEL.
+ * Bounded: a watchdog stops everything, and every request has a 60 s timeout.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { type ScriptedLlmServer, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
 import { seededRandom } from '../../testkit/vector-fixtures.js';
+import { freshServerDatabase } from './lib/fresh-server-database.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
-const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '10,50').split(',').map(Number);
-const MEMORIES = Number(process.env.BENCH_MEMORIES ?? 500);
+const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'fresh,writers,mix').split(',');
+const PG_URL = process.env.BENCH_DATABASE_URL;
+const DRIVERS = (process.env.BENCH_DRIVERS ?? (PG_URL ? 'pglite,pg' : 'pglite')).split(',') as Driver[];
+const BASELINE_DIR = process.env.BENCH_BASELINE_DIR;
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 60);
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
+const MEMORIES = Number(process.env.BENCH_MEMORIES ?? 2000);
+const TURNS = Number(process.env.BENCH_TURNS ?? 20_000);
 const DOCUMENTS = Number(process.env.BENCH_DOCUMENTS ?? 20);
-const DATABASE_URL = process.env.BENCH_DATABASE_URL;
-// Access logs on, as in production: their cost is part of the figure.
+const SEARCHES = Number(process.env.BENCH_SEARCHES ?? 200);
+const WRITER_COUNTS = (process.env.BENCH_WRITERS ?? '0,4,16').split(',').map(Number);
+const WRITERS_S = Number(process.env.BENCH_WRITERS_S ?? 15);
+const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '10,50').split(',').map(Number);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
 const EMBEDDER = process.env.BENCH_EMBEDDER ?? 'configured';
+const TURN_EMBEDDER = process.env.BENCH_TURN_EMBEDDER ?? 'fake';
+const WATCHDOG_MS = Number(process.env.BENCH_WATCHDOG_S ?? 3 * 3600) * 1000;
 
-// Seeding and every case, with room to spare; past it something hangs, and the bench says so.
-const WATCHDOG_MS = (10 * 60 + CONNECTIONS.length * 3 * (DURATION_S + 130)) * 1000;
+type Driver = 'pglite' | 'pg';
 
 const random = seededRandom(42);
 const WORDS = (
@@ -48,20 +69,25 @@ const WORDS = (
   'running cycling swimming marathon invoice contract client server database index vector search memory agent ' +
   'prefers likes dislikes visited booked ordered wrote read played cooked planned cancelled moved started finished'
 ).split(' ');
+const TAGS = WORDS.slice(0, 12);
 const words = (n: number) => Array.from({ length: n }, () => WORDS[Math.floor(random() * WORDS.length)]!).join(' ');
+const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Version {
+  name: string;
+  dir: string;
+}
 
 interface Server {
   child: ChildProcess;
   base: string;
+  stop(): Promise<void>;
 }
 
-/** Starts `script` under tsx; resolves once `ready` finds what it waits for in a line of its output. */
-async function startProcess(
-  script: string,
-  env: NodeJS.ProcessEnv,
-  ready: (line: string) => string | undefined,
-): Promise<{ child: ChildProcess; value: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'inherit'] });
+/** Starts `script` under tsx in `cwd`; resolves once `ready` finds what it waits for in a line of its output. */
+async function startProcess(cwd: string, script: string, env: NodeJS.ProcessEnv, ready: (line: string) => string | undefined) {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd, env, stdio: ['ignore', 'pipe', 'inherit'] });
   const value = await new Promise<string>((resolveValue, reject) => {
     // Every line is read (and dropped), so a full pipe never stalls the child's logging.
     createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -73,9 +99,16 @@ async function startProcess(
   return { child, value };
 }
 
-async function startServer(dataDir: string | undefined, fakeEmbeddingsUrl: string | undefined): Promise<Server> {
+let llm: ScriptedLlmServer | undefined;
+let fakeEmbeddings: { child: ChildProcess; value: string } | undefined;
+
+async function startServer(version: Version, driver: Driver, embedder: string): Promise<Server> {
   const { API_KEYS: _keys, DATABASE_URL: _url, ...inherited } = process.env;
+  const dataDir = driver === 'pglite' ? mkdtempSync(join(os.tmpdir(), 'memrag-load-')) : undefined;
+  const database = driver === 'pg' ? await freshServerDatabase(PG_URL, 'memrag_bench_load') : undefined;
+  if (embedder === 'fake') fakeEmbeddings ??= await startProcess(repoRoot, 'scripts/bench/lib/fake-embeddings-process.ts', process.env, (line) => line);
   const { child, value } = await startProcess(
+    version.dir,
     'src/main.ts',
     {
       ...inherited,
@@ -83,20 +116,42 @@ async function startServer(dataDir: string | undefined, fakeEmbeddingsUrl: strin
       PORT: '0',
       LOG_LEVEL,
       RATE_LIMIT_PER_MINUTE: '0',
-      ...(DATABASE_URL ? { DATABASE_URL } : { DATA_DIR: dataDir! }),
-      ...(fakeEmbeddingsUrl
-        ? { EMBEDDING_PROVIDER: 'openai', EMBEDDING_BASE_URL: fakeEmbeddingsUrl, EMBEDDING_API_KEY: 'bench', EMBEDDING_DIMENSIONS: '512' }
+      LLM_BASE_URL: llm!.url,
+      LLM_API_KEY: 'bench',
+      LLM_MODEL: 'scripted',
+      ...(database ? { DATABASE_URL: database.url } : { DATA_DIR: dataDir! }),
+      ...(embedder === 'fake'
+        ? { EMBEDDING_PROVIDER: 'openai', EMBEDDING_BASE_URL: fakeEmbeddings!.value, EMBEDDING_API_KEY: 'bench', EMBEDDING_DIMENSIONS: '512' }
         : {}),
     },
     (line) => (line.includes('memrag listening') ? String((JSON.parse(line) as { port: number }).port) : undefined),
   );
-  return { child, base: `http://127.0.0.1:${value}` };
+  return {
+    child,
+    base: `http://127.0.0.1:${value}`,
+    async stop() {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+      await database?.drop();
+    },
+  };
 }
 
-async function post(base: string, path: string, body: unknown): Promise<void> {
-  const res = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+async function post(base: string, path: string, body: unknown): Promise<Response> {
+  return fetch(base + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(60_000),
+  });
+}
+
+async function postOk(base: string, path: string, body: unknown): Promise<unknown> {
+  const res = await post(base, path, body);
   if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-  await res.arrayBuffer();
+  return res.json();
 }
 
 async function inParallel(count: number, concurrency: number, task: (i: number) => Promise<void>): Promise<void> {
@@ -108,148 +163,335 @@ async function inParallel(count: number, concurrency: number, task: (i: number) 
   );
 }
 
-async function seed(base: string): Promise<void> {
+const memoryBody = (key: string) => ({ key, content: `${words(14)}.`, tags: [pick(TAGS)] });
+const memorySearchBody = () => ({ query: words(4), topK: 10, tagsAny: [pick(TAGS)] });
+
+/** Through `/v1/memories/batch`, 100 a request, as a client loading its data would. */
+async function seedMemories(base: string): Promise<number> {
   const t0 = performance.now();
-  await inParallel(MEMORIES, 8, (i) => post(base, '/v1/memories', { key: `seed-${i}`, content: `${words(14)}.`, tags: [WORDS[i % 12]!] }));
-  const t1 = performance.now();
-  await inParallel(DOCUMENTS, 2, (i) => {
-    const sections = Array.from({ length: 4 }, () => `## ${words(3)}\n\n${Array.from({ length: 5 }, () => `${words(18)}.`).join(' ')}`);
-    return post(base, '/v1/documents', { title: `Guide ${i}: ${words(3)}`, text: `# ${words(4)}\n\n${sections.join('\n\n')}`, format: 'markdown' });
+  await inParallel(Math.ceil(MEMORIES / 100), 2, async (b) => {
+    const memories = Array.from({ length: Math.min(100, MEMORIES - b * 100) }, (_, i) => memoryBody(`seed-${b * 100 + i}`));
+    await postOk(base, '/v1/memories/batch', { memories });
   });
-  const t2 = performance.now();
-  console.log(`seeded ${MEMORIES} memories in ${((t1 - t0) / 1000).toFixed(1)} s, ${DOCUMENTS} documents in ${((t2 - t1) / 1000).toFixed(1)} s`);
+  return performance.now() - t0;
+}
+
+async function seedDocuments(base: string): Promise<void> {
+  await inParallel(DOCUMENTS, 2, async (i) => {
+    const sections = Array.from({ length: 4 }, () => `## ${words(3)}\n\n${Array.from({ length: 5 }, () => `${words(18)}.`).join(' ')}`);
+    await postOk(base, '/v1/documents', { title: `Guide ${i}: ${words(3)}`, text: `# ${words(4)}\n\n${sections.join('\n\n')}`, format: 'markdown' });
+  });
+}
+
+/** 20 turns a conversation, a user per 10 conversations, as `/v1/conversations/import` takes them. */
+async function seedTurns(base: string): Promise<number> {
+  const perConversation = 20;
+  const conversations = Math.ceil(TURNS / perConversation);
+  const t0 = performance.now();
+  await inParallel(conversations, 2, async (c) => {
+    const start = Date.UTC(2025, 0, 1) + c * 86_400_000;
+    const at = (m: number) => new Date(start + m * 60_000).toISOString();
+    const messages = Array.from({ length: perConversation }, (_, t) => [
+      { seq: t * 2 + 1, turn: t + 1, role: 'user', content: `${words(12)}?`, createdAt: at(t * 2) },
+      { seq: t * 2 + 2, turn: t + 1, role: 'assistant', content: `${words(20)}.`, createdAt: at(t * 2 + 1) },
+    ]).flat();
+    await postOk(base, `/v1/conversations/import?userId=user-${Math.floor(c / 10)}`, {
+      format: 'memrag.conversation',
+      version: 1,
+      conversation: { id: randomUUID(), agentId: 'default', title: words(4), createdAt: at(0), updatedAt: at(40) },
+      messages,
+    });
+  });
+  return performance.now() - t0;
 }
 
 interface Scrape {
   rssMb: number;
   heapMb: number;
   inFlight: number;
-  embedSeconds: number;
-  embedCalls: number;
+  poolWaitSeconds: number;
+  poolWaits: number;
+  shed: number;
 }
 
 /** The server's own view of itself, from `/metrics`. */
 async function scrape(base: string): Promise<Scrape | undefined> {
   try {
-    const text = await (await fetch(`${base}/metrics`)).text();
+    const text = await (await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(10_000) })).text();
     // Unlabelled series, or the sum over every label set of a labelled one.
     const value = (name: string) => [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))].reduce((sum, m) => sum + Number(m[1]), 0);
     return {
       rssMb: value('process_resident_memory_bytes') / 1_048_576,
       heapMb: value('nodejs_heap_size_used_bytes') / 1_048_576,
       inFlight: value('memrag_http_requests_in_flight'),
-      embedSeconds: value('memrag_embedding_duration_seconds_sum'),
-      embedCalls: value('memrag_embedding_duration_seconds_count'),
+      poolWaitSeconds: value('memrag_db_pool_wait_seconds_sum'),
+      poolWaits: value('memrag_db_pool_wait_seconds_count'),
+      shed: value('memrag_http_requests_shed_total'),
     };
   } catch {
     return undefined;
   }
 }
 
-/** Until only the scrape itself is in flight: a case must not pay for its predecessor's queue. */
+/** Until only the scrape itself is in flight: a measurement must not pay for the previous one's queue. */
 async function settle(base: string): Promise<void> {
   for (const started = performance.now(); performance.now() - started < 120_000; ) {
     if ((await scrape(base))?.inFlight === 1) return;
-    await new Promise((r) => setTimeout(r, 250));
+    await sleep(250);
   }
   throw new Error('the server did not settle within 120 s');
 }
 
-interface Case {
-  name: string;
-  path: string;
-  /** A new body per request: distinct queries, and distinct keys so every save embeds and writes. */
-  body: (n: number) => unknown;
+const quantile = (sorted: readonly number[], q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : NaN);
+const round = (n: number) => Math.round(n * 10) / 10;
+
+class Latencies {
+  readonly byKind = new Map<string, { ms: number[]; failed: number; shed: number }>();
+  record(kind: string, ms: number, status: number): void {
+    let k = this.byKind.get(kind);
+    if (!k) this.byKind.set(kind, (k = { ms: [], failed: 0, shed: 0 }));
+    if (status >= 200 && status < 300) k.ms.push(ms);
+    else if (status === 429 || status === 503) k.shed++;
+    else k.failed++;
+  }
+  summary(kind: string) {
+    const k = this.byKind.get(kind);
+    const sorted = [...(k?.ms ?? [])].sort((a, b) => a - b);
+    return { n: sorted.length, p50: round(quantile(sorted, 0.5)), p99: round(quantile(sorted, 0.99)), failed: k?.failed ?? 0, shed: k?.shed ?? 0 };
+  }
 }
 
-const CASES: Case[] = [
-  { name: 'memory search', path: '/v1/memories/search', body: () => ({ query: words(4), topK: 10 }) },
-  { name: 'knowledge search', path: '/v1/search', body: () => ({ query: words(4), topK: 10 }) },
-  { name: 'memory save', path: '/v1/memories', body: (n) => ({ key: `load-${n}`, content: `${words(14)}.`, tags: ['load'] }) },
-];
+/** One request of `kind`; its latency and status go to `into`. */
+async function timed(into: Latencies, kind: string, request: () => Promise<Response>): Promise<void> {
+  const t0 = performance.now();
+  let status = 0;
+  try {
+    const res = await request();
+    status = res.status;
+    await res.arrayBuffer();
+  } catch {
+    status = 0;
+  }
+  into.record(kind, performance.now() - t0, status);
+}
 
-async function runCase(base: string, spec: Case, connections: number) {
-  let n = 0;
-  await settle(base);
-  const before = await scrape(base);
-  const samples: Scrape[] = [];
-  const sampler = setInterval(() => {
-    void scrape(base).then((s) => s && samples.push(s));
-  }, 1000);
-  const result = await autocannon({
-    url: base,
-    connections,
-    duration: DURATION_S,
-    // Past autocannon's default of 10 s a slow reply would count as an error, not as latency.
-    timeout: 60,
-    requests: [
-      {
-        method: 'POST',
-        path: spec.path,
-        headers: { 'content-type': 'application/json' },
-        setupRequest: (request) => ({ ...request, body: JSON.stringify(spec.body(n++)) }),
-      },
-    ],
-  });
-  clearInterval(sampler);
-  const after = await scrape(base);
-  const max = (key: 'rssMb' | 'heapMb') => (samples.length ? Math.max(...samples.map((s) => s[key])) : NaN);
-  const embedMs = before && after ? ((after.embedSeconds - before.embedSeconds) / Math.max(1, after.embedCalls - before.embedCalls)) * 1000 : NaN;
-  return {
-    case: spec.name,
-    conns: connections,
-    'req/s': Math.round(result.requests.average),
-    'p50 ms': result.latency.p50,
-    'p99 ms': result.latency.p99,
-    'max ms': result.latency.max,
-    requests: result.requests.total,
-    'non-2xx': result.non2xx,
-    errors: result.errors + result.timeouts,
-    'embed ms (mean)': Math.round(embedMs * 10) / 10,
-    'RSS MB (max)': Math.round(max('rssMb')),
-    'heap MB (max)': Math.round(max('heapMb')),
-  };
+/** Clients in closed loops until `seconds` pass, each picking its next request with `next`. */
+async function runClients(clients: number, seconds: number, next: (client: number) => [string, () => Promise<Response>]): Promise<Latencies> {
+  const latencies = new Latencies();
+  const until = performance.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: clients }, async (_, client) => {
+      while (performance.now() < until) {
+        const [kind, request] = next(client);
+        await timed(latencies, kind, request);
+      }
+    }),
+  );
+  return latencies;
+}
+
+async function searchAtOnce(base: string, path: string, body: () => unknown) {
+  const latencies = new Latencies();
+  for (let i = 0; i < SEARCHES; i++) await timed(latencies, 'search', () => post(base, path, body()));
+  return latencies.summary('search');
+}
+
+type Row = Record<string, string | number>;
+
+async function freshMemories(version: Version, driver: Driver): Promise<Row> {
+  const server = await startServer(version, driver, EMBEDDER);
+  try {
+    const loadMs = await seedMemories(server.base);
+    const s = await searchAtOnce(server.base, '/v1/memories/search', memorySearchBody);
+    return { version: version.name, driver, case: `memory search after ${MEMORIES} batch-saved`, 'load s': round(loadMs / 1000), ...s };
+  } finally {
+    await server.stop();
+  }
+}
+
+async function freshTurns(version: Version, driver: Driver): Promise<Row> {
+  const server = await startServer(version, driver, TURN_EMBEDDER);
+  try {
+    const loadMs = await seedTurns(server.base);
+    const s = await searchAtOnce(server.base, '/v1/turns/search', () => ({
+      query: words(5),
+      userId: `user-${Math.floor(random() * (TURNS / 200))}`,
+      topK: 10,
+    }));
+    return { version: version.name, driver, case: `turn search after ${TURNS} imported`, 'load s': round(loadMs / 1000), ...s };
+  } finally {
+    await server.stop();
+  }
+}
+
+async function writers(version: Version, driver: Driver): Promise<Row[]> {
+  const server = await startServer(version, driver, EMBEDDER);
+  const rows: Row[] = [];
+  try {
+    await seedMemories(server.base);
+    let n = 0;
+    for (const count of WRITER_COUNTS) {
+      await settle(server.base);
+      const latencies = await runClients(1 + count, WRITERS_S, (client) =>
+        client === 0
+          ? ['search', () => post(server.base, '/v1/memories/search', memorySearchBody())]
+          : ['save', () => post(server.base, '/v1/memories', memoryBody(`w-${n++}`))],
+      );
+      const save = latencies.summary('save');
+      rows.push({ version: version.name, driver, writers: count, ...latencies.summary('search'), 'saves/s': round(save.n / WRITERS_S) });
+    }
+    return rows;
+  } finally {
+    await server.stop();
+  }
+}
+
+async function mix(version: Version, driver: Driver): Promise<Row[]> {
+  const server = await startServer(version, driver, EMBEDDER);
+  try {
+    await sleep(3000);
+    const idle = await scrape(server.base);
+    await seedMemories(server.base);
+    await seedDocuments(server.base);
+    const before = await scrape(server.base);
+    let n = 0;
+    const t0 = performance.now();
+    const latencies = await runClients(CLIENTS, DURATION_S, () => {
+      const r = random();
+      if (r < 0.5) return ['memory search', () => post(server.base, '/v1/memories/search', memorySearchBody())];
+      if (r < 0.75) return ['save', () => post(server.base, '/v1/memories', memoryBody(`mix-${n++}`))];
+      if (r < 0.9) return ['chat', () => post(server.base, '/v1/chat', { message: `${words(8)}?`, userId: `user-${Math.floor(random() * 8)}` })];
+      return ['document search', () => post(server.base, '/v1/search', { query: words(4), topK: 10 })];
+    });
+    const seconds = (performance.now() - t0) / 1000;
+    const after = await scrape(server.base);
+    await settle(server.base).catch(() => {});
+    await sleep(3000);
+    const rest = await scrape(server.base);
+    const total = [...latencies.byKind.values()].reduce((s, k) => s + k.ms.length, 0);
+    const failed = [...latencies.byKind.values()].reduce((s, k) => s + k.failed, 0);
+    const shed = [...latencies.byKind.values()].reduce((s, k) => s + k.shed, 0);
+    const waits = after && before ? after.poolWaits - before.poolWaits : NaN;
+    const head: Row = {
+      version: version.name,
+      driver,
+      'req/s': round(total / seconds),
+      failed,
+      'shed (429/503)': shed,
+      'pool waits': Number.isNaN(waits) || !after?.poolWaits ? 'n/a' : waits,
+      'pool wait ms (mean)': !after?.poolWaits ? 'n/a' : round(((after.poolWaitSeconds - before!.poolWaitSeconds) / Math.max(1, waits)) * 1000),
+      'RSS MB idle': Math.round(idle?.rssMb ?? NaN),
+      'RSS MB after': Math.round(rest?.rssMb ?? NaN),
+      'heap MB after': Math.round(rest?.heapMb ?? NaN),
+    };
+    const kinds = ['memory search', 'save', 'chat', 'document search'].map((kind) => ({ version: version.name, driver, kind, ...latencies.summary(kind) }));
+    return [head, ...kinds];
+  } finally {
+    await server.stop();
+  }
+}
+
+/** The per-kind cases by autocannon, one kind at a time at each connection count. */
+async function kinds(version: Version, driver: Driver): Promise<Row[]> {
+  const server = await startServer(version, driver, EMBEDDER);
+  const rows: Row[] = [];
+  try {
+    await seedMemories(server.base);
+    await seedDocuments(server.base);
+    const cases = [
+      { name: 'memory search', path: '/v1/memories/search', body: () => ({ query: words(4), topK: 10 }) },
+      { name: 'knowledge search', path: '/v1/search', body: () => ({ query: words(4), topK: 10 }) },
+      { name: 'memory save', path: '/v1/memories', body: (i: number) => memoryBody(`load-${i}`) },
+    ];
+    for (const spec of cases) {
+      for (const connections of CONNECTIONS) {
+        await settle(server.base);
+        let i = 0;
+        const result = await autocannon({
+          url: server.base,
+          connections,
+          duration: Math.min(DURATION_S, 10),
+          timeout: 60,
+          requests: [
+            {
+              method: 'POST',
+              path: spec.path,
+              headers: { 'content-type': 'application/json' },
+              setupRequest: (request) => ({ ...request, body: JSON.stringify(spec.body(i++)) }),
+            },
+          ],
+        });
+        rows.push({
+          version: version.name,
+          driver,
+          case: spec.name,
+          conns: connections,
+          'req/s': Math.round(result.requests.average),
+          p50: result.latency.p50,
+          p99: result.latency.p99,
+          'non-2xx': result.non2xx,
+          errors: result.errors + result.timeouts,
+        });
+      }
+    }
+    return rows;
+  } finally {
+    await server.stop();
+  }
 }
 
 async function main() {
-  const dataDir = DATABASE_URL ? undefined : mkdtempSync(join(os.tmpdir(), 'memrag-load-'));
   const watchdog = setTimeout(() => {
     console.error(`bench: still running after ${WATCHDOG_MS / 1000} s; stopping`);
-    server?.child.kill('SIGKILL');
-    fakeEmbeddings?.child.kill('SIGKILL');
     process.exit(1);
   }, WATCHDOG_MS);
   watchdog.unref();
-  let server: Server | undefined;
-  let fakeEmbeddings: { child: ChildProcess; value: string } | undefined;
+  llm = await startScriptedLlmServer((request) =>
+    // Extraction asks for JSON; an empty list of facts ends it after one call, as a quiet turn would.
+    String(request.body.messages[0]?.content ?? '').includes('facts worth remembering')
+      ? { kind: 'reply', content: '{"facts": []}', usage: { prompt_tokens: 300, completion_tokens: 5 } }
+      : { kind: 'reply', content: `Noted: ${words(12)}.`, usage: { prompt_tokens: 600, completion_tokens: 20 } },
+  );
+  const versions: Version[] = [
+    ...(BASELINE_DIR ? [{ name: 'before', dir: resolve(BASELINE_DIR) }] : []),
+    { name: BASELINE_DIR ? 'after' : 'this', dir: repoRoot },
+  ];
+  console.log(
+    `bench:load on ${os.availableParallelism()} cores (load average ${os.loadavg()[0]!.toFixed(1)}); scenarios ${SCENARIOS.join(', ')}; ` +
+      `drivers ${DRIVERS.join(', ')}; versions ${versions.map((v) => `${v.name} (${v.dir})`).join(', ')}; embedder ${EMBEDDER}`,
+  );
   try {
-    if (EMBEDDER === 'fake') fakeEmbeddings = await startProcess('scripts/bench/lib/fake-embeddings-process.ts', process.env, (line) => line);
-    server = await startServer(dataDir, fakeEmbeddings?.value);
-    console.log(
-      `server ${server.base} (${DATABASE_URL ? 'PostgreSQL' : 'PGlite'}, embedder ${fakeEmbeddings ? 'fake (instant)' : 'as configured'}, ` +
-        `${os.availableParallelism()} cores, load average ${os.loadavg()[0]!.toFixed(1)}, LOG_LEVEL=${LOG_LEVEL}); ` +
-        `${DURATION_S} s per case at ${CONNECTIONS.join(', ')} connections`,
-    );
-    await seed(server.base);
-    const idle = await scrape(server.base);
-    console.log(`memory after seeding, idle: RSS ${Math.round(idle?.rssMb ?? NaN)} MB, heap ${Math.round(idle?.heapMb ?? NaN)} MB`);
-    const rows = [];
-    for (const spec of CASES) {
-      for (const connections of CONNECTIONS) {
-        const row = await runCase(server.base, spec, connections);
-        console.log(`${row.case} @ ${row.conns}: ${row['req/s']} req/s, p50 ${row['p50 ms']} ms, p99 ${row['p99 ms']} ms`);
-        rows.push(row);
+    const each = async (label: string, run: (version: Version, driver: Driver) => Promise<Row | Row[]>) => {
+      const rows: Row[] = [];
+      for (const driver of DRIVERS) {
+        for (const version of versions) {
+          const out = await run(version, driver);
+          for (const row of [out].flat()) {
+            console.log(`${label}: ${JSON.stringify(row)}`);
+            rows.push(row);
+          }
+        }
       }
+      // One table per shape of row (the mix has a summary row and a row per kind).
+      const shapes = new Map<string, Row[]>();
+      for (const row of rows) {
+        const shape = Object.keys(row).join();
+        shapes.set(shape, [...(shapes.get(shape) ?? []), row]);
+      }
+      for (const group of shapes.values()) console.table(group);
+    };
+    for (const scenario of SCENARIOS) {
+      if (scenario === 'fresh') {
+        await each('fresh', freshMemories);
+        await each('fresh', freshTurns);
+      } else if (scenario === 'writers') await each('writers', writers);
+      else if (scenario === 'mix') await each('mix', mix);
+      else if (scenario === 'kinds') await each('kinds', kinds);
+      else throw new Error(`unknown scenario ${scenario}`);
     }
-    console.table(rows);
   } finally {
-    if (server) {
-      const exited = new Promise((r) => server!.child.once('exit', r));
-      server.child.kill('SIGTERM');
-      await exited;
-    }
     fakeEmbeddings?.child.kill('SIGTERM');
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await llm.close();
     clearTimeout(watchdog);
   }
 }

@@ -35,6 +35,8 @@ export const envSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
     .optional(),
   // How long a query waits for a database connection before answering 503 (see src/db/database.ts).
+  // Connections to the server: searches get their own while a tenant's writers queue in the process (see docs/operations.md).
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(1_000).default(10),
   DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   // How long one statement may run before it fails as the database being unavailable (0: no bound).
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(15_000),
@@ -114,6 +116,11 @@ export const envSchema = z.object({
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   // 0 turns the timeout off; /v1/chat is never subject to it (see src/http/middleware/request-timeout.ts).
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+  // Admission (src/http/middleware/concurrency-limit.ts): requests run at once, requests that may
+  // wait, and for how long, before the answer is 503 with Retry-After. 0 requests at once: no limit.
+  MAX_CONCURRENT_REQUESTS: z.coerce.number().int().min(0).max(100_000).default(64),
+  MAX_QUEUED_REQUESTS: z.coerce.number().int().min(0).max(1_000_000).default(512),
+  QUEUE_TIMEOUT_MS: z.coerce.number().int().min(1).max(3_600_000).default(10_000),
   // 0 turns rate limiting off.
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(0),
   // Bucket size; unset means one minute's worth, so a client may spend its minute at once.

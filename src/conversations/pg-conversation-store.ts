@@ -5,6 +5,7 @@ import { clipChars } from '../compaction/clip-text.js';
 import type { StructuralSummary, SummaryLayer } from '../compaction/structural-summary.js';
 import type { TurnCheckpoint } from '../compaction/turn-checkpoint.js';
 import type { Db } from '../db/database.js';
+import type { AfterBulkWrite } from '../db/table-statistics.js';
 import { isForeignKeyViolation } from '../db/foreign-key-violation.js';
 import { queryRows } from '../db/query-rows.js';
 import { checkpoints, conversationSummaries, conversations, messages, turns } from '../db/schema/index.js';
@@ -98,6 +99,8 @@ export interface PgConversationStoreOptions {
    * they are recalled at once. Without one, imported turns wait for the turn-index hook's backfill.
    */
   turnIndex?: TurnIndex;
+  /** Called after an import commits, to bring planner statistics up to date (`TableStatistics`). */
+  afterBulkWrite?: AfterBulkWrite;
 }
 
 export function createPgConversationStore(options: PgConversationStoreOptions): ConversationStore {
@@ -306,7 +309,7 @@ export function createPgConversationStore(options: PgConversationStoreOptions): 
           turnRecords(rows.map((r) => ({ turn: r.turn, role: r.role as 'user' | 'assistant' | 'tool', content: r.content ?? null, createdAt: r.createdAt! }))),
         )
       : [];
-    return db.transaction(async (tx) => {
+    const imported = await db.transaction(async (tx) => {
       const [row] = await tx
         .insert(conversations)
         .values({
@@ -333,6 +336,8 @@ export function createPgConversationStore(options: PgConversationStoreOptions): 
       if (turnIndex) await turnIndex.write(tx, { conversationId: id, agentId, userId }, prepared);
       return toConversation(row!);
     });
+    await options.afterBulkWrite?.();
+    return imported;
   }
 
   return { get, ownedByOther, load, list, appendTurn, saveCheckpoint, saveSummary, delete: del, export: exportConversation, import: importConversation };

@@ -12,9 +12,10 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { dropConnectionsWhoseQueryTimesOut } from './drop-timed-out-connections.js';
 import { openInMemoryPglite } from './in-memory-pglite.js';
-import { startAutoAnalyze } from './pglite-auto-analyze.js';
+import { reportPoolWaits } from './pool-wait.js';
 import { releaseClientsWhoseBeginFails } from './release-on-failed-begin.js';
 import * as schema from './schema/index.js';
+import { type TableStatistics, startTableStatistics } from './table-statistics.js';
 import { bindPgliteVectorsAsBinary } from './vector-wire-format.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -29,6 +30,8 @@ export type Tx = PgTransaction<PgQueryResultHKT, typeof schema, ExtractTablesWit
 export interface Database {
   db: Db;
   driver: 'pglite' | 'pg';
+  /** Planner statistics kept up with the data; bulk writers call `afterBulkWrite`. */
+  statistics: TableStatistics;
   close(): Promise<void>;
 }
 
@@ -53,10 +56,12 @@ export interface OpenDatabaseOptions {
    */
   statementTimeoutMs?: number;
   /**
-   * PGlite only, which has no autovacuum: how often the tables' write counters are checked, to
-   * analyze those that changed as much as autovacuum would wait for. Default 5 s.
+   * How often the tables are checked, to analyze those that changed as much as autovacuum would
+   * wait for (PGlite has no autovacuum; a server's is late). Default 5 s. See table-statistics.ts.
    */
   analyzeIntervalMs?: number;
+  /** Called with how long each query or transaction waited for a pooled connection, for the server driver. */
+  onPoolWait?: (seconds: number) => void;
 }
 
 /** See OpenDatabaseOptions.connectTimeoutMs. */
@@ -91,7 +96,17 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
       ...(statementTimeoutMs && { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + QUERY_TIMEOUT_GRACE_MS }),
     });
     if (statementTimeoutMs) dropConnectionsWhoseQueryTimesOut(pool);
-    return { db: drizzlePg(pool, { schema }) as unknown as Db, driver: 'pg', close: () => pool.end() };
+    if (options.onPoolWait) reportPoolWaits(pool, options.onPoolWait);
+    const statistics = startTableStatistics(pool, statisticsOptions(options));
+    return {
+      db: drizzlePg(pool, { schema }) as unknown as Db,
+      driver: 'pg',
+      statistics,
+      close: async () => {
+        await statistics.stop();
+        await pool.end();
+      },
+    };
   }
 
   const dataDir = options.dataDir && options.dataDir !== 'memory://' ? resolve(options.dataDir) : undefined;
@@ -104,16 +119,19 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
   // PGlite has no autovacuum, so nothing would ever gather planner statistics: every table would
   // look empty, and the planner picks nested loops that are quadratic at a few thousand rows.
   await client.exec('ANALYZE');
-  const autoAnalyze = startAutoAnalyze(client, options.analyzeIntervalMs === undefined ? {} : { intervalMs: options.analyzeIntervalMs });
+  const statistics = startTableStatistics(client, statisticsOptions(options));
   return {
     db: db as unknown as Db,
     driver: 'pglite',
+    statistics,
     close: async () => {
-      await autoAnalyze.stop();
+      await statistics.stop();
       await client.close();
     },
   };
 }
+
+const statisticsOptions = (options: OpenDatabaseOptions) => (options.analyzeIntervalMs === undefined ? {} : { intervalMs: options.analyzeIntervalMs });
 
 function openPool(config: pg.PoolConfig): pg.Pool {
   const pool = new pg.Pool(config);

@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { documents } from '../db/schema/index.js';
 import { defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
+import type { AfterBulkWrite } from '../db/table-statistics.js';
 import { createCorpusIndex } from '../retrieval/corpus-index.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
 import { type DocumentReader, createDocumentReader } from './document-reader.js';
@@ -18,6 +19,8 @@ export interface DocumentStore extends DocumentReader {
 export interface DocumentStoreOptions extends IngestPipelineOptions {
   /** The tenant whose documents this store reads and writes, and only those. Default `default`. */
   tenantId?: string;
+  /** Called after an ingestion, to bring planner statistics up to date (`TableStatistics`). */
+  afterBulkWrite?: AfterBulkWrite;
 }
 
 /**
@@ -48,5 +51,13 @@ export function createDocumentStore(options: DocumentStoreOptions): DocumentStor
     });
   }
 
-  return { ...reader, ingest: (input) => pipeline.run(input), delete: del };
+  async function ingest(input: IngestDocumentInput): Promise<IngestResult> {
+    try {
+      return await pipeline.run(input);
+    } finally {
+      await options.afterBulkWrite?.();
+    }
+  }
+
+  return { ...reader, ingest, delete: del };
 }

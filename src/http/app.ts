@@ -7,6 +7,7 @@ import { apiKeyAuth } from './middleware/api-key-auth.js';
 import { apiSecureHeaders, corsFor } from './middleware/browser-policies.js';
 import { closeOnUnreadBody } from './middleware/close-on-unread-body.js';
 import { httpMetrics } from './middleware/http-metrics.js';
+import { concurrencyLimit } from './middleware/concurrency-limit.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestLogging } from './middleware/request-logging.js';
 import { requestTimeout } from './middleware/request-timeout.js';
@@ -77,6 +78,17 @@ export function createApp(ctx: AppContext): ApiApp {
     const identifyKey = async (key: string) => ((await ctx.auth.isRequired()) ? (await ctx.auth.authenticate(key))?.keyId : undefined);
     const limit = rateLimit({ perMinute: RATE_LIMIT_PER_MINUTE, burst: RATE_LIMIT_BURST, identifyKey, trustProxy: ctx.config.TRUST_PROXY });
     for (const path of apiPaths) app.use(path, limit);
+  }
+  if (ctx.config.MAX_CONCURRENT_REQUESTS > 0) {
+    const admission = concurrencyLimit({
+      maxInFlight: ctx.config.MAX_CONCURRENT_REQUESTS,
+      maxQueued: ctx.config.MAX_QUEUED_REQUESTS,
+      // A request that would wait past its own timeout is answered at once instead.
+      queueTimeoutMs: REQUEST_TIMEOUT_MS > 0 ? Math.min(ctx.config.QUEUE_TIMEOUT_MS, REQUEST_TIMEOUT_MS) : ctx.config.QUEUE_TIMEOUT_MS,
+    });
+    // Event streams last as long as their client listens: they would hold a slot for nothing.
+    app.use('/v1/*', (c, next) => (/\/events$/.test(c.req.path) ? next() : admission(c, next)));
+    app.use('/mcp', admission);
   }
   if (REQUEST_TIMEOUT_MS > 0) {
     const timeout = requestTimeout(REQUEST_TIMEOUT_MS);

@@ -18,6 +18,8 @@ export type ErrorCode =
   | 'unauthorized'
   | 'http_error'
   | 'rate_limited'
+  // The server is at its concurrency limit (see middleware/concurrency-limit.ts).
+  | 'overloaded'
   | 'request_timeout'
   | 'not_ready'
   | 'database_unavailable'

@@ -6,7 +6,7 @@ import type { Logger } from '../observability/logger.js';
 import { type TenantScoped, tenantScoped } from '../tenancy/tenant-scoped.js';
 import { ingestJobHandler, permanentIngestError } from './ingest-job.js';
 import { createJobLeases } from './job-leases.js';
-import { type JobRunner, startJobRunner } from './job-runner.js';
+import { type JobHandler, type JobRunner, startJobRunner } from './job-runner.js';
 import { type JobStore, createJobStore } from './job-store.js';
 import { backfillJobHandler } from './maintenance-jobs.js';
 import { createUrlFetcher } from './url-fetcher.js';
@@ -44,12 +44,22 @@ export function createJobQueue({ config, database, embedder, logger, work }: Job
       timeoutMs: config.INGEST_URL_TIMEOUT_MS,
       maxRedirects: config.INGEST_URL_MAX_REDIRECTS,
     });
-    const ingest = ingestJobHandler({ db: database.db, embedder, fetchSource });
+    // Ingestion and backfills grow the tables in bulk: statistics are brought up to date after each.
+    const thenStatistics =
+      (handler: JobHandler): JobHandler =>
+      async (attempt) => {
+        try {
+          return await handler(attempt);
+        } finally {
+          await database.statistics.afterBulkWrite();
+        }
+      };
+    const ingest = thenStatistics(ingestJobHandler({ db: database.db, embedder, fetchSource }));
     runner = startJobRunner({
       queue,
       db: database.db,
       // Not `reembed`: that is the CLI's, run with the new model (src/cli/reembed.ts).
-      handlers: { ingest, backfill: backfillJobHandler({ db: database.db, embedder }) },
+      handlers: { ingest, backfill: thenStatistics(backfillJobHandler({ db: database.db, embedder })) },
       logger,
       concurrency: config.JOB_CONCURRENCY,
       leaseMs: config.JOB_LEASE_MS,

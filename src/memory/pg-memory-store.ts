@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type SQL, and, asc, desc, eq, sql } from 'drizzle-orm';
 import type { Tx } from '../db/database.js';
+import type { AfterBulkWrite } from '../db/table-statistics.js';
 import { memories } from '../db/schema/index.js';
 import { defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
 import { createCorpusIndex } from '../retrieval/corpus-index.js';
@@ -48,7 +49,10 @@ import {
 } from './memory-types.js';
 
 /** The analyzer must be the one that indexed the stored memories (`indexUnindexedMemories` at start). */
-export type PgMemoryStoreOptions = TenantCorpusOptions;
+export interface PgMemoryStoreOptions extends TenantCorpusOptions {
+  /** Called after a batch save commits, to bring planner statistics up to date (`TableStatistics`). */
+  afterBulkWrite?: AfterBulkWrite;
+}
 
 const API_ACTOR: MemoryActor = Object.freeze({ type: 'api' });
 const SYSTEM_ACTOR: MemoryActor = Object.freeze({ type: 'system' });
@@ -200,8 +204,7 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
       // Embed outside the transaction: on PGlite a transaction holds the only connection, and
       // inside it the corpus lock would stall every memory writer for the embedder's time.
       const vector = current?.content === target.content ? null : await embedOne(target.content);
-      const saved = await db.transaction(async (tx) => {
-        await index.lock(tx, tenantId, true);
+      const saved = await index.write(db, tenantId, true, async (tx) => {
         const locked = await lockRow(tx, target.key, target);
         // Another writer changed the content after we read it: our vector must match our content.
         return write(
@@ -228,8 +231,7 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
     }
     // Every content embedded up front, in batches: the transaction then only writes.
     const vectors = await embedMany(targets.map((t) => t.content));
-    return db.transaction(async (tx) => {
-      await index.lock(tx, tenantId, true);
+    const saved = await index.write(db, tenantId, true, async (tx) => {
       const results: SaveMemoryResult[] = [];
       for (const [i, target] of targets.entries()) {
         const locked = await lockRow(tx, target.key, target);
@@ -237,6 +239,8 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
       }
       return results;
     });
+    await options.afterBulkWrite?.();
+    return saved;
   }
 
   async function patch(key: string, scopeInput: MemoryScope, changes: MemoryPatch, actor: MemoryActor = API_ACTOR): Promise<Memory | null> {
@@ -260,8 +264,7 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
       if (!current) return null;
       const content = changes.content ?? current.content;
       const vector = content === current.content ? null : await embedOne(content);
-      const outcome = await db.transaction(async (tx) => {
-        await index.lock(tx, tenantId, true);
+      const outcome = await index.write(db, tenantId, true, async (tx) => {
         const locked = await lockRow(tx, key, scope);
         if (!locked || locked.expired) return 'gone' as const;
         const target = merge(locked);
@@ -288,8 +291,7 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
     const vectors = await embedMany(written);
     const vectorOf = new Map(written.map((text, i) => [text, vectors[i]!]));
     const inScope = and(eq(memories.tenantId, tenantId), eq(memories.agentId, scope.agentId), eq(memories.userId, scope.userId), notExpired)!;
-    return db.transaction(async (tx) => {
-      await index.lock(tx, tenantId, true);
+    return index.write(db, tenantId, true, async (tx) => {
       const results: AppliedChange[] = [];
       for (const change of changes) {
         if (change.op === 'add') {

@@ -27,6 +27,20 @@ export const httpRequestsInFlight = new Gauge({
   registers: [metricsRegistry],
 });
 
+export const httpRequestsShed = new Counter({
+  name: 'memrag_http_requests_shed_total',
+  help: 'Requests answered 503 with Retry-After without being run, the server being at its concurrency limit, by reason (queue_full|queue_timeout)',
+  labelNames: ['reason'] as const,
+  registers: [metricsRegistry],
+});
+
+export const dbPoolWait = new Histogram({
+  name: 'memrag_db_pool_wait_seconds',
+  help: 'Time a query or transaction waited for a pooled PostgreSQL connection (zero while one is idle)',
+  buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  registers: [metricsRegistry],
+});
+
 export const llmRequestDuration = new Histogram({
   name: 'memrag_llm_request_duration_seconds',
   help: 'Duration of one LLM call as the agent sees it, retries included, by model, mode (complete|stream) and outcome (ok|error|aborted)',

@@ -2,8 +2,9 @@ import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
-import { type AutoAnalyze, startAutoAnalyze } from '../../src/db/pglite-auto-analyze.js';
+import { type TableStatistics, startTableStatistics } from '../../src/db/table-statistics.js';
 import { queryRows } from '../../src/db/query-rows.js';
+import { describeOnDrivers } from '../support/database-drivers.js';
 
 interface TableCounters {
   seq_scan: number;
@@ -11,9 +12,9 @@ interface TableCounters {
   n_mod_since_analyze: number;
 }
 
-describe('startAutoAnalyze (PGlite)', () => {
+describe('startTableStatistics (PGlite)', () => {
   let client: PGlite;
-  let autoAnalyze: AutoAnalyze;
+  let autoAnalyze: TableStatistics;
 
   beforeEach(async () => {
     client = await PGlite.create();
@@ -23,7 +24,7 @@ describe('startAutoAnalyze (PGlite)', () => {
       CREATE TABLE quiet (id int PRIMARY KEY);
       ANALYZE;`);
     // Only explicit checks here: the timer is the subject of the last test.
-    autoAnalyze = startAutoAnalyze(client, { intervalMs: 3_600_000 });
+    autoAnalyze = startTableStatistics(client, { intervalMs: 3_600_000 });
   });
   afterEach(async () => {
     await autoAnalyze.stop();
@@ -111,6 +112,49 @@ describe('openDatabase (PGlite) keeps planner statistics up to date', () => {
         },
         { timeout: 10_000, interval: 100 },
       );
+    } finally {
+      await database.close();
+    }
+  });
+});
+
+describeOnDrivers('TableStatistics after a bulk write', (driver) => {
+  it('analyzes a table a bulk write grew at once, without waiting for write counters or the timer', async () => {
+    const database = await driver.open();
+    try {
+      // The memories table as a fresh store has it: migrated, never analyzed on a server.
+      await database.db.execute(sql`CREATE TABLE bulk (id int PRIMARY KEY, pad text)`);
+      await database.db.execute(sql`INSERT INTO bulk SELECT g, repeat('x', 100) FROM generate_series(1, 2000) g`);
+      await database.statistics.afterBulkWrite();
+      const [row] = await queryRows<{ reltuples: number }>(database.db, sql`SELECT reltuples::int AS reltuples FROM pg_class WHERE relname = 'bulk'`);
+      expect(row!.reltuples).toBe(2000);
+
+      // Grown by more than the share since: analyzed again; by less: left alone.
+      await database.db.execute(sql`INSERT INTO bulk SELECT g, repeat('x', 100) FROM generate_series(2001, 2100) g`);
+      await database.statistics.afterBulkWrite();
+      const [same] = await queryRows<{ reltuples: number }>(database.db, sql`SELECT reltuples::int AS reltuples FROM pg_class WHERE relname = 'bulk'`);
+      expect(same!.reltuples).toBe(2000);
+      await database.db.execute(sql`INSERT INTO bulk SELECT g, repeat('x', 100) FROM generate_series(2101, 3000) g`);
+      await database.statistics.afterBulkWrite();
+      const [grown] = await queryRows<{ reltuples: number }>(database.db, sql`SELECT reltuples::int AS reltuples FROM pg_class WHERE relname = 'bulk'`);
+      expect(grown!.reltuples).toBe(3000);
+    } finally {
+      await database.close();
+    }
+  });
+
+  it("reads the hot tables' own settings from migration 0011", async () => {
+    const database = await driver.open();
+    try {
+      const rows = await queryRows<{ relname: string; reloptions: string[] }>(
+        database.db,
+        sql`SELECT relname, reloptions FROM pg_class WHERE relname IN ('memory_term_stats', 'vector_filter_stats', 'turn_postings') ORDER BY relname`,
+      );
+      expect(rows.map((r) => [r.relname, r.reloptions.filter((o) => /fillfactor|analyze_scale/.test(o))])).toEqual([
+        ['memory_term_stats', ['fillfactor=70']],
+        ['turn_postings', ['autovacuum_analyze_scale_factor=0.05']],
+        ['vector_filter_stats', ['fillfactor=50']],
+      ]);
     } finally {
       await database.close();
     }
