@@ -12,6 +12,7 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { dropConnectionsWhoseQueryTimesOut } from './drop-timed-out-connections.js';
 import { openInMemoryPglite } from './in-memory-pglite.js';
+import { initPgliteDirectory } from './pglite-initdb.js';
 import { reportPoolWaits } from './pool-wait.js';
 import { releaseClientsWhoseBeginFails } from './release-on-failed-begin.js';
 import * as schema from './schema/index.js';
@@ -112,7 +113,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
   const dataDir = options.dataDir && options.dataDir !== 'memory://' ? resolve(options.dataDir) : undefined;
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const migrate = (client: PGlite) => migratePglite(drizzlePglite(client, { schema }), { migrationsFolder });
-  const client = dataDir ? await PGlite.create({ dataDir, extensions: { vector } }) : await openInMemoryPglite(migrate);
+  const client = dataDir ? await openPgliteDirectory(dataDir) : await openInMemoryPglite(migrate);
   if (dataDir) await migrate(client);
   const db = drizzlePglite(client, { schema });
   await bindPgliteVectorsAsBinary(client);
@@ -132,6 +133,12 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
 }
 
 const statisticsOptions = (options: OpenDatabaseOptions) => (options.analyzeIntervalMs === undefined ? {} : { intervalMs: options.analyzeIntervalMs });
+
+/** PGlite on a data directory; a new one is created in a thread of its own (see initPgliteDirectory). */
+async function openPgliteDirectory(dataDir: string): Promise<PGlite> {
+  if (!existsSync(join(dataDir, 'PG_VERSION'))) await initPgliteDirectory(dataDir);
+  return PGlite.create({ dataDir, extensions: { vector } });
+}
 
 function openPool(config: pg.PoolConfig): pg.Pool {
   const pool = new pg.Pool(config);

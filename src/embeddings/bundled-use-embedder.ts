@@ -1,4 +1,5 @@
 import type { Embedder } from './embedder.js';
+import type { EmbedderIdentity } from './embedding-worker-protocol.js';
 import { l2Normalize } from './l2-normalize.js';
 import { splitIntoBatches } from './split-into-batches.js';
 import { type UseLiteTokenizer, loadUseLiteTokenizer } from './use-lite-tokenizer.js';
@@ -7,6 +8,12 @@ export const BUNDLED_USE_ID = 'bundled:use-lite';
 export const BUNDLED_USE_DIMENSIONS = 512;
 /** Measured: tokens past the 128th leave the vector bit-for-bit unchanged. */
 export const BUNDLED_USE_MAX_INPUT_TOKENS = 128;
+/** What the model's workers report, known without loading it (the model loads on first use). */
+export const BUNDLED_USE_IDENTITY: EmbedderIdentity = Object.freeze({
+  id: BUNDLED_USE_ID,
+  dimensions: BUNDLED_USE_DIMENSIONS,
+  maxInputTokens: BUNDLED_USE_MAX_INPUT_TOKENS,
+});
 
 export interface BundledUseEmbedderOptions {
   /** Texts per model call; bigger batches amortise per-call overhead at the cost of memory. Default 32. */

@@ -32,7 +32,8 @@ export function coalescingEmbedder(inner: Embedder): Embedder {
       if (!shared) {
         const controller = new AbortController();
         const entry: SharedEmbedding = {
-          vector: inner.embed([text], { signal: controller.signal }).then(([vector]) => vector!),
+          // Urgent as its first caller asked: a search and a save of the same text rarely meet.
+          vector: inner.embed([text], { signal: controller.signal, ...(options?.urgent ? { urgent: true } : {}) }).then(([vector]) => vector!),
           controller,
           waiting: 0,
           held: false,

@@ -1,8 +1,9 @@
 import os from 'node:os';
 import { ConfigError, type Config } from '../config/config.js';
+import { BUNDLED_USE_IDENTITY } from './bundled-use-embedder.js';
 import type { Embedder } from './embedder.js';
 import { bundledUseSpec, loadEmbedderFromSpec, transformersSpec, type EmbedderModuleSpec } from './embedder-module-spec.js';
-import { createEmbeddingPool } from './embedding-pool.js';
+import { EmbeddingPool, createEmbeddingPool } from './embedding-pool.js';
 import { createOpenAiEmbedder } from './openai-embedder.js';
 import { loadUseLiteTokenizer } from './use-lite-tokenizer.js';
 
@@ -38,10 +39,14 @@ export async function createEmbedder(config: EmbeddingConfig): Promise<Embedder>
 
   const workers = config.EMBEDDING_WORKERS ?? os.availableParallelism();
   const spec = localSpec(config, workers);
+  const poolOptions = async () => ({ workers, batchSize: config.EMBEDDING_BATCH_SIZE, countTokens: await tokenCounterFor(config) });
+  // The bundled model's identity is known without loading it: its workers start when first needed.
   const embedder =
-    workers > 1
-      ? await createEmbeddingPool(spec, { workers, batchSize: config.EMBEDDING_BATCH_SIZE, countTokens: await tokenCounterFor(config) })
-      : await loadEmbedderFromSpec(spec);
+    workers <= 1
+      ? await loadEmbedderFromSpec(spec)
+      : config.EMBEDDING_PROVIDER === 'bundled'
+        ? EmbeddingPool.lazy(spec, BUNDLED_USE_IDENTITY, await poolOptions())
+        : await createEmbeddingPool(spec, await poolOptions());
   if (config.EMBEDDING_DIMENSIONS !== undefined && config.EMBEDDING_DIMENSIONS !== embedder.dimensions) {
     await embedder.close();
     throw new ConfigError(

@@ -2,6 +2,15 @@
  * Turns texts into vectors of one fixed space. `id` names the space: two embedders with the
  * same id must produce comparable vectors, so the store refuses to mix ids.
  */
+export interface EmbedOptions {
+  signal?: AbortSignal;
+  /**
+   * A reader waits for these vectors (a search's query): an embedder that queues work computes
+   * them ahead of the rest (writes' contents, ingestion). Others ignore it.
+   */
+  urgent?: boolean;
+}
+
 export interface Embedder {
   /** Stable identity of the vector space, e.g. `bundled:use-lite` or `transformers:Xenova/all-MiniLM-L6-v2`. */
   readonly id: string;
@@ -14,6 +23,6 @@ export interface Embedder {
    */
   countTokens?(text: string): number;
   /** Embeds in order; the result has one unit-length vector per input text. */
-  embed(texts: string[], options?: { signal?: AbortSignal }): Promise<number[][]>;
+  embed(texts: string[], options?: EmbedOptions): Promise<number[][]>;
   close(): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { WorkerPool } from '../workers/worker-pool.js';
-import type { Embedder } from './embedder.js';
+import type { EmbedOptions, Embedder } from './embedder.js';
 import { siblingModuleUrl, type EmbedderModuleSpec } from './embedder-module-spec.js';
 import type { EmbeddedBatch, EmbedderIdentity, EmbeddingWorkerInit } from './embedding-worker-protocol.js';
 import { splitIntoBatches } from './split-into-batches.js';
@@ -44,51 +44,115 @@ export class EmbeddingPool implements Embedder {
   readonly maxInputTokens: number;
   readonly countTokens?: (text: string) => number;
 
+  private pool: Workers | undefined;
+  private starting: Promise<Workers> | undefined;
+  private closed = false;
+
   private constructor(
-    private readonly pool: WorkerPool<string[], EmbeddedBatch, EmbedderIdentity, EmbeddingWorkerInit>,
+    private readonly startWorkers: () => Promise<Workers>,
+    identity: EmbedderIdentity,
+    private readonly workers: number,
     private readonly batchSize: number,
     countTokens: ((text: string) => number) | undefined,
   ) {
     if (countTokens) this.countTokens = countTokens;
-    this.id = pool.info.id;
-    this.dimensions = pool.info.dimensions;
-    this.maxInputTokens = pool.info.maxInputTokens;
+    this.id = identity.id;
+    this.dimensions = identity.dimensions;
+    this.maxInputTokens = identity.maxInputTokens;
   }
 
+  /** Starts the workers now; the pool's identity is what they report. */
   static async start(spec: EmbedderModuleSpec, options: EmbeddingPoolOptions = {}): Promise<EmbeddingPool> {
+    const workers = options.workers ?? os.availableParallelism();
+    const startWorkers = workersStarter(spec, { ...options, workers });
+    const pool = await startWorkers();
+    const embedder = new EmbeddingPool(startWorkers, pool.info, workers, options.batchSize ?? 32, options.countTokens);
+    embedder.pool = pool;
+    return embedder;
+  }
+
+  /**
+   * Starts the workers at the first `embed`, for a model whose identity is known without loading
+   * it (the bundled one): a server that has not embedded anything yet holds no model. Each worker
+   * holds a copy of the model and its runtime, ~125 MB resident for the bundled one. The workers
+   * must report `identity`, or the first `embed` fails (and the next tries again).
+   */
+  static lazy(spec: EmbedderModuleSpec, identity: EmbedderIdentity, options: EmbeddingPoolOptions = {}): EmbeddingPool {
+    const workers = options.workers ?? os.availableParallelism();
+    return new EmbeddingPool(workersStarter(spec, { ...options, workers }), identity, workers, options.batchSize ?? 32, options.countTokens);
+  }
+
+  /** Live workers, including replacements still starting; before a lazy pool starts, those it will start. */
+  get size(): number {
+    return this.pool ? this.pool.size : this.closed ? 0 : this.workers;
+  }
+
+  /** Whether the workers were started. */
+  get started(): boolean {
+    return this.pool !== undefined;
+  }
+
+  async embed(texts: string[], options: EmbedOptions = {}): Promise<number[][]> {
+    if (this.closed) throw new Error('EmbeddingPool is closed');
+    options.signal?.throwIfAborted();
+    if (texts.length === 0) return [];
+    const pool = this.pool ?? (await this.startOnce());
+
+    // A call smaller than workers x batchSize is cut finer so that every worker gets a share;
+    // batch size barely moves single-thread throughput, idle workers do.
+    const batchSize = Math.min(this.batchSize, Math.ceil(texts.length / Math.max(1, this.size)));
+    const batches = await pool.runAll(splitIntoBatches(texts, batchSize), { signal: options.signal, urgent: options.urgent });
+    return batches.flatMap(({ count, vectors }) => unflatten(vectors, count, this.dimensions));
+  }
+
+  private startOnce(): Promise<Workers> {
+    this.starting ??= this.startWorkers().then(
+      async (pool) => {
+        const { id, dimensions, maxInputTokens } = pool.info;
+        if (this.closed || id !== this.id || dimensions !== this.dimensions || maxInputTokens !== this.maxInputTokens) {
+          await pool.close();
+          this.starting = undefined;
+          throw new Error(
+            this.closed
+              ? 'EmbeddingPool is closed'
+              : `the embedding workers report ${id} (${dimensions} dimensions), not the expected ${this.id} (${this.dimensions})`,
+          );
+        }
+        this.pool = pool;
+        return pool;
+      },
+      (err: unknown) => {
+        this.starting = undefined;
+        throw err;
+      },
+    );
+    return this.starting;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const pool = this.pool ?? (await this.starting?.catch(() => undefined));
+    await pool?.close();
+  }
+}
+
+type Workers = WorkerPool<string[], EmbeddedBatch, EmbedderIdentity, EmbeddingWorkerInit>;
+
+function workersStarter(spec: EmbedderModuleSpec, options: EmbeddingPoolOptions): () => Promise<Workers> {
+  const workers = options.workers ?? os.availableParallelism();
+  return async () => {
     const pool = await WorkerPool.start<string[], EmbeddedBatch, EmbedderIdentity, EmbeddingWorkerInit>({
       entryUrl: siblingModuleUrl('embedding-worker'),
       init: { spec },
-      workers: options.workers ?? os.availableParallelism(),
+      workers,
       tasksPerWorker: TASKS_PER_WORKER,
       maxFailedRestarts: options.maxFailedRestarts ?? 3,
       name: 'EmbeddingPool',
       workerName: 'embedding worker',
       crashedError: EmbeddingWorkerCrashedError,
     });
-    return new EmbeddingPool(pool, options.batchSize ?? 32, options.countTokens);
-  }
-
-  /** Live workers, including replacements still starting. */
-  get size(): number {
-    return this.pool.size;
-  }
-
-  async embed(texts: string[], options: { signal?: AbortSignal } = {}): Promise<number[][]> {
-    if (this.pool.closed) throw new Error('EmbeddingPool is closed');
-    options.signal?.throwIfAborted();
-    if (texts.length === 0) return [];
-
-    // A call smaller than workers x batchSize is cut finer so that every worker gets a share;
-    // batch size barely moves single-thread throughput, idle workers do.
-    const batchSize = Math.min(this.batchSize, Math.ceil(texts.length / Math.max(1, this.size)));
-    const batches = await this.pool.runAll(splitIntoBatches(texts, batchSize), { signal: options.signal });
-    return batches.flatMap(({ count, vectors }) => unflatten(vectors, count, this.dimensions));
-  }
-
-  close(): Promise<void> {
-    return this.pool.close();
-  }
+    return pool;
+  };
 }
 
 export function createEmbeddingPool(spec: EmbedderModuleSpec, options: EmbeddingPoolOptions = {}): Promise<EmbeddingPool> {

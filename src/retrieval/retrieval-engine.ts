@@ -138,8 +138,8 @@ export function createRetrievalEngine(options: RetrievalEngineOptions): Retrieva
   const bm25 = options.bm25 ?? DEFAULT_BM25_PARAMS;
   const concurrentReads = readsRunConcurrently(db);
 
-  async function embedQuery(query: string, signal?: AbortSignal): Promise<number[]> {
-    const [vector] = await embedder.embed([query], signal ? { signal } : {});
+  async function embedQuery(query: string, signal?: AbortSignal, urgent = false): Promise<number[]> {
+    const [vector] = await embedder.embed([query], { ...(signal ? { signal } : {}), ...(urgent ? { urgent } : {}) });
     if (!vector) throw new Error(`embedder ${embedder.id} returned no vector`);
     return vector;
   }
@@ -217,7 +217,8 @@ export function createRetrievalEngine(options: RetrievalEngineOptions): Retrieva
     const { mode, filter, topK, candidateK, signal } = opts;
     signal?.throwIfAborted();
     const vectorSide = async () => {
-      const vector = opts.vector ?? (await embedQuery(query, signal));
+      // Urgent: the search waits for it, where a write's vector only delays its own commit.
+      const vector = opts.vector ?? (await embedQuery(query, signal, true));
       const repairOrder = mode === 'vector';
       let hits = await vectorCandidates(corpus, vector, filter, candidateK, opts.payload, repairOrder);
       // candidateK rows may fall in fewer than topK units, and a hit is a unit: widen once, so

@@ -19,6 +19,8 @@ export interface TaskEnvelope<Task> {
   /** This task's index in `states`. */
   slot: number;
   task: Task;
+  /** Goes ahead of the tasks waiting for a worker that are not (see urgent-first-queue.ts). */
+  urgent?: boolean;
 }
 
 /**

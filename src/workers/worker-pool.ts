@@ -3,6 +3,7 @@ import { Piscina } from 'piscina';
 import { moduleWorkerEntry } from './module-worker.js';
 import { POOL_MESSAGE, TaskState, isPoolWorkerMessage, type PoolWorkerData, type TaskEnvelope, type TaskOutcome } from './pool-protocol.js';
 import { deserializeError } from './serialized-error.js';
+import { UrgentFirstQueue } from './urgent-first-queue.js';
 
 type LoadBalancer = NonNullable<NonNullable<ConstructorParameters<typeof Piscina>[0]>['loadBalancer']>;
 type PiscinaWorker = Parameters<LoadBalancer>[1][number];
@@ -61,6 +62,12 @@ const MAX_RESENDS = 3;
  *
  * As with piscina alone, idle workers do not keep the process alive; busy or starting ones do.
  */
+export interface RunOptions {
+  signal?: AbortSignal;
+  /** Waits for a worker ahead of the tasks that are not urgent. */
+  urgent?: boolean;
+}
+
 export class WorkerPool<Task, Result, Info, Init = unknown> {
   private readonly piscina: Piscina;
   /** Workers that have set up, by thread id: the only ones given tasks. */
@@ -86,6 +93,7 @@ export class WorkerPool<Task, Result, Info, Init = unknown> {
       concurrentTasksPerWorker: options.tasksPerWorker,
       // A task that found no free worker waits at the head of the queue, not the tail.
       stricterFIFO: true,
+      taskQueue: new UrgentFirstQueue(),
       loadBalancer: (_task, workers) => this.pickWorker(workers),
       recordTiming: false,
     });
@@ -126,7 +134,7 @@ export class WorkerPool<Task, Result, Info, Init = unknown> {
     return this.closing;
   }
 
-  run(task: Task, options: { signal?: AbortSignal } = {}): Promise<Result> {
+  run(task: Task, options: RunOptions = {}): Promise<Result> {
     return this.runAll([task], options).then(([result]) => result!);
   }
 
@@ -135,8 +143,8 @@ export class WorkerPool<Task, Result, Info, Init = unknown> {
    * The first failure rejects the call, and its tasks that have not started are dropped: the
    * caller wants all of them or none.
    */
-  runAll(tasks: readonly Task[], options: { signal?: AbortSignal } = {}): Promise<Result[]> {
-    const { signal } = options;
+  runAll(tasks: readonly Task[], options: RunOptions = {}): Promise<Result[]> {
+    const { signal, urgent } = options;
     if (this.closing) return Promise.reject(new Error(`${this.options.name} is closed`));
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (tasks.length === 0) return Promise.resolve([]);
@@ -154,7 +162,7 @@ export class WorkerPool<Task, Result, Info, Init = unknown> {
       const states = new Int32Array(new SharedArrayBuffer(tasks.length * Int32Array.BYTES_PER_ELEMENT));
       const members = tasks.map(
         (task, slot): PendingTask<Task, Result> => ({
-          envelope: { states, slot, task },
+          envelope: { states, slot, task, ...(urgent ? { urgent } : {}) },
           resolve: (result) => {
             results[slot] = result;
             if (--remaining > 0) return;

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import type { Config } from '../../config/config.js';
-import { CrossEncoderReranker } from './cross-encoder-reranker.js';
+import type { CrossEncoderReranker } from './cross-encoder-reranker.js';
 
 export type RerankerConfig = Pick<
   Config,
@@ -13,6 +13,9 @@ export type RerankerConfig = Pick<
  */
 export async function crossEncoderFromConfig(config: RerankerConfig): Promise<CrossEncoderReranker | undefined> {
   if (!config.RERANKER_MODEL) return undefined;
+  // Imported only when a model is configured: transformers.js and its runtime take ~160 MB of
+  // resident memory from the moment they load, whether or not anything is ever reranked.
+  const { CrossEncoderReranker } = await import('./cross-encoder-reranker.js');
   const workers = config.RERANKER_WORKERS;
   return CrossEncoderReranker.load({
     model: config.RERANKER_MODEL,
