@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 /**
  * Work that runs after a reply has gone out (a chat turn's after-turn hooks, such as checkpoint
  * writing), tracked so that it runs once per key, can be awaited (tests, benchmarks) and is
@@ -21,6 +22,9 @@ export interface BackgroundTasks {
 export function createBackgroundTasks(onError: (key: string, error: unknown) => void = () => {}): BackgroundTasks {
   const running = new Map<string, Promise<void>>();
   const controller = new AbortController();
+  // Every running task (an extraction's LLM call, say) listens to this one signal: under load more
+  // than Node's default of 10 at once, which is no leak.
+  setMaxListeners(0, controller.signal);
   let closed = false;
 
   const run: BackgroundTasks['run'] = (key, task) => {

@@ -134,3 +134,38 @@ describe('EmbeddingPool dispatch and failure handling', () => {
     await expect(other.embed(['x'])).rejects.toThrow(/closed/);
   });
 });
+
+describe('EmbeddingPool.lazy', () => {
+  const identity = { id: 'test:scripted-4', dimensions: 4, maxInputTokens: 64 };
+
+  it('starts no worker until the first embed, then serves as a started pool does', async () => {
+    const pool = EmbeddingPool.lazy(scripted(), identity, { workers: 2 });
+    try {
+      expect([pool.id, pool.dimensions, pool.maxInputTokens, pool.size, pool.started]).toEqual(['test:scripted-4', 4, 64, 2, false]);
+      const [a, b] = await Promise.all([pool.embed(['one']), pool.embed(['two', 'three'])]);
+      expect(pool.started).toBe(true);
+      expect([a, b].flat()).toHaveLength(3);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('fails the first embed when the workers report another model, and starts afresh on the next', async () => {
+    const pool = EmbeddingPool.lazy(scripted({ dimensions: 8 }), identity, { workers: 1 });
+    try {
+      await expect(pool.embed(['x'])).rejects.toThrow(/test:scripted-8 \(8 dimensions\), not the expected test:scripted-4/);
+      expect(pool.started).toBe(false);
+      await expect(pool.embed(['x'])).rejects.toThrow(/not the expected/);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('fails embeds when the model cannot be built, and closes without ever starting', async () => {
+    const pool = EmbeddingPool.lazy(scripted({ failInit: true }), identity, { workers: 1 });
+    await expect(pool.embed(['x'])).rejects.toThrow('scripted init failure');
+    await pool.close();
+    await expect(pool.embed(['x'])).rejects.toThrow(/closed/);
+    expect(pool.size).toBe(0);
+  });
+});
