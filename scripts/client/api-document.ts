@@ -17,7 +17,7 @@ export async function clientApiDocument(): Promise<OpenApiDocument> {
   const ctx = await createAppContext(config, { embedder: createHashEmbedder(64) });
   try {
     const app = createApp(ctx);
-    return createOpenApiDocument(declaredRoutes(app), { ...openApiOptionsFrom(ctx), apiKeys: true, rateLimit: true, requestTimeout: true });
+    return createOpenApiDocument(declaredRoutes(app), { ...openApiOptionsFrom(ctx), apiKeys: true, rateLimit: true, requestTimeout: true, admission: true });
   } finally {
     await ctx.close();
   }

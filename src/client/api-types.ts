@@ -2293,7 +2293,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. No LLM is configured: extraction needs one. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. No LLM is configured: extraction needs one. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2304,7 +2304,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable" | "llm_not_configured";
+                            code: "database_unavailable" | "overloaded" | "llm_not_configured";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -2465,7 +2465,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2476,7 +2476,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -2602,7 +2602,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2613,7 +2613,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -2772,7 +2772,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2783,7 +2783,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -2928,7 +2928,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2939,7 +2939,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -3071,7 +3071,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3082,7 +3082,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -3243,7 +3243,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3254,7 +3254,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -3384,7 +3384,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3395,7 +3395,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -3557,7 +3557,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3568,7 +3568,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -3718,7 +3718,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3729,7 +3729,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -3861,7 +3861,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3872,7 +3872,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -3992,7 +3992,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4003,7 +4003,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -4196,7 +4196,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. The provider failed (5xx, connection). */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. The provider failed (5xx, connection). */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4207,7 +4207,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable" | "llm_unavailable";
+                            code: "database_unavailable" | "overloaded" | "llm_unavailable";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -4324,7 +4324,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4335,7 +4335,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -4551,7 +4551,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4562,7 +4562,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -4693,7 +4693,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4704,7 +4704,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -4833,7 +4833,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4844,7 +4844,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -5058,7 +5058,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -5069,7 +5069,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -5196,7 +5196,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -5207,7 +5207,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -5380,7 +5380,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -5391,7 +5391,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -5565,7 +5565,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -5576,7 +5576,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -5719,7 +5719,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -5730,7 +5730,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -6043,7 +6043,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -6054,7 +6054,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -6168,7 +6168,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -6179,7 +6179,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -6326,7 +6326,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -6337,7 +6337,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -6465,7 +6465,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -6476,7 +6476,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -6602,7 +6602,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -6613,7 +6613,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -6761,7 +6761,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -6772,7 +6772,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -6905,7 +6905,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -6916,7 +6916,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -7046,7 +7046,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -7057,7 +7057,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -7177,7 +7177,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -7188,7 +7188,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -7466,7 +7466,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -7477,7 +7477,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -7605,7 +7605,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -7616,7 +7616,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -7742,7 +7742,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -7753,7 +7753,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -7886,7 +7886,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -7897,7 +7897,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -8046,7 +8046,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -8057,7 +8057,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -8185,7 +8185,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -8196,7 +8196,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -8312,7 +8312,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -8323,7 +8323,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -8467,7 +8467,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. */
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -8478,7 +8478,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "database_unavailable";
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };

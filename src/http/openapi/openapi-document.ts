@@ -14,6 +14,8 @@ export interface OpenApiDocumentOptions {
   apiKeys: boolean;
   rateLimit: boolean;
   requestTimeout: boolean;
+  /** MAX_CONCURRENT_REQUESTS is on: a request may be shed with 503 `overloaded`. */
+  admission: boolean;
   maxBodyBytes: number;
   maxUploadBytes: number;
 }
@@ -45,6 +47,7 @@ export function openApiOptionsFrom(ctx: AppContext): OpenApiDocumentOptions {
     apiKeys: ctx.auth.required,
     rateLimit: config.RATE_LIMIT_PER_MINUTE > 0,
     requestTimeout: config.REQUEST_TIMEOUT_MS > 0,
+    admission: config.MAX_CONCURRENT_REQUESTS > 0,
     maxBodyBytes: config.MAX_BODY_BYTES,
     maxUploadBytes: config.MAX_UPLOAD_BYTES,
   };
@@ -226,6 +229,16 @@ function errorsOf(route: RouteConfig, own: StatusError[], options: OpenApiDocume
       codes: ['database_unavailable'],
       description:
         'The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given.',
+      headers: retryAfterHeader(),
+    });
+  }
+  // Event streams are never queued (see http/middleware/concurrency-limit.ts).
+  if (isApi && options.admission && !route.path.endsWith('/events')) {
+    common.push({
+      status: 503,
+      codes: ['overloaded'],
+      description:
+        '`overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run.',
       headers: retryAfterHeader(),
     });
   }
