@@ -1,12 +1,14 @@
 import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 
 // Run by a child process: creates the directory's cluster (initdb, and the vector extension's
-// files) and closes it. CommonJS, so it needs no loader; the modules come as resolved URLs.
+// files) and closes it. CommonJS, so it needs no loader; PGlite's CommonJS builds come as paths
+// resolved here, where the package is.
 const INITDB_SOURCE = `
 const [dataDir, pglite, vector] = process.argv.slice(1);
 (async () => {
-  const { PGlite } = await import(pglite);
-  const { vector: extension } = await import(vector);
+  const { PGlite } = require(pglite);
+  const { vector: extension } = require(vector);
   const db = await PGlite.create({ dataDir, extensions: { vector: extension } });
   await db.close();
 })().catch((err) => {
@@ -24,9 +26,10 @@ const [dataDir, pglite, vector] = process.argv.slice(1);
  * with initdb in the process, 450 MB with it here (the embedder aside).
  */
 export async function initPgliteDirectory(dataDir: string): Promise<void> {
+  const require = createRequire(import.meta.url);
   const child = spawn(
     process.execPath,
-    ['-e', INITDB_SOURCE, dataDir, import.meta.resolve('@electric-sql/pglite'), import.meta.resolve('@electric-sql/pglite/vector')],
+    ['-e', INITDB_SOURCE, dataDir, require.resolve('@electric-sql/pglite'), require.resolve('@electric-sql/pglite/vector')],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';

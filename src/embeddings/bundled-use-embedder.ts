@@ -1,5 +1,4 @@
 import type { Embedder } from './embedder.js';
-import type { EmbedderIdentity } from './embedding-worker-protocol.js';
 import { l2Normalize } from './l2-normalize.js';
 import { splitIntoBatches } from './split-into-batches.js';
 import { type UseLiteTokenizer, loadUseLiteTokenizer } from './use-lite-tokenizer.js';
@@ -9,7 +8,7 @@ export const BUNDLED_USE_DIMENSIONS = 512;
 /** Measured: tokens past the 128th leave the vector bit-for-bit unchanged. */
 export const BUNDLED_USE_MAX_INPUT_TOKENS = 128;
 /** What the model's workers report, known without loading it (the model loads on first use). */
-export const BUNDLED_USE_IDENTITY: EmbedderIdentity = Object.freeze({
+export const BUNDLED_USE_IDENTITY: Readonly<Pick<Embedder, 'id' | 'dimensions' | 'maxInputTokens'>> = Object.freeze({
   id: BUNDLED_USE_ID,
   dimensions: BUNDLED_USE_DIMENSIONS,
   maxInputTokens: BUNDLED_USE_MAX_INPUT_TOKENS,

@@ -34,7 +34,14 @@ const plain: DocumentConfig = {
   maxBodyBytes: 1_048_576,
   maxUploadBytes: 20_971_520,
 };
-const everything: DocumentConfig = { ...plain, rerankers: ['none', 'lexical', 'cross-encoder'], apiKeys: true, rateLimit: true, requestTimeout: true, admission: true };
+const everything: DocumentConfig = {
+  ...plain,
+  rerankers: ['none', 'lexical', 'cross-encoder'],
+  apiKeys: true,
+  rateLimit: true,
+  requestTimeout: true,
+  admission: true,
+};
 
 /** Every JSON Schema in the document: components, parameters, bodies, replies and headers. */
 function schemasOf(document: any): { where: string; schema: any }[] {
