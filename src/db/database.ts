@@ -134,7 +134,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
 
 const statisticsOptions = (options: OpenDatabaseOptions) => (options.analyzeIntervalMs === undefined ? {} : { intervalMs: options.analyzeIntervalMs });
 
-/** PGlite on a data directory; a new one is created in a thread of its own (see initPgliteDirectory). */
+/** PGlite on a data directory; a new one is created by a child process first (see initPgliteDirectory). */
 async function openPgliteDirectory(dataDir: string): Promise<PGlite> {
   if (!existsSync(join(dataDir, 'PG_VERSION'))) await initPgliteDirectory(dataDir);
   return PGlite.create({ dataDir, extensions: { vector } });

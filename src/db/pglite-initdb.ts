@@ -22,8 +22,8 @@ const [dataDir, pglite, vector] = process.argv.slice(1);
  * to ~400 MB, which an instance never gives back: done in the server's process, most of it stays
  * resident for the life of the process (a closed instance's memory waits for a garbage collection,
  * and freed memory for the allocator to return it), where an instance that opens an existing
- * directory needs ~200 MB. Measured on the server idle after its first start: 1,210 MB in all
- * with initdb in the process, 450 MB with it here (the embedder aside).
+ * directory needs ~200 MB. Measured on the server idle after its first start on a new directory:
+ * PGlite held ~535 MB with initdb in the process, ~200 MB with it here.
  */
 export async function initPgliteDirectory(dataDir: string): Promise<void> {
   const require = createRequire(import.meta.url);
