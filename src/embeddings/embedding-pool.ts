@@ -138,8 +138,8 @@ export class EmbeddingPool implements Embedder {
 
 type Workers = WorkerPool<string[], EmbeddedBatch, EmbedderIdentity, EmbeddingWorkerInit>;
 
-function workersStarter(spec: EmbedderModuleSpec, options: EmbeddingPoolOptions): () => Promise<Workers> {
-  const workers = options.workers ?? os.availableParallelism();
+function workersStarter(spec: EmbedderModuleSpec, options: EmbeddingPoolOptions & { workers: number }): () => Promise<Workers> {
+  const { workers } = options;
   return async () => {
     const pool = await WorkerPool.start<string[], EmbeddedBatch, EmbedderIdentity, EmbeddingWorkerInit>({
       entryUrl: siblingModuleUrl('embedding-worker'),
