@@ -108,7 +108,7 @@ try {
   row('BM25 alone', (l) => l.text);
   row('vector alone', (l) => l.vector);
   for (const k of [20, 60]) {
-    for (const w of [0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1, 1.5, 2]) {
+    for (const w of [0.05, 0.1, 0.2, 0.3, 0.5, 0.6, 0.7, 1, 1.5, 2]) {
       row(`vector ${w}, text 1, k ${k}`, (l) =>
         fuse(
           [

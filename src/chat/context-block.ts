@@ -63,15 +63,17 @@ export async function recallSources(sources: SourceList, options: RecallOptions)
       : Promise.resolve([]),
     // Turns have no tags: the request's tag filters are not theirs to apply.
     turns
-      ? turns.search.search(query, {
-          agentId,
-          userId: userId ?? '',
-          excludeConversationId: turns.conversationId,
-          topK: TURN_RECALL_TOP_K,
-          mode: 'hybrid',
-          minScore: 0,
-          signal,
-        })
+      ? turns.search
+          .search(query, {
+            agentId,
+            userId: userId ?? '',
+            excludeConversationId: turns.conversationId,
+            topK: TURN_RECALL_TOP_K,
+            mode: 'hybrid',
+            minScore: 0,
+            signal,
+          })
+          .then((r) => r.hits)
       : Promise.resolve([]),
   ]);
   signal?.throwIfAborted();

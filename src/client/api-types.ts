@@ -483,7 +483,7 @@ export interface paths {
         put?: never;
         /**
          * Search past turns of an agent's conversations (hybrid, vector or BM25)
-         * @description Each stored turn (the user's question and the agent's final answer) is indexed after the reply, and an imported conversation's turns at import: embedded with its date in words and the message before it, and indexed for BM25 with the next question too. Filtered in SQL by agent (default `default`), user, and conversation (`conversationId`, or `excludeConversationId` for every other one). Modes and scores as for memories.
+         * @description Each stored turn (the user's question and the agent's final answer) is indexed after the reply, and an imported conversation's turns at import: embedded with its date in words and the message before it, and indexed for BM25 with the next question too. Filtered in SQL by agent (default `default`), user, and conversation (`conversationId`, or `excludeConversationId` for every other one), and by time (`asOf`). Modes and scores as for memories; a time the query names favours the turns said then, and no conversation fills the list alone (`groupBy: "conversation"` ranks conversations).
          */
         post: operations["searchTurns"];
         delete?: never;
@@ -868,6 +868,7 @@ export interface components {
         };
         MemorySearchReply: {
             hits: components["schemas"]["MemorySearchHit"][];
+            timeWindow: components["schemas"]["TimeWindow"];
         };
         MemorySearchHit: {
             memory: components["schemas"]["Memory"];
@@ -899,6 +900,15 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        /** @description The past span of time the query names, read against `asOf`: what was said inside it ranks higher. Null when the query names none (or only the present or future, or words no date could be read from). */
+        TimeWindow: {
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            /** @description The words of the query it was read from. */
+            text: string;
+        } | null;
         SaveMemoryReply: {
             memory: components["schemas"]["Memory"];
             /** @description True for a new key (201), false for a replaced memory (200). */
@@ -1402,8 +1412,13 @@ export interface components {
             };
             approvals?: components["schemas"]["ApprovalRequest"][];
         };
+        /** @description `hits` by default; `conversations` with `groupBy: "conversation"`. */
         TurnSearchReply: {
             hits: components["schemas"]["TurnHit"][];
+            timeWindow: components["schemas"]["TimeWindow"];
+        } | {
+            conversations: components["schemas"]["ConversationHit"][];
+            timeWindow: components["schemas"]["TimeWindow"];
         };
         TurnHit: {
             /** Format: uuid */
@@ -1429,6 +1444,14 @@ export interface components {
                 vector: number | null;
                 text: number | null;
             };
+        };
+        ConversationHit: {
+            /** Format: uuid */
+            conversationId: string;
+            /** @description Its best turn's score. */
+            score: number;
+            /** @description Its turns among the candidates, best first. */
+            turns: components["schemas"]["TurnHit"][];
         };
         /** @description An agent: its settings at its current version. */
         Agent: {
@@ -2357,6 +2380,11 @@ export interface operations {
                         text: number;
                         k?: number;
                     };
+                    /**
+                     * Format: date-time
+                     * @description The moment the question is asked (ISO 8601; default now): what was said after it is left out, and a time the query names ("two weeks ago", "in May", "recently") is read against it to favour what was said then (`timeWindow` in the reply).
+                     */
+                    asOf?: string;
                     agentId?: string;
                     userId?: string;
                     tagsAny?: string[];
@@ -5948,6 +5976,17 @@ export interface operations {
                         text: number;
                         k?: number;
                     };
+                    /**
+                     * Format: date-time
+                     * @description The moment the question is asked (ISO 8601; default now): what was said after it is left out, and a time the query names ("two weeks ago", "in May", "recently") is read against it to favour what was said then (`timeWindow` in the reply).
+                     */
+                    asOf?: string;
+                    /**
+                     * @description `turn`: the best `topK` turns, one conversation never filling the list alone. `conversation`: the best `topK` conversations, ranked by their best turn, each with its turns among the candidates.
+                     * @default turn
+                     * @enum {string}
+                     */
+                    groupBy?: "turn" | "conversation";
                 };
             };
         };

@@ -1,7 +1,9 @@
 import { turns } from '../db/schema/index.js';
 import { TURN_BM25 } from '../retrieval/bm25/bm25-index.js';
+import type { Analyzer } from '../retrieval/bm25/analyzer.js';
 import type { Corpus } from '../retrieval/corpus.js';
 import { type CorpusFilter, corpusFilter } from '../retrieval/filter.js';
+import { TURN_KEYS_VERSION } from './turn-record.js';
 
 /** What to do when the BM25 index of turns was built by another analyzer. */
 export const TURN_REINDEX_REMEDY = 'Restart the server: it re-indexes the turns at start (reindexStaleTurns).';
@@ -21,9 +23,20 @@ export const TURN_CORPUS: Corpus = Object.freeze({
   filters: {
     tenantId: turns.tenantId,
     equals: { agentId: turns.agentId, userId: turns.userId, conversationId: turns.conversationId },
+    at: turns.at,
   },
   reindexRemedy: TURN_REINDEX_REMEDY,
 });
+
+/**
+ * The analyzer as the turns corpus records it: its id names the turn keys' version too, so that
+ * postings keyed another way are found stale and rebuilt at start like another analyzer's.
+ */
+export function turnKeysAnalyzer(analyzer: Analyzer): Analyzer {
+  const suffix = `+turn-keys-${TURN_KEYS_VERSION}`;
+  if (analyzer.id.endsWith(suffix)) return analyzer;
+  return { id: `${analyzer.id}${suffix}`, analyze: (text) => analyzer.analyze(text), termFrequencies: (text) => analyzer.termFrequencies(text) };
+}
 
 /** Which turns a search looks at, within its tenant. */
 export interface TurnFilter {
@@ -34,6 +47,8 @@ export interface TurnFilter {
   conversationId?: string;
   /** Every conversation's but this one's: a chat turn recalls from the others, its own being in its history. */
   excludeConversationId?: string;
+  /** The moment the question is asked: turns said after it are left out. */
+  asOf?: Date;
 }
 
 export function turnFilter(tenantId: string, filter: TurnFilter): CorpusFilter {
@@ -41,5 +56,6 @@ export function turnFilter(tenantId: string, filter: TurnFilter): CorpusFilter {
   if (filter.userId !== undefined) equals.userId = filter.userId;
   if (filter.conversationId !== undefined) equals.conversationId = filter.conversationId;
   const notEquals = filter.excludeConversationId === undefined ? undefined : { conversationId: filter.excludeConversationId };
-  return corpusFilter(tenantId, {}, equals, notEquals);
+  const base = corpusFilter(tenantId, {}, equals, notEquals);
+  return filter.asOf === undefined ? base : { ...base, until: filter.asOf.toISOString() };
 }

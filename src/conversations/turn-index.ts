@@ -7,7 +7,7 @@ import type { Embedder } from '../embeddings/embedder.js';
 import { type Analyzer, defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
 import { createCorpusIndex } from '../retrieval/corpus-index.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
-import { TURN_CORPUS } from './turn-corpus.js';
+import { TURN_CORPUS, turnKeysAnalyzer } from './turn-corpus.js';
 import { type TurnMessage, type TurnRecord, turnBm25Text, turnEmbeddedText, turnRecords } from './turn-record.js';
 
 /** The conversation turns are written under, and whose agent and user they keep. */
@@ -61,7 +61,7 @@ const INSERT_BATCH = 1_000;
 export function createTurnIndex(options: TurnIndexOptions): TurnIndex {
   const { db, embedder } = options;
   const tenantId = options.tenantId ?? DEFAULT_TENANT_ID;
-  const index = createCorpusIndex(TURN_CORPUS, options.analyzer ?? defaultAnalyzer);
+  const index = createCorpusIndex(TURN_CORPUS, turnKeysAnalyzer(options.analyzer ?? defaultAnalyzer));
 
   async function prepare(records: readonly TurnRecord[], signal?: AbortSignal): Promise<PreparedTurn[]> {
     if (records.length === 0) return [];
@@ -75,7 +75,7 @@ export function createTurnIndex(options: TurnIndexOptions): TurnIndex {
     let added = 0;
     for (let i = 0; i < prepared.length; i += INSERT_BATCH) {
       const batch = prepared.slice(i, i + INSERT_BATCH);
-      const terms = new Map(batch.map((p) => [p.turn, index.termsOf(turnBm25Text(p.embeddedText, p.after))]));
+      const terms = new Map(batch.map((p) => [p.turn, index.termsOf(turnBm25Text(p))]));
       // Another writer may have indexed some meanwhile (the corpus lock orders us after it): those are skipped.
       const inserted = await tx
         .insert(turns)
@@ -114,13 +114,22 @@ export function createTurnIndex(options: TurnIndexOptions): TurnIndex {
     if (records.length === 0) return;
     const wanted = new Map(records.map((r) => [r.turn, r.after]));
     const stored = await tx
-      .select({ id: turns.id, turn: turns.turn, after: turns.after, embeddedText: turns.embeddedText, bm25Length: turns.bm25Length })
+      .select({
+        id: turns.id,
+        turn: turns.turn,
+        at: turns.at,
+        before: turns.before,
+        question: turns.question,
+        answer: turns.answer,
+        after: turns.after,
+        bm25Length: turns.bm25Length,
+      })
       .from(turns)
       .where(and(eq(turns.tenantId, tenantId), eq(turns.conversationId, conversationId), inArray(turns.turn, [...wanted.keys()])));
     const stale = stored.filter((s) => wanted.get(s.turn) !== s.after);
     if (stale.length === 0) return;
     const ids = stale.map((s) => s.id);
-    const documents = stale.map((s) => ({ id: s.id, ...index.termsOf(turnBm25Text(s.embeddedText, wanted.get(s.turn)!)) }));
+    const documents = stale.map((s) => ({ id: s.id, ...index.termsOf(turnBm25Text({ ...s, after: wanted.get(s.turn)! })) }));
     await index.removePostings(
       tx,
       tenantId,

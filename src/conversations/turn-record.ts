@@ -76,7 +76,30 @@ export function turnEmbeddedText(record: Pick<TurnRecord, 'at' | 'before' | 'que
   return lines.join('\n');
 }
 
-/** What BM25 indexes for a turn: the embedded text and the next turn's question. */
-export function turnBm25Text(embeddedText: string, after: string): string {
-  return after === '' ? embeddedText : `${embeddedText}\nAfter: ${after}`;
+/**
+ * How many times BM25 counts the user's message of a turn. The user's own words are what a later
+ * question echoes; an assistant's reply runs to thousands of characters (LongMemEval: 1,715 at the
+ * median against 185 for the user's) and would otherwise outweigh them. Chosen on LongMemEval's
+ * tuning part by scripts/bench/longmemeval-keys.ts: session R_all@5 / turn R_all@10 0.83 / 0.80
+ * at 1, 0.84 / 0.83 at 3, 0.85 / 0.83 at 4 and 5, 0.85 / 0.84 at 6 (docs/benchmarks/longmemeval.md).
+ */
+export const TURN_QUESTION_WEIGHT = 4;
+
+/**
+ * Names how `turnBm25Text` keys a turn: postings written under another version are rebuilt at
+ * start, as for another analyzer (see `turnKeysAnalyzer`).
+ */
+export const TURN_KEYS_VERSION = 2;
+
+/**
+ * What BM25 indexes for a turn: its date in words, the message before it, the user's message
+ * (counted `TURN_QUESTION_WEIGHT` times), the answer and the next turn's question.
+ */
+export function turnBm25Text(record: Pick<TurnRecord, 'at' | 'before' | 'question' | 'answer' | 'after'>): string {
+  const lines = [dateInWords(record.at)];
+  if (record.before !== '') lines.push(record.before);
+  for (let i = 0; i < TURN_QUESTION_WEIGHT; i++) lines.push(record.question);
+  lines.push(record.answer);
+  if (record.after !== '') lines.push(record.after);
+  return lines.join('\n');
 }

@@ -5,9 +5,12 @@ import { turnFusionWeightsFor } from './turn-fusion-weights.js';
 import { type TenantCorpusOptions, createRetrievalEngine } from '../retrieval/retrieval-engine.js';
 import { searchRows } from '../retrieval/row-search.js';
 import type { SearchMode } from '../retrieval/search-mode.js';
+import { favourTimeWindow } from '../retrieval/time-window-boost.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
+import { type TimeWindow, readTimeWindow } from '../text/time-window.js';
+import { diversifyByConversation } from './conversation-diversity.js';
 import { type TenantScoped, tenantScoped } from '../tenancy/tenant-scoped.js';
-import { TURN_CORPUS, type TurnFilter, turnFilter } from './turn-corpus.js';
+import { TURN_CORPUS, type TurnFilter, turnFilter, turnKeysAnalyzer } from './turn-corpus.js';
 
 export interface TurnSearchOptions extends TurnFilter {
   topK?: number;
@@ -17,7 +20,31 @@ export interface TurnSearchOptions extends TurnFilter {
   minScore?: number;
   /** Overrides the configured fusion weights for this query. */
   weights?: FusionWeights;
+  /** What a turn inside the query's time window gains (see `TIME_WINDOW_BOOST`); for tuning. */
+  timeWindowBoost?: number;
+  /** What each further turn of a conversation keeps (see `SAME_CONVERSATION_DECAY`); 1 leaves the order as ranked. */
+  conversationDecay?: number;
   signal?: AbortSignal;
+}
+
+/** Turns found, and the time window the query was read to name (null: none, or none in the past). */
+export interface TurnSearchResult {
+  hits: TurnHit[];
+  timeWindow: TimeWindow | null;
+}
+
+/** A conversation found by its best turns. */
+export interface ConversationHit {
+  conversationId: string;
+  /** Its best turn's score. */
+  score: number;
+  /** Its turns among the candidates, best first. */
+  turns: TurnHit[];
+}
+
+export interface ConversationSearchResult {
+  conversations: ConversationHit[];
+  timeWindow: TimeWindow | null;
 }
 
 /** A past turn found by a search. */
@@ -37,11 +64,24 @@ export interface TurnHit {
   ranks: { vector: number | null; text: number | null };
 }
 
-/** Episodic recall: a tenant's past turns by meaning and by words. */
+/**
+ * Episodic recall: a tenant's past turns by meaning and by words, as of a moment (`asOf`, default
+ * now): turns said later are left out, and a time the query names ("two weeks ago", "in May") is
+ * read against it to favour the turns said then.
+ */
 export interface TurnSearch {
-  search(query: string, options: TurnSearchOptions): Promise<TurnHit[]>;
+  /** The best `topK` turns, no conversation filling the list alone (see `SAME_CONVERSATION_DECAY`). */
+  search(query: string, options: TurnSearchOptions): Promise<TurnSearchResult>;
+  /** The best `topK` conversations, ranked by their best turn, each with its turns among the candidates. */
+  searchConversations(query: string, options: TurnSearchOptions): Promise<ConversationSearchResult>;
   readonly weights: Readonly<FusionWeights>;
 }
+
+/**
+ * Turns ranked before they are re-ordered (time window, diversity) or grouped: enough for several
+ * sessions' worth of a question's evidence to come up from below the first page.
+ */
+const CANDIDATES = 50;
 
 // What a hit shows: the vector side brings it along, BM25-only hits are read once more.
 const turnColumns = {
@@ -58,23 +98,44 @@ type TurnRow = { [K in keyof typeof turnColumns]: (typeof turns.$inferSelect)[K]
 export function createTurnSearch(options: TenantCorpusOptions): TurnSearch {
   const { db } = options;
   const tenantId = options.tenantId ?? DEFAULT_TENANT_ID;
-  const engine = createRetrievalEngine({ ...options, analyzer: options.analyzer ?? defaultAnalyzer });
+  const engine = createRetrievalEngine({ ...options, analyzer: turnKeysAnalyzer(options.analyzer ?? defaultAnalyzer) });
   const weights = Object.freeze({ ...(options.weights ?? turnFusionWeightsFor(options.embedder.id)) });
 
-  async function search(query: string, opts: TurnSearchOptions): Promise<TurnHit[]> {
-    const hits = await searchRows<TurnRow>(engine, db, TURN_CORPUS, query, {
+  /** The candidates, best first, with the time window's boost applied. */
+  async function candidates(query: string, opts: TurnSearchOptions): Promise<TurnSearchResult> {
+    // Without an asOf nothing stored is later than now: no condition to add.
+    const timeWindow = readTimeWindow(query, opts.asOf ?? new Date());
+    const rows = await searchRows<TurnRow>(engine, db, TURN_CORPUS, query, {
       mode: opts.mode ?? 'hybrid',
       filter: turnFilter(tenantId, opts),
-      topK: opts.topK ?? 10,
+      topK: Math.max(opts.topK ?? 10, CANDIDATES),
       weights: opts.weights ?? weights,
       minScore: opts.minScore,
       payload: turnColumns,
       signal: opts.signal,
     });
-    return hits.map(({ row, score, ranks }) => ({ ...row, at: new Date(row.at), userId: row.userId === '' ? null : row.userId, score, ranks }));
+    const hits = rows.map(({ row, score, ranks }) => ({ ...row, at: new Date(row.at), userId: row.userId === '' ? null : row.userId, score, ranks }));
+    return { hits: favourTimeWindow(hits, (h) => h.at, timeWindow, opts.timeWindowBoost), timeWindow };
   }
 
-  return { search, weights };
+  async function search(query: string, opts: TurnSearchOptions): Promise<TurnSearchResult> {
+    const { hits, timeWindow } = await candidates(query, opts);
+    return { hits: diversifyByConversation(hits, opts.conversationDecay).slice(0, opts.topK ?? 10), timeWindow };
+  }
+
+  async function searchConversations(query: string, opts: TurnSearchOptions): Promise<ConversationSearchResult> {
+    const { hits, timeWindow } = await candidates(query, opts);
+    const byConversation = new Map<string, ConversationHit>();
+    for (const hit of hits) {
+      const found = byConversation.get(hit.conversationId);
+      if (found) found.turns.push(hit);
+      else byConversation.set(hit.conversationId, { conversationId: hit.conversationId, score: hit.score, turns: [hit] });
+    }
+    // Hits come best first, so each conversation's first turn is its best, and the map keeps their order.
+    return { conversations: [...byConversation.values()].slice(0, opts.topK ?? 10), timeWindow };
+  }
+
+  return { search, searchConversations, weights };
 }
 
 /** Every tenant's turn search over the same database and embedder. */

@@ -5,7 +5,7 @@ import { intArray, uuidArray } from '../db/sql-arrays.js';
 import { AnalyzerMismatchError } from '../retrieval/analyzer-mismatch-error.js';
 import { type Analyzer, defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
 import { TURN_BM25, addBm25Documents, clearBm25Index, lockBm25Corpus, setBm25Analyzer } from '../retrieval/bm25/bm25-index.js';
-import { TURN_REINDEX_REMEDY } from './turn-corpus.js';
+import { TURN_REINDEX_REMEDY, turnKeysAnalyzer } from './turn-corpus.js';
 import { turnBm25Text } from './turn-record.js';
 
 export interface ReindexTurnsOptions {
@@ -23,13 +23,16 @@ export interface ReindexTurnsOptions {
  * Returns how many turns were indexed again.
  */
 export async function reindexStaleTurns(db: Db, options: ReindexTurnsOptions = {}): Promise<number> {
-  const analyzer = options.analyzer ?? defaultAnalyzer;
+  const analyzer = turnKeysAnalyzer(options.analyzer ?? defaultAnalyzer);
   const batchSize = options.batchSize ?? 500;
   const stale = await db.select({ tenantId: turnCorpusStats.tenantId }).from(turnCorpusStats).where(sql`${turnCorpusStats.analyzerId} <> ${analyzer.id}`);
   for (const { tenantId } of stale) {
     await db.transaction(async (tx) => {
       const corpus = await lockBm25Corpus(tx, TURN_BM25, tenantId, analyzer.id);
       if (corpus.analyzerId === analyzer.id) return;
+      // One statement marks every turn of the tenant to index again, and at scale it outlasts the
+      // statement timeout meant for requests (21k turns: every row rewritten with its index entries).
+      await tx.execute(sql`SET LOCAL statement_timeout = 0`);
       await clearBm25Index(tx, TURN_BM25, tenantId);
       await tx
         .update(turns)
@@ -47,14 +50,14 @@ export async function reindexStaleTurns(db: Db, options: ReindexTurnsOptions = {
         const corpus = await lockBm25Corpus(tx, TURN_BM25, tenantId, analyzer.id);
         if (corpus.analyzerId !== analyzer.id) throw new AnalyzerMismatchError(corpus.analyzerId, analyzer.id, TURN_REINDEX_REMEDY);
         const rows = await tx
-          .select({ id: turns.id, embeddedText: turns.embeddedText, after: turns.after })
+          .select({ id: turns.id, at: turns.at, before: turns.before, question: turns.question, answer: turns.answer, after: turns.after })
           .from(turns)
           .where(and(eq(turns.tenantId, tenantId), isNull(turns.bm25Length)))
           .orderBy(turns.id)
           .limit(batchSize);
         if (rows.length === 0) return 0;
         const documents = rows.map((r) => {
-          const termFrequencies = analyzer.termFrequencies(turnBm25Text(r.embeddedText, r.after));
+          const termFrequencies = analyzer.termFrequencies(turnBm25Text(r));
           let length = 0;
           for (const tf of termFrequencies.values()) length += tf;
           return { id: r.id, termFrequencies, length };

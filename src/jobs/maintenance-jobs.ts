@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { indexUnindexedMemories } from '../memory/memory-text-index.js';
+import { turnKeysAnalyzer } from '../conversations/turn-corpus.js';
 import { reindexStaleTurns } from '../conversations/turn-text-index.js';
 import type { Db } from '../db/database.js';
 import { queryRows } from '../db/query-rows.js';
@@ -31,7 +32,7 @@ export async function backfillNeeded(db: Db, analyzer: Analyzer = defaultAnalyze
     db,
     sql`SELECT EXISTS (SELECT 1 FROM memories WHERE bm25_length IS NULL)
             OR EXISTS (SELECT 1 FROM memory_corpus_stats WHERE analyzer_id <> ${analyzer.id})
-            OR EXISTS (SELECT 1 FROM turn_corpus_stats WHERE analyzer_id <> ${analyzer.id})
+            OR EXISTS (SELECT 1 FROM turn_corpus_stats WHERE analyzer_id <> ${turnKeysAnalyzer(analyzer).id})
             OR EXISTS (SELECT 1 FROM turns WHERE bm25_length IS NULL)
             OR EXISTS (SELECT 1 FROM documents WHERE passage_tokens IS NULL) AS needed`,
   );

@@ -22,6 +22,7 @@ export const MEMORY_CORPUS: Corpus = Object.freeze({
     metadata: memories.metadata,
     validTo: memories.validTo,
     expiresAt: memories.expiresAt,
+    at: memories.createdAt,
   },
   // Kept by migration 0009's triggers: an agent's memories, and an agent's with one user's.
   filterStats: {

@@ -134,6 +134,11 @@ export interface SearchMemoriesOptions extends VectorSearchOptions {
   mode?: SearchMode;
   /** Overrides the store's fusion weights for this query (hybrid mode). */
   weights?: FusionWeights;
+  /**
+   * The moment the question is asked (default now): memories created after it are left out, and a
+   * time the query names ("last month") is read against it to favour the memories created then.
+   */
+  asOf?: Date;
 }
 
 export interface MemoryHit {

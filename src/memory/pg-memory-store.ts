@@ -12,7 +12,9 @@ import { afterCursor, createdAtText, keysetPage } from '../retrieval/keyset-page
 import { type TenantCorpusOptions, createRetrievalEngine } from '../retrieval/retrieval-engine.js';
 import { searchRows } from '../retrieval/row-search.js';
 import { normalizeTags } from '../retrieval/tags.js';
+import { TIME_WINDOW_CANDIDATES, favourTimeWindow } from '../retrieval/time-window-boost.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
+import { readTimeWindow } from '../text/time-window.js';
 import { MEMORY_CORPUS, memoryFilter, storedUserId } from './memory-corpus.js';
 import { readMemoryHistory, recordMemoryEvents, recordRemovals } from './memory-history.js';
 import {
@@ -396,16 +398,21 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
 
   /** Both searches: with `vector` given, nothing is embedded. */
   async function searchHits(query: string, opts: SearchMemoriesOptions, vector?: number[]): Promise<MemorySearchHit[]> {
+    const topK = opts.topK ?? 10;
+    const filter = memoryFilter(tenantId, opts);
+    // A window re-ranks, so it needs candidates from below the first page.
+    const timeWindow = query === '' ? null : readTimeWindow(query, opts.asOf ?? new Date());
     const hits = await searchRows<MemoryRow>(engine, db, MEMORY_CORPUS, query, {
       mode: opts.mode ?? 'hybrid',
       vector,
-      filter: memoryFilter(tenantId, opts),
-      topK: opts.topK ?? 10,
+      filter: opts.asOf ? { ...filter, until: opts.asOf.toISOString() } : filter,
+      topK: timeWindow ? Math.max(topK, TIME_WINDOW_CANDIDATES) : topK,
       weights: opts.weights ?? weights,
       minScore: opts.minScore,
       payload: memoryColumns,
     });
-    return hits.map(({ row, score, ranks }) => ({ memory: toMemory(row), score, ranks }));
+    const found = hits.map(({ row, score, ranks }) => ({ memory: toMemory(row), score, ranks }));
+    return favourTimeWindow(found, (h) => h.memory.createdAt, timeWindow).slice(0, topK);
   }
 
   const search = (query: string, opts: SearchMemoriesOptions = {}) => searchHits(query, opts);

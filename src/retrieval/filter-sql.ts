@@ -17,6 +17,8 @@ export interface FilterColumns {
   validTo?: PgColumn;
   /** Rows past this time are gone, whatever the filter says, until a sweeper deletes them. */
   expiresAt?: PgColumn;
+  /** When the row was said or written: `CorpusFilter.until` applies to it. */
+  at?: PgColumn;
 }
 
 /**
@@ -51,6 +53,10 @@ export function filterToSql(filter: CorpusFilter, columns: FilterColumns): SQL {
   const live: SQL[] = [];
   if (columns.expiresAt) live.push(sql`(${columns.expiresAt} IS NULL OR ${columns.expiresAt} > now())`);
   if (columns.validTo && !filter.includeInvalid) live.push(sql`${columns.validTo} IS NULL`);
+  if (filter.until !== undefined) {
+    if (!columns.at) throw new Error('this corpus has no time column: an asOf cannot apply to it');
+    live.push(sql`${columns.at} <= ${filter.until}::timestamptz`);
+  }
   const { tags } = filter;
   const tagged = tags.tagsAny.length + tags.tagsAll.length + tags.tagsNone.length > 0;
   if (tagged && !columns.tags) throw new Error('this corpus has no tags: a tag filter cannot apply to it');

@@ -39,6 +39,11 @@ export interface CorpusFilter {
   metadata?: MetadataFilter;
   /** Rows the corpus marks invalid are left out unless this is true. */
   includeInvalid?: boolean;
+  /**
+   * An instant (ISO 8601): rows the corpus dates later are left out, as a search asked at that
+   * moment would have found them (`asOf`). Only on a corpus with a time column.
+   */
+  until?: string;
 }
 
 export function normalizeTagFilter(input: TagFilterInput = {}): TagFilter {

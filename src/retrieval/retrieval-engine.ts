@@ -123,8 +123,16 @@ function statsEstimate(corpus: Corpus, filter: CorpusFilter): SQL | undefined {
 
 const narrows = (filter: CorpusFilter) => {
   const { tags } = filter;
-  return tags.tagsAny.length + tags.tagsAll.length + tags.tagsNone.length > 0 || filter.metadata !== undefined || filter.oneOf !== undefined;
+  return (
+    tags.tagsAny.length + tags.tagsAll.length + tags.tagsNone.length > 0 ||
+    filter.metadata !== undefined ||
+    filter.oneOf !== undefined ||
+    filter.until !== undefined
+  );
 };
+
+/** Whether a filter selects less than its tenant's whole corpus. */
+const narrowsScope = (filter: CorpusFilter) => narrows(filter) || Object.keys(filter.equals).length > 0 || filter.notEquals !== undefined;
 
 /** See vectorCandidates' `repairOrder`. */
 const ORDER_REPAIR = 2;
@@ -201,6 +209,7 @@ export function createRetrievalEngine(options: RetrievalEngineOptions): Retrieva
       idColumn: corpus.id,
       where: filterToSql(filter, corpus.filters),
       estimate: statsEstimate(corpus, filter),
+      narrows: narrowsScope(filter),
       limit,
       columns: payload ? selectList(payload) : undefined,
       params: bm25,

@@ -120,8 +120,9 @@ describe('recallSources with past turns', () => {
       weights: { vector: 1, text: 1 },
       async search(_query, options) {
         turnSearches.push(options);
-        return [turnHit(), turnHit({ turn: 5, answer: 'And the bike lock is 9931.' })];
+        return { hits: [turnHit(), turnHit({ turn: 5, answer: 'And the bike lock is 9931.' })], timeWindow: null };
       },
+      searchConversations: () => Promise.reject(new Error('not used by the chat')),
     };
     const list = new SourceList();
     const added = await recallSources(list, {

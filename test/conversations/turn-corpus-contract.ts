@@ -69,20 +69,20 @@ export function turnCorpusContract(driver: DatabaseDriver) {
     });
 
     /**
-     * The BM25 index kept incrementally must equal one rebuilt from the rows (embedded text and
-     * `after`): postings, document frequencies, lengths and totals, per tenant.
+     * The BM25 index kept incrementally must equal one rebuilt from the rows (date, neighbours,
+     * question and answer): postings, document frequencies, lengths and totals, per tenant.
      */
     async function expectIndexExact(tenantId: string) {
-      const rows = await queryRows<{ id: string; embedded_text: string; after: string; bm25_length: number | null }>(
+      const rows = await queryRows<{ id: string; at_ms: number; before: string; question: string; answer: string; after: string; bm25_length: number | null }>(
         db(),
-        sql`SELECT id::text AS id, embedded_text, after, bm25_length FROM turns WHERE tenant_id = ${tenantId}`,
+        sql`SELECT id::text AS id, (extract(epoch FROM at) * 1000)::float8 AS at_ms, before, question, answer, after, bm25_length FROM turns WHERE tenant_id = ${tenantId}`,
       );
       const expected: string[] = [];
       const df = new Map<string, number>();
       let totalLength = 0;
       for (const row of rows) {
         let length = 0;
-        for (const [term, tf] of defaultAnalyzer.termFrequencies(turnBm25Text(row.embedded_text, row.after))) {
+        for (const [term, tf] of defaultAnalyzer.termFrequencies(turnBm25Text({ ...row, at: new Date(Number(row.at_ms)) }))) {
           expected.push(`${row.id} ${term} ${tf}`);
           df.set(term, (df.get(term) ?? 0) + 1);
           length += tf;
@@ -152,9 +152,9 @@ export function turnCorpusContract(driver: DatabaseDriver) {
       await expectIndexExact('acme');
 
       // Found by the neighbours' words: the name only turn 2 says, the breed only turn 1 says.
-      const byName = await acme.search.search('Biscuit', { agentId: 'ana', mode: 'text' });
+      const byName = (await acme.search.search('Biscuit', { agentId: 'ana', mode: 'text' })).hits;
       expect(byName.map((h) => h.turn).sort()).toEqual([1, 2]);
-      const byBreed = await acme.search.search('what is the name of my beagle', { agentId: 'ana', mode: 'text' });
+      const byBreed = (await acme.search.search('what is the name of my beagle', { agentId: 'ana', mode: 'text' })).hits;
       expect(byBreed.map((h) => h.turn).sort()).toEqual([1, 2]);
       expect(byBreed.find((h) => h.turn === 2)).toMatchObject({ conversationId: id, answer: 'Biscuit is a lovely name.', agentId: 'ana', userId: 'u-ana' });
 
@@ -189,7 +189,7 @@ export function turnCorpusContract(driver: DatabaseDriver) {
       ]);
       const may = await acme.store.import(conversation, 'dora');
       await acme.store.import(later, 'dora');
-      const hits = await acme.search.search('what did I say in May', { agentId: 'dora', mode: 'text', topK: 10 });
+      const hits = (await acme.search.search('what did I say in May', { agentId: 'dora', mode: 'text', topK: 10 })).hits;
       expect(hits.map((h) => [h.conversationId, h.turn])).toEqual(
         expect.arrayContaining([
           [may.id, 1],
@@ -199,7 +199,7 @@ export function turnCorpusContract(driver: DatabaseDriver) {
       expect(hits.every((h) => h.at.getUTCMonth() === 4)).toBe(true);
       expect(hits[0]!.at.toISOString()).toMatch(/^2026-05-/);
       // Tuesday 12 May 2026: the weekday is a word too.
-      expect((await acme.search.search('tuesday', { agentId: 'dora', mode: 'text' })).map((h) => h.question)).toEqual(['Book the dentist for Thursday.']);
+      expect((await acme.search.search('tuesday', { agentId: 'dora', mode: 'text' })).hits.map((h) => h.question)).toEqual(['Book the dentist for Thursday.']);
       await expectIndexExact('acme');
     });
 
@@ -217,7 +217,7 @@ export function turnCorpusContract(driver: DatabaseDriver) {
         [2, 'Noted: locker 4512.', ''],
       ]);
       for (const mode of ['hybrid', 'vector', 'text'] as const) {
-        const [hit] = await acme.search.search('locker code 4512', { agentId: 'imma', mode, topK: 1 });
+        const [hit] = (await acme.search.search('locker code 4512', { agentId: 'imma', mode, topK: 1 })).hits;
         expect(hit, mode).toMatchObject({ conversationId: imported.id, turn: 1, question: 'My locker code is 4512.', userId: null });
         expect(hit!.ranks[mode === 'text' ? 'vector' : 'text'] === null || mode === 'hybrid').toBe(true);
       }
@@ -235,11 +235,11 @@ export function turnCorpusContract(driver: DatabaseDriver) {
         ]),
         'del',
       );
-      expect(await acme.search.search('zeppelin', { agentId: 'del', mode: 'text' })).toHaveLength(2);
+      expect((await acme.search.search('zeppelin', { agentId: 'del', mode: 'text' })).hits).toHaveLength(2);
       expect(await acme.store.delete(imported.id, 'del')).toBe(true);
       expect(await queryRows(db(), sql`SELECT total, total_length FROM turn_corpus_stats WHERE tenant_id = 'acme'`)).toEqual(before);
       expect(await queryRows(db(), sql`SELECT term, df FROM turn_term_stats WHERE tenant_id = 'acme' ORDER BY term`)).toEqual(terms);
-      expect(await acme.search.search('zeppelin', { agentId: 'del', mode: 'hybrid' })).toEqual([]);
+      expect((await acme.search.search('zeppelin', { agentId: 'del', mode: 'hybrid' })).hits).toEqual([]);
       await expectIndexExact('acme');
       // A turn indexed after its conversation was deleted is nothing, not an error.
       expect(await acme.index.indexConversation(imported.id)).toBe(0);
@@ -262,18 +262,20 @@ export function turnCorpusContract(driver: DatabaseDriver) {
       );
       const ids = (hits: { conversationId: string }[]) => hits.map((h) => h.conversationId).sort();
       for (const mode of ['hybrid', 'vector', 'text'] as const) {
-        expect(await globex.search.search(words, { agentId: 'shared-agent', mode, topK: 50 }), mode).toEqual([]);
-        expect(ids(await acme.search.search(words, { agentId: 'shared-agent', mode, topK: 50 })), mode).toEqual([alpha.id, other.id, anonymous.id].sort());
-        expect(ids(await acme.search.search(words, { agentId: 'shared-agent', userId: 'u-1', mode, topK: 50 })), mode).toEqual([alpha.id]);
-        expect(ids(await acme.search.search(words, { agentId: 'shared-agent', userId: '', mode, topK: 50 })), mode).toEqual([anonymous.id]);
-        expect(ids(await acme.search.search(words, { agentId: 'someone-else', mode, topK: 50 })), mode).toEqual([]);
-        expect(ids(await acme.search.search(words, { agentId: 'shared-agent', conversationId: other.id, mode, topK: 50 })), mode).toEqual([other.id]);
-        expect(ids(await acme.search.search(words, { agentId: 'shared-agent', excludeConversationId: other.id, mode, topK: 50 })), mode).toEqual(
+        expect((await globex.search.search(words, { agentId: 'shared-agent', mode, topK: 50 })).hits, mode).toEqual([]);
+        expect(ids((await acme.search.search(words, { agentId: 'shared-agent', mode, topK: 50 })).hits), mode).toEqual(
+          [alpha.id, other.id, anonymous.id].sort(),
+        );
+        expect(ids((await acme.search.search(words, { agentId: 'shared-agent', userId: 'u-1', mode, topK: 50 })).hits), mode).toEqual([alpha.id]);
+        expect(ids((await acme.search.search(words, { agentId: 'shared-agent', userId: '', mode, topK: 50 })).hits), mode).toEqual([anonymous.id]);
+        expect(ids((await acme.search.search(words, { agentId: 'someone-else', mode, topK: 50 })).hits), mode).toEqual([]);
+        expect(ids((await acme.search.search(words, { agentId: 'shared-agent', conversationId: other.id, mode, topK: 50 })).hits), mode).toEqual([other.id]);
+        expect(ids((await acme.search.search(words, { agentId: 'shared-agent', excludeConversationId: other.id, mode, topK: 50 })).hits), mode).toEqual(
           [alpha.id, anonymous.id].sort(),
         );
       }
       // Globex's writes leave acme's statistics (and so its scores) alone.
-      const scores = async () => (await acme.search.search(words, { agentId: 'shared-agent', mode: 'text', topK: 50 })).map((h) => h.score);
+      const scores = async () => (await acme.search.search(words, { agentId: 'shared-agent', mode: 'text', topK: 50 })).hits.map((h) => h.score);
       const before = await scores();
       await globex.store.import(
         exported('shared-agent', [{ question: `${words} ${words}`, answer: 'Globex too.', at: '2025-02-02T00:00:00.000Z' }]),
@@ -287,13 +289,13 @@ export function turnCorpusContract(driver: DatabaseDriver) {
     });
 
     it('rebuilds the BM25 index of a tenant whose postings another analyzer wrote, at start', async () => {
-      const before = await acme.search.search('beagle', { agentId: 'ana', mode: 'text' });
+      const before = (await acme.search.search('beagle', { agentId: 'ana', mode: 'text' })).hits;
       expect(before.length).toBeGreaterThan(0);
       await db().execute(sql`UPDATE turn_corpus_stats SET analyzer_id = 'en-v0:other' WHERE tenant_id = 'acme'`);
       await expect(acme.search.search('beagle', { agentId: 'ana', mode: 'text' })).rejects.toThrow(/analyzer/i);
       const count = await queryRows<{ n: number }>(db(), sql`SELECT count(*)::int AS n FROM turns WHERE tenant_id = 'acme'`);
       expect(await reindexStaleTurns(db(), { batchSize: 3 })).toBe(Number(count[0]!.n));
-      expect(await acme.search.search('beagle', { agentId: 'ana', mode: 'text' })).toEqual(before);
+      expect((await acme.search.search('beagle', { agentId: 'ana', mode: 'text' })).hits).toEqual(before);
       await expectIndexExact('acme');
       expect(await reindexStaleTurns(db())).toBe(0);
     });

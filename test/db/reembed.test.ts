@@ -51,11 +51,13 @@ describe('reembedAll', () => {
     expect(await readSpace(database.db, 'memories')).toEqual({ embedderId: 'test:new-32', dimensions: 32 });
     expect(await readSpace(database.db, 'turns')).toEqual({ embedderId: 'test:new-32', dimensions: 32 });
     // A turn is re-embedded from the text it was embedded from: its date, question and answer.
-    const [turn] = await createTurnSearch({ db: database.db, embedder: newEmbedder }).search('Where is the pump? In the cellar.', {
-      agentId: 'default',
-      mode: 'vector',
-      topK: 1,
-    });
+    const [turn] = (
+      await createTurnSearch({ db: database.db, embedder: newEmbedder }).search('Where is the pump? In the cellar.', {
+        agentId: 'default',
+        mode: 'vector',
+        topK: 1,
+      })
+    ).hits;
     expect(turn).toMatchObject({ question: 'Where is the pump?', answer: 'In the cellar.' });
     await ensureVectorSpace(database.db, newEmbedder);
     const store = createPgMemoryStore({ db: database.db, embedder: newEmbedder });

@@ -219,7 +219,22 @@ describe('POST /v1/memories/search', () => {
     const exact = await call(http.app, 'POST', '/v1/memories/search', { query: 'Bob drives a red car', minScore: 0.999 });
     expect(exact.body.hits.map((h: { memory: { key: string } }) => h.memory.key)).toEqual(['car']);
     const none = await call(http.app, 'POST', '/v1/memories/search', { query: 'Bob drives a red car', minScore: 1, agentId: 'nobody' });
-    expect(none.body).toEqual({ hits: [] });
+    expect(none.body).toEqual({ hits: [], timeWindow: null });
+  });
+
+  it('leaves out memories created after asOf, and reads the time the query names against it', async () => {
+    const saved = await call(http.app, 'GET', '/v1/memories/tea');
+    const createdAt = new Date(saved.body.memory.createdAt as string);
+    const search = (body: object) => call(http.app, 'POST', '/v1/memories/search', { query: 'green tea afternoon', ...body });
+    const before = await search({ asOf: new Date(createdAt.getTime() - 60_000).toISOString() });
+    expect(before.status).toBe(200);
+    expect(before.body).toEqual({ hits: [], timeWindow: null });
+    const after = await search({ asOf: new Date(Date.now() + 60_000).toISOString() });
+    expect(after.body.hits[0].memory.key).toBe('tea');
+    const named = await search({ query: 'what tea did Alice like last week?' });
+    expect(named.body.timeWindow).toMatchObject({ text: 'last week' });
+    expect(new Date(named.body.timeWindow.to).getTime()).toBeLessThanOrEqual(Date.now());
+    expect((await search({ asOf: 'yesterday' })).body.error.details[0].path).toBe('asOf');
   });
 
   it('accepts topK up to MAX_TOP_K', async () => {

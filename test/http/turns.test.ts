@@ -123,6 +123,9 @@ describe('POST /v1/turns/search', () => {
       [{ query: 'x', weights: { vector: 0, text: 0 } }, 'weights'],
       // Turns have no tags: a tag filter is refused, not ignored.
       [{ query: 'x', tagsAny: ['a'] }, 'tagsAny'],
+      [{ query: 'x', asOf: 'last tuesday' }, 'asOf'],
+      [{ query: 'x', asOf: '2026-05-12' }, 'asOf'],
+      [{ query: 'x', groupBy: 'session' }, 'groupBy'],
     ];
     for (const [body, field] of cases) {
       const res = await call(app, 'POST', '/v1/turns/search', body);
@@ -134,6 +137,71 @@ describe('POST /v1/turns/search', () => {
       ).toContain(field);
     }
     expect((await call(app, 'POST', '/v1/turns/search', '{not json')).status).toBe(400);
+  });
+});
+
+describe('POST /v1/turns/search as of a moment, by conversation', () => {
+  const day = (d: number, hour = 9) => new Date(Date.UTC(2023, 4, d, hour)).toISOString();
+  async function importConversation(turns: { question: string; answer: string; at: string }[]) {
+    const res = await call(app, 'POST', '/v1/conversations/import?agentId=tim&userId=u-1', conversationExport(turns, { agentId: 'tim' }));
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body.conversation.id as string;
+  }
+
+  it('leaves out what was said after asOf, and finds nothing before the first turn', async () => {
+    const early = await importConversation([{ question: 'I planted tomatoes in the garden.', answer: 'Lovely.', at: day(1) }]);
+    await importConversation([{ question: 'The tomatoes in the garden are ripe now.', answer: 'Enjoy them.', at: day(20) }]);
+    const search = (asOf?: string) => call(app, 'POST', '/v1/turns/search', { query: 'tomatoes garden', agentId: 'tim', ...(asOf ? { asOf } : {}) });
+    expect((await search()).body.hits).toHaveLength(2);
+    const asOfMay10 = await search('2023-05-10T00:00:00+02:00');
+    expect(asOfMay10.status).toBe(200);
+    expect(asOfMay10.body.hits.map((h: { conversationId: string }) => h.conversationId)).toEqual([early]);
+    const beforeAll = await search('2023-04-01T00:00:00Z');
+    expect(beforeAll.status).toBe(200);
+    expect(beforeAll.body).toEqual({ hits: [], timeWindow: null });
+  });
+
+  it('reads the time the query names against asOf, says which window it read, and favours the turns said then', async () => {
+    const old = await importConversation([{ question: 'I went hiking in the hills with Sam.', answer: 'Sounds fun.', at: day(1) }]);
+    const recent = await importConversation([{ question: 'We walked in the hills, hiking for hours.', answer: 'Nice.', at: day(15) }]);
+    const query = 'Where did I go hiking two weeks ago?';
+    const res = await call(app, 'POST', '/v1/turns/search', { query, agentId: 'tim', asOf: day(29) });
+    expect(res.status).toBe(200);
+    // 29 May minus two weeks is the 15th, read loosely: a week either side.
+    expect(res.body.timeWindow).toEqual({ from: day(8), to: day(22), text: 'two weeks ago' });
+    expect(res.body.hits[0].conversationId).toBe(recent);
+    // Asked a fortnight earlier, the same words name the 1st.
+    const earlier = await call(app, 'POST', '/v1/turns/search', { query, agentId: 'tim', asOf: day(15, 8) });
+    expect(earlier.body.timeWindow.text).toBe('two weeks ago');
+    expect(earlier.body.hits.map((h: { conversationId: string }) => h.conversationId)).toEqual([old]);
+    // A time that cannot be read is searched without a window, never refused.
+    const unread = await call(app, 'POST', '/v1/turns/search', { query: 'hiking the first time', agentId: 'tim', asOf: day(29) });
+    expect(unread.status).toBe(200);
+    expect(unread.body.timeWindow).toBeNull();
+    expect(unread.body.hits).toHaveLength(2);
+  });
+
+  it('groups by conversation: conversations ranked by their best turn, each with its turns', async () => {
+    const long = await importConversation(
+      ['Our cat Miso likes the sofa.', 'Miso the cat sleeps all day.', 'Miso the cat ate my plant.', 'Miso the cat hates the vet.'].map((question, i) => ({
+        question,
+        answer: 'I see.',
+        at: day(2, 9 + i),
+      })),
+    );
+    const other = await importConversation([{ question: 'The cat Miso came home late.', answer: 'Good.', at: day(5) }]);
+    const res = await call(app, 'POST', '/v1/turns/search', { query: 'Miso the cat', agentId: 'tim', groupBy: 'conversation', mode: 'text' });
+    expect(res.status).toBe(200);
+    expect(res.body.timeWindow).toBeNull();
+    const conversations = res.body.conversations as { conversationId: string; score: number; turns: { conversationId: string; score: number }[] }[];
+    expect(conversations.map((c) => c.conversationId).sort()).toEqual([long, other].sort());
+    for (const c of conversations) {
+      expect(c.turns.every((t) => t.conversationId === c.conversationId)).toBe(true);
+      expect(c.score).toBe(c.turns[0]!.score);
+      expect(c.turns.map((t) => t.score)).toEqual([...c.turns.map((t) => t.score)].sort((a, b) => b - a));
+    }
+    expect(conversations.find((c) => c.conversationId === long)!.turns).toHaveLength(4);
+    expect(conversations[0]!.score).toBeGreaterThanOrEqual(conversations[1]!.score);
   });
 });
 

@@ -31,6 +31,7 @@ import {
   searchMemoriesBody,
 } from '../schemas/memory-schemas.js';
 import { metadataFilterFromQuery } from '../schemas/metadata-filter-schema.js';
+import { readTimeWindow } from '../../text/time-window.js';
 import { tenantOf } from '../tenant-context.js';
 import { parseBody, parseQuery, parseWith, queryObject, readJsonBody } from '../validate.js';
 
@@ -64,7 +65,7 @@ export function createMemoryRoutes(ctx: AppContext): ApiRoutes {
     const scope = queryScope(c);
     const { query, ...options } = await parseBody(c, searchBody);
     const hits = await memoriesOf(c).search(query, { ...options, ...oneScope(options, scope) });
-    return c.json({ hits });
+    return c.json({ hits, timeWindow: readTimeWindow(query, options.asOf ?? new Date()) });
   });
 
   const saveMemoryRoute = createRoute({

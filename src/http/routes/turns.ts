@@ -24,14 +24,17 @@ export function createTurnRoutes(ctx: AppContext): ApiRoutes {
       "Each stored turn (the user's question and the agent's final answer) is indexed after the reply, and an imported " +
       "conversation's turns at import: embedded with its date in words and the message before it, and indexed for BM25 " +
       'with the next question too. Filtered in SQL by agent (default `default`), user, and conversation (`conversationId`, or ' +
-      '`excludeConversationId` for every other one). Modes and scores as for memories.',
+      '`excludeConversationId` for every other one), and by time (`asOf`). Modes and scores as for memories; a time the query ' +
+      'names favours the turns said then, and no conversation fills the list alone (`groupBy: "conversation"` ranks conversations).',
     request: { body: jsonBody(body) },
     responses: { 200: jsonReply('The best `topK` turns, best first.', turnSearchReplySchema) },
   });
   defineRoute(routes, searchTurnsRoute, async (c) => {
-    const { query, agentId, ...options } = await parseBody(c, body);
-    const hits = await ctx.turns.forTenant(tenantOf(c)).search(query, { ...options, agentId: agentId ?? DEFAULT_AGENT_ID, signal: c.req.raw.signal });
-    return c.json({ hits });
+    const { query, agentId, groupBy, ...options } = await parseBody(c, body);
+    const search = ctx.turns.forTenant(tenantOf(c));
+    const scope = { ...options, agentId: agentId ?? DEFAULT_AGENT_ID, signal: c.req.raw.signal };
+    const result = groupBy === 'conversation' ? await search.searchConversations(query, scope) : await search.search(query, scope);
+    return c.json(result);
   });
 
   return routes;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { timeWindowSchema } from './time-window-schema.js';
 
 /** What the memory routes answer. Dates travel as ISO 8601 strings (JSON has no dates). */
 
@@ -46,7 +47,7 @@ export const memorySearchHitSchema = z
   })
   .meta({ id: 'MemorySearchHit' });
 
-export const memorySearchReplySchema = z.object({ hits: z.array(memorySearchHitSchema) }).meta({ id: 'MemorySearchReply' });
+export const memorySearchReplySchema = z.object({ hits: z.array(memorySearchHitSchema), timeWindow: timeWindowSchema }).meta({ id: 'MemorySearchReply' });
 
 export const deleteByTagsReplySchema = z
   .object({ deleted: z.number().int().min(0).meta({ description: 'How many memories were deleted.' }) })

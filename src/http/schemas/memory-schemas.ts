@@ -3,6 +3,7 @@ import { SEARCH_MODES } from '../../retrieval/search-mode.js';
 import { MEMORY_FIELD_LIMITS, contentSchema, keySchema } from '../../memory/memory-fields.js';
 import { normalizeTags, tagsSchema } from '../../retrieval/tags.js';
 import { LONE_SURROGATE, NUL_MESSAGE, SURROGATE_MESSAGE, notBlank, storableString } from '../../text/storable-string.js';
+import { asOfSchema } from './as-of-schema.js';
 import { fusionWeightsSchema } from './fusion-weights-schema.js';
 import { metadataFilterQuerySchema, metadataFilterSchema } from './metadata-filter-schema.js';
 
@@ -186,6 +187,7 @@ export function searchMemoriesBody(maxTopK: number) {
         /** A cosine-similarity threshold on the vector side; meaningless in text mode. */
         minScore: z.number().min(-1).max(1).optional(),
         weights: fusionWeightsSchema.optional(),
+        asOf: asOfSchema.optional(),
         ...tagFilterFields,
         ...scopeFilterFields,
       })

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { timeWindowSchema } from './time-window-schema.js';
 
 /** What `POST /v1/turns/search` answers. */
 
@@ -20,4 +21,17 @@ export const turnHitSchema = z
   })
   .meta({ id: 'TurnHit' });
 
-export const turnSearchReplySchema = z.object({ hits: z.array(turnHitSchema) }).meta({ id: 'TurnSearchReply' });
+export const conversationHitSchema = z
+  .object({
+    conversationId: z.uuid(),
+    score: z.number().meta({ description: "Its best turn's score." }),
+    turns: z.array(turnHitSchema).meta({ description: 'Its turns among the candidates, best first.' }),
+  })
+  .meta({ id: 'ConversationHit' });
+
+export const turnSearchReplySchema = z
+  .union([
+    z.object({ hits: z.array(turnHitSchema), timeWindow: timeWindowSchema }),
+    z.object({ conversations: z.array(conversationHitSchema), timeWindow: timeWindowSchema }),
+  ])
+  .meta({ id: 'TurnSearchReply', description: '`hits` by default; `conversations` with `groupBy: "conversation"`.' });

@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { SEARCH_MODES } from '../../retrieval/search-mode.js';
+import { asOfSchema } from './as-of-schema.js';
 import { fusionWeightsSchema } from './fusion-weights-schema.js';
 import { MEMORY_LIMITS, agentIdSchema, notBlank, storableString, userIdSchema } from './memory-schemas.js';
+
+/** How turn hits are returned. */
+export const TURN_GROUPINGS = ['turn', 'conversation'] as const;
 
 /**
  * `POST /v1/turns/search`. Strict: turns have no tags, so a tag filter is a 400 naming it rather
@@ -20,6 +24,15 @@ export function searchTurnsBody(maxTopK: number) {
         mode: z.enum(SEARCH_MODES).default('hybrid'),
         minScore: z.number().min(-1).max(1).optional().meta({ description: 'A cosine-similarity threshold on the vector side (hybrid and vector modes).' }),
         weights: fusionWeightsSchema.optional(),
+        asOf: asOfSchema.optional(),
+        groupBy: z
+          .enum(TURN_GROUPINGS)
+          .default('turn')
+          .meta({
+            description:
+              '`turn`: the best `topK` turns, one conversation never filling the list alone. `conversation`: the best `topK` ' +
+              'conversations, ranked by their best turn, each with its turns among the candidates.',
+          }),
       })
       // Refused rather than ignored: the client expects something these cannot give.
       .superRefine((body, ctx) => {

@@ -209,6 +209,8 @@ export interface Bm25QueryOptions {
    * writers keep), when the corpus keeps them: it chooses how the filter is applied.
    */
   estimate?: SQL;
+  /** `where` narrows beyond the tenant: without an `estimate`, its matches are counted to choose a plan. */
+  narrows?: boolean;
   limit: number;
   /**
    * Columns of `table` to bring along for each row, each aliased (`col AS name`): a caller that
@@ -235,6 +237,22 @@ export interface Bm25QueryOptions {
 const WALK_MIN_SHARE = 0.05;
 
 /**
+ * Below this many rows matching its filter, a search with no estimate of them scores only their
+ * postings: at 21k turns (LongMemEval, one user's ~250 of them matching) scoring every posting of
+ * the query's terms and filtering after took most of a search's time (docs/benchmarks/longmemeval.md).
+ */
+const NARROW_MAX_ROWS = 5_000;
+
+/** Whether `where` matches fewer than `max` rows: a count that stops at `max`, read by the filter's index. */
+async function matchesFewerThan(db: Db, q: Bm25QueryOptions, max: number): Promise<boolean> {
+  const [row] = await queryRows<{ n: number }>(
+    db,
+    sql`SELECT count(*)::int AS n FROM (SELECT 1 FROM ${q.table} WHERE ${q.where} LIMIT ${sql.raw(String(max))}) capped`,
+  );
+  return Number(row?.n ?? 0) < max;
+}
+
+/**
  * The tenant's rows by BM25 over its postings and statistics, computed in the database; OR over
  * the query's terms. The formula is bm25.ts's, term for term: Lucene's idf times the saturated,
  * length-normalised tf, a term repeated in the query counting each time. Empty when the tenant
@@ -243,7 +261,9 @@ const WALK_MIN_SHARE = 0.05;
  * The scores come from the postings alone (each carries its row's length, and the key covers it),
  * read by term: a few thousand postings for a query of mid-frequency words at 100k rows. Only then
  * are rows read, to apply the filter: down the score order when the filter is broad (by
- * `estimate`), or all matching rows joined at once when it is narrow or cannot be estimated.
+ * `estimate`), or all matching rows joined at once when it is narrow or cannot be estimated. A
+ * filter that cannot be estimated and matches few rows (`NARROW_MAX_ROWS`) is applied first
+ * instead: only those rows' postings are scored.
  */
 export async function bm25Candidates(db: Db, t: Bm25IndexTables, tenantId: string, q: Bm25QueryOptions): Promise<Bm25Candidate[]> {
   if (q.terms.size === 0 || q.limit <= 0) return [];
@@ -256,16 +276,18 @@ export async function bm25Candidates(db: Db, t: Bm25IndexTables, tenantId: strin
   // Read by term first (the key's (tenant, term) prefix) and materialised: left to itself the
   // planner may instead walk every row of the tenant and probe its postings, which is quadratic;
   // it does so whenever statistics are missing, and PGlite never runs autovacuum's ANALYZE.
-  const scored = sql`scored AS MATERIALIZED (
+  // `among`: only the postings of these rows are scored (the narrow shape below).
+  const scoredOver = (among: SQL) => sql`scored AS MATERIALIZED (
       SELECT p.${doc} AS doc,
         SUM(q.qtf * ln(1 + (${total} - t.df + 0.5::float8) / (t.df + 0.5::float8))
           * p.tf * (${k1} + 1) / (p.tf + ${k1} * (1 - ${b} + ${b} * p.doc_length / (s.total_length::float8 / ${total})))) AS score
       FROM unnest(${textArray(terms)}, ${intArray(terms.map((term) => q.terms.get(term)!))}) AS q(term, qtf)
       JOIN ${id(t.corpusStats)} s ON s.tenant_id = ${tenantId} AND ${total} > 0${q.analyzerId === undefined ? sql`` : sql` AND s.analyzer_id = ${q.analyzerId}`}
       JOIN ${id(t.termStats)} t ON t.tenant_id = ${tenantId} AND t.term = q.term
-      JOIN ${id(t.postings)} p ON p.tenant_id = ${tenantId} AND p.term = q.term
+      JOIN ${id(t.postings)} p ON p.tenant_id = ${tenantId} AND p.term = q.term${among}
       GROUP BY p.${doc}
     )`;
+  const scored = scoredOver(sql``);
   const extra = q.columns ? sql`, ${q.columns}` : sql``;
   // Every matching row read once, joined to the scores: the planner's choice of join.
   const joined = (gate: SQL) => sql`SELECT scored.doc::text AS id, scored.score AS score${extra} FROM scored
@@ -273,7 +295,16 @@ export async function bm25Candidates(db: Db, t: Bm25IndexTables, tenantId: strin
     WHERE ${gate}${q.where}
     ORDER BY scored.score DESC, scored.doc LIMIT ${limit}`;
   let statement: SQL;
-  if (!q.estimate) {
+  if (!q.estimate && q.narrows && (await matchesFewerThan(db, q, NARROW_MAX_ROWS))) {
+    // Few rows match (one user's turns in a tenant of many): only their postings are scored,
+    // rather than every posting of the query's terms in the tenant, then filtered.
+    const matching = sql`matching AS MATERIALIZED (SELECT ${q.idColumn} AS doc FROM ${q.table} WHERE ${q.where})`;
+    statement = sql`WITH ${matching}, ${scoredOver(sql` AND p.${doc} IN (SELECT doc FROM matching)`)}
+      SELECT top.doc::text AS id, top.score AS score${extra}
+      FROM (SELECT doc, score FROM scored ORDER BY score DESC, doc LIMIT ${limit}) top
+      JOIN ${q.table} ON ${q.idColumn} = top.doc
+      ORDER BY top.score DESC, top.doc`;
+  } else if (!q.estimate) {
     statement = sql`WITH ${scored} ${joined(sql``)}`;
   } else {
     // Both shapes in one statement, each behind a one-time test of the estimate: the executor

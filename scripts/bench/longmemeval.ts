@@ -1,0 +1,296 @@
+/**
+ * Episodic recall on LongMemEval_S's tuning part (../shared/datasets/longmemeval-s): each
+ * question's ~48 sessions are imported through the HTTP API as conversations of a user of their
+ * own (the question id), all questions into one tenant, then the question is asked through
+ * `POST /v1/turns/search` for that user with `asOf` = the question's date, in each mode. Printed per
+ * question type: session recall_all@5/@10 (every answer session among the first k distinct
+ * conversations of the turn list) and turn recall_all@10 (every turn holding a `has_answer`
+ * message among the first 10), beside an in-script BM25 over the same turns keyed by the user's
+ * messages (the paper's baseline); then import turns/s and search p50/p95.
+ *
+ *   npm run bench:longmemeval
+ *   BENCH_QUESTIONS=30 npm run bench:longmemeval              # the first 30 (every type still present)
+ *   BENCH_DRIVER=pg BENCH_DATABASE_URL=postgres://… npm run bench:longmemeval
+ *   BENCH_DRIVER=pg BENCH_REUSE=1 …                           # keep the imported database; search it again
+ *   BENCH_ASOF=0 …                                            # without asOf (a server before it)
+ *   BENCH_SEARCH='{"weights":{"vector":1,"text":2,"k":60}}' … # extra fields for every search (tuning)
+ *   BENCH_TUNE='{"conversationDecay":[1,0.9],"timeWindowBoost":[0,0.5]}' … # a grid of re-ranking options (library, hybrid)
+ *
+ * `asOf` is the end of the question's day: the release dates 181 sessions later on the day the
+ * question is asked (8 of them answer sessions), though they come before it in the haystack.
+ */
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { sql } from 'drizzle-orm';
+import { createAppContext } from '../../src/app-context.js';
+import { loadConfig } from '../../src/config/config.js';
+import { queryRows } from '../../src/db/query-rows.js';
+import { createEmbedder } from '../../src/embeddings/create-embedder.js';
+import { InMemoryBm25Index } from '../../src/retrieval/bm25/bm25.js';
+import { freshServerDatabase } from './lib/fresh-server-database.js';
+import { listenOnLoopback } from './lib/listening-app.js';
+import { type LongMemEvalQuestion, longMemEvalDate, readLongMemEval, sessionTurns } from './lib/longmemeval.js';
+
+const DRIVER = process.env.BENCH_DRIVER ?? 'pglite';
+const LIMIT = process.env.BENCH_QUESTIONS ? Number(process.env.BENCH_QUESTIONS) : Infinity;
+const REUSE = process.env.BENCH_REUSE === '1';
+const EXTRA = process.env.BENCH_SEARCH ? (JSON.parse(process.env.BENCH_SEARCH) as Record<string, unknown>) : {};
+const IMPORT_CONCURRENCY = Number(process.env.BENCH_IMPORT_CONCURRENCY ?? 2);
+const AS_OF = process.env.BENCH_ASOF !== '0';
+// A grid of the re-ranking options, searched through the library in hybrid mode (tuning): e.g.
+// {"conversationDecay":[1,0.9,0.8],"timeWindowBoost":[0,0.5,1],"vector":[0.3,1],"k":[20,60]}
+const TUNE = process.env.BENCH_TUNE ? (JSON.parse(process.env.BENCH_TUNE) as Record<string, number[]>) : undefined;
+const MODES = (process.env.BENCH_MODES ?? 'hybrid,vector,text').split(',') as ('hybrid' | 'vector' | 'text')[];
+const AGENT = 'lme';
+const TOP_K = 50;
+type Retriever = (typeof MODES)[number] | 'bm25 (user keys)';
+
+interface Hit {
+  conversationId: string;
+  turn: number;
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
+};
+
+/** The round-robin order of a list: every question's types stay present when BENCH_QUESTIONS cuts it. */
+function interleaveByType(questions: LongMemEvalQuestion[]): LongMemEvalQuestion[] {
+  const byType = new Map<string, LongMemEvalQuestion[]>();
+  for (const q of questions) (byType.get(q.question_type) ?? byType.set(q.question_type, []).get(q.question_type)!).push(q);
+  const out: LongMemEvalQuestion[] = [];
+  for (let i = 0; out.length < questions.length; i++) for (const list of byType.values()) if (list[i]) out.push(list[i]!);
+  return out;
+}
+
+function exportOf(sessionId: string, date: string) {
+  return (turns: ReturnType<typeof sessionTurns>['turns']) => {
+    const start = longMemEvalDate(date).getTime();
+    let seq = 0;
+    const messages = turns.flatMap((t, i) => {
+      const at = new Date(start + i * 60_000).toISOString();
+      return [
+        { seq: ++seq, turn: i + 1, role: 'user' as const, content: t.question, createdAt: at },
+        ...t.answers.map((content) => ({ seq: ++seq, turn: i + 1, role: 'assistant' as const, content, createdAt: at })),
+      ];
+    });
+    const createdAt = new Date(start).toISOString();
+    return {
+      format: 'memrag.conversation',
+      version: 1,
+      conversation: { id: randomUUID(), agentId: AGENT, title: sessionId, createdAt, updatedAt: createdAt },
+      messages,
+      checkpoints: [],
+      summary: null,
+    };
+  };
+}
+
+async function main() {
+  const questions = interleaveByType(readLongMemEval()).slice(0, LIMIT);
+  const server = DRIVER === 'pg' ? await freshOrKept() : undefined;
+  const config = loadConfig({
+    ...process.env,
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
+    DATA_DIR: 'memory://',
+    DATABASE_URL: server?.url,
+    LLM_BASE_URL: '',
+    LLM_MODEL: '',
+  });
+  const embedder = await createEmbedder(config);
+  const ctx = await createAppContext(config, { embedder, llm: null });
+  const listener = await listenOnLoopback(ctx);
+  const { post } = listener;
+  const db = ctx.database.db;
+
+  try {
+    const [{ n: stored } = { n: 0 }] = await queryRows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM turns`);
+    const sessionsOf = (q: LongMemEvalQuestion) =>
+      q.haystack_sessions.map((s, i) => ({ id: q.haystack_session_ids[i]!, date: q.haystack_dates[i]!, ...sessionTurns(s) }));
+    const turnCount = questions.reduce((n, q) => n + sessionsOf(q).reduce((m, s) => m + s.turns.length, 0), 0);
+    console.log(`${questions.length} questions, ${turnCount} turns (${DRIVER}, embedder ${embedder.id})`);
+
+    if (Number(stored) === 0) {
+      const jobs = questions.flatMap((q) =>
+        sessionsOf(q)
+          .filter((s) => s.turns.length > 0)
+          .map((s) => ({ userId: q.question_id, body: exportOf(s.id, s.date)(s.turns) })),
+      );
+      const t0 = performance.now();
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: IMPORT_CONCURRENCY }, async () => {
+          while (next < jobs.length) {
+            const job = jobs[next++]!;
+            await post(`/v1/conversations/import?agentId=${AGENT}&userId=${encodeURIComponent(job.userId)}`, job.body);
+          }
+        }),
+      );
+      const ms = performance.now() - t0;
+      console.log(`imported ${jobs.length} sessions in ${(ms / 1000).toFixed(1)} s: ${((turnCount * 1000) / ms).toFixed(1)} turns/s\n`);
+    } else {
+      // A store indexed by an earlier version is re-keyed at start, by the backfill job: wait for it.
+      const t0 = performance.now();
+      for (;;) {
+        const [open] = await queryRows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM jobs WHERE kind = 'backfill' AND status IN ('queued', 'running')`);
+        if (Number(open?.n) === 0) break;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      console.log(`searching the ${stored} turns imported before (BENCH_REUSE; ${((performance.now() - t0) / 1000).toFixed(1)} s of backfill first)\n`);
+    }
+
+    // Conversation ids by (user, session id): the import names each conversation after its session.
+    const conversations = await queryRows<{ id: string; user_id: string; title: string }>(
+      db,
+      sql`SELECT id, user_id, title FROM conversations WHERE agent_id = ${AGENT}`,
+    );
+    const conversationOf = new Map(conversations.map((c) => [`${c.user_id}/${c.title}`, c.id]));
+
+    const recall = new Map<string, { s5: number; s10: number; t10: number; n: number }>();
+    const latency = new Map<Retriever, number[]>();
+    const add = (retriever: Retriever, type: string, answerSessions: string[], evidence: string[], ranked: Hit[]) => {
+      const sessions = [...new Set(ranked.map((h) => h.conversationId))];
+      const turns = ranked.slice(0, 10).map((h) => `${h.conversationId}#${h.turn}`);
+      const all = (wanted: string[], got: string[]) => (wanted.length > 0 && wanted.every((w) => got.includes(w)) ? 1 : 0);
+      for (const t of [type, 'all']) {
+        const key = `${retriever}|${t}`;
+        const r = recall.get(key) ?? { s5: 0, s10: 0, t10: 0, n: 0 };
+        r.s5 += all(answerSessions, sessions.slice(0, 5));
+        r.s10 += all(answerSessions, sessions.slice(0, 10));
+        r.t10 += all(evidence, turns);
+        r.n += 1;
+        recall.set(key, r);
+      }
+    };
+
+    if (TUNE) {
+      await tune(questions, sessionsOf, conversationOf, (options) => ctx.turns.forTenant('default').search(options.query as string, options as never));
+      return;
+    }
+
+    let lost = 0;
+    for (const q of questions) {
+      const sessions = sessionsOf(q);
+      const idOf = (sessionId: string) => conversationOf.get(`${q.question_id}/${sessionId}`)!;
+      const evidence = sessions.flatMap((s) => s.turns.flatMap((t, i) => (t.hasAnswer ? [`${idOf(s.id)}#${i + 1}`] : [])));
+      lost += sessions.filter((s) => s.lostEvidence).length;
+      const answerSessions = q.answer_session_ids.map(idOf);
+      const asked = longMemEvalDate(q.question_date);
+      const asOf = new Date(Date.UTC(asked.getUTCFullYear(), asked.getUTCMonth(), asked.getUTCDate(), 23, 59, 59)).toISOString();
+      for (const mode of MODES) {
+        const t0 = performance.now();
+        const { hits } = await post<{ hits: Hit[] }>('/v1/turns/search', {
+          query: q.question,
+          agentId: AGENT,
+          userId: q.question_id,
+          topK: TOP_K,
+          mode,
+          ...(AS_OF ? { asOf } : {}),
+          ...EXTRA,
+        });
+        (latency.get(mode) ?? latency.set(mode, []).get(mode)!).push(performance.now() - t0);
+        add(mode, q.question_type, answerSessions, evidence, hits);
+      }
+      // The paper's baseline: BM25 over this question's turns, keyed by the user's message alone.
+      const bm25 = new InMemoryBm25Index();
+      for (const s of sessions) s.turns.forEach((t, i) => bm25.add(`${idOf(s.id)}#${i + 1}`, t.question));
+      const ranked = bm25.search(q.question, { topK: TOP_K }).map((h) => {
+        const [conversationId, turn] = h.id.split('#');
+        return { conversationId: conversationId!, turn: Number(turn) };
+      });
+      add('bm25 (user keys)', q.question_type, answerSessions, evidence, ranked);
+    }
+    if (lost > 0) console.log(`${lost} evidence messages open a session before any user message: their questions count as misses`);
+
+    const types = [...new Set(questions.map((q) => q.question_type))].sort();
+    const retrievers: Retriever[] = [...MODES, 'bm25 (user keys)'];
+    const fmt = (x: number) => x.toFixed(2);
+    console.log('session R_all@5 / session R_all@10 / turn R_all@10');
+    console.log(['type'.padEnd(26), ...retrievers.map((r) => r.padStart(18))].join(''));
+    for (const t of [...types, 'all']) {
+      const cells = retrievers.map((r) => {
+        const v = recall.get(`${r}|${t}`);
+        return (v ? `${fmt(v.s5 / v.n)}/${fmt(v.s10 / v.n)}/${fmt(v.t10 / v.n)}` : '-').padStart(18);
+      });
+      console.log([`${t} (${recall.get(`${retrievers[0]}|${t}`)?.n ?? 0})`.padEnd(26), ...cells].join(''));
+    }
+    console.log('\nsearch latency through HTTP, ms p50 / p95:');
+    for (const mode of MODES) {
+      const xs = latency.get(mode) ?? [];
+      console.log(
+        `  ${mode.padEnd(8)} ${pct(xs, 50).toFixed(1)} / ${pct(xs, 95).toFixed(1)}  (${xs.length} searches, ${Number(stored) || turnCount} turns in the tenant)`,
+      );
+    }
+  } finally {
+    await listener.close();
+    await ctx.close();
+    if (server && !REUSE) await server.drop();
+  }
+}
+
+/** Each combination of the grid's options: hybrid search through the library, recall over all questions and the two hard types. */
+async function tune(
+  questions: LongMemEvalQuestion[],
+  sessionsOf: (q: LongMemEvalQuestion) => { id: string; turns: ReturnType<typeof sessionTurns>['turns'] }[],
+  conversationOf: Map<string, string>,
+  search: (options: Record<string, unknown>) => Promise<{ hits: Hit[] }>,
+) {
+  const names = Object.keys(TUNE!);
+  let grid: Record<string, number>[] = [{}];
+  for (const name of names) grid = grid.flatMap((g) => TUNE![name]!.map((v) => ({ ...g, [name]: v })));
+  console.log(`${names.join(' × ')}: session R_all@5 / session R_all@10 / turn R_all@10 (all, multi-session, temporal-reasoning, single-session-preference)`);
+  for (const options of grid) {
+    const sums = new Map<string, number[]>();
+    for (const q of questions) {
+      const idOf = (sessionId: string) => conversationOf.get(`${q.question_id}/${sessionId}`)!;
+      const evidence = sessionsOf(q).flatMap((s) => s.turns.flatMap((t, i) => (t.hasAnswer ? [`${idOf(s.id)}#${i + 1}`] : [])));
+      const answerSessions = q.answer_session_ids.map(idOf);
+      const asked = longMemEvalDate(q.question_date);
+      const asOf = new Date(Date.UTC(asked.getUTCFullYear(), asked.getUTCMonth(), asked.getUTCDate(), 23, 59, 59));
+      // `vector` and `k` are the fusion weights' (text stays 1); the others are search options.
+      const { vector, k, ...rest } = options;
+      const weights = vector === undefined && k === undefined ? {} : { weights: { vector: vector ?? 0.3, text: 1, k: k ?? 20 } };
+      const { hits } = await search({ query: q.question, agentId: AGENT, userId: q.question_id, topK: TOP_K, mode: 'hybrid', asOf, ...rest, ...weights });
+      const sessions = [...new Set(hits.map((h) => h.conversationId))];
+      const turns = hits.slice(0, 10).map((h) => `${h.conversationId}#${h.turn}`);
+      const all = (wanted: string[], got: string[]) => (wanted.length > 0 && wanted.every((w) => got.includes(w)) ? 1 : 0);
+      const row = [all(answerSessions, sessions.slice(0, 5)), all(answerSessions, sessions.slice(0, 10)), all(evidence, turns), 1];
+      for (const t of ['all', q.question_type]) {
+        const acc = sums.get(t) ?? [0, 0, 0, 0];
+        sums.set(
+          t,
+          acc.map((v, i) => v + row[i]!),
+        );
+      }
+    }
+    const cell = (t: string) => {
+      const [s5, s10, t10, n] = sums.get(t) ?? [0, 0, 0, 1];
+      return `${(s5! / n!).toFixed(2)}/${(s10! / n!).toFixed(2)}/${(t10! / n!).toFixed(2)}`;
+    };
+    console.log(
+      `${JSON.stringify(options).padEnd(48)} ${['all', 'multi-session', 'temporal-reasoning', 'single-session-preference'].map((t) => cell(t).padStart(15)).join('')}`,
+    );
+  }
+}
+
+async function freshOrKept(): Promise<{ url: string; drop(): Promise<void> }> {
+  const serverUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+  if (REUSE && serverUrl) {
+    const url = new URL(serverUrl);
+    url.pathname = '/memrag_bench_longmemeval';
+    const pg = (await import('pg')).default;
+    const client = new pg.Client({ connectionString: url.toString() });
+    const exists = await client.connect().then(
+      () => true,
+      () => false,
+    );
+    if (exists) {
+      await client.end();
+      return { url: url.toString(), drop: async () => {} };
+    }
+  }
+  return freshServerDatabase(serverUrl, 'memrag_bench_longmemeval');
+}
+
+await main();

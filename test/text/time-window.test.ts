@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { RECENT_DAYS, readTimeWindow } from '../../src/text/time-window.js';
+
+// A Friday: 20 January 2023, 02:21 UTC.
+const asOf = new Date('2023-01-20T02:21:00Z');
+const window = (query: string) => {
+  const w = readTimeWindow(query, asOf);
+  return w && { from: w.from.toISOString(), to: w.to.toISOString(), text: w.text };
+};
+
+describe('readTimeWindow', () => {
+  it('reads "N units ago" as a point with half the distance either side', () => {
+    expect(window('What did I buy two weeks ago?')).toEqual({ from: '2022-12-30T02:21:00.000Z', to: '2023-01-13T02:21:00.000Z', text: 'two weeks ago' });
+    // At least a day either side, however near.
+    expect(window('what did I say a day ago')).toEqual({ from: '2023-01-18T02:21:00.000Z', to: '2023-01-20T02:21:00.000Z', text: 'a day ago' });
+  });
+
+  it('reads a named weekday, day or month as that span, a day either side of a day', () => {
+    expect(window('Where did I go last Saturday?')).toEqual({ from: '2023-01-13T00:00:00.000Z', to: '2023-01-16T00:00:00.000Z', text: 'last Saturday' });
+    expect(window('what did I say on March 3rd')?.from).toBe('2022-03-02T00:00:00.000Z');
+    expect(window('yesterday')).toEqual({ from: '2023-01-18T00:00:00.000Z', to: '2023-01-20T02:21:00.000Z', text: 'yesterday' });
+  });
+
+  it('takes a month without a year as the last one before asOf', () => {
+    expect(window('What did I do in May?')).toEqual({ from: '2022-05-01T00:00:00.000Z', to: '2022-06-01T00:00:00.000Z', text: 'May' });
+    expect(window('What did I do in December?')?.from).toBe('2022-12-01T00:00:00.000Z');
+  });
+
+  it('reads "the past few weeks", "last month" and "this year" up to asOf', () => {
+    expect(window('the past few weeks')).toEqual({ from: '2022-12-30T00:00:00.000Z', to: '2023-01-20T02:21:00.000Z', text: 'past few weeks' });
+    expect(window('what did I do last month')?.from).toBe('2022-12-01T00:00:00.000Z');
+    expect(window('how many trips this year')).toEqual({ from: '2023-01-01T00:00:00.000Z', to: '2023-01-20T02:21:00.000Z', text: 'this year' });
+  });
+
+  it(`reads "recently" and "lately" as the last ${RECENT_DAYS} days`, () => {
+    expect(window('What have I been reading recently?')).toEqual({ from: '2022-12-21T00:00:00.000Z', to: '2023-01-20T02:21:00.000Z', text: 'recently' });
+    expect(window('lately')?.text).toBe('lately');
+  });
+
+  it('reads a range from its first span to its last', () => {
+    expect(window('from March to May')).toEqual({ from: '2022-03-01T00:00:00.000Z', to: '2022-06-01T00:00:00.000Z', text: 'March to May' });
+  });
+
+  it('names no window for the present, the future or no time at all', () => {
+    for (const query of [
+      'tonight',
+      'now',
+      'today',
+      'this morning',
+      'next week',
+      'this weekend',
+      'in two weeks',
+      'the first time I went',
+      'what is my dog called?',
+    ]) {
+      expect(window(query), query).toBeNull();
+    }
+  });
+
+  it('never reaches past asOf', () => {
+    for (const query of ['last week', 'this year', 'recently', 'three days ago', 'yesterday']) {
+      expect(readTimeWindow(query, asOf)!.to.getTime(), query).toBeLessThanOrEqual(asOf.getTime());
+    }
+  });
+});
