@@ -3,9 +3,11 @@
  * turn of a session counts for DECAY of its score, the third DECAY², and so on. A question whose
  * evidence lies in several sessions ("how many times have I…") needs several sessions near the
  * top, and a long session on the question's topic would otherwise fill it. Chosen on
- * LongMemEval's tuning part (docs/benchmarks/longmemeval.md).
+ * LongMemEval's tuning part (`npm run bench:longmemeval` with BENCH_TUNE, hybrid): turn R_all@10
+ * overall / multi-session 0.84 / 0.47 at 1 (none), 0.84 / 0.53 at 0.95, 0.82 / 0.47 at 0.9 and
+ * 0.78 / 0.47 at 0.8, where questions whose evidence is several turns of one session lose them.
  */
-export const SAME_CONVERSATION_DECAY = 0.8;
+export const SAME_CONVERSATION_DECAY = 0.95;
 
 /**
  * The hits in the order a greedy pick makes when every turn's score is discounted by the turns of
