@@ -24,6 +24,8 @@ export interface TurnSearchOptions extends TurnFilter {
   timeWindowBoost?: number;
   /** What each further turn of a conversation keeps (see `SAME_CONVERSATION_DECAY`); 1 leaves the order as ranked. */
   conversationDecay?: number;
+  /** Turns of a conversation before the decay starts (see `SAME_CONVERSATION_FREE_TURNS`). */
+  conversationFreeTurns?: number;
   signal?: AbortSignal;
 }
 
@@ -120,7 +122,7 @@ export function createTurnSearch(options: TenantCorpusOptions): TurnSearch {
 
   async function search(query: string, opts: TurnSearchOptions): Promise<TurnSearchResult> {
     const { hits, timeWindow } = await candidates(query, opts);
-    return { hits: diversifyByConversation(hits, opts.conversationDecay).slice(0, opts.topK ?? 10), timeWindow };
+    return { hits: diversifyByConversation(hits, opts.conversationDecay, opts.conversationFreeTurns).slice(0, opts.topK ?? 10), timeWindow };
   }
 
   async function searchConversations(query: string, opts: TurnSearchOptions): Promise<ConversationSearchResult> {
