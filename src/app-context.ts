@@ -295,7 +295,14 @@ export function createTenantChat(parts: ChatParts, options: { describeError?: De
     [
       createCheckpointHook({ compaction, summaryTimeoutMs: config.COMPACTION_SUMMARY_TIMEOUT_MS, onFallback: onSummaryFallback }),
       createTurnIndexHook(parts.turnIndexes),
-      ...(extractors ? [createMemoryExtractionHook((tenantId) => extractors.forTenant(tenantId))] : []),
+      ...(extractors
+        ? [
+            createMemoryExtractionHook(
+              (tenantId) => extractors.forTenant(tenantId),
+              (tenantId, { conversationId, turn }, facts, signal) => parts.turnIndexes.forTenant(tenantId).addFacts(conversationId, turn, facts, signal),
+            ),
+          ]
+        : []),
     ],
     parts.backgroundTasks,
   );

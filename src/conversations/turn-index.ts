@@ -44,6 +44,12 @@ export interface TurnIndex {
   prepare(records: readonly TurnRecord[], signal?: AbortSignal): Promise<PreparedTurn[]>;
   /** Writes prepared turns in the caller's transaction (an import's); returns how many were new. */
   write(tx: Tx, owner: TurnOwner, prepared: readonly PreparedTurn[]): Promise<number>;
+  /**
+   * Adds facts an LLM extracted from a stored turn to its BM25 keys (LongMemEval's fact-augmented
+   * keys: a later question may name the fact rather than the words said), indexing the turn first
+   * if it was not. False when the turn is not this tenant's, or every fact was a key already.
+   */
+  addFacts(conversationId: string, turn: number, facts: readonly string[], signal?: AbortSignal): Promise<boolean>;
 }
 
 export interface TurnIndexOptions {
@@ -109,27 +115,28 @@ export function createTurnIndex(options: TurnIndexOptions): TurnIndex {
     return added;
   }
 
-  /** Gives stored turns the `after` their record now has: BM25 postings and length change, the vector does not. */
-  async function refreshAfter(tx: Tx, conversationId: string, records: readonly TurnRecord[]): Promise<void> {
-    if (records.length === 0) return;
-    const wanted = new Map(records.map((r) => [r.turn, r.after]));
-    const stored = await tx
-      .select({
-        id: turns.id,
-        turn: turns.turn,
-        at: turns.at,
-        before: turns.before,
-        question: turns.question,
-        answer: turns.answer,
-        after: turns.after,
-        bm25Length: turns.bm25Length,
-      })
-      .from(turns)
-      .where(and(eq(turns.tenantId, tenantId), eq(turns.conversationId, conversationId), inArray(turns.turn, [...wanted.keys()])));
-    const stale = stored.filter((s) => wanted.get(s.turn) !== s.after);
+  /** A stored turn as its BM25 keys are made, with what re-keying it changes. */
+  type StoredKeys = { id: string; at: Date; before: string; question: string; answer: string; after: string; facts: string; bm25Length: number | null };
+  const storedKeys = {
+    id: turns.id,
+    turn: turns.turn,
+    at: turns.at,
+    before: turns.before,
+    question: turns.question,
+    answer: turns.answer,
+    after: turns.after,
+    facts: turns.facts,
+    bm25Length: turns.bm25Length,
+  };
+
+  /**
+   * Gives stored turns new `after` and `facts`: their BM25 postings and lengths change (in the
+   * caller's transaction, under the corpus lock), their vectors do not.
+   */
+  async function rekey(tx: Tx, stale: readonly (StoredKeys & { next: { after: string; facts: string } })[]): Promise<void> {
     if (stale.length === 0) return;
     const ids = stale.map((s) => s.id);
-    const documents = stale.map((s) => ({ id: s.id, ...index.termsOf(turnBm25Text({ ...s, after: wanted.get(s.turn)! })) }));
+    const documents = stale.map((s) => ({ id: s.id, ...index.termsOf(turnBm25Text({ ...s, ...s.next })) }));
     await index.removePostings(
       tx,
       tenantId,
@@ -139,9 +146,45 @@ export function createTurnIndex(options: TurnIndexOptions): TurnIndex {
     const indexed = stale.filter((s) => s.bm25Length !== null);
     await index.adjustTotals(tx, tenantId, -indexed.length, -indexed.reduce((n, s) => n + s.bm25Length!, 0));
     await index.add(tx, tenantId, documents);
-    await tx.execute(sql`UPDATE turns t SET after = v.after, bm25_length = v.len
-      FROM unnest(${uuidArray(ids)}, ${textArray(stale.map((s) => wanted.get(s.turn)!))}, ${intArray(documents.map((d) => d.length))}) AS v(id, after, len)
+    await tx.execute(sql`UPDATE turns t SET after = v.after, facts = v.facts, bm25_length = v.len
+      FROM unnest(${uuidArray(ids)}, ${textArray(stale.map((s) => s.next.after))}, ${textArray(stale.map((s) => s.next.facts))},
+        ${intArray(documents.map((d) => d.length))}) AS v(id, after, facts, len)
       WHERE t.tenant_id = ${tenantId} AND t.id = v.id`);
+  }
+
+  /** Gives stored turns the `after` their record now has. */
+  async function refreshAfter(tx: Tx, conversationId: string, records: readonly TurnRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const wanted = new Map(records.map((r) => [r.turn, r.after]));
+    const stored = await tx
+      .select(storedKeys)
+      .from(turns)
+      .where(and(eq(turns.tenantId, tenantId), eq(turns.conversationId, conversationId), inArray(turns.turn, [...wanted.keys()])));
+    await rekey(
+      tx,
+      stored.filter((s) => wanted.get(s.turn) !== s.after).map((s) => ({ ...s, next: { after: wanted.get(s.turn)!, facts: s.facts } })),
+    );
+  }
+
+  async function addFacts(conversationId: string, turn: number, facts: readonly string[], signal?: AbortSignal): Promise<boolean> {
+    const lines = [...new Set(facts.map((f) => f.trim().replace(/\s+/g, ' ')).filter((f) => f !== ''))];
+    if (lines.length === 0) return false;
+    // The turn-index hook may not have run yet: the turn is indexed first (a no-op when it was).
+    await indexConversation(conversationId, { turns: [turn], ...(signal ? { signal } : {}) });
+    return db.transaction(async (tx) => {
+      await index.lock(tx, tenantId, true);
+      const [stored] = await tx
+        .select(storedKeys)
+        .from(turns)
+        .where(and(eq(turns.tenantId, tenantId), eq(turns.conversationId, conversationId), eq(turns.turn, turn)));
+      if (!stored) return false;
+      const known = new Set(stored.facts.split('\n').filter((f) => f !== ''));
+      const added = lines.filter((f) => !known.has(f));
+      if (added.length === 0) return false;
+      for (const f of added) known.add(f);
+      await rekey(tx, [{ ...stored, next: { after: stored.after, facts: [...known].join('\n') } }]);
+      return true;
+    });
   }
 
   async function indexConversation(conversationId: string, opts: { turns?: readonly number[]; signal?: AbortSignal } = {}): Promise<number> {
@@ -197,6 +240,7 @@ export function createTurnIndex(options: TurnIndexOptions): TurnIndex {
     indexConversation,
     prepare,
     write: (tx, owner, prepared) => writeTurns(tx, owner, prepared, []),
+    addFacts,
   };
 }
 

@@ -93,13 +93,15 @@ export const TURN_KEYS_VERSION = 2;
 
 /**
  * What BM25 indexes for a turn: its date in words, the message before it, the user's message
- * (counted `TURN_QUESTION_WEIGHT` times), the answer and the next turn's question.
+ * (counted `TURN_QUESTION_WEIGHT` times), the answer, the next turn's question, and the facts an
+ * LLM extracted from it, once it has.
  */
-export function turnBm25Text(record: Pick<TurnRecord, 'at' | 'before' | 'question' | 'answer' | 'after'>): string {
+export function turnBm25Text(record: Pick<TurnRecord, 'at' | 'before' | 'question' | 'answer' | 'after'> & { facts?: string }): string {
   const lines = [dateInWords(record.at)];
   if (record.before !== '') lines.push(record.before);
   for (let i = 0; i < TURN_QUESTION_WEIGHT; i++) lines.push(record.question);
   lines.push(record.answer);
   if (record.after !== '') lines.push(record.after);
+  if (record.facts) lines.push(record.facts);
   return lines.join('\n');
 }

@@ -50,7 +50,7 @@ export async function reindexStaleTurns(db: Db, options: ReindexTurnsOptions = {
         const corpus = await lockBm25Corpus(tx, TURN_BM25, tenantId, analyzer.id);
         if (corpus.analyzerId !== analyzer.id) throw new AnalyzerMismatchError(corpus.analyzerId, analyzer.id, TURN_REINDEX_REMEDY);
         const rows = await tx
-          .select({ id: turns.id, at: turns.at, before: turns.before, question: turns.question, answer: turns.answer, after: turns.after })
+          .select({ id: turns.id, at: turns.at, before: turns.before, question: turns.question, answer: turns.answer, after: turns.after, facts: turns.facts })
           .from(turns)
           .where(and(eq(turns.tenantId, tenantId), isNull(turns.bm25Length)))
           .orderBy(turns.id)

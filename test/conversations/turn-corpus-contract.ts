@@ -73,9 +73,18 @@ export function turnCorpusContract(driver: DatabaseDriver) {
      * question and answer): postings, document frequencies, lengths and totals, per tenant.
      */
     async function expectIndexExact(tenantId: string) {
-      const rows = await queryRows<{ id: string; at_ms: number; before: string; question: string; answer: string; after: string; bm25_length: number | null }>(
+      const rows = await queryRows<{
+        id: string;
+        at_ms: number;
+        before: string;
+        question: string;
+        answer: string;
+        after: string;
+        facts: string;
+        bm25_length: number | null;
+      }>(
         db(),
-        sql`SELECT id::text AS id, (extract(epoch FROM at) * 1000)::float8 AS at_ms, before, question, answer, after, bm25_length FROM turns WHERE tenant_id = ${tenantId}`,
+        sql`SELECT id::text AS id, (extract(epoch FROM at) * 1000)::float8 AS at_ms, before, question, answer, after, facts, bm25_length FROM turns WHERE tenant_id = ${tenantId}`,
       );
       const expected: string[] = [];
       const df = new Map<string, number>();
@@ -223,6 +232,31 @@ export function turnCorpusContract(driver: DatabaseDriver) {
       }
       expect((await acme.store.load(imported.id, 'imma'))!.indexedTurns).toEqual([1, 2]);
       await expectIndexExact('acme');
+    });
+
+    it('adds extracted facts to a turn’s BM25 keys, not its vector, once each', async () => {
+      const { id } = await acme.store.import(
+        exported('fay', [{ question: 'We just got back from Lisbon.', answer: 'Welcome home!', at: '2026-03-01T10:00:00.000Z' }]),
+        'fay',
+      );
+      const search = async () => (await acme.search.search('Portugal trip', { agentId: 'fay', mode: 'text' })).hits;
+      expect(await search()).toEqual([]);
+      const [before] = await queryRows<{ embedding: string }>(db(), sql`SELECT embedding::text AS embedding FROM turns WHERE conversation_id = ${id}`);
+      expect(await acme.index.addFacts(id, 1, ['The user took a trip to Portugal.', 'The user took a trip to Portugal.'])).toBe(true);
+      expect((await search()).map((h) => [h.conversationId, h.turn])).toEqual([[id, 1]]);
+      // Known facts add nothing; a turn that is not there is not found.
+      expect(await acme.index.addFacts(id, 1, ['  The user took a trip   to Portugal. '])).toBe(false);
+      expect(await acme.index.addFacts(id, 7, ['The user likes figs.'])).toBe(false);
+      expect(await acme.index.addFacts(id, 1, ['The user flew with TAP.'])).toBe(true);
+      const [after] = await queryRows<{ embedding: string; facts: string }>(
+        db(),
+        sql`SELECT embedding::text AS embedding, facts FROM turns WHERE conversation_id = ${id}`,
+      );
+      expect(after!.facts).toBe('The user took a trip to Portugal.\nThe user flew with TAP.');
+      expect(after!.embedding).toBe(before!.embedding);
+      await expectIndexExact('acme');
+      // Another tenant cannot key acme's turn.
+      expect(await tenant('globex').index.addFacts(id, 1, ['The user is a spy.'])).toBe(false);
     });
 
     it('takes a deleted conversation’s turns out of the postings and totals', async () => {

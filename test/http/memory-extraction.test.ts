@@ -84,6 +84,9 @@ describe('memory extraction over HTTP', () => {
     expect(llm.requests.slice(requestsBefore).filter(isFacts)).toHaveLength(1);
     const metrics = await (await appWith(ctx).request('/metrics')).text();
     expect(metrics).toMatch(/memrag_memory_extraction_decisions_total\{event="ADD",status="applied"\} [1-9]/);
+    // The fact is a key of the turn it came from: a question in its words finds the turn.
+    const found = await call(appWith(ctx), 'POST', '/v1/turns/search', { query: 'Where does the user live?', agentId: 'home', userId: 'jo', mode: 'text' });
+    expect(found.body.hits).toMatchObject([{ conversationId: res.body.conversationId, turn: 1, question: 'We just moved to Gdansk!' }]);
   });
 
   it('does not extract with MEMORY_EXTRACTION=off', async () => {
@@ -92,5 +95,7 @@ describe('memory extraction over HTTP', () => {
     expect(res.status).toBe(200);
     await plain.backgroundTasks.whenIdle();
     expect(llm.requests.filter(isFacts)).toHaveLength(before);
+    const found = await call(appWith(plain), 'POST', '/v1/turns/search', { query: 'Where does the user live?', agentId: 'home', userId: 'kim', mode: 'text' });
+    expect(found.body.hits).toEqual([]);
   });
 });

@@ -25,6 +25,11 @@ export const turns = pgTable(
     before: text('before').notNull().default(''),
     /** The next turn's question, once there is one: indexed for BM25 beside the turn. */
     after: text('after').notNull().default(''),
+    /**
+     * Facts an LLM extracted from the turn (one a line), once it has: BM25 keys of the turn, not
+     * part of its vector (LongMemEval's fact-augmented keys).
+     */
+    facts: text('facts').notNull().default(''),
     /** Exactly the text the vector was made of (reembed reads it). */
     embeddedText: text('embedded_text').notNull(),
     embedding: vectorColumn('embedding'),

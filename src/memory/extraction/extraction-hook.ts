@@ -9,7 +9,10 @@ import type { PromptMessage } from './extraction-prompts.js';
  * hundreds of turns would send as many extraction requests at once, and an app that wants its
  * old conversations read has `POST /v1/memories/extract` for that.
  */
-export function createMemoryExtractionHook(extractorFor: (tenantId: string) => MemoryExtractor): AfterTurnHook {
+/** Told the facts drawn from a turn, whatever became of them as memories: they become keys of the turn. */
+export type TurnFactsSink = (tenantId: string, source: { conversationId: string; turn: number }, facts: string[], signal: AbortSignal) => Promise<unknown>;
+
+export function createMemoryExtractionHook(extractorFor: (tenantId: string) => MemoryExtractor, factKeys?: TurnFactsSink): AfterTurnHook {
   return {
     name: 'memory-extraction',
     async run({ tenantId, agentId, userId, conversationId, turn, signal, memoryExtraction }) {
@@ -20,7 +23,9 @@ export function createMemoryExtractionHook(extractorFor: (tenantId: string) => M
       if (question?.content) messages.push({ role: 'user', content: question.content });
       const answer = turn.messages.findLast((m) => m.role === 'assistant' && m.content && m.toolCalls.length === 0);
       if (answer?.content) messages.push({ role: 'assistant', content: answer.content });
-      await extractorFor(tenantId).extract({ messages, scope: { agentId, userId }, source: { conversationId, turn: turn.turn }, signal });
+      const source = { conversationId, turn: turn.turn };
+      const { decisions } = await extractorFor(tenantId).extract({ messages, scope: { agentId, userId }, source, signal });
+      if (factKeys && decisions.length > 0) await factKeys(tenantId, source, [...new Set(decisions.map((d) => d.fact))], signal);
     },
   };
 }
