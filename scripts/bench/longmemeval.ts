@@ -12,7 +12,7 @@
  *   BENCH_QUESTIONS=30 npm run bench:longmemeval              # the first 30 (every type still present)
  *   BENCH_DRIVER=pg BENCH_DATABASE_URL=postgres://… npm run bench:longmemeval
  *   BENCH_DRIVER=pg BENCH_REUSE=1 …                           # keep the imported database; search it again
- *   BENCH_ASOF=0 …                                            # without asOf (a server before it)
+ *   BENCH_ASOF=0 BENCH_BY_CONVERSATION=0 …                    # without asOf and groupBy (a server before them)
  *   BENCH_SEARCH='{"weights":{"vector":1,"text":2,"k":60}}' … # extra fields for every search (tuning)
  *   BENCH_TUNE='{"conversationDecay":[1,0.9],"timeWindowBoost":[0,0.5]}' … # a grid of re-ranking options (library, hybrid)
  *
@@ -37,13 +37,15 @@ const REUSE = process.env.BENCH_REUSE === '1';
 const EXTRA = process.env.BENCH_SEARCH ? (JSON.parse(process.env.BENCH_SEARCH) as Record<string, unknown>) : {};
 const IMPORT_CONCURRENCY = Number(process.env.BENCH_IMPORT_CONCURRENCY ?? 2);
 const AS_OF = process.env.BENCH_ASOF !== '0';
+// Also ask each question with groupBy "conversation" (hybrid): sessions as that ranks them. Off for a server before it.
+const BY_CONVERSATION = process.env.BENCH_BY_CONVERSATION !== '0';
 // A grid of the re-ranking options, searched through the library in hybrid mode (tuning): e.g.
 // {"conversationDecay":[1,0.9,0.8],"timeWindowBoost":[0,0.5,1],"vector":[0.3,1],"k":[20,60]}
 const TUNE = process.env.BENCH_TUNE ? (JSON.parse(process.env.BENCH_TUNE) as Record<string, number[]>) : undefined;
 const MODES = (process.env.BENCH_MODES ?? 'hybrid,vector,text').split(',') as ('hybrid' | 'vector' | 'text')[];
 const AGENT = 'lme';
 const TOP_K = 50;
-type Retriever = (typeof MODES)[number] | 'bm25 (user keys)';
+type Retriever = (typeof MODES)[number] | 'by conversation' | 'bm25 (user keys)';
 
 interface Hit {
   conversationId: string;
@@ -192,6 +194,25 @@ async function main() {
         (latency.get(mode) ?? latency.set(mode, []).get(mode)!).push(performance.now() - t0);
         add(mode, q.question_type, answerSessions, evidence, hits);
       }
+      if (BY_CONVERSATION) {
+        // Sessions as groupBy "conversation" ranks them (hybrid); its turns in that order.
+        const { conversations } = await post<{ conversations: { turns: Hit[] }[] }>('/v1/turns/search', {
+          query: q.question,
+          agentId: AGENT,
+          userId: q.question_id,
+          topK: TOP_K,
+          groupBy: 'conversation',
+          ...(AS_OF ? { asOf } : {}),
+          ...EXTRA,
+        });
+        add(
+          'by conversation',
+          q.question_type,
+          answerSessions,
+          evidence,
+          conversations.flatMap((c) => c.turns),
+        );
+      }
       // The paper's baseline: BM25 over this question's turns, keyed by the user's message alone.
       const bm25 = new InMemoryBm25Index();
       for (const s of sessions) s.turns.forEach((t, i) => bm25.add(`${idOf(s.id)}#${i + 1}`, t.question));
@@ -204,7 +225,7 @@ async function main() {
     if (lost > 0) console.log(`${lost} evidence messages open a session before any user message: their questions count as misses`);
 
     const types = [...new Set(questions.map((q) => q.question_type))].sort();
-    const retrievers: Retriever[] = [...MODES, 'bm25 (user keys)'];
+    const retrievers: Retriever[] = [...MODES, ...(BY_CONVERSATION ? (['by conversation'] as const) : []), 'bm25 (user keys)'];
     const fmt = (x: number) => x.toFixed(2);
     console.log('session R_all@5 / session R_all@10 / turn R_all@10');
     console.log(['type'.padEnd(26), ...retrievers.map((r) => r.padStart(18))].join(''));
@@ -249,10 +270,18 @@ async function tune(
       const asked = longMemEvalDate(q.question_date);
       const asOf = new Date(Date.UTC(asked.getUTCFullYear(), asked.getUTCMonth(), asked.getUTCDate(), 23, 59, 59));
       // `vector` and `k` are the fusion weights' (text stays 1); the others are search options.
-      const { vector, k, ...rest } = options;
+      const { vector, k, sessionSecond, ...rest } = options;
       const weights = vector === undefined && k === undefined ? {} : { weights: { vector: vector ?? 0.3, text: 1, k: k ?? 20 } };
       const { hits } = await search({ query: q.question, agentId: AGENT, userId: q.question_id, topK: TOP_K, mode: 'hybrid', asOf, ...rest, ...weights });
-      const sessions = [...new Set(hits.map((h) => h.conversationId))];
+      let sessions = [...new Set(hits.map((h) => h.conversationId))];
+      if (sessionSecond !== undefined) {
+        // Sessions by their turns' scores, each further one counting sessionSecond^i (an experiment).
+        const best = new Map<string, number[]>();
+        for (const h of hits as (Hit & { score: number })[])
+          (best.get(h.conversationId) ?? best.set(h.conversationId, []).get(h.conversationId)!).push(h.score);
+        const score = (c: string) => best.get(c)!.reduce((sum, x, i) => sum + x * sessionSecond ** i, 0);
+        sessions = [...sessions].sort((a, b) => score(b) - score(a));
+      }
       const turns = hits.slice(0, 10).map((h) => `${h.conversationId}#${h.turn}`);
       const all = (wanted: string[], got: string[]) => (wanted.length > 0 && wanted.every((w) => got.includes(w)) ? 1 : 0);
       const row = [all(answerSessions, sessions.slice(0, 5)), all(answerSessions, sessions.slice(0, 10)), all(evidence, turns), 1];

@@ -1448,7 +1448,7 @@ export interface components {
         ConversationHit: {
             /** Format: uuid */
             conversationId: string;
-            /** @description Its best turn's score. */
+            /** @description Its turns' scores, best first, each further one counting half the one before. */
             score: number;
             /** @description Its turns among the candidates, best first. */
             turns: components["schemas"]["TurnHit"][];
@@ -5982,7 +5982,7 @@ export interface operations {
                      */
                     asOf?: string;
                     /**
-                     * @description `turn`: the best `topK` turns, one conversation never filling the list alone. `conversation`: the best `topK` conversations, ranked by their best turn, each with its turns among the candidates.
+                     * @description `turn`: the best `topK` turns, one conversation never filling the list alone. `conversation`: the best `topK` conversations, ranked by their best turns (the best counts whole, the next half, the one after a quarter…), each with its turns among the candidates.
                      * @default turn
                      * @enum {string}
                      */

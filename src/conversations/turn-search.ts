@@ -9,6 +9,7 @@ import { favourTimeWindow } from '../retrieval/time-window-boost.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
 import { type TimeWindow, readTimeWindow } from '../text/time-window.js';
 import { diversifyByConversation } from './conversation-diversity.js';
+import { type RankedConversation, rankConversations } from './conversation-ranking.js';
 import { type TenantScoped, tenantScoped } from '../tenancy/tenant-scoped.js';
 import { TURN_CORPUS, type TurnFilter, turnFilter, turnKeysAnalyzer } from './turn-corpus.js';
 
@@ -26,6 +27,8 @@ export interface TurnSearchOptions extends TurnFilter {
   conversationDecay?: number;
   /** Turns of a conversation before the decay starts (see `SAME_CONVERSATION_FREE_TURNS`). */
   conversationFreeTurns?: number;
+  /** What each further turn adds to a conversation's score when they are ranked (see `CONVERSATION_TURN_SHARE`). */
+  conversationTurnShare?: number;
   signal?: AbortSignal;
 }
 
@@ -35,14 +38,8 @@ export interface TurnSearchResult {
   timeWindow: TimeWindow | null;
 }
 
-/** A conversation found by its best turns. */
-export interface ConversationHit {
-  conversationId: string;
-  /** Its best turn's score. */
-  score: number;
-  /** Its turns among the candidates, best first. */
-  turns: TurnHit[];
-}
+/** A conversation found by its best turns (see `CONVERSATION_TURN_SHARE`), with those turns. */
+export type ConversationHit = RankedConversation<TurnHit>;
 
 export interface ConversationSearchResult {
   conversations: ConversationHit[];
@@ -74,7 +71,7 @@ export interface TurnHit {
 export interface TurnSearch {
   /** The best `topK` turns, no conversation filling the list alone (see `SAME_CONVERSATION_DECAY`). */
   search(query: string, options: TurnSearchOptions): Promise<TurnSearchResult>;
-  /** The best `topK` conversations, ranked by their best turn, each with its turns among the candidates. */
+  /** The best `topK` conversations, ranked by their best turns, each with its turns among the candidates. */
   searchConversations(query: string, options: TurnSearchOptions): Promise<ConversationSearchResult>;
   readonly weights: Readonly<FusionWeights>;
 }
@@ -127,14 +124,7 @@ export function createTurnSearch(options: TenantCorpusOptions): TurnSearch {
 
   async function searchConversations(query: string, opts: TurnSearchOptions): Promise<ConversationSearchResult> {
     const { hits, timeWindow } = await candidates(query, opts);
-    const byConversation = new Map<string, ConversationHit>();
-    for (const hit of hits) {
-      const found = byConversation.get(hit.conversationId);
-      if (found) found.turns.push(hit);
-      else byConversation.set(hit.conversationId, { conversationId: hit.conversationId, score: hit.score, turns: [hit] });
-    }
-    // Hits come best first, so each conversation's first turn is its best, and the map keeps their order.
-    return { conversations: [...byConversation.values()].slice(0, opts.topK ?? 10), timeWindow };
+    return { conversations: rankConversations(hits, opts.conversationTurnShare).slice(0, opts.topK ?? 10), timeWindow };
   }
 
   return { search, searchConversations, weights };

@@ -197,7 +197,10 @@ describe('POST /v1/turns/search as of a moment, by conversation', () => {
     expect(conversations.map((c) => c.conversationId).sort()).toEqual([long, other].sort());
     for (const c of conversations) {
       expect(c.turns.every((t) => t.conversationId === c.conversationId)).toBe(true);
-      expect(c.score).toBe(c.turns[0]!.score);
+      expect(c.score).toBeCloseTo(
+        c.turns.reduce((sum, t, i) => sum + t.score * 0.5 ** i, 0),
+        10,
+      );
       expect(c.turns.map((t) => t.score)).toEqual([...c.turns.map((t) => t.score)].sort((a, b) => b - a));
     }
     expect(conversations.find((c) => c.conversationId === long)!.turns).toHaveLength(4);

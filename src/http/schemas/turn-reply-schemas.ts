@@ -24,7 +24,7 @@ export const turnHitSchema = z
 export const conversationHitSchema = z
   .object({
     conversationId: z.uuid(),
-    score: z.number().meta({ description: "Its best turn's score." }),
+    score: z.number().meta({ description: "Its turns' scores, best first, each further one counting half the one before." }),
     turns: z.array(turnHitSchema).meta({ description: 'Its turns among the candidates, best first.' }),
   })
   .meta({ id: 'ConversationHit' });
