@@ -81,7 +81,10 @@ function windowOf(result: chrono.ParsedResult, asOf: Date): { from: Date; to: Da
   const cap = (to: Date) => (to > asOf ? asOf : to);
   if (result.end) {
     const [first, last] = [spanOf(result.start, asOf), spanOf(result.end, asOf)];
-    return first && last && first.from < today ? { from: first.from, to: cap(last.to) } : null;
+    if (!first || !last || first.from >= today) return null;
+    // "From March to May" asked in April: May is the coming one, not last year's.
+    const to = last.to > first.from ? last.to : new Date(Date.UTC(last.to.getUTCFullYear() + 1, last.to.getUTCMonth(), last.to.getUTCDate()));
+    return { from: first.from, to: cap(to) };
   }
   if (result.tags().has('result/relativeDate')) {
     const distance = asOf.getTime() - start.getTime();

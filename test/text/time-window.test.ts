@@ -39,6 +39,9 @@ describe('readTimeWindow', () => {
 
   it('reads a range from its first span to its last', () => {
     expect(window('from March to May')).toEqual({ from: '2022-03-01T00:00:00.000Z', to: '2022-06-01T00:00:00.000Z', text: 'March to May' });
+    // Asked in April, the range runs from this March up to asOf.
+    const april = readTimeWindow('from March to May', new Date('2023-04-15T00:00:00Z'))!;
+    expect([april.from.toISOString(), april.to.toISOString()]).toEqual(['2023-03-01T00:00:00.000Z', '2023-04-15T00:00:00.000Z']);
   });
 
   it('names no window for the present, the future or no time at all', () => {
