@@ -370,6 +370,16 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
           // By alpha's conversation id: nothing, not even whether it exists.
           const byId = await beta('POST', '/v1/turns/search', { query: 'vault code zanzibarite', mode, conversationId: seeded.conversationId });
           expect(byId.body.hits).toEqual([]);
+          // Grouped by conversation, and as of a later moment: still nothing of alpha's.
+          const grouped = await beta('POST', '/v1/turns/search', {
+            query: 'vault code zanzibarite',
+            mode,
+            groupBy: 'conversation',
+            asOf: '2100-01-01T00:00:00Z',
+            topK: 50,
+          });
+          expect(grouped.status).toBe(200);
+          expectNothingOfAlpha(grouped, `turn search by conversation (${mode})`);
         }
       },
       'GET /v1/runs/:runId': async () => {

@@ -46,7 +46,7 @@ export function knownBases(seeds: FuzzSeeds): Record<string, BaseRequest> {
     'POST /v1/memories/search': {
       params: {},
       query: [],
-      body: { query: 'green tea', topK: 3, mode: 'hybrid', tagsAny: ['alice'], weights: { vector: 1, text: 1 } },
+      body: { query: 'green tea last week', topK: 3, mode: 'hybrid', tagsAny: ['alice'], weights: { vector: 1, text: 1 }, asOf: '2030-01-01T00:00:00Z' },
     },
     'POST /v1/memories': { params: {}, query: [], body: { key: 'fuzz', content: 'fuzzed content', tags: ['fuzz'], metadata: { n: 1, list: ['a'] } } },
     'PUT /v1/memories/:key': { params: { key: seeds.memoryKey }, query: [], body: { content: 'Alice prefers green tea', tags: ['alice'], metadata: { v: 1 } } },
@@ -111,6 +111,8 @@ export function knownBases(seeds: FuzzSeeds): Record<string, BaseRequest> {
         mode: 'hybrid',
         minScore: 0,
         weights: { vector: 1, text: 1 },
+        asOf: '2030-01-01T00:00:00Z',
+        groupBy: 'conversation',
       },
     },
     // Runs: a run id of nobody's, so that an accepted request is a 404 that changes nothing.
