@@ -2,6 +2,7 @@ import type { FusionWeights } from '../retrieval/fusion-weights.js';
 import type { MetadataFilter } from '../retrieval/metadata-filter.js';
 import type { Page } from '../retrieval/page.js';
 import type { SearchMode } from '../retrieval/search-mode.js';
+import type { TimeWindow } from '../text/time-window.js';
 
 export const DEFAULT_AGENT_ID = 'default';
 
@@ -139,6 +140,11 @@ export interface SearchMemoriesOptions extends VectorSearchOptions {
    * time the query names ("last month") is read against it to favour the memories created then.
    */
   asOf?: Date;
+  /**
+   * The time window the query names, when the caller has read it already (`readTimeWindow`, to
+   * show it); absent: the search reads it against `asOf`.
+   */
+  timeWindow?: TimeWindow | null;
 }
 
 export interface MemoryHit {

@@ -401,7 +401,7 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
     const topK = opts.topK ?? 10;
     const filter = memoryFilter(tenantId, opts);
     // A window re-ranks, so it needs candidates from below the first page.
-    const timeWindow = query === '' ? null : readTimeWindow(query, opts.asOf ?? new Date());
+    const timeWindow = opts.timeWindow !== undefined ? opts.timeWindow : query === '' ? null : readTimeWindow(query, opts.asOf ?? new Date());
     const hits = await searchRows<MemoryRow>(engine, db, MEMORY_CORPUS, query, {
       mode: opts.mode ?? 'hybrid',
       vector,

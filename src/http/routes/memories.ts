@@ -64,8 +64,10 @@ export function createMemoryRoutes(ctx: AppContext): ApiRoutes {
   defineRoute(routes, searchMemoriesRoute, async (c) => {
     const scope = queryScope(c);
     const { query, ...options } = await parseBody(c, searchBody);
-    const hits = await memoriesOf(c).search(query, { ...options, ...oneScope(options, scope) });
-    return c.json({ hits, timeWindow: readTimeWindow(query, options.asOf ?? new Date()) });
+    // Read here once: the reply shows the window the search applied.
+    const timeWindow = readTimeWindow(query, options.asOf ?? new Date());
+    const hits = await memoriesOf(c).search(query, { ...options, ...oneScope(options, scope), timeWindow });
+    return c.json({ hits, timeWindow });
   });
 
   const saveMemoryRoute = createRoute({

@@ -9,7 +9,7 @@ import type { PromptMessage } from './extraction-prompts.js';
  * hundreds of turns would send as many extraction requests at once, and an app that wants its
  * old conversations read has `POST /v1/memories/extract` for that.
  */
-/** Told the facts drawn from a turn, whatever became of them as memories: they become keys of the turn. */
+/** Told the facts drawn from a turn, whatever became of them as memories (repeats included): they become keys of the turn. */
 export type TurnFactsSink = (tenantId: string, source: { conversationId: string; turn: number }, facts: string[], signal: AbortSignal) => Promise<unknown>;
 
 export function createMemoryExtractionHook(extractorFor: (tenantId: string) => MemoryExtractor, factKeys?: TurnFactsSink): AfterTurnHook {
@@ -25,7 +25,13 @@ export function createMemoryExtractionHook(extractorFor: (tenantId: string) => M
       if (answer?.content) messages.push({ role: 'assistant', content: answer.content });
       const source = { conversationId, turn: turn.turn };
       const { decisions } = await extractorFor(tenantId).extract({ messages, scope: { agentId, userId }, source, signal });
-      if (factKeys && decisions.length > 0) await factKeys(tenantId, source, [...new Set(decisions.map((d) => d.fact))], signal);
+      if (factKeys && decisions.length > 0)
+        await factKeys(
+          tenantId,
+          source,
+          decisions.map((d) => d.fact),
+          signal,
+        );
     },
   };
 }
