@@ -23,6 +23,9 @@ export const MEMORY_CORPUS: Corpus = Object.freeze({
     validTo: memories.validTo,
     expiresAt: memories.expiresAt,
     at: memories.createdAt,
+    changedAt: memories.updatedAt,
+    validFrom: memories.validFrom,
+    validUntil: memories.validUntil,
   },
   // Kept by migration 0009's triggers: an agent's memories, and an agent's with one user's.
   filterStats: {
@@ -44,7 +47,8 @@ export const storedUserId = (userId: string | null | undefined): string => userI
 /**
  * A memory filter as the corpus applies it: the store's tenant, the agent (default `default`),
  * the user (absent: every user's; '' the shared memories only; an id that user's, and with
- * `includeShared` the shared ones too), live memories unless `includeInvalid`, tags and metadata.
+ * `includeShared` the shared ones too), live memories unless `includeInvalid`, facts valid at
+ * `validAt` (default now), tags and metadata.
  */
 export function memoryFilter(tenantId: string, filter: MemoryFilter = {}): CorpusFilter {
   const { userId } = filter;
@@ -54,5 +58,6 @@ export function memoryFilter(tenantId: string, filter: MemoryFilter = {}): Corpu
     ...(users ? { oneOf: { userId: users } } : {}),
     metadata: filter.metadata,
     includeInvalid: filter.includeInvalid,
+    validAt: filter.validAt?.toISOString() ?? 'now',
   };
 }

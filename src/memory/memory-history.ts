@@ -1,6 +1,7 @@
 import { type SQL, and, asc, eq, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../db/database.js';
 import { memories, memoryHistory } from '../db/schema/index.js';
+import { type StoredOrigin, toOrigins } from './memory-rows.js';
 import type { MemoryActor, MemoryEvent, MemoryEventType } from './memory-types.js';
 
 /** One change to record, with the memory as it was and as it is. */
@@ -14,6 +15,12 @@ export interface MemoryChangeRecord {
   previousContent: string | null;
   tags: readonly string[];
   previousTags: readonly string[] | null;
+  /** The rest of the memory as the event leaves it: an `asOf` read rebuilds it from these. */
+  metadata: Record<string, unknown>;
+  sources: readonly StoredOrigin[];
+  validFrom: Date | null;
+  validUntil: Date | null;
+  expiresAt: Date | null;
 }
 
 /** Records changes in the writer's transaction: a change and its event land together or not at all. */
@@ -31,6 +38,11 @@ export async function recordMemoryEvents(tx: Tx, tenantId: string, actor: Memory
       previousContent: r.previousContent,
       tags: [...r.tags],
       previousTags: r.previousTags ? [...r.previousTags] : null,
+      metadata: r.metadata,
+      sources: [...r.sources],
+      validFrom: r.validFrom,
+      validUntil: r.validUntil,
+      expiresAt: r.expiresAt,
       actor: actor as Record<string, unknown>,
     })),
   );
@@ -42,9 +54,11 @@ export async function recordMemoryEvents(tx: Tx, tenantId: string, actor: Memory
  */
 export async function recordRemovals(tx: Tx, tenantId: string, event: 'deleted' | 'expired', actor: MemoryActor, where: SQL): Promise<void> {
   await tx.execute(sql`
-    INSERT INTO ${memoryHistory} (tenant_id, memory_id, agent_id, user_id, key, event, content, previous_content, tags, previous_tags, actor)
+    INSERT INTO ${memoryHistory} (tenant_id, memory_id, agent_id, user_id, key, event, content, previous_content, tags, previous_tags,
+      metadata, sources, valid_from, valid_until, expires_at, actor)
     SELECT ${tenantId}, ${memories.id}, ${memories.agentId}, ${memories.userId}, ${memories.key}, ${event}, NULL, ${memories.content},
-      ${memories.tags}, ${memories.tags}, ${JSON.stringify(actor)}::jsonb
+      ${memories.tags}, ${memories.tags}, ${memories.metadata}, ${memories.sources}, ${memories.validFrom}, ${memories.validUntil},
+      ${memories.expiresAt}, ${JSON.stringify(actor)}::jsonb
     FROM ${memories} WHERE ${where}`);
 }
 
@@ -68,6 +82,9 @@ export async function readMemoryHistory(db: Db, tenantId: string, scope: { agent
     previousContent: r.previousContent,
     tags: r.tags,
     previousTags: r.previousTags,
+    validFrom: r.validFrom,
+    validUntil: r.validUntil,
+    sources: toOrigins(r.sources),
     actor: r.actor as MemoryActor,
     at: r.at,
   }));

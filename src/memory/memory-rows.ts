@@ -1,7 +1,7 @@
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { type SQL, getTableColumns, sql } from 'drizzle-orm';
 import { memories } from '../db/schema/index.js';
-import type { Memory } from './memory-types.js';
+import type { Memory, MemoryActor, MemoryOrigin, MemoryQuote } from './memory-types.js';
 
 /**
  * The memory store's rows and the SQL pieces its writes share (pg-memory-store.ts): how a row
@@ -20,11 +20,57 @@ export const toMemory = (row: MemoryRow): Memory => ({
   metadata: row.metadata,
   agentId: row.agentId,
   userId: row.userId === '' ? null : row.userId,
+  sources: toOrigins(row.sources),
+  validFrom: row.validFrom,
+  validUntil: row.validUntil,
   validTo: row.validTo,
   expiresAt: row.expiresAt,
   createdAt: row.createdAt,
   updatedAt: row.updatedAt,
 });
+
+/** An origin as the `sources` jsonb holds it: absent fields rather than nulls, the time as ISO text. */
+export type StoredOrigin = Record<string, unknown>;
+
+/** Origins as stored (also a history event's snapshot, NULL on events older than origins), read. */
+export function toOrigins(stored: readonly StoredOrigin[] | null | undefined): MemoryOrigin[] {
+  return (stored ?? []).map((o) => {
+    const quote = o.quote as MemoryQuote | undefined;
+    return {
+      actor: o.actor as MemoryOrigin['actor'],
+      conversationId: typeof o.conversationId === 'string' ? o.conversationId : null,
+      turn: typeof o.turn === 'number' ? o.turn : null,
+      quote: quote ? { text: quote.text, start: quote.start, end: quote.end } : null,
+      at: new Date(o.at as string),
+      ...(o.deleted === true ? { deleted: true } : {}),
+    };
+  });
+}
+
+/**
+ * A memory keeps its first origin and its newest ones, this many in all: a fact repeated in every
+ * conversation does not grow its row without bound, and where it was first said stays known.
+ */
+export const MAX_ORIGINS = 50;
+
+/** The origin a write by `actor` adds; none for the server's own writes. */
+export function originOf(actor: MemoryActor, quote: MemoryQuote | undefined, at: Date): StoredOrigin | undefined {
+  if (actor.type === 'system') return undefined;
+  const turn = actor.type === 'api' ? {} : { conversationId: actor.conversationId, turn: actor.turn };
+  return JSON.parse(JSON.stringify({ actor: actor.type, ...turn, ...(quote ? { quote } : {}), at: at.toISOString() })) as StoredOrigin;
+}
+
+/** `sources` with `origin` added, unless the newest one is already the same writer at the same turn. */
+export function withOrigin(sources: readonly StoredOrigin[], origin: StoredOrigin | undefined): StoredOrigin[] {
+  if (!origin) return [...sources];
+  const last = sources[sources.length - 1];
+  const sameTurn = origin.conversationId !== undefined && last?.conversationId === origin.conversationId && last.turn === origin.turn;
+  if (last && sameTurn && last.actor === origin.actor && !last.deleted) {
+    return [...sources.slice(0, -1), { ...last, ...(origin.quote ? { quote: origin.quote } : {}) }];
+  }
+  const all = [...sources, origin];
+  return all.length <= MAX_ORIGINS ? all : [all[0]!, ...all.slice(all.length - MAX_ORIGINS + 1)];
+}
 
 /** A memory as one write leaves it. */
 export interface Target {
@@ -35,6 +81,10 @@ export interface Target {
   tags: string[];
   metadata: Record<string, unknown>;
   expiresAt: Date | null;
+  validFrom: Date | null;
+  validUntil: Date | null;
+  /** The user's words a new wording was drawn from (extraction). */
+  quote?: MemoryQuote;
 }
 
 /** The row a write found under its key, locked; `expired` rows read as gone. */
@@ -43,6 +93,9 @@ export interface LockedRow {
   content: string;
   tags: string[];
   metadata: Record<string, unknown>;
+  sources: StoredOrigin[];
+  validFrom: Date | null;
+  validUntil: Date | null;
   bm25Length: number | null;
   validTo: Date | null;
   expiresAt: Date | null;
@@ -65,3 +118,23 @@ export function expiryOf(input: { ttlSeconds?: number | null; expiresAt?: Date |
 
 export const sameTags = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((t, i) => t === b[i]);
 export const sameTime = (a: Date | null, b: Date | null) => (a?.getTime() ?? null) === (b?.getTime() ?? null);
+
+/** The fields a history event keeps beside content and tags, as the write leaves the memory. */
+export const snapshotOf = (
+  memory: Pick<Target, 'metadata' | 'expiresAt' | 'validFrom' | 'validUntil'>,
+  sources: readonly StoredOrigin[],
+): { metadata: Record<string, unknown>; sources: readonly StoredOrigin[]; validFrom: Date | null; validUntil: Date | null; expiresAt: Date | null } => ({
+  metadata: memory.metadata,
+  sources,
+  validFrom: memory.validFrom,
+  validUntil: memory.validUntil,
+  expiresAt: memory.expiresAt,
+});
+
+/**
+ * `sources` (a jsonb column of origins) with those in `conversationId` marked deleted and their
+ * quotes dropped: the words go with the conversation, the fact that it was the origin stays.
+ */
+export const markedDeleted = (sources: PgColumn | SQL, conversationId: string): SQL =>
+  sql`(SELECT coalesce(jsonb_agg(CASE WHEN o->>'conversationId' = ${conversationId} THEN (o - 'quote') || '{"deleted": true}'::jsonb ELSE o END ORDER BY n), '[]'::jsonb)
+    FROM jsonb_array_elements(${sources}) WITH ORDINALITY AS e(o, n))`;

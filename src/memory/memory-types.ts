@@ -6,6 +6,27 @@ import type { TimeWindow } from '../text/time-window.js';
 
 export const DEFAULT_AGENT_ID = 'default';
 
+/** Words of a user's message a memory was drawn from: `text` is `message.slice(start, end)`. */
+export interface MemoryQuote {
+  text: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * One origin of a memory (provenance): who wrote it and, when a chat turn did, that turn and the
+ * user's words it was drawn from. A memory gains one with each new wording.
+ */
+export interface MemoryOrigin {
+  actor: MemoryActor['type'];
+  conversationId: string | null;
+  turn: number | null;
+  quote: MemoryQuote | null;
+  at: Date;
+  /** The conversation it points to was deleted (its quote with it). */
+  deleted?: boolean;
+}
+
 export interface Memory {
   key: string;
   content: string;
@@ -14,6 +35,12 @@ export interface Memory {
   agentId: string;
   /** The user the memory belongs to; null for the agent's shared memories. */
   userId: string | null;
+  /** Where it came from, oldest first. */
+  sources: MemoryOrigin[];
+  /** Valid time: when the fact began to hold in the world; null: always, as far as known. */
+  validFrom: Date | null;
+  /** Valid time: when it stopped holding; null: it still does. */
+  validUntil: Date | null;
   /** Set once the memory was contradicted (invalidated): kept, but not recalled. */
   validTo: Date | null;
   /** After this, the memory reads as gone. */
@@ -47,11 +74,30 @@ export interface MemoryEvent {
   previousContent: string | null;
   tags: string[];
   previousTags: string[] | null;
+  /** Valid time as the event left it (record time is `at`). */
+  validFrom: Date | null;
+  validUntil: Date | null;
+  /** The memory's origins as the event left them (empty on events recorded before origins were kept). */
+  sources: MemoryOrigin[];
   actor: MemoryActor;
   at: Date;
 }
 
-export interface SaveMemoryInput extends MemoryScope {
+/** When a fact held in the world; both optional, `validUntil` after `validFrom`. */
+export interface ValidTime {
+  validFrom?: Date | null;
+  validUntil?: Date | null;
+}
+
+/** Which moment a read is about: record time (`asOf`, what memrag knew then) and valid time (`validAt`). */
+export interface ReadMoment {
+  /** The memory as it was then, from its history; absent: as it is now. */
+  asOf?: Date;
+  /** Only facts valid at this moment (default now). */
+  validAt?: Date;
+}
+
+export interface SaveMemoryInput extends MemoryScope, ValidTime {
   key: string;
   content: string;
   tags?: string[];
@@ -64,7 +110,7 @@ export interface SaveMemoryInput extends MemoryScope {
 }
 
 /** The fields of a PATCH: only those given change. */
-export interface MemoryPatch {
+export interface MemoryPatch extends ValidTime {
   content?: string;
   /** Replaces the tags; or add and remove some with the two below. */
   tags?: string[];
@@ -78,8 +124,8 @@ export interface MemoryPatch {
 
 /** One decision of a fact extraction, applied with the others in one transaction. */
 export type MemoryChange =
-  | { op: 'add'; content: string; tags?: string[]; metadata?: Record<string, unknown> }
-  | { op: 'update'; key: string; content: string; tags?: string[] }
+  | ({ op: 'add'; content: string; tags?: string[]; metadata?: Record<string, unknown>; quote?: MemoryQuote } & ValidTime)
+  | ({ op: 'update'; key: string; content: string; tags?: string[]; quote?: MemoryQuote } & ValidTime)
   | { op: 'invalidate'; key: string };
 
 export interface AppliedChange {
@@ -101,6 +147,8 @@ export interface SaveMemoryResult {
 /** Tag filters; tags are matched after trimming and case-folding. */
 export interface MemoryFilter {
   agentId?: string;
+  /** Only facts valid at this moment (valid time); default now. */
+  validAt?: Date;
   /** Only this user's memories (with `includeShared`, the agent's shared ones too). Absent: every user's. */
   userId?: string;
   includeShared?: boolean;
@@ -136,8 +184,10 @@ export interface SearchMemoriesOptions extends VectorSearchOptions {
   /** Overrides the store's fusion weights for this query (hybrid mode). */
   weights?: FusionWeights;
   /**
-   * The moment the question is asked (default now): memories created after it are left out, and a
-   * time the query names ("last month") is read against it to favour the memories created then.
+   * The moment the question is asked (default now), in record time: the memories as they were
+   * then, from their history (those created later left out, those changed since in their wording
+   * of then), and a time the query names ("last month") is read against it to favour the memories
+   * created then.
    */
   asOf?: Date;
   /**
@@ -159,6 +209,8 @@ export interface MemorySearchHit extends MemoryHit {
 }
 
 export interface ListMemoriesOptions extends MemoryFilter {
+  /** The memories as they were at this moment (record time), from their history. */
+  asOf?: Date;
   limit?: number;
   /** Opaque cursor from a previous page's `nextCursor`. */
   cursor?: string;
@@ -181,14 +233,23 @@ export interface MemoryStore {
   applyChanges(scope: MemoryScope, changes: readonly MemoryChange[], actor: MemoryActor): Promise<AppliedChange[]>;
   /** Every change of the key in the scope, oldest first; also after it was deleted. */
   history(key: string, scope?: MemoryScope): Promise<MemoryEvent[]>;
-  /** An unexpired memory (invalidated ones included: they keep their key). */
-  get(key: string, scope?: MemoryScope): Promise<Memory | null>;
+  /**
+   * An unexpired memory (invalidated ones included: they keep their key); with `asOf`, as it was
+   * then (null when it did not exist yet); with `validAt`, null when the fact did not hold then.
+   */
+  get(key: string, scope?: MemoryScope, moment?: ReadMoment): Promise<Memory | null>;
   search(query: string, options?: SearchMemoriesOptions): Promise<MemorySearchHit[]>;
   /** Vector search only (cosine similarity), with a query vector already in the store's space. */
   searchByVector(vector: number[], options?: VectorSearchOptions): Promise<MemorySearchHit[]>;
   delete(key: string, scope?: MemoryScope, actor?: MemoryActor): Promise<boolean>;
   list(options?: ListMemoriesOptions): Promise<MemoryPage>;
   tagCounts(filter?: MemoryFilter): Promise<TagCount[]>;
+  /**
+   * Lineage: the tenant's memories drawn from a conversation that is being deleted. `cascade`:
+   * those whose every source lies in it are deleted; the others (and all, without cascade) keep
+   * their sources there marked `deleted`, their quotes dropped.
+   */
+  forgetConversation(conversationId: string, options: { cascade: boolean; actor?: MemoryActor }): Promise<{ deleted: number; marked: number }>;
   /** Deletes every memory matching the filter; at least one tag filter is required. Returns the count. */
   deleteByTags(filter: MemoryFilter): Promise<number>;
 }

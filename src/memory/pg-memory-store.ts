@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { type SQL, and, asc, desc, eq, sql } from 'drizzle-orm';
 import type { Tx } from '../db/database.js';
 import type { AfterBulkWrite } from '../db/table-statistics.js';
-import { memories } from '../db/schema/index.js';
+import { memories, memoryHistory } from '../db/schema/index.js';
 import { defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
 import { createCorpusIndex } from '../retrieval/corpus-index.js';
 import type { CorpusFilter } from '../retrieval/filter.js';
-import { filterToSql } from '../retrieval/filter-sql.js';
+import { filterToSql, validAtSql } from '../retrieval/filter-sql.js';
 import { fusionWeightsFor } from '../retrieval/fusion-weights.js';
 import { afterCursor, createdAtText, keysetPage } from '../retrieval/keyset-page.js';
 import { type TenantCorpusOptions, createRetrievalEngine } from '../retrieval/retrieval-engine.js';
@@ -15,19 +15,26 @@ import { normalizeTags } from '../retrieval/tags.js';
 import { TIME_WINDOW_CANDIDATES, favourTimeWindow } from '../retrieval/time-window-boost.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
 import { readTimeWindow } from '../text/time-window.js';
+import { readVersions } from './memory-as-of.js';
+import { searchMemoriesAsOf } from './memory-as-of-search.js';
 import { MEMORY_CORPUS, memoryFilter, storedUserId } from './memory-corpus.js';
 import { readMemoryHistory, recordMemoryEvents, recordRemovals } from './memory-history.js';
 import {
   type LockedRow,
   type MemoryRow,
+  type StoredOrigin,
   type Target,
   expiryOf,
   memoryColumns,
+  markedDeleted,
   normalizedText,
   notExpired,
+  originOf,
   sameTags,
   sameTime,
+  snapshotOf,
   toMemory,
+  withOrigin,
 } from './memory-rows.js';
 import {
   type AppliedChange,
@@ -46,6 +53,7 @@ import {
   type SaveMemoryInput,
   type SaveMemoryResult,
   type SearchMemoriesOptions,
+  type ReadMoment,
   type TagCount,
   type VectorSearchOptions,
 } from './memory-types.js';
@@ -100,6 +108,9 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
         content: memories.content,
         tags: memories.tags,
         metadata: memories.metadata,
+        sources: memories.sources,
+        validFrom: memories.validFrom,
+        validUntil: memories.validUntil,
         bm25Length: memories.bm25Length,
         validTo: memories.validTo,
         expiresAt: memories.expiresAt,
@@ -119,7 +130,17 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
     const live = locked !== undefined && !locked.expired;
     const indexed = index.termsOf(target.content);
     const scope = { agentId: target.agentId, userId: target.userId };
-    const common = { tags: target.tags, metadata: target.metadata, expiresAt: target.expiresAt, validTo: null, updatedAt: sql`now()` };
+    const common = {
+      tags: target.tags,
+      metadata: target.metadata,
+      expiresAt: target.expiresAt,
+      validFrom: target.validFrom,
+      validUntil: target.validUntil,
+      validTo: null,
+      updatedAt: sql`now()`,
+    };
+    const origin = originOf(actor, target.quote, new Date());
+    let sources: StoredOrigin[];
     // An expired row still under the key is gone for readers: its end is recorded before it is replaced.
     if (locked?.expired) await recordRemovals(tx, tenantId, 'expired', SYSTEM_ACTOR, eq(memories.id, locked.id));
     let row: MemoryRow & { id: string };
@@ -130,10 +151,20 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
         !sameTags(locked.tags, target.tags) ||
         locked.validTo !== null ||
         !sameTime(locked.expiresAt, target.expiresAt) ||
+        !sameTime(locked.validFrom, target.validFrom) ||
+        !sameTime(locked.validUntil, target.validUntil) ||
         JSON.stringify(locked.metadata) !== JSON.stringify(target.metadata);
+      // The same words said again after they were contradicted or expired: a new origin of them.
+      const reasserted = !live || locked.validTo !== null;
+      sources = reasserted ? withOrigin(live ? locked.sources : [], origin) : locked.sources;
       const [updated] = await tx
         .update(memories)
-        .set({ ...common, ...(locked.bm25Length === null ? { bm25Length: indexed.length } : {}), ...(live ? {} : { createdAt: sql`now()` }) })
+        .set({
+          ...common,
+          sources,
+          ...(locked.bm25Length === null ? { bm25Length: indexed.length } : {}),
+          ...(live ? {} : { createdAt: sql`now()` }),
+        })
         .where(eq(memories.id, locked.id))
         .returning({ ...memoryColumns, id: memories.id });
       row = updated!;
@@ -143,13 +174,22 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
       if (!changed) return { memory: toMemory(row), created: false, reembedded };
     } else {
       if (!vector) return null;
+      // A new wording: its origin joins those of the words it replaces.
+      sources = withOrigin(live ? locked.sources : [], origin);
       if (locked) {
         // Its content is replaced: its postings go, and its length leaves the totals.
         await index.removePostings(tx, tenantId, sql`SELECT ${memories.id} FROM ${memories} WHERE ${eq(memories.id, locked.id)}`);
         if (locked.bm25Length !== null) await index.adjustTotals(tx, tenantId, -1, -locked.bm25Length);
         const [updated] = await tx
           .update(memories)
-          .set({ ...common, content: target.content, embedding: vector, bm25Length: indexed.length, ...(live ? {} : { createdAt: sql`now()` }) })
+          .set({
+            ...common,
+            sources,
+            content: target.content,
+            embedding: vector,
+            bm25Length: indexed.length,
+            ...(live ? {} : { createdAt: sql`now()` }),
+          })
           .where(eq(memories.id, locked.id))
           .returning({ ...memoryColumns, id: memories.id });
         row = updated!;
@@ -164,7 +204,10 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
             content: target.content,
             tags: target.tags,
             metadata: target.metadata,
+            sources,
             expiresAt: target.expiresAt,
+            validFrom: target.validFrom,
+            validUntil: target.validUntil,
             embedding: vector,
             bm25Length: indexed.length,
           })
@@ -184,6 +227,7 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
         previousContent: live ? locked.content : null,
         tags: target.tags,
         previousTags: live ? locked.tags : null,
+        ...snapshotOf(target, sources),
       },
     ]);
     return { memory: toMemory(row), created: !live, reembedded };
@@ -196,13 +240,15 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
     tags: normalizeTags(input.tags),
     metadata: input.metadata ?? {},
     expiresAt: expiryOf(input) ?? null,
+    validFrom: input.validFrom ?? null,
+    validUntil: input.validUntil ?? null,
   });
 
   async function save(input: SaveMemoryInput): Promise<SaveMemoryResult> {
     const target = targetOf(input);
     const actor = input.actor ?? API_ACTOR;
     for (let tries = 1; tries <= MAX_WRITE_ATTEMPTS; tries++) {
-      const current = await get(target.key, target);
+      const current = await stored(target.key, target);
       // Embed outside the transaction: on PGlite a transaction holds the only connection, and
       // inside it the corpus lock would stall every memory writer for the embedder's time.
       const vector = current?.content === target.content ? null : await embedOne(target.content);
@@ -247,7 +293,7 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
 
   async function patch(key: string, scopeInput: MemoryScope, changes: MemoryPatch, actor: MemoryActor = API_ACTOR): Promise<Memory | null> {
     const scope = scopeOf(scopeInput);
-    const merge = (current: Pick<LockedRow, 'content' | 'tags' | 'metadata' | 'expiresAt'>): Target => {
+    const merge = (current: Pick<LockedRow, 'content' | 'tags' | 'metadata' | 'expiresAt' | 'validFrom' | 'validUntil'>): Target => {
       let tags = changes.tags !== undefined ? normalizeTags(changes.tags) : current.tags;
       const removed = new Set(normalizeTags(changes.removeTags));
       tags = normalizeTags([...tags.filter((t) => !removed.has(t)), ...normalizeTags(changes.addTags)]);
@@ -259,10 +305,12 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
         tags,
         metadata: changes.metadata ?? current.metadata,
         expiresAt: expiresAt === undefined ? current.expiresAt : expiresAt,
+        validFrom: changes.validFrom === undefined ? current.validFrom : changes.validFrom,
+        validUntil: changes.validUntil === undefined ? current.validUntil : changes.validUntil,
       };
     };
     for (let tries = 1; tries <= MAX_WRITE_ATTEMPTS; tries++) {
-      const current = await get(key, scope);
+      const current = await stored(key, scope);
       if (!current) return null;
       const content = changes.content ?? current.content;
       const vector = content === current.content ? null : await embedOne(content);
@@ -313,7 +361,17 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
             const locked = await lockRow(tx, same.key, scope);
             const saved = await write(
               tx,
-              { ...scope, key: same.key, content: locked!.content, tags: locked!.tags, metadata: locked!.metadata, expiresAt: locked!.expiresAt },
+              {
+                ...scope,
+                key: same.key,
+                content: locked!.content,
+                tags: locked!.tags,
+                metadata: locked!.metadata,
+                expiresAt: locked!.expiresAt,
+                validFrom: change.validFrom === undefined ? locked!.validFrom : change.validFrom,
+                validUntil: change.validUntil === undefined ? locked!.validUntil : change.validUntil,
+                ...(change.quote ? { quote: change.quote } : {}),
+              },
               locked,
               null,
               actor,
@@ -324,7 +382,17 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
           const key = randomUUID();
           const saved = await write(
             tx,
-            { ...scope, key, content: change.content, tags: normalizeTags(change.tags), metadata: change.metadata ?? {}, expiresAt: null },
+            {
+              ...scope,
+              key,
+              content: change.content,
+              tags: normalizeTags(change.tags),
+              metadata: change.metadata ?? {},
+              expiresAt: null,
+              validFrom: change.validFrom ?? null,
+              validUntil: change.validUntil ?? null,
+              ...(change.quote ? { quote: change.quote } : {}),
+            },
             undefined,
             vectorOf.get(change.content)!,
             actor,
@@ -341,7 +409,17 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
           const tags = normalizeTags([...locked.tags, ...(change.tags ?? [])]);
           const saved = await write(
             tx,
-            { ...scope, key: change.key, content: change.content, tags, metadata: locked.metadata, expiresAt: locked.expiresAt },
+            {
+              ...scope,
+              key: change.key,
+              content: change.content,
+              tags,
+              metadata: locked.metadata,
+              expiresAt: locked.expiresAt,
+              validFrom: change.validFrom === undefined ? locked.validFrom : change.validFrom,
+              validUntil: change.validUntil === undefined ? locked.validUntil : change.validUntil,
+              ...(change.quote ? { quote: change.quote } : {}),
+            },
             locked,
             vectorOf.get(change.content)!,
             actor,
@@ -364,6 +442,7 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
             previousContent: locked.content,
             tags: locked.tags,
             previousTags: locked.tags,
+            ...snapshotOf(locked, locked.sources),
           },
         ]);
         results.push({ op: 'invalidate', status: 'applied', key: change.key, memory: toMemory(row!) });
@@ -383,12 +462,29 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
     return index.deleteRows(tx, tenantId, where);
   }
 
-  async function get(key: string, scope?: MemoryScope): Promise<Memory | null> {
+  async function get(key: string, scopeInput?: MemoryScope, moment: ReadMoment = {}): Promise<Memory | null> {
+    const scope = scopeOf(scopeInput);
+    const validAt = moment.validAt?.toISOString() ?? 'now';
+    if (moment.asOf) {
+      // Invalidated memories are read too, as without asOf: they keep their key.
+      const filter = { ...memoryFilter(tenantId, { agentId: scope.agentId, userId: scope.userId, includeInvalid: true }), validAt };
+      const [version] = await readVersions(db, { filter, asOf: moment.asOf, key });
+      return version?.memory ?? null;
+    }
     const [row] = await db
       .select(memoryColumns)
       .from(memories)
-      .where(and(byKey(key, scopeOf(scope)), notExpired));
+      .where(and(byKey(key, scope), notExpired, validAtSql(validAt, memories.validFrom, memories.validUntil)));
     return row ? toMemory(row) : null;
+  }
+
+  /** The memory under a key, whenever its fact holds: what a write changes. */
+  async function stored(key: string, scope?: MemoryScope): Promise<Pick<Memory, 'content'> | null> {
+    const [row] = await db
+      .select({ content: memories.content })
+      .from(memories)
+      .where(and(byKey(key, scopeOf(scope)), notExpired));
+    return row ?? null;
   }
 
   async function del(key: string, scope?: MemoryScope, actor: MemoryActor = API_ACTOR): Promise<boolean> {
@@ -402,16 +498,21 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
     const filter = memoryFilter(tenantId, opts);
     // A window re-ranks, so it needs candidates from below the first page.
     const timeWindow = opts.timeWindow !== undefined ? opts.timeWindow : query === '' ? null : readTimeWindow(query, opts.asOf ?? new Date());
-    const hits = await searchRows<MemoryRow>(engine, db, MEMORY_CORPUS, query, {
+    const search = {
       mode: opts.mode ?? 'hybrid',
-      vector,
-      filter: opts.asOf ? { ...filter, until: opts.asOf.toISOString() } : filter,
+      filter,
       topK: timeWindow ? Math.max(topK, TIME_WINDOW_CANDIDATES) : topK,
       weights: opts.weights ?? weights,
-      minScore: opts.minScore,
-      payload: memoryColumns,
-    });
-    const found = hits.map(({ row, score, ranks }) => ({ memory: toMemory(row), score, ranks }));
+      ...(opts.minScore !== undefined ? { minScore: opts.minScore } : {}),
+      ...(vector ? { vector } : {}),
+    };
+    const found = opts.asOf
+      ? await searchMemoriesAsOf({ db, engine, embedder, analyzer, payload: memoryColumns }, query, { ...search, asOf: opts.asOf })
+      : (await searchRows<MemoryRow>(engine, db, MEMORY_CORPUS, query, { ...search, payload: memoryColumns })).map(({ row, score, ranks }) => ({
+          memory: toMemory(row),
+          score,
+          ranks,
+        }));
     return favourTimeWindow(found, (h) => h.memory.createdAt, timeWindow).slice(0, topK);
   }
 
@@ -422,6 +523,14 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
 
   async function list(opts: ListMemoriesOptions = {}): Promise<MemoryPage> {
     const limit = opts.limit ?? 50;
+    if (opts.asOf) {
+      const versions = await readVersions(db, { filter: memoryFilter(tenantId, opts), asOf: opts.asOf, cursor: opts.cursor, limit: limit + 1 });
+      return keysetPage(
+        versions.map((v) => ({ ...v, id: v.memoryId })),
+        limit,
+        (v) => v.memory,
+      );
+    }
     const rows = await db
       .select({ ...memoryColumns, id: memories.id, createdAtText: createdAtText(memories) })
       .from(memories)
@@ -449,8 +558,26 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
       throw new RangeError('deleteByTags needs tagsAny or tagsAll: a filter of excluded tags alone would delete almost everything');
     }
     // Invalidated memories carry the tag too: deleting by tag deletes them as well.
-    return db.transaction(async (tx) => remove(tx, where({ ...filter, includeInvalid: true }), API_ACTOR));
+    const { validAt: _validAt, ...anyValidTime } = filter;
+    return db.transaction(async (tx) => remove(tx, where({ ...anyValidTime, includeInvalid: true }), API_ACTOR));
   }
 
-  return { save, saveMany, patch, applyChanges, history, get, search, searchByVector, delete: del, list, tagCounts, deleteByTags };
+  async function forgetConversation(conversationId: string, options: { cascade: boolean; actor?: MemoryActor }): Promise<{ deleted: number; marked: number }> {
+    const drawnFrom = and(eq(memories.tenantId, tenantId), sql`${memories.sources} @> ${JSON.stringify([{ conversationId }])}::jsonb`)!;
+    // Every origin in the conversation: nothing else vouches for the memory.
+    const onlyFrom = sql`NOT EXISTS (SELECT 1 FROM jsonb_array_elements(${memories.sources}) o WHERE o->>'conversationId' IS DISTINCT FROM ${conversationId})`;
+    return index.write(db, tenantId, false, async (tx) => {
+      const deleted = options.cascade ? await remove(tx, and(drawnFrom, onlyFrom)!, options.actor ?? API_ACTOR) : 0;
+      const marked = await tx
+        .update(memories)
+        .set({ sources: markedDeleted(memories.sources, conversationId) })
+        .where(drawnFrom)
+        .returning({ id: memories.id });
+      await tx.execute(sql`UPDATE ${memoryHistory} SET sources = ${markedDeleted(memoryHistory.sources, conversationId)}
+        WHERE ${memoryHistory.tenantId} = ${tenantId} AND ${memoryHistory.sources} @> ${JSON.stringify([{ conversationId }])}::jsonb`);
+      return { deleted, marked: marked.length };
+    });
+  }
+
+  return { save, saveMany, patch, applyChanges, history, get, search, searchByVector, delete: del, list, tagCounts, deleteByTags, forgetConversation };
 }

@@ -19,6 +19,17 @@ export interface FilterColumns {
   expiresAt?: PgColumn;
   /** When the row was said or written: `CorpusFilter.until` applies to it. */
   at?: PgColumn;
+  /** When the row last changed: `CorpusFilter.unchangedAfter` applies to it. */
+  changedAt?: PgColumn;
+  /** When the row's fact began and stopped holding (null: unbounded): `CorpusFilter.validAt` applies to them. */
+  validFrom?: PgColumn;
+  validUntil?: PgColumn;
+}
+
+/** Valid time: the fact held at `at` (an instant, or `now`) when it began by then and had not stopped. */
+export function validAtSql(validAt: string, validFrom: PgColumn | SQL, validUntil: PgColumn | SQL): SQL {
+  const at = validAt === 'now' ? sql`now()` : sql`${validAt}::timestamptz`;
+  return sql`(${validFrom} IS NULL OR ${validFrom} <= ${at}) AND (${validUntil} IS NULL OR ${validUntil} > ${at})`;
 }
 
 /**
@@ -56,6 +67,14 @@ export function filterToSql(filter: CorpusFilter, columns: FilterColumns): SQL {
   if (filter.until !== undefined) {
     if (!columns.at) throw new Error('this corpus has no time column: an asOf cannot apply to it');
     live.push(sql`${columns.at} <= ${filter.until}::timestamptz`);
+  }
+  if (filter.unchangedAfter !== undefined) {
+    if (!columns.changedAt) throw new Error('this corpus has no time of last change: an asOf cannot apply to it');
+    live.push(sql`${columns.changedAt} <= ${filter.unchangedAfter}::timestamptz`);
+  }
+  if (filter.validAt !== undefined) {
+    if (!columns.validFrom || !columns.validUntil) throw new Error('this corpus has no valid time: a validAt cannot apply to it');
+    live.push(validAtSql(filter.validAt, columns.validFrom, columns.validUntil));
   }
   const { tags } = filter;
   const tagged = tags.tagsAny.length + tags.tagsAll.length + tags.tagsNone.length > 0;

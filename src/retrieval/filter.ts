@@ -44,6 +44,16 @@ export interface CorpusFilter {
    * moment would have found them (`asOf`). Only on a corpus with a time column.
    */
   until?: string;
+  /**
+   * An instant (ISO 8601): rows changed later are left out (a read as of that moment takes those
+   * from their history instead). Only on a corpus with a time of last change.
+   */
+  unchangedAfter?: string;
+  /**
+   * Valid time: only rows whose fact held at this instant (ISO 8601, or `now`). Absent: no
+   * condition. Only on a corpus with valid-time columns.
+   */
+  validAt?: string;
 }
 
 export function normalizeTagFilter(input: TagFilterInput = {}): TagFilter {

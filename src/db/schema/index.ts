@@ -5,6 +5,7 @@
  */
 export * from './agents.js';
 export * from './api-keys.js';
+export * from './audit-log.js';
 export * from './conversations.js';
 export * from './documents.js';
 export * from './jobs.js';

@@ -14,6 +14,8 @@ export const jobs = pgTable(
     tenantId: tenantIdColumn(),
     kind: text('kind').notNull(),
     status: text('status').notNull(),
+    /** The user whose data the job carries ('' for none): erasing the user erases the job. */
+    userId: text('user_id').notNull().default(''),
     /** The batch this job is an item of; a batch job itself is never claimed, its items are. */
     parentId: uuid('parent_id'),
     payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
@@ -37,6 +39,7 @@ export const jobs = pgTable(
   (t) => [
     check('jobs_status', sql`${t.status} IN ('queued', 'running', 'succeeded', 'failed', 'cancelled')`),
     index('jobs_tenant_created_idx').on(t.tenantId, t.createdAt, t.id),
+    index('jobs_user_idx').on(t.tenantId, t.userId).where(sql`user_id <> ''`),
     index('jobs_parent_idx').on(t.parentId).where(sql`parent_id IS NOT NULL`),
     // The claim's scan: only open jobs are indexed, so the index stays as small as the backlog.
     index('jobs_open_idx').on(t.runAt).where(sql`status IN ('queued', 'running')`),

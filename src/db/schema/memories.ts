@@ -22,8 +22,14 @@ export const memories = pgTable(
      * yet (saved before it existed); `indexUnindexedMemories` adds those at start.
      */
     bm25Length: integer('bm25_length'),
+    /** Where the memory came from, oldest first: `MemorySource`s (the writer, and the turn and words it was drawn from). */
+    sources: jsonb('sources').$type<Record<string, unknown>[]>().notNull().default([]),
     /** Set when the memory was contradicted: kept (with its history) but no longer recalled. */
     validTo: timestamp('valid_to', { withTimezone: true }),
+    /** Valid time: when the fact began to hold in the world (null: always, as far as known). */
+    validFrom: timestamp('valid_from', { withTimezone: true }),
+    /** Valid time: when the fact stopped holding in the world (null: it still does). */
+    validUntil: timestamp('valid_until', { withTimezone: true }),
     /** Past this time the memory reads as gone; the sweeper deletes it later with an `expired` event. */
     expiresAt: timestamp('expires_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
@@ -38,6 +44,8 @@ export const memories = pgTable(
     // fastupdate off: a pending list makes every filtered search scan it (7 ms at 100k rows).
     index('memories_tags_gin_idx').using('gin', t.tags).with({ fastupdate: false }),
     index('memories_tenant_agent_created_idx').on(t.tenantId, t.agentId, t.createdAt, t.id),
+    // Lineage: the memories drawn from a conversation (`sources @> '[{"conversationId": …}]'`).
+    index('memories_sources_gin_idx').using('gin', sql`${t.sources} jsonb_path_ops`),
     // Empty once everything is indexed, so the check at start costs nothing.
     index('memories_unindexed_idx').on(t.id).where(sql`bm25_length IS NULL`),
   ],

@@ -10,7 +10,21 @@ function memories(...contents: string[]) {
   const list = new SourceList();
   contents.forEach((content, i) =>
     list.addMemory({
-      memory: { key: `m${i + 1}`, content, tags: [], metadata: {}, agentId: 'a', userId: null, validTo: null, expiresAt: null, createdAt: now, updatedAt: now },
+      memory: {
+        key: `m${i + 1}`,
+        content,
+        tags: [],
+        metadata: {},
+        agentId: 'a',
+        userId: null,
+        sources: [],
+        validFrom: null,
+        validUntil: null,
+        validTo: null,
+        expiresAt: null,
+        createdAt: now,
+        updatedAt: now,
+      },
       score: 1 - i / 10,
     }),
   );

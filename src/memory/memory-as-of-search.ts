@@ -1,0 +1,137 @@
+import { sql } from 'drizzle-orm';
+import type { Db } from '../db/database.js';
+import { queryRows } from '../db/query-rows.js';
+import { textArray } from '../db/sql-arrays.js';
+import type { Embedder } from '../embeddings/embedder.js';
+import type { Analyzer } from '../retrieval/bm25/analyzer.js';
+import { queryTermCounts, readBm25Corpus } from '../retrieval/bm25/bm25-index.js';
+import { type Bm25Params, DEFAULT_BM25_PARAMS, bm25Idf, bm25TermWeight } from '../retrieval/bm25/bm25.js';
+import type { CorpusFilter } from '../retrieval/filter.js';
+import type { FusionWeights } from '../retrieval/fusion-weights.js';
+import { hybridCandidates } from '../retrieval/hybrid-candidates.js';
+import { type TextCandidate, type VectorCandidate, rankUnits } from '../retrieval/rank-units.js';
+import type { Payload, RetrievalEngine } from '../retrieval/retrieval-engine.js';
+import type { SearchMode } from '../retrieval/search-mode.js';
+import { readVersions } from './memory-as-of.js';
+import { MEMORY_CORPUS } from './memory-corpus.js';
+import { type MemoryRow, toMemory } from './memory-rows.js';
+import type { Memory, MemorySearchHit } from './memory-types.js';
+
+/**
+ * At most this many changed memories are embedded for one search: past it, the rest are found by
+ * their words only. Today's vectors serve every memory whose words have not changed since.
+ */
+export const AS_OF_EMBED_LIMIT = 256;
+
+export interface AsOfSearchOptions {
+  mode: SearchMode;
+  filter: CorpusFilter;
+  asOf: Date;
+  topK: number;
+  weights: FusionWeights;
+  minScore?: number;
+  vector?: number[];
+}
+
+export interface AsOfSearchDeps {
+  db: Db;
+  engine: RetrievalEngine;
+  embedder: Embedder;
+  analyzer: Analyzer;
+  payload: Payload;
+  bm25?: Bm25Params;
+}
+
+const cosine = (a: readonly number[], b: readonly number[]) => {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+};
+
+/**
+ * A search of the memories as they were at `asOf`, ranked by what they said then. The memories
+ * unchanged since are ranked by the indexes as today (both sides, filter inside); the ones that
+ * changed or went since are read from their history and scored here the same way: BM25 with the
+ * tenant's statistics, cosine with today's vector where the words are the same and a fresh one
+ * where they are not. Each side's two lists are merged by score, then fused as any search is.
+ */
+export async function searchMemoriesAsOf(deps: AsOfSearchDeps, query: string, opts: AsOfSearchOptions): Promise<MemorySearchHit[]> {
+  const { db, engine, analyzer, payload } = deps;
+  const { mode, filter, topK } = opts;
+  const asOf = opts.asOf.toISOString();
+  const candidateK = mode === 'hybrid' ? hybridCandidates(topK) : topK;
+  const vector = mode === 'text' ? undefined : (opts.vector ?? (await engine.embedQuery(query)));
+  const unchanged: CorpusFilter = { ...filter, until: asOf, unchangedAfter: asOf };
+  const currentVector = vector ? await engine.vectorCandidates(MEMORY_CORPUS, vector, unchanged, candidateK, payload) : [];
+  const currentText = mode === 'vector' ? [] : await engine.textCandidates(MEMORY_CORPUS, query, unchanged, candidateK, payload);
+  const changed = await readVersions(db, { filter, asOf: opts.asOf, changedOnly: true, ...(vector ? { vector } : {}) });
+
+  const versions = new Map(changed.map((v) => [v.memoryId, v.memory]));
+  const changedVector: VectorCandidate[] = [];
+  if (vector) {
+    const toEmbed = changed.filter((v) => !v.sameContent).slice(0, AS_OF_EMBED_LIMIT);
+    const fresh = toEmbed.length ? await deps.embedder.embed(toEmbed.map((v) => v.memory.content)) : [];
+    const freshScore = new Map(toEmbed.map((v, i) => [v.memoryId, cosine(vector, fresh[i]!)]));
+    for (const v of changed) {
+      const score = v.sameContent ? v.similarity : freshScore.get(v.memoryId);
+      if (score === undefined || score === null) continue;
+      if (opts.minScore !== undefined && score < opts.minScore) continue;
+      changedVector.push({ id: v.memoryId, unitId: v.memoryId, score });
+    }
+  }
+  const changedText =
+    mode === 'vector'
+      ? []
+      : await scoreBm25(
+          deps,
+          filter.tenantId,
+          query,
+          changed.map((v) => ({ id: v.memoryId, text: v.memory.content })),
+        );
+
+  const byScore = <T extends { id: string; score: number }>(a: T, b: T) => b.score - a.score || (a.id < b.id ? -1 : 1);
+  const vectorHits = [...currentVector.filter((h) => opts.minScore === undefined || h.score >= opts.minScore), ...changedVector]
+    .sort(byScore)
+    .slice(0, candidateK);
+  const textHits = [...currentText, ...changedText].sort(byScore).slice(0, candidateK);
+  return rankUnits(mode, vectorHits, textHits, opts.weights)
+    .slice(0, topK)
+    .flatMap((h) => {
+      const memory: Memory | undefined = versions.get(h.id) ?? (h.row ? toMemory(h.row as MemoryRow) : undefined);
+      return memory ? [{ memory, score: h.score, ranks: h.ranks }] : [];
+    });
+}
+
+/** BM25 of texts not in the index, with the tenant's statistics: the same score the index would give them. */
+async function scoreBm25(deps: AsOfSearchDeps, tenantId: string, query: string, texts: readonly { id: string; text: string }[]): Promise<TextCandidate[]> {
+  const terms = queryTermCounts(deps.analyzer.analyze(query));
+  if (terms.size === 0 || texts.length === 0) return [];
+  const corpus = await readBm25Corpus(deps.db, MEMORY_CORPUS.bm25, tenantId);
+  const dfRows = await queryRows<{ term: string; df: number }>(
+    deps.db,
+    sql`SELECT term, df FROM ${sql.identifier(MEMORY_CORPUS.bm25.termStats)} WHERE tenant_id = ${tenantId} AND term = ANY(${textArray([...terms.keys()])})`,
+  );
+  const df = new Map(dfRows.map((r) => [r.term, Number(r.df)]));
+  const total = Math.max(corpus?.total ?? 0, 1);
+  const averageLength = corpus && corpus.total > 0 ? corpus.totalLength / corpus.total : 1;
+  const params = deps.bm25 ?? DEFAULT_BM25_PARAMS;
+  const hits: TextCandidate[] = [];
+  for (const { id, text } of texts) {
+    const frequencies = deps.analyzer.termFrequencies(text);
+    let length = 0;
+    for (const n of frequencies.values()) length += n;
+    let score = 0;
+    for (const [term, count] of terms) {
+      const tf = frequencies.get(term) ?? 0;
+      if (tf > 0) score += count * bm25Idf(total, df.get(term) ?? 0) * bm25TermWeight(tf, length, averageLength, params);
+    }
+    if (score > 0) hits.push({ id, score });
+  }
+  return hits;
+}
