@@ -1,9 +1,13 @@
-import { type DocumentSource, type MemorySource, type Source, type TurnSource, sourceText } from '../retrieval/source.js';
+import { type CitedOrigin, type DocumentSource, type MemorySource, type Source, type TurnSource, sourceText } from '../retrieval/source.js';
 
 const SNIPPET_MAX_CHARS = 240;
 
 export type Citation =
-  | (Pick<MemorySource, 'id' | 'kind' | 'key' | 'agentId'> & { snippet: string })
+  | (Pick<MemorySource, 'id' | 'kind' | 'key' | 'agentId'> & {
+      snippet: string;
+      /** Where the memory came from: a client shows "you told me this on 3 March" and opens that turn. */
+      sources: CitedOrigin[];
+    })
   | (Omit<DocumentSource, 'text' | 'score' | 'passage'> & {
       snippet: string;
       /** Character ranges of the sentences an extractive answer quoted, in the document's text. */
@@ -37,7 +41,7 @@ export function extractCitations(answer: string, sources: readonly Source[]): Ci
 
 export function toCitation(source: Source): Citation {
   const snippet = snippetOf(sourceText(source));
-  if (source.kind === 'memory') return { id: source.id, kind: 'memory', key: source.key, agentId: source.agentId, snippet };
+  if (source.kind === 'memory') return { id: source.id, kind: 'memory', key: source.key, agentId: source.agentId, snippet, sources: source.sources ?? [] };
   if (source.kind === 'turn') return { id: source.id, kind: 'turn', conversationId: source.conversationId, turn: source.turn, snippet };
   const { id, documentId, title, chunkId, headingPath, start, end } = source;
   return { id, kind: 'document', documentId, title, chunkId, headingPath, start, end, snippet };

@@ -24,6 +24,7 @@ export class SourceList {
       content: memory.content,
       tags: memory.tags,
       score: hit.score,
+      sources: memory.sources.map((o) => ({ ...o, at: o.at.toISOString() })),
     });
   }
 

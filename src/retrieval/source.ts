@@ -12,6 +12,18 @@ export interface MemorySource {
   content: string;
   tags: string[];
   score: number;
+  /** Where the memory came from (its origins, `at` as ISO 8601); absent in runs stored before they were kept. */
+  sources?: CitedOrigin[];
+}
+
+/** A memory's origin as a citation carries it: the turn and words it was drawn from, when a turn wrote it. */
+export interface CitedOrigin {
+  actor: string;
+  conversationId: string | null;
+  turn: number | null;
+  quote: { text: string; start: number; end: number } | null;
+  at: string;
+  deleted?: boolean;
 }
 
 export interface DocumentSource extends KnowledgeHit {

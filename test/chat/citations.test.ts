@@ -13,7 +13,7 @@ function sources() {
       metadata: {},
       agentId: 'a',
       userId: null,
-      sources: [],
+      sources: [{ actor: 'extraction', conversationId: 'c-1', turn: 3, quote: { text: 'I prefer green tea', start: 0, end: 18 }, at: now }],
       validFrom: null,
       validUntil: null,
       validTo: null,
@@ -70,7 +70,17 @@ describe('extractCitations', () => {
     });
     expect(citations[0]!.snippet.length).toBeLessThanOrEqual(241);
     expect(citations[0]!.snippet.endsWith('…')).toBe(true);
-    expect(citations[1]).toEqual({ id: 1, kind: 'memory', key: 'tea', agentId: 'a', snippet: 'Alice prefers green tea' });
+    // A memory's citation carries where it came from, so a client can open that turn.
+    expect(citations[1]).toEqual({
+      id: 1,
+      kind: 'memory',
+      key: 'tea',
+      agentId: 'a',
+      snippet: 'Alice prefers green tea',
+      sources: [
+        { actor: 'extraction', conversationId: 'c-1', turn: 3, quote: { text: 'I prefer green tea', start: 0, end: 18 }, at: new Date(0).toISOString() },
+      ],
+    });
   });
 
   it('cites a past turn by its conversation and number', () => {

@@ -61,7 +61,16 @@ describe('POST /v1/chat with an LLM', () => {
       costUsd: null,
     });
     expect(res.body.conversationId).toMatch(/^[0-9a-f-]{36}$/);
-    expect(res.body.citations).toEqual([{ id: 1, kind: 'memory', key: 'tea', agentId: 'default', snippet: 'Alice prefers green tea in the afternoon' }]);
+    expect(res.body.citations).toEqual([
+      {
+        id: 1,
+        kind: 'memory',
+        key: 'tea',
+        agentId: 'default',
+        snippet: 'Alice prefers green tea in the afternoon',
+        sources: [{ actor: 'api', conversationId: null, turn: null, quote: null, at: expect.any(String) }],
+      },
+    ]);
 
     const sent = llm.requests[0]!.body;
     expect(sent.messages[0]).toMatchObject({ role: 'system' });

@@ -21,6 +21,8 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
 
 export async function clearMemories(ctx: AppContext): Promise<void> {
   await ctx.database.db.execute(sql`DELETE FROM memories`);
+  // The history too: a read as of a moment rebuilds memories from it.
+  await ctx.database.db.execute(sql`DELETE FROM memory_history`);
   // Postings go with their memories (ON DELETE CASCADE); the BM25 statistics must go too.
   await ctx.database.db.execute(sql`DELETE FROM memory_term_stats`);
   await ctx.database.db.execute(sql`DELETE FROM memory_corpus_stats`);

@@ -11,6 +11,7 @@ import { header, jsonBody, jsonReply, notFoundResponse } from '../openapi/route-
 import { conversationPageSchema, conversationReplySchema, importConversationReplySchema } from '../schemas/conversation-reply-schemas.js';
 import {
   conversationAgentQuery,
+  deleteConversationQuery,
   conversationIdParams,
   importConversationBody,
   importConversationQuery,
@@ -116,12 +117,20 @@ export function createConversationRoutes(ctx: AppContext): ApiRoutes {
     operationId: 'deleteConversation',
     tags: [TAGS.conversations],
     summary: 'Delete a conversation',
-    request: { params: conversationIdParams, query: conversationAgentQuery },
+    description:
+      'With its messages, turns and summaries. Memories drawn from it stay, their sources in it marked `deleted`; with ' +
+      '`cascade=memories`, those drawn from it alone are deleted (a memory with sources elsewhere keeps them). A call cut ' +
+      'short can be repeated: the memories are settled first, then the conversation goes.',
+    request: { params: conversationIdParams, query: deleteConversationQuery },
     responses: { 204: { description: 'Deleted.' }, 404: conversationNotFound },
   });
   defineRoute(routes, deleteConversationRoute, async (c) => {
-    const { id, agentId } = target(c);
-    if (!(await conversationsOf(c).delete(id, agentId))) throw new ConversationNotFoundError(id, agentId);
+    const { id } = idParam(c, conversationIdParams);
+    const { agentId = DEFAULT_AGENT_ID, cascade } = parseQuery(c, deleteConversationQuery);
+    const conversations = conversationsOf(c);
+    if (!(await conversations.get(id, agentId))) throw new ConversationNotFoundError(id, agentId);
+    await ctx.memories.forTenant(tenantOf(c)).forgetConversation(id, { cascade: cascade === 'memories' });
+    if (!(await conversations.delete(id, agentId))) throw new ConversationNotFoundError(id, agentId);
     return c.body(null, 204);
   });
 

@@ -23,6 +23,7 @@ import {
   agentIdQuery,
   batchMemoriesBody,
   deleteByTagsInput,
+  getMemoryQuery,
   keyParams,
   listMemoriesQuery,
   patchMemoryBody,
@@ -31,6 +32,7 @@ import {
   searchMemoriesBody,
 } from '../schemas/memory-schemas.js';
 import { metadataFilterFromQuery } from '../schemas/metadata-filter-schema.js';
+import { readMoment } from '../schemas/valid-time-schema.js';
 import { readTimeWindow } from '../../text/time-window.js';
 import { tenantOf } from '../tenant-context.js';
 import { parseBody, parseQuery, parseWith, queryObject, readJsonBody } from '../validate.js';
@@ -183,14 +185,16 @@ export function createMemoryRoutes(ctx: AppContext): ApiRoutes {
     operationId: 'getMemory',
     tags: [TAGS.memories],
     summary: 'Read a memory',
-    description: 'An expired memory is gone (404); an invalidated one is returned, with its `validTo`.',
-    request: { params: keyParams, query: agentIdQuery },
+    description:
+      'An expired memory is gone (404); an invalidated one is returned, with its `validTo`. `asOf`: the memory as it was ' +
+      'then, from its history (404 when it did not exist yet or was gone). `validAt` (default now): 404 when its fact did not hold then.',
+    request: { params: keyParams, query: getMemoryQuery },
     responses: { 200: jsonReply('The memory.', memoryReplySchema), 404: notFoundResponse('memory for this agent and user') },
   });
   defineRoute(routes, getMemoryRoute, async (c) => {
     const { key } = keyOf(c);
-    const scope = queryScope(c);
-    const memory = await memoriesOf(c).get(key, scope);
+    const { asOf, validAt, ...scope } = readMoment(parseQuery(c, getMemoryQuery));
+    const memory = await memoriesOf(c).get(key, scope, { ...(asOf ? { asOf } : {}), ...(validAt ? { validAt } : {}) });
     if (!memory) throw memoryNotFound(key, scope);
     return c.json({ memory });
   });
@@ -220,12 +224,13 @@ export function createMemoryRoutes(ctx: AppContext): ApiRoutes {
     description:
       '`metadata` is a JSON filter on top-level metadata keys, e.g. `{"project":"apollo","priority":{"$gte":2}}` ' +
       '(operators `$eq $ne $in $nin $gt $gte $lt $lte $exists`, `$and`/`$or`). Invalidated memories are left out unless ' +
-      '`includeInvalid=true`; expired ones always are.',
+      '`includeInvalid=true`; expired ones always are. `asOf`: the memories as they were then, from their history. ' +
+      '`validAt` (default now): only facts that held then.',
     request: { query: listMemoriesQuery },
     responses: { 200: jsonReply('One page, newest first.', memoryPageSchema) },
   });
   defineRoute(routes, listMemoriesRoute, async (c) => {
-    const { metadata, ...options } = parseQuery(c, listMemoriesQuery, { lists: TAG_LIST_PARAMS });
+    const { metadata, ...options } = readMoment(parseQuery(c, listMemoriesQuery, { lists: TAG_LIST_PARAMS }));
     return c.json(await memoriesOf(c).list({ ...options, ...(metadata === undefined ? {} : { metadata: metadataFilterFromQuery(metadata) }) }));
   });
 

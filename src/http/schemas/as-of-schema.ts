@@ -6,6 +6,7 @@ export const asOfSchema = z.iso
   .transform((text) => new Date(text))
   .meta({
     description:
-      'The moment the question is asked (ISO 8601; default now): what was said after it is left out, and a time the query names ' +
+      'The moment the question is asked (ISO 8601; default now): what was said after it is left out (memories are searched ' +
+      'as they were then, in their wording of then), and a time the query names ' +
       '("two weeks ago", "in May", "recently") is read against it to favour what was said then (`timeWindow` in the reply).',
   });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { memoryOriginSchema } from './memory-reply-schemas.js';
 import { RUN_STATUSES } from '../../runs/run-types.js';
 import { errorReplySchema } from './error-reply-schemas.js';
 
@@ -21,7 +22,14 @@ const turnPlace = {
 
 export const citationSchema = z
   .discriminatedUnion('kind', [
-    z.object({ id: sourceNumber, kind: z.literal('memory'), key: z.string(), agentId: z.string(), snippet: z.string() }),
+    z.object({
+      id: sourceNumber,
+      kind: z.literal('memory'),
+      key: z.string(),
+      agentId: z.string(),
+      snippet: z.string(),
+      sources: z.array(memoryOriginSchema).meta({ description: "Where the memory came from: the turn and the user's words it was drawn from." }),
+    }),
     z.object({
       id: sourceNumber,
       kind: z.literal('document'),
@@ -47,6 +55,7 @@ export const chatSourceSchema = z
       content: z.string(),
       tags: z.array(z.string()),
       score: z.number(),
+      sources: z.array(memoryOriginSchema).optional(),
     }),
     z.object({ id: sourceNumber, kind: z.literal('document'), ...documentPlace, text: z.string(), score: z.number() }),
     z.object({

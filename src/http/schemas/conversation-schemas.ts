@@ -19,6 +19,19 @@ export const conversationIdParams = z.strictObject({ id: z.uuid() });
 
 export const conversationAgentQuery = z.strictObject({ agentId: agentIdSchema.optional() });
 
+/** What deleting a conversation does to the memories drawn from it (lineage). */
+export const deleteConversationQuery = z.strictObject({
+  ...conversationAgentQuery.shape,
+  cascade: z
+    .enum(['memories'])
+    .optional()
+    .meta({
+      description:
+        '`memories`: the memories whose every source lies in this conversation are deleted too. Absent: they stay, and their ' +
+        'sources in it are marked `deleted` (quotes dropped).',
+    }),
+});
+
 /** `?agentId=&userId=` of an import: both default to the export's. */
 export const importConversationQuery = z.strictObject({
   agentId: agentIdSchema.optional(),

@@ -5,6 +5,24 @@ import { timeWindowSchema } from './time-window-schema.js';
 
 const rankSchema = z.number().int().min(1).nullable();
 
+export const memoryOriginSchema = z
+  .object({
+    actor: z.enum(['api', 'tool', 'extraction', 'system']).meta({ description: "Who wrote this wording: the API, the chat model's tool, or fact extraction." }),
+    conversationId: z.string().nullable().meta({ description: 'The conversation whose turn wrote it; null for a write through the API.' }),
+    turn: z.number().int().nullable(),
+    quote: z
+      .object({
+        text: z.string(),
+        start: z.number().int().min(0).meta({ description: "Offset of the quote in the user's message of that turn." }),
+        end: z.number().int().min(0),
+      })
+      .nullable()
+      .meta({ description: "The user's words the memory was drawn from (extraction); null otherwise or once its conversation was deleted." }),
+    at: z.iso.datetime(),
+    deleted: z.boolean().optional().meta({ description: 'True once the conversation it points to was deleted.' }),
+  })
+  .meta({ id: 'MemoryOrigin', description: 'Where a wording of the memory came from.' });
+
 export const memorySchema = z
   .object({
     key: z.string(),
@@ -13,6 +31,9 @@ export const memorySchema = z
     metadata: z.record(z.string(), z.unknown()),
     agentId: z.string(),
     userId: z.string().nullable().meta({ description: "The user it belongs to; null for the agent's shared memories." }),
+    sources: z.array(memoryOriginSchema).meta({ description: 'Where it came from, oldest first: each new wording adds its origin.' }),
+    validFrom: z.iso.datetime().nullable().meta({ description: 'Valid time: when the fact began to hold; null: always, as far as known.' }),
+    validUntil: z.iso.datetime().nullable().meta({ description: 'Valid time: when the fact stopped holding; null: it still does.' }),
     validTo: z.iso.datetime().nullable().meta({ description: 'When it was invalidated (contradicted); null while valid.' }),
     expiresAt: z.iso.datetime().nullable().meta({ description: 'When it expires; null: never.' }),
     createdAt: z.iso.datetime(),
@@ -77,6 +98,9 @@ export const memoryHistoryReplySchema = z
         previousContent: z.string().nullable(),
         tags: z.array(z.string()),
         previousTags: z.array(z.string()).nullable(),
+        validFrom: z.iso.datetime().nullable().meta({ description: 'Valid time as the change left it.' }),
+        validUntil: z.iso.datetime().nullable(),
+        sources: z.array(memoryOriginSchema).meta({ description: 'The origins as the change left them.' }),
         actor: actorSchema,
         at: z.iso.datetime(),
       }),

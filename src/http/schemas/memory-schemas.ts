@@ -6,6 +6,7 @@ import { LONE_SURROGATE, NUL_MESSAGE, SURROGATE_MESSAGE, notBlank, storableStrin
 import { asOfSchema } from './as-of-schema.js';
 import { fusionWeightsSchema } from './fusion-weights-schema.js';
 import { metadataFilterQuerySchema, metadataFilterSchema } from './metadata-filter-schema.js';
+import { readMomentQueryFields, validAtSchema, validTimeFields, validTimeInOrder } from './valid-time-schema.js';
 
 // The field schemas the chat's tools share with these routes live with the memories.
 export { contentSchema, keySchema } from '../../memory/memory-fields.js';
@@ -140,15 +141,21 @@ const memoryFields = {
   userId: userIdSchema.optional(),
   ttlSeconds: ttlSecondsSchema.optional(),
   expiresAt: expiresAtSchema.optional(),
+  ...validTimeFields,
 };
 
-export const saveMemoryBody = z.strictObject({ key: keySchema.optional(), ...memoryFields }).superRefine(futureExpiry);
+const saveChecks = (body: { expiresAt?: Date | null; ttlSeconds?: number | null; validFrom?: Date | null; validUntil?: Date | null }, ctx: z.RefinementCtx) => {
+  futureExpiry(body, ctx);
+  validTimeInOrder(body, ctx);
+};
 
-export const putMemoryBody = z.strictObject(memoryFields).superRefine(futureExpiry);
+export const saveMemoryBody = z.strictObject({ key: keySchema.optional(), ...memoryFields }).superRefine(saveChecks);
+
+export const putMemoryBody = z.strictObject(memoryFields).superRefine(saveChecks);
 
 export const batchMemoriesBody = z.strictObject({
   memories: z
-    .array(z.strictObject({ key: keySchema.optional(), ...memoryFields }).superRefine(futureExpiry))
+    .array(z.strictObject({ key: keySchema.optional(), ...memoryFields }).superRefine(saveChecks))
     .min(1)
     .max(MEMORY_LIMITS.batchMax),
 });
@@ -163,19 +170,23 @@ export const patchMemoryBody = z
     metadata: metadataSchema.optional(),
     ttlSeconds: ttlSecondsSchema.nullable().optional().meta({ description: 'Seconds from now until it expires; null: never.' }),
     expiresAt: expiresAtSchema.nullable().optional(),
+    ...validTimeFields,
   })
   .superRefine((body, ctx) => {
     if (Object.values(body).every((v) => v === undefined)) ctx.addIssue({ code: 'custom', path: [], message: 'name at least one field to change' });
     if (body.tags !== undefined && (body.addTags !== undefined || body.removeTags !== undefined)) {
       ctx.addIssue({ code: 'custom', path: ['tags'], message: 'give tags (a replacement) or addTags/removeTags, not both' });
     }
-    futureExpiry(body, ctx);
+    saveChecks(body, ctx);
   });
 
 export const keyParams = z.strictObject({ key: keySchema });
 
 /** `?agentId=&userId=`: routes addressing one memory, and body routes (which also take them in the body). */
 export const agentIdQuery = z.strictObject({ agentId: agentIdSchema.optional(), userId: userIdSchema.optional() });
+
+/** Reading one memory: its scope, and the moment (record and valid time) it is read at. */
+export const getMemoryQuery = z.strictObject({ ...agentIdQuery.shape, ...readMomentQueryFields });
 
 export function searchMemoriesBody(maxTopK: number) {
   return (
@@ -188,6 +199,7 @@ export function searchMemoriesBody(maxTopK: number) {
         minScore: z.number().min(-1).max(1).optional(),
         weights: fusionWeightsSchema.optional(),
         asOf: asOfSchema.optional(),
+        validAt: validAtSchema.optional(),
         ...tagFilterFields,
         ...scopeFilterFields,
       })
@@ -205,6 +217,7 @@ export const listMemoriesQuery = z.strictObject({
   includeShared: queryBoolean.optional(),
   includeInvalid: queryBoolean.optional(),
   metadata: metadataFilterQuerySchema.optional(),
+  ...readMomentQueryFields,
   limit: queryInt(1, MEMORY_LIMITS.pageMax).default(MEMORY_LIMITS.pageDefault),
   cursor: z.string().max(MEMORY_LIMITS.cursorMaxChars).optional(),
 });
