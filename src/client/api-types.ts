@@ -178,7 +178,7 @@ export interface paths {
         };
         /**
          * List memories (tag and metadata filters, cursor pagination)
-         * @description `metadata` is a JSON filter on top-level metadata keys, e.g. `{"project":"apollo","priority":{"$gte":2}}` (operators `$eq $ne $in $nin $gt $gte $lt $lte $exists`, `$and`/`$or`). Invalidated memories are left out unless `includeInvalid=true`; expired ones always are.
+         * @description `metadata` is a JSON filter on top-level metadata keys, e.g. `{"project":"apollo","priority":{"$gte":2}}` (operators `$eq $ne $in $nin $gt $gte $lt $lte $exists`, `$and`/`$or`). Invalidated memories are left out unless `includeInvalid=true`; expired ones always are. `asOf`: the memories as they were then, from their history. `validAt` (default now): only facts that held then.
          */
         get: operations["listMemories"];
         put?: never;
@@ -206,7 +206,7 @@ export interface paths {
         };
         /**
          * Read a memory
-         * @description An expired memory is gone (404); an invalidated one is returned, with its `validTo`.
+         * @description An expired memory is gone (404); an invalidated one is returned, with its `validTo`. `asOf`: the memory as it was then, from its history (404 when it did not exist yet or was gone). `validAt` (default now): 404 when its fact did not hold then.
          */
         get: operations["getMemory"];
         /**
@@ -351,7 +351,10 @@ export interface paths {
         get: operations["getConversation"];
         put?: never;
         post?: never;
-        /** Delete a conversation */
+        /**
+         * Delete a conversation
+         * @description With its messages, turns and summaries. Memories drawn from it stay, their sources in it marked `deleted`; with `cascade=memories`, those drawn from it alone are deleted (a memory with sources elsewhere keeps them). A call cut short can be repeated: the memories are settled first, then the conversation goes.
+         */
         delete: operations["deleteConversation"];
         options?: never;
         head?: never;
@@ -702,6 +705,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/jobs/{id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a failed job again
+         * @description Queues a failed job again, with its attempts counted afresh; an item of a batch reopens its batch. A job that has not failed (open, succeeded or cancelled) answers 409 `job_not_failed`; one whose text or file was dropped when it failed (documents sent inline or uploaded: send them again) 409 `job_input_gone`.
+         */
+        post: operations["retryJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/jobs/{id}/events": {
         parameters: {
             query?: never;
@@ -714,6 +737,43 @@ export interface paths {
          * @description One `progress` event with the job as it is, then one at each change (stage, embedded chunks, items of a batch), until the last, named by the final status. Event ids grow with each change: with `Last-Event-ID` only what changed after it is sent. Works from any server of the database, whichever process runs the job.
          */
         get: operations["jobEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Erase everything of a user in the tenant, across agents
+         * @description Deletes the user's memories with their history, conversations with their messages, turns, checkpoints and summaries, runs and jobs, keeping the search statistics exact; memories of other scopes drawn from the user's conversations keep their content, but those origins are marked `deleted` and lose their quotes. Recorded in the audit log (`GET /v1/audit`): who, which user, the counts. A user with no data answers zero counts. The work is done in batches, each its own transaction: cut short (a timeout, a crash), what was done stays done and is on record; calling again finishes it and answers what that call erased.
+         */
+        delete: operations["eraseUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List audit entries, newest first (by user, cursor pagination) */
+        get: operations["listAuditEntries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -891,6 +951,12 @@ export interface components {
             agentId: string;
             /** @description The user it belongs to; null for the agent's shared memories. */
             userId: string | null;
+            /** @description Where it came from, oldest first: each new wording adds its origin. */
+            sources: components["schemas"]["MemoryOrigin"][];
+            /** @description Valid time: when the fact began to hold; null: always, as far as known. */
+            validFrom: string | null;
+            /** @description Valid time: when the fact stopped holding; null: it still does. */
+            validUntil: string | null;
             /** @description When it was invalidated (contradicted); null while valid. */
             validTo: string | null;
             /** @description When it expires; null: never. */
@@ -899,6 +965,28 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        /** @description Where a wording of the memory came from. */
+        MemoryOrigin: {
+            /**
+             * @description Who wrote this wording: the API, the chat model's tool, or fact extraction.
+             * @enum {string}
+             */
+            actor: "api" | "tool" | "extraction" | "system";
+            /** @description The conversation whose turn wrote it; null for a write through the API. */
+            conversationId: string | null;
+            turn: number | null;
+            /** @description The user's words the memory was drawn from (extraction); null otherwise or once its conversation was deleted. */
+            quote: {
+                text: string;
+                /** @description Offset of the quote in the user's message of that turn. */
+                start: number;
+                end: number;
+            } | null;
+            /** Format: date-time */
+            at: string;
+            /** @description True once the conversation it points to was deleted. */
+            deleted?: boolean;
         };
         /** @description The past span of time the query names, read against `asOf`: what was said inside it ranks higher. Null when the query names none (or only the present or future, or words no date could be read from). */
         TimeWindow: {
@@ -931,6 +1019,11 @@ export interface components {
                 previousContent: string | null;
                 tags: string[];
                 previousTags: string[] | null;
+                /** @description Valid time as the change left it. */
+                validFrom: string | null;
+                validUntil: string | null;
+                /** @description The origins as the change left them. */
+                sources: components["schemas"]["MemoryOrigin"][];
                 actor: components["schemas"]["MemoryActor"];
                 /** Format: date-time */
                 at: string;
@@ -1001,6 +1094,8 @@ export interface components {
             key: string;
             agentId: string;
             snippet: string;
+            /** @description Where the memory came from: the turn and the user's words it was drawn from. */
+            sources: components["schemas"]["MemoryOrigin"][];
         } | {
             /** @description The `n` of `[n]` in the answer. */
             id: number;
@@ -1189,6 +1284,7 @@ export interface components {
             content: string;
             tags: string[];
             score: number;
+            sources?: components["schemas"]["MemoryOrigin"][];
         } | {
             /** @description The `n` of `[n]` in the answer. */
             id: number;
@@ -1696,16 +1792,16 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            kind: "ingest" | "batch";
+            kind: "ingest" | "batch" | "extraction";
             /** @enum {string} */
             status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
-            /** @description `stage`: `queued`, then `fetch` (URL sources), `parse`, `normalise`, `chunk`, `embed` (`done` of `total` chunks) and `write`; `items` for a batch. */
+            /** @description `stage`: `queued`, then `fetch` (URL sources), `parse`, `normalise`, `chunk`, `embed` (`done` of `total` chunks) and `write`; `items` for a batch; `extract` for an extraction. */
             progress: {
                 stage: string;
                 done: number;
                 total: number;
             };
-            /** @description On success: `documentId` and `status` (`created`, `replaced` or `unchanged`) for an ingest. */
+            /** @description On success: `documentId` and `status` (`created`, `replaced` or `unchanged`) for an ingest; for an extraction, `facts` (decisions), `applied`, `skipped`, `failures` (unusable decisions) and `keys` (the memories written). */
             result: {
                 [key: string]: unknown;
             } | null;
@@ -1811,6 +1907,55 @@ export interface components {
         /** @description `event: progress` at each change; the last is named by the final status (`succeeded`, `failed`, `cancelled`). */
         JobEvent: {
             job: components["schemas"]["Job"];
+        };
+        UserErasure: {
+            erased: components["schemas"]["ErasedCounts"];
+        };
+        /** @description What this call erased, by kind; an earlier, interrupted call counts what it erased in its own audit entry. */
+        ErasedCounts: {
+            memories: number;
+            conversations: number;
+            messages: number;
+            /** @description Rows of the turns corpus (past turns as episodic recall). */
+            turns: number;
+            /** @description Events of the user's memories' history. */
+            historyEvents: number;
+            runs: number;
+            jobs: number;
+        };
+        AuditPage: {
+            items: components["schemas"]["AuditEntry"][];
+            /** @description Pass as `cursor` for the next page; null on the last one. */
+            nextCursor: string | null;
+        };
+        AuditEntry: {
+            id: number;
+            /** @enum {string} */
+            action: "user.erased";
+            /** @description The user the action was about. */
+            userId: string | null;
+            actor: components["schemas"]["AuditActor"];
+            /** @description `user.erased`: `erased` (the counts the erasure answered), `originsMarked` (`memories` and `historyEvents` of other scopes whose origins in the user's conversations lost their quotes) and `completed` (false while it runs, and for good when it was cut short: a second erasure finishes it). Never content. */
+            details: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: date-time
+             * @description When the action started.
+             */
+            at: string;
+        };
+        /** @description Who acted. */
+        AuditActor: {
+            /** @constant */
+            type: "api_key";
+            /** @description `env:<n>` for the n-th `API_KEYS` entry, `key:<uuid>` for a stored key. */
+            keyId: string;
+            /** @description A stored key's name; null for `API_KEYS` entries. */
+            name: string | null;
+        } | {
+            /** @constant */
+            type: "open";
         };
         ConsoleServerReply: {
             /** @description Whether `/v1` wants `Authorization: Bearer <key>` now; false on a keyless loopback server. */
@@ -2382,9 +2527,14 @@ export interface operations {
                     };
                     /**
                      * Format: date-time
-                     * @description The moment the question is asked (ISO 8601; default now): what was said after it is left out, and a time the query names ("two weeks ago", "in May", "recently") is read against it to favour what was said then (`timeWindow` in the reply).
+                     * @description The moment the question is asked (ISO 8601; default now): what was said after it is left out (memories are searched as they were then, in their wording of then), and a time the query names ("two weeks ago", "in May", "recently") is read against it to favour what was said then (`timeWindow` in the reply).
                      */
                     asOf?: string;
+                    /**
+                     * Format: date-time
+                     * @description Valid time (ISO 8601): only facts that held at this moment; default now.
+                     */
+                    validAt?: string;
                     agentId?: string;
                     userId?: string;
                     tagsAny?: string[];
@@ -2544,6 +2694,8 @@ export interface operations {
                 includeShared?: boolean;
                 includeInvalid?: boolean;
                 metadata?: string;
+                asOf?: string;
+                validAt?: string;
                 /** @description Items per page. */
                 limit?: number;
                 /** @description The previous page's `nextCursor`. */
@@ -2694,6 +2846,8 @@ export interface operations {
                      * @description When the memory expires (ISO 8601); a time already past is refused.
                      */
                     expiresAt?: string;
+                    validFrom?: string | null;
+                    validUntil?: string | null;
                 };
             };
         };
@@ -2998,6 +3152,8 @@ export interface operations {
                 /** @description The agent whose memories these are (default `default`); each agent id is a namespace of its own. */
                 agentId?: string;
                 userId?: string;
+                asOf?: string;
+                validAt?: string;
             };
             header?: never;
             path: {
@@ -3165,6 +3321,8 @@ export interface operations {
                      * @description When the memory expires (ISO 8601); a time already past is refused.
                      */
                     expiresAt?: string;
+                    validFrom?: string | null;
+                    validUntil?: string | null;
                 };
             };
         };
@@ -3474,6 +3632,8 @@ export interface operations {
                     /** @description Seconds from now until it expires; null: never. */
                     ttlSeconds?: number | null;
                     expiresAt?: string | null;
+                    validFrom?: string | null;
+                    validUntil?: string | null;
                 };
             };
         };
@@ -3650,6 +3810,8 @@ export interface operations {
                          * @description When the memory expires (ISO 8601); a time already past is refused.
                          */
                         expiresAt?: string;
+                        validFrom?: string | null;
+                        validUntil?: string | null;
                     }[];
                 };
             };
@@ -4762,6 +4924,7 @@ export interface operations {
             query?: {
                 /** @description The agent whose memories these are (default `default`); each agent id is a namespace of its own. */
                 agentId?: string;
+                cascade?: "memories";
             };
             header?: never;
             path: {
@@ -5978,7 +6141,7 @@ export interface operations {
                     };
                     /**
                      * Format: date-time
-                     * @description The moment the question is asked (ISO 8601; default now): what was said after it is left out, and a time the query names ("two weeks ago", "in May", "recently") is read against it to favour what was said then (`timeWindow` in the reply).
+                     * @description The moment the question is asked (ISO 8601; default now): what was said after it is left out (memories are searched as they were then, in their wording of then), and a time the query names ("two weeks ago", "in May", "recently") is read against it to favour what was said then (`timeWindow` in the reply).
                      */
                     asOf?: string;
                     /**
@@ -8264,7 +8427,7 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "queued" | "running" | "succeeded" | "failed" | "cancelled";
-                kind?: "ingest" | "batch";
+                kind?: "ingest" | "batch" | "extraction";
                 /** @description Items per page. */
                 limit?: number;
                 /** @description The previous page's `nextCursor`. */
@@ -8542,6 +8705,161 @@ export interface operations {
             };
         };
     };
+    retryJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the document, conversation or agent. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job, queued. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobReply"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such job. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The job cannot be run again. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "job_not_failed" | "job_input_gone";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable" | "overloaded";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
     jobEvents: {
         parameters: {
             query?: never;
@@ -8657,6 +8975,254 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "database_unavailable";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    eraseUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What this call erased. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserErasure"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable" | "overloaded";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listAuditEntries: {
+        parameters: {
+            query?: {
+                userId?: string;
+                /** @description Items per page. */
+                limit?: number;
+                /** @description The previous page's `nextCursor`. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditPage"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable" | "overloaded";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };

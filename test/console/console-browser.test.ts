@@ -1,18 +1,15 @@
 import { mkdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/app-context.js';
 import { reply } from '../../testkit/scripted-llm-server.js';
 import type { ScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
 import { appWithScriptedLlm, createApp, createTestContext } from '../http/http-test-context.js';
 import { type ListeningServer, listen } from '../robustness/support/listening-server.js';
-import { type HeadlessChromium, hasChromium, launchChromium, traceRequests, watchPageErrors } from './support/headless-chromium.js';
+import { SCREENSHOTS, openPage, shoot, sidewaysOverflow } from './support/console-page.js';
+import { type HeadlessChromium, hasChromium, launchChromium } from './support/headless-chromium.js';
 
 // In CI a missing browser is a failure (.ci/run installs Debian's chromium); elsewhere the test is skipped.
 const runs = hasChromium || process.env.CI === 'true';
-const SCREENSHOTS = process.env.CONSOLE_SCREENSHOT_DIR ?? join(tmpdir(), 'memrag-console-screenshots');
 const API_KEY = 'console-e2e-key';
 
 // Two sections of ~200 tokens each, so that each is a chunk of its own (256-token chunks) under its heading path.
@@ -35,45 +32,6 @@ const PUMP_GUIDE = [
     'the impeller turns freely by hand and prime the pump before its first start of the season.',
 ].join('\n\n');
 const RECIPES = '# Bread\n\nBake the bread at 220 degrees for forty minutes.\n';
-
-/**
- * A new page whose errors are collected; should the test fail (a timeout says only what it waited
- * for), its screenshot, status line, errors and requests are written out to say why.
- */
-async function openPage(browser: HeadlessChromium): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.context.newPage();
-  const errors = await watchPageErrors(page);
-  const requests = traceRequests(page);
-  onTestFailed(async ({ task }) => {
-    const name = `failed-${task.name.slice(0, 40).replace(/\W+/g, '-')}`;
-    await shoot(page, name).catch(() => undefined);
-    const status = await page
-      .getByRole('status')
-      .allTextContents()
-      .catch(() => []);
-    console.error(
-      `${task.name} failed; screenshot ${name}.png\nstatus lines: ${JSON.stringify(status)}\n` +
-        `page errors:\n${errors.join('\n') || '(none)'}\nrequests:\n${requests.report()}`,
-    );
-  });
-  return { page, errors };
-}
-
-async function shoot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
-}
-
-/**
- * Whether the page scrolls sideways (at a phone's width nothing should stick out), and if so the
- * elements past the right edge, to say which. A string: it runs in the page, and this project's
- * typecheck has no DOM types.
- */
-async function sidewaysOverflow(page: Page): Promise<string[]> {
-  return page.evaluate(`document.documentElement.scrollWidth <= window.innerWidth ? [] :
-    [...document.querySelectorAll('body *')]
-      .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1)
-      .map((e) => e.tagName.toLowerCase() + (e.className ? '.' + e.className : ''))`);
-}
 
 describe.runIf(runs)('the console in headless Chromium', () => {
   let browser: HeadlessChromium;

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { JsonBody, Schemas } from '../../client/memrag-client.js';
 import { type ApiSession, describeError } from './api-session.js';
+import { ScrollTable } from './scroll-table.js';
 import { StatusLine } from './status-line.js';
 import { useStatus } from './use-status.js';
 
@@ -145,8 +146,7 @@ export function AgentsPage({ session, onUseAgent }: { session: ApiSession; onUse
           </form>
         </section>
       )}
-      <table>
-        <caption>Agents</caption>
+      <ScrollTable caption="Agents">
         <thead>
           <tr>
             <th scope="col">Name</th>
@@ -185,7 +185,7 @@ export function AgentsPage({ session, onUseAgent }: { session: ApiSession; onUse
             </tr>
           ))}
         </tbody>
-      </table>
+      </ScrollTable>
       {agents.length === 0 && <p>No agents yet: chats use agent id “default” with the deployment's settings.</p>}
       {versions && (
         <section class="panel" aria-labelledby="versions-title">

@@ -68,12 +68,20 @@ export function App() {
             ))}
           </ul>
         </nav>
-        <label class="agent-picker">
-          Agent <input value={agentId} onChange={(e) => setAgentId(e.currentTarget.value.trim() || 'default')} size={12} aria-describedby="agent-help" />
+        {/* The help text sits outside the label: inside it, it would be read as part of the field's name. */}
+        <div class="agent-picker">
+          <label for="agent-id">Agent</label>
+          <input
+            id="agent-id"
+            value={agentId}
+            onChange={(e) => setAgentId(e.currentTarget.value.trim() || 'default')}
+            size={12}
+            aria-describedby="agent-help"
+          />
           <span id="agent-help" class="visually-hidden">
             Memories, conversations and chats are those of this agent id.
           </span>
-        </label>
+        </div>
         {session.apiKey ? (
           <button type="button" onClick={signOut}>
             Sign out
@@ -88,7 +96,7 @@ export function App() {
         {route.page === 'memories' && <MemoriesPage session={session} agentId={agentId} params={route.params} />}
         {route.page === 'documents' && <DocumentsPage session={session} params={route.params} />}
         {route.page === 'search' && <SearchPage session={session} />}
-        {route.page === 'chat' && <ChatPage session={session} agentId={agentId} />}
+        {route.page === 'chat' && <ChatPage session={session} agentId={agentId} params={route.params} />}
         {route.page === 'agents' && <AgentsPage session={session} onUseAgent={setAgentId} />}
       </main>
     </>

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { ApiSession } from './api-session.js';
 import { describeError } from './api-session.js';
 import { CitationDialog } from './citation-dialog.js';
@@ -8,11 +8,16 @@ import { type ChatTurn, applyChatEvent, newTurn } from './chat-turn-state.js';
 import { ChatTurnView } from './chat-turn-view.js';
 import { ConversationList } from './conversation-list.js';
 import { turnsOf } from './conversation-turns.js';
+import { hrefOf } from './hash-route.js';
+import { type Range, parseRanges } from './marked-text.js';
 import { StatusLine } from './status-line.js';
 import { useStatus } from './use-status.js';
 
-/** A streamed chat: conversations, the answer as it arrives, citations to open, tool calls, approvals. */
-export function ChatPage({ session, agentId }: { session: ApiSession; agentId: string }) {
+/**
+ * A streamed chat: conversations, the answer as it arrives, citations to open, tool calls, approvals.
+ * `#/chat?conversation=…&turn=…&quote=…` opens a stored conversation at a turn (see `turnHref`).
+ */
+export function ChatPage({ session, agentId, params }: { session: ApiSession; agentId: string; params: URLSearchParams }) {
   const { status, say, fail } = useStatus();
   const [conversationId, setConversationId] = useState<string | undefined>(undefined);
   const [turns, setTurns] = useState<ChatTurn[]>([]);
@@ -71,13 +76,27 @@ export function ChatPage({ session, agentId }: { session: ApiSession; agentId: s
     );
   };
 
-  const open = async (id: string) => {
+  const open = async (id: string, at?: { turn: number; quote?: Range }) => {
     const { data, error, response } = await session.client.GET('/v1/conversations/{id}', { params: { path: { id }, query: { agentId } } });
     if (error) return fail(describeError(error, response));
     setConversationId(id);
-    setTurns(turnsOf(id, data.messages));
-    say(`Opened ${data.conversation.title}`);
+    const stored = turnsOf(id, data.messages);
+    const linked = at && stored.some((t) => t.number === at.turn);
+    setTurns(linked ? stored.map((t) => (t.number === at.turn ? { ...t, linked: at.quote ? { quote: at.quote } : {} } : t)) : stored);
+    say(linked ? `Opened ${data.conversation.title} at turn ${at.turn}` : `Opened ${data.conversation.title}`);
   };
+
+  // A link to a conversation's turn, taken out of the address once read: followed again, the same
+  // link then changes the address, and opens the turn again.
+  useEffect(() => {
+    const id = params.get('conversation');
+    if (!id) return;
+    setOpened(undefined);
+    const turn = Number(params.get('turn'));
+    const [quote] = parseRanges(params.get('quote'));
+    void open(id, Number.isInteger(turn) && turn > 0 ? { turn, ...(quote ? { quote } : {}) } : undefined);
+    history.replaceState(null, '', hrefOf('chat'));
+  }, [params]);
 
   return (
     <div class="page with-aside">

@@ -1,6 +1,7 @@
 import type { Schemas } from '../../client/memrag-client.js';
 import { describeError } from './api-session.js';
 import type { ChatStreamEvent } from './chat-stream.js';
+import type { Range } from './marked-text.js';
 
 export type ChatSource = Schemas['ChatSource'];
 export type Citation = Schemas['Citation'];
@@ -21,6 +22,10 @@ export interface ChatTurn {
   activity: Activity[];
   runId?: string;
   conversationId?: string;
+  /** Its number in a stored conversation (1, 2, 3…); unknown for a turn streamed here. */
+  number?: number;
+  /** Opened from a link to this turn (a memory's origin, a cited turn): focused, with the quoted part of its question marked. */
+  linked?: { quote?: Range };
   state: 'streaming' | 'done' | 'paused' | 'failed';
   pause?: PausedReply;
   mode?: 'llm' | 'extractive';

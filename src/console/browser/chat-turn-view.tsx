@@ -1,6 +1,7 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { CitedAnswer, type CitedSource } from './cited-answer.js';
 import type { ChatTurn } from './chat-turn-state.js';
+import { MarkedText } from './marked-text.js';
 
 interface Props {
   turn: ChatTurn;
@@ -13,6 +14,12 @@ interface Props {
 export function ChatTurnView({ turn, onOpenSource, onDecide }: Props) {
   const [decided, setDecided] = useState<Record<string, boolean>>({});
   const approvals = turn.pause?.approvals ?? [];
+  const article = useRef<HTMLElement>(null);
+
+  // A link led here: the keyboard and the screen reader land on this turn, scrolled into view.
+  useEffect(() => {
+    if (turn.linked) article.current?.focus();
+  }, [turn.linked]);
 
   const decide = (toolCallId: string, approve: boolean) => {
     const next = { ...decided, [toolCallId]: approve };
@@ -21,9 +28,15 @@ export function ChatTurnView({ turn, onOpenSource, onDecide }: Props) {
   };
 
   return (
-    <article class="turn" aria-busy={turn.state === 'streaming'}>
+    <article
+      ref={article}
+      class={turn.linked ? 'turn linked' : 'turn'}
+      aria-busy={turn.state === 'streaming'}
+      {...(turn.number === undefined ? {} : { 'aria-label': `Turn ${turn.number}` })}
+      {...(turn.linked ? { tabIndex: -1 } : {})}
+    >
       <p class="question">
-        <span class="who">You</span> {turn.question}
+        <span class="who">You</span> {turn.linked?.quote ? <MarkedText text={turn.question} offset={0} ranges={[turn.linked.quote]} /> : turn.question}
       </p>
       <div class="reply">
         <span class="who">Agent{turn.mode ? ` (${turn.mode})` : ''}</span>

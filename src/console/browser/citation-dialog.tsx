@@ -3,42 +3,68 @@ import type { Schemas } from '../../client/memrag-client.js';
 import { type ApiSession, describeError } from './api-session.js';
 import { type CitedSource, sourceLabel } from './cited-answer.js';
 import { DocumentChunks } from './document-chunks.js';
-import { hrefOf } from './hash-route.js';
+import { hrefOf, turnHref } from './hash-route.js';
 import { formatRanges } from './marked-text.js';
+import { MemoryOrigins } from './memory-origins.js';
 import { ModalDialog } from './modal-dialog.js';
+import { describeValidTime } from './valid-time.js';
 
-/** A cited source, opened: the memory itself, or the document with the cited chunk highlighted and its quotes marked. */
+/**
+ * A cited source, opened: the memory itself with where it came from, the document with the cited
+ * chunk highlighted and its quotes marked, or the turn with a link to its conversation.
+ */
 export function CitationDialog({ session, source, onClose }: { session: ApiSession; source: CitedSource; onClose: () => void }) {
   return (
     <ModalDialog title={`[${source.id}] ${sourceLabel(source)}`} onClose={onClose}>
-      {source.kind === 'memory' && <CitedMemory session={session} agentId={source.agentId} memoryKey={source.key} />}
+      {source.kind === 'memory' && <CitedMemory session={session} source={source} />}
       {source.kind === 'document' && <CitedDocument session={session} source={source} />}
-      {source.kind === 'turn' && <p>{'snippet' in source ? source.snippet : `${source.question} → ${source.answer}`}</p>}
+      {source.kind === 'turn' && (
+        <>
+          <p>{'snippet' in source ? source.snippet : `${source.question} → ${source.answer}`}</p>
+          <a href={turnHref(source.conversationId, source.turn)}>Open turn {source.turn} of that conversation</a>
+        </>
+      )}
     </ModalDialog>
   );
 }
 
-function CitedMemory({ session, agentId, memoryKey }: { session: ApiSession; agentId: string; memoryKey: string }) {
+function CitedMemory({ session, source }: { session: ApiSession; source: Extract<CitedSource, { kind: 'memory' }> }) {
   const [memory, setMemory] = useState<Schemas['Memory'] | undefined>(undefined);
   const [error, setError] = useState('');
   useEffect(() => {
-    void session.client.GET('/v1/memories/{key}', { params: { path: { key: memoryKey }, query: { agentId } } }).then(({ data, error: failed, response }) => {
-      if (failed) setError(describeError(failed, response));
-      else setMemory(data.memory);
-    });
-  }, [memoryKey, agentId]);
-  if (error)
-    return (
-      <p class="status error" role="alert">
-        {error}
-      </p>
-    );
-  if (!memory) return <p>Loading the memory…</p>;
+    void session.client
+      .GET('/v1/memories/{key}', { params: { path: { key: source.key }, query: { agentId: source.agentId } } })
+      .then(({ data, error: failed, response }) => {
+        if (failed) setError(describeError(failed, response));
+        else setMemory(data.memory);
+      });
+  }, [source.key, source.agentId]);
+  // The citation's origins are those the memory had when it was cited; the memory's own where the citation carries none.
+  const cited = source.sources ?? [];
+  const origins = cited.length > 0 || !memory ? cited : memory.sources;
+  const validTime = memory && describeValidTime(memory);
   return (
     <div class="cited-memory">
-      <blockquote>{memory.content}</blockquote>
-      <p>Tags: {memory.tags.join(', ') || 'none'}</p>
-      <a href={hrefOf('memories', { key: memory.key })}>Open in Memories</a>
+      {error ? (
+        <p class="status error" role="alert">
+          {error}
+        </p>
+      ) : memory ? (
+        <>
+          <blockquote>{memory.content}</blockquote>
+          <p>Tags: {memory.tags.join(', ') || 'none'}</p>
+          {validTime && <p>{validTime}</p>}
+        </>
+      ) : (
+        <p>Loading the memory…</p>
+      )}
+      {(memory || cited.length > 0) && (
+        <section aria-labelledby="cited-memory-origins">
+          <h3 id="cited-memory-origins">Where this comes from</h3>
+          <MemoryOrigins origins={origins} />
+        </section>
+      )}
+      <a href={hrefOf('memories', { key: source.key })}>Open in Memories</a>
     </div>
   );
 }

@@ -8,7 +8,16 @@ import type { ChatTurn } from './chat-turn-state.js';
 export function turnsOf(conversationId: string, messages: readonly Schemas['ConversationMessage'][]): ChatTurn[] {
   const turns = new Map<number, ChatTurn>();
   for (const message of messages) {
-    const turn = turns.get(message.turn) ?? { question: '', answer: '', sources: [], citations: [], activity: [], state: 'done', conversationId };
+    const turn = turns.get(message.turn) ?? {
+      question: '',
+      answer: '',
+      sources: [],
+      citations: [],
+      activity: [],
+      state: 'done',
+      conversationId,
+      number: message.turn,
+    };
     turns.set(message.turn, turn);
     if (message.role === 'user') turn.question = message.content;
     else if (message.role === 'assistant') {

@@ -5,10 +5,12 @@ import { DocumentChunks } from './document-chunks.js';
 import { hrefOf } from './hash-route.js';
 import { parseRanges } from './marked-text.js';
 import { plural } from './plural.js';
+import { ScrollTable } from './scroll-table.js';
 import { StatusLine } from './status-line.js';
 import { parseTagList } from './tag-list.js';
 import { followJob, uploadDocument } from './upload-document.js';
 import { useStatus } from './use-status.js';
+import { TagsText } from './wrap-points.js';
 
 type Document = Schemas['Document'];
 
@@ -171,8 +173,7 @@ export function DocumentsPage({ session, params }: { session: ApiSession; params
         </section>
       )}
 
-      <table>
-        <caption>Documents</caption>
+      <ScrollTable caption="Documents">
         <thead>
           <tr>
             <th scope="col">Title</th>
@@ -192,7 +193,9 @@ export function DocumentsPage({ session, params }: { session: ApiSession; params
                 <a href={hrefOf('documents', { doc: d.id })}>{d.title}</a>
               </td>
               <td>{d.format}</td>
-              <td>{d.tags.join(', ')}</td>
+              <td>
+                <TagsText tags={d.tags} />
+              </td>
               <td>{d.chunkCount}</td>
               <td>
                 <time dateTime={d.updatedAt}>{new Date(d.updatedAt).toLocaleString()}</time>
@@ -205,7 +208,7 @@ export function DocumentsPage({ session, params }: { session: ApiSession; params
             </tr>
           ))}
         </tbody>
-      </table>
+      </ScrollTable>
       {documents.length === 0 && <p>No documents yet.</p>}
       {nextCursor && (
         <button type="button" onClick={() => void load(nextCursor)}>

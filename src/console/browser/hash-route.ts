@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { formatRanges } from './marked-text.js';
 
 export type PageName = 'memories' | 'documents' | 'search' | 'chat' | 'agents';
 
@@ -25,6 +26,18 @@ function parse(hash: string): Route {
 export function hrefOf(page: PageName, params: Record<string, string> = {}): string {
   const query = new URLSearchParams(params).toString();
   return `#/${page}${query ? `?${query}` : ''}`;
+}
+
+/**
+ * The chat with a stored conversation open at one of its turns (focused, with `quote`'s characters
+ * of its question marked): where a memory's origin or a cited turn links to.
+ */
+export function turnHref(conversationId: string, turn: number | null, quote?: { start: number; end: number } | null): string {
+  return hrefOf('chat', {
+    conversation: conversationId,
+    ...(turn === null ? {} : { turn: String(turn) }),
+    ...(turn !== null && quote ? { quote: formatRanges([quote]) } : {}),
+  });
 }
 
 export function navigate(page: PageName, params: Record<string, string> = {}): void {

@@ -2,10 +2,14 @@ import { useEffect, useState } from 'preact/hooks';
 import type { Schemas } from '../../client/memrag-client.js';
 import { type ApiSession, describeError } from './api-session.js';
 import { MemoryEditor } from './memory-editor.js';
-import { plural } from './plural.js';
+import { OriginLine } from './memory-origins.js';
 import { ConfirmDialog } from './modal-dialog.js';
+import { plural } from './plural.js';
+import { ScrollTable } from './scroll-table.js';
 import { StatusLine } from './status-line.js';
 import { useStatus } from './use-status.js';
+import { describeValidTime } from './valid-time.js';
+import { KeyText, TagsText } from './wrap-points.js';
 
 type Memory = Schemas['Memory'];
 type MemoryHit = Schemas['MemorySearchHit'];
@@ -233,8 +237,7 @@ export function MemoriesPage({ session, agentId, params }: Props) {
         </form>
 
         {hits ? (
-          <table>
-            <caption>Search results ({mode})</caption>
+          <ScrollTable caption={`Search results (${mode})`}>
             <thead>
               <tr>
                 <th scope="col">Score</th>
@@ -253,26 +256,26 @@ export function MemoriesPage({ session, agentId, params }: Props) {
                   <td>{h.ranks.text ?? '–'}</td>
                   <td>
                     <button type="button" class="link" onClick={() => setEditing(h.memory)}>
-                      {h.memory.key}
+                      <KeyText value={h.memory.key} />
                     </button>
                   </td>
-                  <td>{h.memory.content}</td>
-                  <td>{h.memory.tags.join(', ')}</td>
+                  <td class="prose">{h.memory.content}</td>
+                  <td>
+                    <TagsText tags={h.memory.tags} />
+                  </td>
                 </tr>
               ))}
             </tbody>
-          </table>
+          </ScrollTable>
         ) : (
           <>
-            <table>
-              <caption>
-                {describeFilters(filters)} (page {cursors.length})
-              </caption>
+            <ScrollTable caption={`${describeFilters(filters)} (page ${cursors.length})`}>
               <thead>
                 <tr>
                   <th scope="col">Key</th>
                   <th scope="col">Content</th>
                   <th scope="col">Tags</th>
+                  <th scope="col">Origin</th>
                   <th scope="col">Updated</th>
                   <th scope="col">
                     <span class="visually-hidden">Actions</span>
@@ -282,9 +285,19 @@ export function MemoriesPage({ session, agentId, params }: Props) {
               <tbody>
                 {items.map((m) => (
                   <tr key={m.key}>
-                    <td>{m.key}</td>
-                    <td>{m.content}</td>
-                    <td>{m.tags.join(', ')}</td>
+                    <td>
+                      <KeyText value={m.key} />
+                    </td>
+                    <td class="prose">
+                      {m.content}
+                      <ValidTimeNote memory={m} />
+                    </td>
+                    <td>
+                      <TagsText tags={m.tags} />
+                    </td>
+                    <td class="prose">
+                      <FirstOrigin memory={m} />
+                    </td>
                     <td>
                       <time dateTime={m.updatedAt}>{new Date(m.updatedAt).toLocaleString()}</time>
                     </td>
@@ -299,7 +312,7 @@ export function MemoriesPage({ session, agentId, params }: Props) {
                   </tr>
                 ))}
               </tbody>
-            </table>
+            </ScrollTable>
             {items.length === 0 && <p>No memories match.</p>}
             <nav class="pager" aria-label="Pages of memories">
               <button type="button" disabled={cursors.length === 1} onClick={() => setCursors((c) => c.slice(0, -1))}>
@@ -323,6 +336,24 @@ export function MemoriesPage({ session, agentId, params }: Props) {
         />
       )}
     </div>
+  );
+}
+
+/** A memory's valid time under its content, when it has one. */
+function ValidTimeNote({ memory }: { memory: Memory }) {
+  const text = describeValidTime(memory);
+  return text ? <span class="valid-time">{text}</span> : null;
+}
+
+/** Where a memory first came from; the editor lists every origin. */
+function FirstOrigin({ memory }: { memory: Memory }) {
+  const [first, ...more] = memory.sources;
+  if (!first) return <span class="muted">Not recorded</span>;
+  return (
+    <>
+      <OriginLine origin={first} />
+      {more.length > 0 && <span class="muted"> (and {plural(more.length, 'later origin', 'later origins')})</span>}
+    </>
   );
 }
 

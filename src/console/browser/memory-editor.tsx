@@ -1,7 +1,9 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { Schemas } from '../../client/memrag-client.js';
 import { type ApiSession, describeError } from './api-session.js';
+import { MemoryOrigins } from './memory-origins.js';
 import { parseTagList } from './tag-list.js';
+import { describeValidTime } from './valid-time.js';
 
 type Memory = Schemas['Memory'];
 type HistoryEvent = Schemas['MemoryHistoryReply']['events'][number];
@@ -15,7 +17,7 @@ interface Props {
   onCancel: () => void;
 }
 
-/** Creates or edits one memory (content, tags, metadata) and shows its history of changes. */
+/** Creates or edits one memory (content, tags, metadata) and shows where it came from and its history of changes. */
 export function MemoryEditor({ session, agentId, memory, onSaved, onCancel }: Props) {
   const [key, setKey] = useState(memory?.key ?? '');
   const [content, setContent] = useState(memory?.content ?? '');
@@ -57,6 +59,7 @@ export function MemoryEditor({ session, agentId, memory, onSaved, onCancel }: Pr
   };
 
   const title = memory ? `Edit memory ${memory.key}` : 'New memory';
+  const validTime = memory && describeValidTime(memory);
   return (
     <section class="panel" aria-labelledby="memory-editor-title">
       <h2 id="memory-editor-title">{title}</h2>
@@ -91,6 +94,9 @@ export function MemoryEditor({ session, agentId, memory, onSaved, onCancel }: Pr
       </form>
       {memory && (
         <>
+          <h3>Where it comes from</h3>
+          {validTime && <p>{validTime}</p>}
+          <MemoryOrigins origins={memory.sources} />
           <h3>History</h3>
           {history.length === 0 ? (
             <p>No changes recorded.</p>

@@ -3,6 +3,7 @@ import type { JsonBody, Schemas } from '../../client/memrag-client.js';
 import { type ApiSession, describeError } from './api-session.js';
 import { hrefOf } from './hash-route.js';
 import { plural } from './plural.js';
+import { ScrollTable } from './scroll-table.js';
 import { StatusLine } from './status-line.js';
 import { parseTagList } from './tag-list.js';
 import { useStatus } from './use-status.js';
@@ -74,8 +75,7 @@ export function SearchPage({ session }: { session: ApiSession }) {
         <button type="submit">Search</button>
       </form>
       <StatusLine status={status} />
-      <table>
-        <caption>Hits</caption>
+      <ScrollTable caption="Hits">
         <thead>
           <tr>
             <th scope="col">#</th>
@@ -102,11 +102,11 @@ export function SearchPage({ session }: { session: ApiSession }) {
               <td>{h.ranks.vector ?? '–'}</td>
               <td>{h.ranks.text ?? '–'}</td>
               <td>{h.rerankScore === undefined ? '–' : h.rerankScore.toFixed(4)}</td>
-              <td>{h.snippet}</td>
+              <td class="prose">{h.snippet}</td>
             </tr>
           ))}
         </tbody>
-      </table>
+      </ScrollTable>
     </div>
   );
 }
