@@ -20,6 +20,7 @@ ALTER TABLE "memory_history" ADD COLUMN "expires_at" timestamp with time zone;--
 CREATE INDEX "audit_log_tenant_idx" ON "audit_log" USING btree ("tenant_id","id");--> statement-breakpoint
 CREATE INDEX "audit_log_tenant_user_idx" ON "audit_log" USING btree ("tenant_id","user_id","id");--> statement-breakpoint
 CREATE INDEX "jobs_user_idx" ON "jobs" USING btree ("tenant_id","user_id") WHERE user_id <> '';--> statement-breakpoint
+CREATE INDEX "memories_tenant_updated_idx" ON "memories" USING btree ("tenant_id","updated_at");--> statement-breakpoint
 CREATE INDEX "memories_sources_gin_idx" ON "memories" USING gin ("sources" jsonb_path_ops);--> statement-breakpoint
 CREATE INDEX "memory_history_scope_at_idx" ON "memory_history" USING btree ("tenant_id","agent_id","user_id","at");--> statement-breakpoint
 UPDATE "memories" m SET "sources" = jsonb_build_array(jsonb_strip_nulls(jsonb_build_object(

@@ -5,6 +5,11 @@
  *
  *   npm run bench:memory                      # both drivers (pg via BENCH_DATABASE_URL or TEST_DATABASE_URL)
  *   BENCH_N=20000 BENCH_DRIVERS=pglite npm run bench:memory
+ *
+ * Then, in the same run, the reads at a moment: every memory gets its `created` event, 1% are
+ * reworded after a moment T and 10% get a valid time that ended in 2021; searches (vector and
+ * hybrid) as they are, with `validAt` in 2020, with `asOf` T, and with both, against the default.
+ * BENCH_ASOF=0 leaves that part out.
  */
 import { performance } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
@@ -15,6 +20,7 @@ import { ensureVectorSpace } from '../../src/db/vector-space.js';
 import type { Embedder } from '../../src/embeddings/embedder.js';
 import { createPgMemoryStore } from '../../src/memory/pg-memory-store.js';
 import { clusteredVectors } from './lib/clustered-set.js';
+import type { MemoryStore, SearchMemoriesOptions } from '../../src/memory/memory-types.js';
 
 const N = Number(process.env.BENCH_N ?? 100_000);
 const DIMS = Number(process.env.BENCH_DIMS ?? 512);
@@ -87,7 +93,8 @@ async function main() {
     id: `bench:clustered-${DIMS}`,
     dimensions: DIMS,
     maxInputTokens: 512,
-    embed: async (texts) => texts.map((t) => byText.get(t)!),
+    // A stored memory's text ("memory 12", "memory 12 reworded") embeds as that memory's vector.
+    embed: async (texts) => texts.map((t) => byText.get(t) ?? row(data, Number(/^memory (\d+)/.exec(t)![1]))),
     close: async () => {},
   };
 
@@ -136,9 +143,55 @@ async function main() {
       });
       console.log(JSON.stringify(results[results.length - 1]));
     }
+    if (process.env.BENCH_ASOF !== '0') results.push(...(await readsAtAMoment(database, store, queries.length, truth.none)));
     await database.close();
   }
   console.table(results);
+}
+
+/** Search latency as of a moment and at a valid time, against the default, in one run. */
+async function readsAtAMoment(database: Database, store: MemoryStore, queries: number, truth: string[][]): Promise<Record<string, string>[]> {
+  await database.db.execute(sql`DELETE FROM memory_history`);
+  await database.db.execute(sql`INSERT INTO memory_history (tenant_id, memory_id, agent_id, user_id, key, event, content, tags, metadata, sources, actor, at)
+    SELECT tenant_id, id, agent_id, user_id, key, 'created', content, tags, metadata, sources, '{"type":"api"}'::jsonb, created_at FROM memories`);
+  await database.db.execute(sql`UPDATE memories SET valid_from = NULL, valid_until = NULL, content = regexp_replace(content, ' reworded$', '')`);
+  await new Promise((r) => setTimeout(r, 20));
+  const asOf = new Date();
+  await new Promise((r) => setTimeout(r, 20));
+  const reworded = Array.from({ length: Math.floor(N / 100) }, (_, j) => j * 100 + 7);
+  for (const i of reworded) await store.patch(`m${i}`, { agentId: 'bench' }, { content: `memory ${i} reworded` });
+  await database.db.execute(sql`UPDATE memories SET valid_until = '2021-01-01T00:00:00Z' WHERE (substr(key, 2)::int % 10) = 5`);
+  await database.db.execute(sql`VACUUM ANALYZE memories`);
+  await database.db.execute(sql`VACUUM ANALYZE memory_history`);
+  const validNow = (i: number) => i % 10 !== 5;
+  const rows: Record<string, string>[] = [];
+  const cases: [string, SearchMemoriesOptions, (i: number) => boolean][] = [
+    ['default (valid now)', {}, validNow],
+    ['validAt 2020', { validAt: new Date('2020-06-01T00:00:00Z') }, () => true],
+    ['asOf T (1% reworded since)', { asOf }, validNow],
+    ['asOf T + validAt 2020', { asOf, validAt: new Date('2020-06-01T00:00:00Z') }, () => true],
+  ];
+  for (const mode of ['vector', 'hybrid'] as const) {
+    for (const [label, options, holds] of cases) {
+      const search = (q: number) => store.search(`q${q}`, { agentId: 'bench', topK: TOP_K, mode, ...options });
+      for (let w = 0; w < 5; w++) await search(w);
+      const times: number[] = [];
+      let hits = 0;
+      let wanted = 0;
+      for (let q = 0; q < queries; q++) {
+        const s = performance.now();
+        const got = await search(q);
+        times.push(performance.now() - s);
+        // Recall against the exact top 10 among the memories the moment admits (their vectors are unchanged).
+        const want = truth[q]!.filter((key) => holds(Number(key.slice(1))));
+        wanted += want.length;
+        hits += got.filter((h) => want.includes(h.memory.key)).length;
+      }
+      rows.push({ case: `${mode}: ${label}`, 'p50 ms': pct(times, 50).toFixed(2), 'p95 ms': pct(times, 95).toFixed(2), 'recall@10': (hits / wanted).toFixed(3) });
+      console.log(JSON.stringify(rows[rows.length - 1]));
+    }
+  }
+  return rows;
 }
 
 await main();

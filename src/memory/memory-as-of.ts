@@ -85,6 +85,16 @@ export async function readVersions(db: Db, q: VersionQuery): Promise<MemoryVersi
     ...(q.key !== undefined ? [sql`h.key = ${q.key}`] : []),
     sql`h.at <= ${asOf}::timestamptz`,
   ];
+  if (q.changedOnly) {
+    // Only memories that changed or went since (the complement of `unchanged` below): their
+    // events alone are read, not the scope's whole history.
+    scope.push(sql`h.memory_id IN (
+      SELECT id FROM memories WHERE tenant_id = ${filter.tenantId} AND updated_at > ${asOf}::timestamptz
+      UNION ALL
+      SELECT id FROM memories WHERE tenant_id = ${filter.tenantId} AND expires_at IS NOT NULL AND expires_at <= now()
+      UNION ALL
+      SELECT memory_id FROM memory_history WHERE tenant_id = ${filter.tenantId} AND at > ${asOf}::timestamptz AND event IN ('deleted', 'expired'))`);
+  }
   const metadata = sql`coalesce(v.metadata, m.metadata, '{}'::jsonb)`;
   const conditions = [
     sql`v.event IN ('created', 'updated', 'invalidated')`,

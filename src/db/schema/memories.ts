@@ -44,6 +44,8 @@ export const memories = pgTable(
     // fastupdate off: a pending list makes every filtered search scan it (7 ms at 100k rows).
     index('memories_tags_gin_idx').using('gin', t.tags).with({ fastupdate: false }),
     index('memories_tenant_agent_created_idx').on(t.tenantId, t.agentId, t.createdAt, t.id),
+    // A read as of a moment looks up the memories changed since: few, however many there are.
+    index('memories_tenant_updated_idx').on(t.tenantId, t.updatedAt),
     // Lineage: the memories drawn from a conversation (`sources @> '[{"conversationId": …}]'`).
     index('memories_sources_gin_idx').using('gin', sql`${t.sources} jsonb_path_ops`),
     // Empty once everything is indexed, so the check at start costs nothing.
