@@ -85,16 +85,20 @@ export async function readVersions(db: Db, q: VersionQuery): Promise<MemoryVersi
     ...(q.key !== undefined ? [sql`h.key = ${q.key}`] : []),
     sql`h.at <= ${asOf}::timestamptz`,
   ];
-  if (q.changedOnly) {
-    // Only memories that changed or went since (the complement of `unchanged` below): their
-    // events alone are read, not the scope's whole history.
-    scope.push(sql`h.memory_id IN (
-      SELECT id FROM memories WHERE tenant_id = ${filter.tenantId} AND updated_at > ${asOf}::timestamptz
-      UNION ALL
-      SELECT id FROM memories WHERE tenant_id = ${filter.tenantId} AND expires_at IS NOT NULL AND expires_at <= now()
-      UNION ALL
-      SELECT memory_id FROM memory_history WHERE tenant_id = ${filter.tenantId} AND at > ${asOf}::timestamptz AND event IN ('deleted', 'expired'))`);
-  }
+  const events = sql`h.memory_id, h.key, h.agent_id, h.user_id, h.event, h.content, h.tags, h.metadata, h.sources, h.valid_from,
+    h.valid_until, h.expires_at, h.at`;
+  // Latest event per memory up to the moment. For a search's changed memories (the complement of
+  // `unchanged` below) only theirs are read, each by its own index range, not the scope's history.
+  const latest = q.changedOnly
+    ? sql`SELECT e.* FROM (
+        SELECT id FROM memories WHERE tenant_id = ${filter.tenantId} AND updated_at > ${asOf}::timestamptz
+        UNION
+        SELECT id FROM memories WHERE tenant_id = ${filter.tenantId} AND expires_at IS NOT NULL AND expires_at <= now()
+        UNION
+        SELECT memory_id FROM memory_history WHERE tenant_id = ${filter.tenantId} AND at > ${asOf}::timestamptz AND event IN ('deleted', 'expired')
+      ) changed(id)
+      CROSS JOIN LATERAL (SELECT ${events} FROM memory_history h WHERE h.memory_id = changed.id AND ${and(...scope)} ORDER BY h.id DESC LIMIT 1) e`
+    : sql`SELECT DISTINCT ON (h.memory_id) ${events} FROM memory_history h WHERE ${and(...scope)} ORDER BY h.memory_id, h.id DESC`;
   const metadata = sql`coalesce(v.metadata, m.metadata, '{}'::jsonb)`;
   const conditions = [
     sql`v.event IN ('created', 'updated', 'invalidated')`,
@@ -113,8 +117,8 @@ export async function readVersions(db: Db, q: VersionQuery): Promise<MemoryVersi
     const { createdAt, id } = decodeCursor(q.cursor);
     outer.push(sql`(x.created_at < ${createdAt}::timestamptz OR (x.created_at = ${createdAt}::timestamptz AND x.memory_id < ${id}::uuid))`);
   }
-  // Latest event per memory up to the moment, then the memory's creation (its latest `created`
-  // event then: an expired memory saved again is created anew under the same row).
+  // Then the memory's row today, one index lookup each (LIMIT keeps the planner from turning it into a join that scans them all), and its creation: its latest `created` event up to the moment (an expired memory
+  // saved again is created anew under the same row).
   const rows = await queryRows<VersionRow>(
     db,
     sql`SELECT * FROM (
@@ -123,14 +127,10 @@ export async function readVersions(db: Db, q: VersionQuery): Promise<MemoryVersi
         CASE WHEN v.event = 'invalidated' THEN v.at END AS valid_to, v.at AS updated_at,
         coalesce(c.created_at, v.at) AS created_at, coalesce(c.created_at, v.at)::text AS created_at_text,
         ${unchanged} AS unchanged, m.content = v.content AS same_content, ${similarity} AS similarity
-      FROM (
-        SELECT DISTINCT ON (h.memory_id) h.memory_id, h.key, h.agent_id, h.user_id, h.event, h.content, h.tags, h.metadata,
-          h.sources, h.valid_from, h.valid_until, h.expires_at, h.at
-        FROM memory_history h
-        WHERE ${and(...scope)}
-        ORDER BY h.memory_id, h.id DESC
-      ) v
-      LEFT JOIN memories m ON m.id = v.memory_id
+      FROM (${latest}) v
+      LEFT JOIN LATERAL (
+        SELECT id, content, metadata, embedding, updated_at, expires_at FROM memories WHERE memories.id = v.memory_id LIMIT 1
+      ) m ON TRUE
       LEFT JOIN LATERAL (
         SELECT max(h2.at) AS created_at FROM memory_history h2
         WHERE h2.memory_id = v.memory_id AND h2.event = 'created' AND h2.at <= ${asOf}::timestamptz
