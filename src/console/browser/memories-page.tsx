@@ -149,12 +149,13 @@ export function MemoriesPage({ session, agentId, params }: Props) {
           <ul class="tag-list">
             {tagCounts.map((t) => (
               <li key={t.tag}>
+                {/* The count is shown as "(3)" and read as "3 memories": hidden text, as a span's aria-label is not read everywhere (axe flags one for review). */}
                 <span class="tag-name">
                   {t.tag}{' '}
-                  {/* biome-ignore lint/a11y/useAriaPropsSupportedByRole: read as "3 memories" rather than "(3)"; the browser test's axe scan accepts it. */}
-                  <span class="count" aria-label={plural(t.count, 'memory', 'memories')}>
+                  <span class="count" aria-hidden="true">
                     ({t.count})
                   </span>
+                  <span class="visually-hidden">{plural(t.count, 'memory', 'memories')}</span>
                 </span>
                 {/* biome-ignore lint/a11y/useSemanticElements: a row of toggle buttons, not a form's fieldset. */}
                 <span class="tag-modes" role="group" aria-label={`Filter by ${t.tag}`}>
