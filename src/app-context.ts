@@ -33,6 +33,7 @@ import { startExpirySweeper } from './memory/memory-expiry-sweeper.js';
 import { startPeriodicSweep } from './background/periodic-sweep.js';
 import { sweepRuns } from './runs/run-sweeper.js';
 import { createMemoryExtractionHook } from './memory/extraction/extraction-hook.js';
+import { extractionJobHandler, queueExtraction } from './memory/extraction/extraction-job.js';
 import { type MemoryExtractor, createMemoryExtractor } from './memory/extraction/memory-extractor.js';
 import { createLlmSummarizer } from './compaction/summarizer.js';
 import { queueBackfillIfNeeded } from './jobs/maintenance-jobs.js';
@@ -45,6 +46,9 @@ import { type ApiKeyAuthenticator, createApiKeyAuthenticator } from './auth/api-
 import { type TenantScoped, tenantScoped } from './tenancy/tenant-scoped.js';
 import { type JobQueue, createJobQueue } from './jobs/job-queue.js';
 import type { JobStore } from './jobs/job-store.js';
+import type { AuditLog } from './audit/audit-types.js';
+import { createPgAuditLog } from './audit/pg-audit-log.js';
+import { type UserErasure, createUserErasure } from './users/user-erasure.js';
 
 /** The services the HTTP routes use; built once at start and closed once at shutdown. */
 export interface AppContext {
@@ -87,10 +91,14 @@ export interface AppContext {
   backgroundTasks: BackgroundTasks;
   /** The `cross-encoder` reranker (RERANKER_MODEL); undefined when none is configured. */
   crossEncoder?: ClosableReranker;
-  /** Durable jobs (`/v1/jobs`): asynchronous and batch ingestion, worked on by this process unless WORKERS_IN_PROCESS=false. */
+  /** Durable jobs (`/v1/jobs`): asynchronous and batch ingestion, fact extraction; worked on by this process unless WORKERS_IN_PROCESS=false. */
   jobs: TenantScoped<JobStore>;
   /** The queue and this process's workers (`npm run worker` has only these). */
   jobQueue: JobQueue;
+  /** What must stay answerable for (user erasures): who did it, to which user, and counts (`/v1/audit`). */
+  audit: TenantScoped<AuditLog>;
+  /** Erasing a user's data across agents (`DELETE /v1/users/:userId`), recorded in `audit`. */
+  userErasure: TenantScoped<UserErasure>;
   /** Closes the database, then the embedder and the cross-encoder (which may run worker threads). */
   close(): Promise<void>;
 }
@@ -192,12 +200,24 @@ export async function createAppContext(config: Config, options: AppContextOption
     createPgConversationStore({ db: database.db, tenantId, turnIndex: turnIndexes.forTenant(tenantId), afterBulkWrite }),
   );
   const runs = tenantScoped((tenantId) => createPgRunStore({ db: database.db, tenantId }));
+  const audit = tenantScoped((tenantId) => createPgAuditLog({ db: database.db, tenantId }));
+  const userErasure = tenantScoped((tenantId) => createUserErasure({ db: database.db, tenantId, audit: audit.forTenant(tenantId) }));
   const liveRuns = createLiveRuns<ChatEvent>({ graceMs: config.RUN_RECONNECT_GRACE_MS });
   const backgroundTasks = createBackgroundTasks((key, err) => logger.warn({ err, task: key }, 'background task failed'));
   // Built once: the route's extractor and the chat's extraction hook share its summarizer.
   const extractors = createTenantExtractors({ config, logger, memories, llm });
+  // Before the chat, whose extraction hook queues jobs into it.
+  const jobQueue = createJobQueue({
+    config,
+    database,
+    embedder,
+    logger,
+    work: config.WORKERS_IN_PROCESS,
+    handlers: extractors && { extraction: createExtractionJobHandler({ logger, extractors, turnIndexes }) },
+  });
+  const jobs = jobQueue.stores;
   const chat = createTenantChat(
-    { config, logger, memories, knowledge, llm, conversations, turns, turnIndexes, backgroundTasks, runs, liveRuns, agents, embedder, extractors },
+    { config, logger, memories, knowledge, llm, conversations, turns, turnIndexes, backgroundTasks, runs, liveRuns, agents, embedder, extractors, jobs },
     { describeError: options.describeError },
   );
   const sweeper = startExpirySweeper(database.db, config.MEMORY_SWEEP_INTERVAL_MS, (err) => logger.warn({ err }, 'expired memories sweep failed'));
@@ -207,8 +227,6 @@ export async function createAppContext(config: Config, options: AppContextOption
     config.MEMORY_SWEEP_INTERVAL_MS,
     (err) => logger.warn({ err }, 'runs sweep failed'),
   );
-
-  const jobQueue = createJobQueue({ config, database, embedder, logger, work: config.WORKERS_IN_PROCESS });
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -252,8 +270,10 @@ export async function createAppContext(config: Config, options: AppContextOption
     liveRuns,
     backgroundTasks,
     crossEncoder,
-    jobs: jobQueue.stores,
+    jobs,
     jobQueue,
+    audit,
+    userErasure,
     close,
   };
 }
@@ -275,6 +295,7 @@ export type ChatParts = Pick<
   | 'agents'
   | 'embedder'
   | 'extractors'
+  | 'jobs'
 >;
 
 /**
@@ -295,14 +316,7 @@ export function createTenantChat(parts: ChatParts, options: { describeError?: De
     [
       createCheckpointHook({ compaction, summaryTimeoutMs: config.COMPACTION_SUMMARY_TIMEOUT_MS, onFallback: onSummaryFallback }),
       createTurnIndexHook(parts.turnIndexes),
-      ...(extractors
-        ? [
-            createMemoryExtractionHook(
-              (tenantId) => extractors.forTenant(tenantId),
-              (tenantId, { conversationId, turn }, facts, signal) => parts.turnIndexes.forTenant(tenantId).addFacts(conversationId, turn, facts, signal),
-            ),
-          ]
-        : []),
+      ...(extractors ? [createMemoryExtractionHook((tenantId, payload) => queueExtraction(parts.jobs.forTenant(tenantId), payload))] : []),
     ],
     parts.backgroundTasks,
   );
@@ -331,6 +345,15 @@ export function createTenantChat(parts: ChatParts, options: { describeError?: De
       describeError: options.describeError,
     }),
   );
+}
+
+/** The extraction jobs' handler: each tenant's extractor, then the facts made keys of the turn they came from. */
+function createExtractionJobHandler(parts: Pick<AppContext, 'logger' | 'turnIndexes'> & { extractors: TenantScoped<MemoryExtractor> }) {
+  return extractionJobHandler({
+    extractorFor: (tenantId) => parts.extractors.forTenant(tenantId),
+    factKeys: (tenantId, { conversationId, turn }, facts, signal) => parts.turnIndexes.forTenant(tenantId).addFacts(conversationId, turn, facts, signal),
+    onFactKeysFailure: (err, source) => parts.logger.warn({ err, ...source }, 'extracted facts not added to their turn'),
+  });
 }
 
 /** The parts of a context fact extraction is built from. */

@@ -8,6 +8,8 @@ export interface ApiKeyIdentity {
   tenantId: string;
   /** Names the key without revealing it (`env:1`, `key:<uuid>`): the rate limiter's bucket. */
   keyId: string;
+  /** A stored key's name (`npm run keys -- create --name`); `API_KEYS` entries have none. */
+  name?: string;
 }
 
 export interface ApiKeyAuthenticator {
@@ -55,7 +57,7 @@ export function createApiKeyAuthenticator(options: ApiKeyAuthenticatorOptions): 
     const cached = lookups.get(keyHash);
     if (cached && cached.expires > at) return cached.answer;
     if (cached) lookups.delete(keyHash);
-    const answer = findActiveApiKey(db, keyHash).then((row) => (row ? { tenantId: row.tenantId, keyId: `key:${row.id}` } : null));
+    const answer = findActiveApiKey(db, keyHash).then((row) => (row ? { tenantId: row.tenantId, keyId: `key:${row.id}`, name: row.name } : null));
     // A failed lookup (database down) is not an answer: the next request asks again.
     answer.catch(() => lookups.delete(keyHash));
     if (cacheTtlMs > 0) {

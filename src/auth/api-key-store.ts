@@ -68,10 +68,10 @@ export async function revokeApiKey(db: Db, idOrPrefix: string): Promise<RevokeRe
   });
 }
 
-/** The tenant of the unrevoked key with this hash, or null. */
-export async function findActiveApiKey(db: Db, keyHash: string): Promise<{ id: string; tenantId: string } | null> {
+/** The tenant (and the key's id and name) of the unrevoked key with this hash, or null. */
+export async function findActiveApiKey(db: Db, keyHash: string): Promise<{ id: string; tenantId: string; name: string } | null> {
   const [row] = await db
-    .select({ id: apiKeys.id, tenantId: apiKeys.tenantId })
+    .select({ id: apiKeys.id, tenantId: apiKeys.tenantId, name: apiKeys.name })
     .from(apiKeys)
     .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)));
   return row ?? null;

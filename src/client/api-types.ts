@@ -1951,7 +1951,7 @@ export interface components {
             type: "api_key";
             /** @description `env:<n>` for the n-th `API_KEYS` entry, `key:<uuid>` for a stored key. */
             keyId: string;
-            /** @description A stored key's name; null for `API_KEYS` entries. */
+            /** @description A stored key's name; null for `API_KEYS` entries and keys created without one. */
             name: string | null;
         } | {
             /** @constant */

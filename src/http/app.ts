@@ -20,6 +20,8 @@ import { createConversationRoutes } from './routes/conversations.js';
 import { createDocsRoutes, docsContentSecurityPolicy } from './routes/docs.js';
 import { createDocumentRoutes } from './routes/documents.js';
 import { createJobRoutes } from './routes/jobs.js';
+import { createAuditRoutes } from './routes/audit.js';
+import { createUserRoutes } from './routes/users.js';
 import { createRunRoutes } from './routes/runs.js';
 import { createSearchRoutes } from './routes/search.js';
 import { createMemoryRoutes } from './routes/memories.js';
@@ -111,6 +113,8 @@ export function createApp(ctx: AppContext): ApiApp {
   app.route('/v1/documents', createDocumentRoutes(ctx));
   app.route('/v1/search', createSearchRoutes(ctx));
   app.route('/v1/jobs', createJobRoutes(ctx));
+  app.route('/v1/users', createUserRoutes(ctx));
+  app.route('/v1/audit', createAuditRoutes(ctx));
   app.route('/mcp', createMcpRoutes(ctx));
   app.route('/', createConsoleRoutes(ctx));
 

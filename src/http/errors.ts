@@ -41,9 +41,12 @@ export type ErrorCode =
   | 'tool_call_not_pending'
   | 'run_waiting'
   | 'run_cancelled'
-  // Jobs (see src/jobs): a synchronous ingest too large for the request timeout, a job that ended.
+  // Jobs (see src/jobs): a synchronous ingest too large for the request timeout, a job that ended;
+  // a retry of a job that has not failed, or whose input was dropped.
   | 'use_async'
-  | 'job_ended';
+  | 'job_ended'
+  | 'job_not_failed'
+  | 'job_input_gone';
 
 /** An error the client caused (or asked about); error-mapping.ts turns it into the JSON error reply. */
 export class HttpError extends Error {

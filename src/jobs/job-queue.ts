@@ -8,6 +8,7 @@ import { ingestJobHandler, permanentIngestError } from './ingest-job.js';
 import { createJobLeases } from './job-leases.js';
 import { type JobHandler, type JobRunner, startJobRunner } from './job-runner.js';
 import { type JobStore, createJobStore } from './job-store.js';
+import type { JobKind } from './job-types.js';
 import { backfillJobHandler } from './maintenance-jobs.js';
 import { createUrlFetcher } from './url-fetcher.js';
 
@@ -27,10 +28,12 @@ export interface JobQueueOptions {
   logger: Logger;
   /** Whether this process works on jobs. */
   work: boolean;
+  /** Handlers of the kinds other features queue (`extraction`), beside ingestion and backfills. */
+  handlers?: Partial<Record<JobKind, JobHandler>>;
 }
 
 /** The job queue over the project's database, with this process's workers when it has any. */
-export function createJobQueue({ config, database, embedder, logger, work }: JobQueueOptions): JobQueue {
+export function createJobQueue({ config, database, embedder, logger, work, handlers }: JobQueueOptions): JobQueue {
   const queue = createJobLeases(database.db);
   const unsetDepth = setJobQueueDepthSource(() => queue.depth());
   let runner: JobRunner | undefined;
@@ -59,7 +62,7 @@ export function createJobQueue({ config, database, embedder, logger, work }: Job
       queue,
       db: database.db,
       // Not `reembed`: that is the CLI's, run with the new model (src/cli/reembed.ts).
-      handlers: { ingest, backfill: thenStatistics(backfillJobHandler({ db: database.db, embedder })) },
+      handlers: { ...handlers, ingest, backfill: thenStatistics(backfillJobHandler({ db: database.db, embedder })) },
       logger,
       concurrency: config.JOB_CONCURRENCY,
       leaseMs: config.JOB_LEASE_MS,

@@ -14,6 +14,12 @@ export interface JobAttempt {
   /** Records progress (written in the background, the latest one winning); must not throw. */
   report(progress: JobProgress): void;
   /**
+   * Renews the lease now, and throws JobLeaseLostError when the job is no longer this worker's
+   * (cancelled, deleted with its user, taken over): called just before an effect that is not
+   * written in the job's own transaction, so that it does not outlive the job.
+   */
+  checkpoint(): Promise<void>;
+  /**
    * Marks the job succeeded inside `tx`, the transaction of its effect: both commit or neither.
    * A handler that does not call it is completed after it returns.
    */
@@ -123,6 +129,12 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
         pending = progress;
         latest = progress;
         void write();
+      },
+      async checkpoint() {
+        // A write begun before this call may have passed before the job was taken away: one begun after it.
+        await writing;
+        await write();
+        if (lost.signal.aborted) throw new JobLeaseLostError(job.id);
       },
       async complete(tx, result) {
         await queue.complete(tx, job, workerId, result, latest);

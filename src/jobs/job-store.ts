@@ -4,6 +4,7 @@ import type { Db } from '../db/database.js';
 import { jobs } from '../db/schema/index.js';
 import { afterCursor, createdAtText, keysetPage } from '../retrieval/keyset-page.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
+import { settleBatch } from './job-leases.js';
 import { QUEUED_PROGRESS, jobColumns, toJob } from './job-rows.js';
 import type { BatchCounts, Job, JobKind, JobStatus } from './job-types.js';
 
@@ -11,6 +12,8 @@ import type { BatchCounts, Job, JobKind, JobStatus } from './job-types.js';
 export interface JobInput {
   payload: Record<string, unknown>;
   content?: string | Uint8Array | null;
+  /** The user whose data the job carries: erasing that user erases the job. */
+  userId?: string | null;
 }
 
 export interface JobPage {
@@ -30,6 +33,14 @@ export interface CancelOutcome {
   cancelled: boolean;
 }
 
+export interface RetryOutcome {
+  job: Job;
+  /** False when it was not queued again: the job is answered as it is, unchanged. */
+  retried: boolean;
+  /** Why not: it has not failed (it is open, or ended otherwise), or its input was dropped when it failed. */
+  refused?: 'not_failed' | 'input_gone';
+}
+
 /** One tenant's jobs, as the API sees them. */
 export interface JobStore {
   /** Queues one job; `tx` lets a caller queue it with other writes. */
@@ -43,6 +54,11 @@ export interface JobStore {
   batch(id: string): Promise<BatchView>;
   /** Cancels a queued or running job (a batch: its open items too); undefined when there is no such job. */
   cancel(id: string): Promise<CancelOutcome | undefined>;
+  /**
+   * Queues a failed job again, with its attempts counted afresh (a batch's item reopens its
+   * batch); undefined when there is no such job.
+   */
+  retry(id: string): Promise<RetryOutcome | undefined>;
 }
 
 export interface JobStoreOptions {
@@ -67,6 +83,7 @@ export function createJobStore(options: JobStoreOptions): JobStore {
       tenantId,
       kind,
       status: 'queued',
+      userId: input.userId ?? '',
       parentId,
       payload: { ...input.payload, ...(input.content != null ? { contentEncoding: bytes ? 'base64' : 'text' } : {}) },
       content: input.content == null ? null : bytes ? Buffer.from(input.content as Uint8Array).toString('base64') : (input.content as string),
@@ -151,5 +168,44 @@ export function createJobStore(options: JobStoreOptions): JobStore {
     });
   }
 
-  return { enqueue, enqueueBatch, get, list, batch, cancel };
+  async function retry(id: string): Promise<RetryOutcome | undefined> {
+    const outcome = await db.transaction(async (tx): Promise<RetryOutcome | undefined> => {
+      const [found] = await tx
+        .select({ ...jobColumns, payload: jobs.payload, hasContent: sql<boolean>`${jobs.content} IS NOT NULL` })
+        .from(jobs)
+        .where(owned(id))
+        .for('update');
+      if (!found) return undefined;
+      if (found.status !== 'failed') return { job: toJob(found), retried: false, refused: 'not_failed' };
+      // A failed job's text or file is dropped (it may be large): nothing is left to run it on.
+      if (found.payload.contentEncoding !== undefined && !found.hasContent) return { job: toJob(found), retried: false, refused: 'input_gone' };
+      const [queued] = await tx
+        .update(jobs)
+        .set({
+          status: 'queued',
+          attempt: 0,
+          runAt: sql`now()`,
+          finishedAt: null,
+          leaseUntil: null,
+          workerId: null,
+          updatedAt: sql`now()`,
+          eventSeq: sql`${jobs.eventSeq} + 1`,
+        })
+        .where(and(owned(id), eq(jobs.status, 'failed')))
+        .returning(jobColumns);
+      if (found.parentId) {
+        // Its batch had ended with it: open again until the item ends anew (a cancelled batch stays so).
+        await tx
+          .update(jobs)
+          .set({ status: 'running', finishedAt: null })
+          .where(and(eq(jobs.tenantId, tenantId), eq(jobs.id, found.parentId), eq(jobs.status, 'succeeded')));
+        await settleBatch(tx, found.parentId);
+      }
+      return { job: toJob(queued!), retried: true };
+    });
+    if (outcome?.retried) options.onEnqueued?.();
+    return outcome;
+  }
+
+  return { enqueue, enqueueBatch, get, list, batch, cancel, retry };
 }

@@ -62,7 +62,7 @@ const cosine = (a: readonly number[], b: readonly number[]) => {
  * where they are not. Each side's two lists are merged by score, then fused as any search is.
  */
 export async function searchMemoriesAsOf(deps: AsOfSearchDeps, query: string, opts: AsOfSearchOptions): Promise<MemorySearchHit[]> {
-  const { db, engine, analyzer, payload } = deps;
+  const { db, engine, payload } = deps;
   const { mode, filter, topK } = opts;
   const asOf = opts.asOf.toISOString();
   const candidateK = mode === 'hybrid' ? hybridCandidates(topK) : topK;

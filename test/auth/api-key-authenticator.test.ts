@@ -38,8 +38,8 @@ describe('API key authenticator', () => {
 
   it('trusts a lookup for the cache time: a revoked key works until it ends, then never again', async () => {
     const { auth, advance, queries } = withClock(5_000);
-    const created = await createApiKey(database.db, { tenantId: 'acme' });
-    expect(await auth.authenticate(created.key)).toEqual({ tenantId: 'acme', keyId: `key:${created.id}` });
+    const created = await createApiKey(database.db, { tenantId: 'acme', name: 'ops' });
+    expect(await auth.authenticate(created.key)).toEqual({ tenantId: 'acme', keyId: `key:${created.id}`, name: 'ops' });
     const asked = queries();
     // Concurrent and repeated requests within the cache time share the one lookup.
     await Promise.all([auth.authenticate(created.key), auth.authenticate(created.key)]);

@@ -56,6 +56,11 @@ describe('createAppContext', () => {
       extractors.forTenant = (tenantId) => (asked.push(tenantId), forTenant(tenantId));
       await ctx.chat.forTenant('acme').chat({ message: 'I moved to Lisbon last year.', agentId: 'alice' });
       await ctx.backgroundTasks.whenIdle();
+      // The turn's extraction is a job the context's workers run.
+      const jobs = ctx.jobs.forTenant('acme');
+      for (let i = 0; i < 400 && (await jobs.list({ kind: 'extraction', limit: 1 })).items[0]?.status !== 'succeeded'; i++) {
+        await new Promise((r) => setTimeout(r, 25));
+      }
       expect(asked).toEqual(['acme']);
     } finally {
       await ctx.close();

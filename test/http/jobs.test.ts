@@ -151,6 +151,9 @@ describe('jobs over HTTP', () => {
     const ingests = await call(app, 'GET', '/v1/jobs?kind=ingest&limit=100');
     expect(ingests.body.items.length).toBeGreaterThan(2);
     expect(ingests.body.items.every((j: any) => j.kind === 'ingest')).toBe(true);
+    // Chat turns' fact extractions are the tenant's too (test/memory/extraction/extraction-job.test.ts has them).
+    const extractions = await call(app, 'GET', '/v1/jobs?kind=extraction&status=failed');
+    expect(extractions).toMatchObject({ status: 200, body: { items: [], nextCursor: null } });
     const both = await call(app, 'GET', '/v1/jobs?kind=batch&status=queued');
     expect(both.body.items.every((j: any) => j.kind === 'batch' && j.status === 'queued')).toBe(true);
     // The store's own jobs (backfill, reembed) are no tenant's.
@@ -159,6 +162,55 @@ describe('jobs over HTTP', () => {
       expect(bad.status).toBe(400);
       expect(JSON.stringify(bad.body.error.details)).toContain('kind');
     }
+  });
+
+  it('runs a failed job again on retry, reopening its batch; refuses one that has not failed or lost its input with 409', async () => {
+    let served = 0;
+    const flaky = createServer((_req, res) => {
+      served += 1;
+      if (served <= 2) return res.writeHead(200, { 'content-type': 'image/png' }).end('png');
+      res.writeHead(200, { 'content-type': 'text/markdown' }).end('# Terra sigillata\n\nA slip burnished to a shine.');
+    });
+    await new Promise<void>((r) => flaky.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(flaky.address() as AddressInfo).port}/doc`;
+      const failed = await settled(app, (await call(app, 'POST', '/v1/documents', { url })).body.job.id);
+      expect(failed).toMatchObject({ status: 'failed', attempt: 1, error: { code: 'unsupported_media_type' } });
+
+      // A batch whose URL item failed: retrying the item opens the batch until the item ends again.
+      const batch = await settled(app, (await call(app, 'POST', '/v1/documents', { documents: [{ url }, { text: 'Burnishing polishes clay.' }] })).body.job.id);
+      expect(batch.counts).toMatchObject({ succeeded: 1, failed: 1 });
+      const item = batch.items.find((i: any) => i.status === 'failed');
+
+      const retried = await call(app, 'POST', `/v1/jobs/${failed.id}/retry`);
+      expect(retried.status).toBe(200);
+      expect(retried.body.job).toMatchObject({ id: failed.id, status: 'queued', attempt: 0, finishedAt: null });
+      const done = await settled(app, failed.id);
+      expect(done).toMatchObject({ status: 'succeeded', attempt: 1, error: null });
+      expect((await call(app, 'GET', `/v1/documents/${done.result.documentId}`)).body.document.source).toBe(url);
+
+      expect((await call(app, 'POST', `/v1/jobs/${item.id}/retry`)).status).toBe(200);
+      const reopened = await call(app, 'GET', `/v1/jobs/${batch.id}`);
+      expect(['queued', 'running']).toContain(reopened.body.job.status);
+      expect(reopened.body.job.finishedAt).toBeNull();
+      const again = await settled(app, batch.id);
+      expect(again).toMatchObject({ status: 'succeeded', counts: { succeeded: 2, failed: 0 } });
+
+      const notFailed = await call(app, 'POST', `/v1/jobs/${failed.id}/retry`);
+      expect(notFailed).toMatchObject({ status: 409, body: { error: { code: 'job_not_failed' } } });
+      expect((await call(app, 'POST', `/v1/jobs/${batch.id}/retry`)).body.error.code).toBe('job_not_failed');
+    } finally {
+      await new Promise((r) => flaky.close(r));
+    }
+    // A corrupt upload's bytes are dropped when it fails: there is nothing to run again.
+    const form = new FormData();
+    form.append('file', new File(['%PDF-1.7 broken'], 'broken.pdf', { type: 'application/pdf' }));
+    form.append('async', 'true');
+    const corrupt = await settled(app, ((await (await app.request('/v1/documents', { method: 'POST', body: form })).json()) as any).job.id);
+    expect(corrupt.status).toBe('failed');
+    expect(await call(app, 'POST', `/v1/jobs/${corrupt.id}/retry`)).toMatchObject({ status: 409, body: { error: { code: 'job_input_gone' } } });
+    expect((await call(app, 'POST', '/v1/jobs/00000000-0000-4000-8000-000000000000/retry')).status).toBe(404);
+    expect((await call(app, 'POST', '/v1/jobs/nope/retry')).status).toBe(400);
   });
 
   it('streams progress as SSE with ids, to the final status; Last-Event-ID skips what was seen', async () => {

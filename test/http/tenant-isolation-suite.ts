@@ -22,6 +22,9 @@ const ALPHA_DOCUMENT = [
   'Each quetzalcoatlus eats fish from the vault lake at dawn.',
 ].join('\n');
 const ALPHA_WORDS = ['zanzibarite', 'quetzalcoatlus', 'alpha-only', 'Alpha keeps'];
+// Alpha's user with data, and the user alpha erased (named on alpha's audit log only).
+const ALPHA_USER = 'alpha-user';
+const ALPHA_ERASED_USER = 'alpha-erased-user';
 
 type Caller = (method: string, path: string, body?: unknown) => Promise<JsonReply>;
 
@@ -118,6 +121,10 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
       seeded.exported = ok(await alpha('GET', `/v1/conversations/${seeded.conversationId}/export`)).body;
       ok(await alpha('POST', '/v1/agents', { id: 'alpha-agent', name: 'Alpha keeps this agent', instructions: 'Mention zanzibarite.' }));
       ok(await alpha('PATCH', '/v1/agents/alpha-agent', { instructions: 'Mention zanzibarite twice.' }));
+      // A user of alpha's (under an agent of its own, out of the other reads' way) and an erasure on alpha's audit log.
+      ok(await alpha('PUT', '/v1/memories/alpha-user-note?agentId=erase-probe', { content: 'The alpha user knows zanzibarite', userId: ALPHA_USER }));
+      ok(await alpha('POST', '/v1/chat', { message: 'Is zanzibarite a vault code?', agentId: 'erase-probe', userId: ALPHA_USER }));
+      ok(await alpha('DELETE', `/v1/users/${ALPHA_ERASED_USER}`));
       // A job of alpha's that ended (its document is alpha's seeded one: same text) and a batch.
       seeded.jobId = ok(
         await alpha('POST', '/v1/documents', { title: 'Alpha field notes', text: ALPHA_DOCUMENT, format: 'markdown', async: true }),
@@ -162,9 +169,15 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
         jobs: await get('/v1/jobs'),
         job: await get(`/v1/jobs/${seeded.jobId}`),
         batch: await get(`/v1/jobs/${seeded.batchId}`),
+        userMemories: await get(`/v1/memories?agentId=erase-probe&userId=${ALPHA_USER}`),
+        userConversations: await get(`/v1/conversations?agentId=erase-probe&userId=${ALPHA_USER}`),
+        audit: await get('/v1/audit'),
       };
       expect(state.jobs.items.map((j: { id: string }) => j.id)).toEqual(expect.arrayContaining([seeded.jobId, seeded.batchId]));
       expect(state.job.job.status).toBe('succeeded');
+      expect(state.userMemories.items.map((m: { key: string }) => m.key)).toEqual(['alpha-user-note']);
+      expect(state.userConversations.items).toHaveLength(1);
+      expect(state.audit.items.map((e: { userId: string }) => e.userId)).toEqual([ALPHA_ERASED_USER]);
       // Alpha sees its own data on each read route: a route serving some fixed tenant would not.
       expect(state.memories.items.map((m: { key: string }) => m.key).sort()).toEqual(['alpha-delete-probe', 'alpha-secret', 'shared-key']);
       expect(state.bobMemories.items.map((m: { key: string }) => m.key)).toEqual(['alpha-bob']);
@@ -462,7 +475,7 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
         expectNotFound(await beta('DELETE', `/v1/documents/${seeded.documentId}`), 'document delete');
       },
       'GET /v1/jobs': async () => {
-        for (const query of ['', '?status=succeeded', '?limit=200', '?kind=ingest', '?kind=batch', '?kind=batch&status=succeeded']) {
+        for (const query of ['', '?status=succeeded', '?limit=200', '?kind=ingest', '?kind=batch', '?kind=batch&status=succeeded', '?kind=extraction']) {
           const res = await beta('GET', `/v1/jobs${query}`);
           expect(res.status).toBe(200);
           expectNothingOfAlpha(res, `job list ${query}`);
@@ -476,6 +489,27 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
       },
       'POST /v1/jobs/:id/cancel': async () => {
         for (const id of [seeded.jobId, seeded.batchId]) expectNotFound(await beta('POST', `/v1/jobs/${id}/cancel`), 'job cancel');
+      },
+      'POST /v1/jobs/:id/retry': async () => {
+        for (const id of [seeded.jobId, seeded.batchId]) expectNotFound(await beta('POST', `/v1/jobs/${id}/retry`), 'job retry');
+      },
+      'DELETE /v1/users/:userId': async () => {
+        // Alpha's user, by name: beta erases its own (none), nothing of alpha's.
+        const res = await beta('DELETE', `/v1/users/${ALPHA_USER}`);
+        expect(res.status).toBe(200);
+        expect(Object.values(res.body.erased).every((n) => n === 0)).toBe(true);
+        expectNothingOfAlpha(res, 'user erasure');
+      },
+      'GET /v1/audit': async () => {
+        for (const query of ['', `?userId=${ALPHA_ERASED_USER}`, '?limit=200']) {
+          const res = await beta('GET', `/v1/audit${query}`);
+          expect(res.status).toBe(200);
+          const text = JSON.stringify(res.body);
+          // Neither the user alpha erased nor alpha's key.
+          expect(text.includes(ALPHA_ERASED_USER), text).toBe(false);
+          expect(text.includes('env:1'), text).toBe(false);
+          expectNothingOfAlpha(res, `audit ${query}`);
+        }
       },
       'POST /v1/search': async () => {
         for (const mode of ['hybrid', 'vector', 'text']) {

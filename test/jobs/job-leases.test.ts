@@ -158,6 +158,7 @@ describeOnDrivers('job queue', (driver) => {
       job: claimedByA,
       signal: new AbortController().signal,
       report: () => {},
+      checkpoint: () => queue.progress(claimedByA, 'A', 300),
       complete: (tx, result) => queue.complete(tx, claimedByA, 'A', result),
     }).then(
       () => undefined,
@@ -170,6 +171,7 @@ describeOnDrivers('job queue', (driver) => {
       job: claimedByB,
       signal: new AbortController().signal,
       report: () => {},
+      checkpoint: () => queue.progress(claimedByB, 'B', 30_000),
       complete: (tx, result) => queue.complete(tx, claimedByB, 'B', result),
     });
     release();

@@ -23,6 +23,7 @@ export function apiKeyAuth(auth: ApiKeyAuthenticator): MiddlewareHandler<ApiEnv>
     const identity = await auth.authenticate(key);
     if (!identity) return unauthorized(c, 'The API key is not valid', 'invalid_token');
     c.set('tenantId', identity.tenantId);
+    c.set('apiKey', identity);
     return next();
   };
 }

@@ -17,7 +17,7 @@ import { parseQuery, parseWith } from '../validate.js';
 // How often an event stream looks at its job: progress is written by whichever process works on it.
 const EVENT_POLL_MS = 200;
 
-/** `/v1/jobs`: durable jobs (asynchronous and batch ingestion): read, list, follow, cancel. */
+/** `/v1/jobs`: durable jobs (asynchronous and batch ingestion, fact extraction): read, list, follow, cancel, retry. */
 export function createJobRoutes(ctx: AppContext): ApiRoutes {
   const jobsOf = (c: Context<ApiEnv>) => ctx.jobs.forTenant(tenantOf(c));
   const routes = createApiRoutes();
@@ -82,6 +82,33 @@ export function createJobRoutes(ctx: AppContext): ApiRoutes {
     if (!outcome) throw notFound(`No job with id ${JSON.stringify(id)}`);
     if (!outcome.cancelled) throw new HttpError(409, 'job_ended', `Job ${id} has ended already: ${outcome.job.status}`);
     return c.json({ job: (await view(c, id)).view });
+  });
+
+  const retryJobRoute = createRoute({
+    method: 'post',
+    path: '/{id}/retry',
+    operationId: 'retryJob',
+    tags: [TAGS.jobs],
+    summary: 'Run a failed job again',
+    description:
+      'Queues a failed job again, with its attempts counted afresh; an item of a batch reopens its batch. A job that has not ' +
+      'failed (open, succeeded or cancelled) answers 409 `job_not_failed`; one whose text or file was dropped when it failed ' +
+      '(documents sent inline or uploaded: send them again) 409 `job_input_gone`.',
+    request: { params: jobIdParams },
+    responses: {
+      200: jsonReply('The job, queued.', jobReplySchema),
+      404: jobNotFound,
+      409: errorResponse({ codes: ['job_not_failed', 'job_input_gone'], description: 'The job cannot be run again.' }),
+    },
+  });
+  defineRoute(routes, retryJobRoute, async (c) => {
+    const { id } = parseWith(jobIdParams, c.req.param(), 'path');
+    const outcome = await jobsOf(c).retry(id);
+    if (!outcome) throw notFound(`No job with id ${JSON.stringify(id)}`);
+    if (outcome.refused === 'not_failed') throw new HttpError(409, 'job_not_failed', `Job ${id} has not failed: ${outcome.job.status}`);
+    if (outcome.refused === 'input_gone') throw new HttpError(409, 'job_input_gone', `Job ${id} no longer holds its input: send it again`);
+    // As queued: a worker may have claimed it since.
+    return c.json({ job: jobView(outcome.job) });
   });
 
   const jobEventsRoute = createRoute({

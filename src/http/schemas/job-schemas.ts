@@ -9,7 +9,10 @@ export const jobIdParams = z.strictObject({ id: z.uuid('must be a job id (a UUID
 
 export const listJobsQuery = z.strictObject({
   status: z.enum(JOB_STATUSES).optional(),
-  kind: z.enum(TENANT_JOB_KINDS).optional().meta({ description: 'Only jobs of this kind: `ingest` (one document) or `batch`.' }),
+  kind: z
+    .enum(TENANT_JOB_KINDS)
+    .optional()
+    .meta({ description: "Only jobs of this kind: `ingest` (one document), `batch`, or `extraction` (a chat turn's facts into memories)." }),
   limit: queryInt(1, DOCUMENT_LIMITS.pageMax).default(DOCUMENT_LIMITS.pageDefault),
   cursor: z.string().max(DOCUMENT_LIMITS.cursorMaxChars).optional(),
 });
@@ -41,12 +44,16 @@ export const jobSchema = z
     status: z.enum(JOB_STATUSES),
     progress: z.object({ stage: z.string(), done: z.number().int().min(0), total: z.number().int().min(0) }).meta({
       description:
-        '`stage`: `queued`, then `fetch` (URL sources), `parse`, `normalise`, `chunk`, `embed` (`done` of `total` chunks) and `write`; `items` for a batch.',
+        '`stage`: `queued`, then `fetch` (URL sources), `parse`, `normalise`, `chunk`, `embed` (`done` of `total` chunks) and `write`; `items` for a batch; `extract` for an extraction.',
     }),
     result: z
       .record(z.string(), z.unknown())
       .nullable()
-      .meta({ description: 'On success: `documentId` and `status` (`created`, `replaced` or `unchanged`) for an ingest.' }),
+      .meta({
+        description:
+          'On success: `documentId` and `status` (`created`, `replaced` or `unchanged`) for an ingest; for an extraction, `facts` ' +
+          '(decisions), `applied`, `skipped`, `failures` (unusable decisions) and `keys` (the memories written).',
+      }),
     error: z
       .object({ code: z.string(), message: z.string() })
       .nullable()

@@ -1,13 +1,18 @@
 import { z } from 'zod';
 import { normalizeTag, tagSchema } from '../../retrieval/tags.js';
 import { contentSchema } from '../memory-fields.js';
+import type { ValidTime } from '../memory-types.js';
+import { extractedValidTime } from './extracted-valid-time.js';
+import { unescapeMarkup } from './extraction-prompts.js';
 
 /** Bounds on what one extraction may write: a model that rambles does not fill the store. */
 export const EXTRACTION_LIMITS = { maxFacts: 20, factMaxChars: 1_000, maxTagsPerFact: 3 } as const;
 
-export interface ExtractedFact {
+export interface ExtractedFact extends ValidTime {
   content: string;
   tags: string[];
+  /** The user's words the model says the fact is drawn from: a claim, checked against the message before use. */
+  quote?: string;
 }
 
 export type DecisionEvent = 'ADD' | 'UPDATE' | 'INVALIDATE' | 'NONE';
@@ -45,9 +50,15 @@ function jsonObjectIn(reply: string): Record<string, unknown> {
 const factSchema = z.object({
   content: contentSchema.pipe(z.string().max(EXTRACTION_LIMITS.factMaxChars)),
   tags: z.array(z.unknown()).optional(),
+  quote: z.unknown().optional(),
+  validFrom: z.unknown().optional(),
+  validUntil: z.unknown().optional(),
 });
 
-/** The facts of the first request. Facts that are not storable are dropped one by one, tags likewise. */
+/**
+ * The facts of the first request. Facts that are not storable are dropped one by one, tags
+ * likewise; a quote that is not text, or a date that is not one, is dropped, not its fact.
+ */
 export function parseFacts(reply: string): { facts: ExtractedFact[]; dropped: number } {
   const value = jsonObjectIn(reply);
   if (!Array.isArray(value.facts)) throw new MalformedExtractionOutput('the reply has no "facts" array');
@@ -60,8 +71,14 @@ export function parseFacts(reply: string): { facts: ExtractedFact[]; dropped: nu
       dropped += 1;
       continue;
     }
+    const { content, quote, validFrom, validUntil } = parsed.data;
     const tags = (parsed.data.tags ?? []).flatMap((t) => (tagSchema.safeParse(t).success ? [normalizeTag(t as string)] : []));
-    facts.push({ content: parsed.data.content.trim(), tags: [...new Set(tags)].slice(0, EXTRACTION_LIMITS.maxTagsPerFact) });
+    facts.push({
+      content: content.trim(),
+      tags: [...new Set(tags)].slice(0, EXTRACTION_LIMITS.maxTagsPerFact),
+      ...(typeof quote === 'string' && quote.trim() !== '' ? { quote: unescapeMarkup(quote) } : {}),
+      ...extractedValidTime(validFrom, validUntil),
+    });
   }
   return { facts, dropped: dropped + Math.max(0, value.facts.length - EXTRACTION_LIMITS.maxFacts) };
 }

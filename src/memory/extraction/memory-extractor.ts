@@ -1,7 +1,7 @@
 import { type Summarizer, SummarizerTimeoutError } from '../../compaction/summarizer.js';
 import { recordExtractionDecision, recordExtractionFailure, recordExtractionRun } from '../../observability/metrics.js';
 import { contentSchema } from '../memory-fields.js';
-import type { AppliedChange, MemoryChange, MemoryScope, MemoryStore } from '../memory-types.js';
+import type { AppliedChange, MemoryChange, MemoryScope, MemoryStore, ValidTime } from '../memory-types.js';
 import { type DecisionEvent, type ExtractedFact, MalformedExtractionOutput, type ParsedDecision, parseDecisions, parseFacts } from './extraction-output.js';
 import {
   FACT_EXTRACTION_INSTRUCTIONS,
@@ -10,6 +10,7 @@ import {
   renderConversation,
   renderDecisionInput,
 } from './extraction-prompts.js';
+import { locateQuote } from './quote-location.js';
 
 export interface ExtractionRequest {
   messages: readonly PromptMessage[];
@@ -17,7 +18,28 @@ export interface ExtractionRequest {
   scope: MemoryScope;
   /** The turn the facts come from, named in the new memories' metadata and their history. */
   source?: { conversationId: string; turn: number };
+  /** When the messages were written: the times they name ("last year") are read against it. Default now. */
+  at?: Date;
+  /**
+   * A model request that fails (an error, a timeout, a reply that is not the JSON asked for)
+   * throws ExtractionStepError, having written nothing, instead of being counted in `failures`:
+   * a job retries the whole extraction. Single unusable decisions are still counted and skipped.
+   */
+  failOnModelError?: boolean;
+  /** Awaited just before the decisions are written; what it throws, the extraction throws, having written nothing. */
+  beforeApply?: () => Promise<void>;
   signal?: AbortSignal;
+}
+
+/** A model request of an extraction failed as a whole (see `failOnModelError`); nothing was written. */
+export class ExtractionStepError extends Error {
+  constructor(
+    readonly reason: 'llm_error' | 'timeout' | 'malformed_output',
+    options: { cause: unknown },
+  ) {
+    super(`memory extraction failed (${reason}): ${(options.cause as Error)?.message ?? String(options.cause)}`, options);
+    this.name = 'ExtractionStepError';
+  }
 }
 
 export interface ExtractionDecision {
@@ -73,12 +95,19 @@ export function createMemoryExtractor(options: MemoryExtractorOptions): MemoryEx
         recordExtractionFailure(reason);
         options.onFailure?.(reason, error, request.source);
       };
+      /** A whole request failed: counted, and thrown when the caller retries instead. */
+      const stepFailed = (reason: ExtractionStepError['reason'], error: unknown) => {
+        fail(reason, error);
+        if (!request.failOnModelError) return;
+        recordExtractionRun('failed');
+        throw new ExtractionStepError(reason, { cause: error });
+      };
       const ask = async (instructions: string, input: string): Promise<string | undefined> => {
         try {
           return await summarizer.summarize({ instructions, input, signal: request.signal });
         } catch (error) {
           if (request.signal?.aborted) throw error;
-          fail(error instanceof SummarizerTimeoutError ? 'timeout' : 'llm_error', error);
+          stepFailed(error instanceof SummarizerTimeoutError ? 'timeout' : 'llm_error', error);
           return undefined;
         }
       };
@@ -90,7 +119,7 @@ export function createMemoryExtractor(options: MemoryExtractorOptions): MemoryEx
 
       const messages = request.messages.filter((m) => m.content.trim() !== '');
       if (messages.length === 0) return finish([], 'empty');
-      const factsReply = await ask(FACT_EXTRACTION_INSTRUCTIONS, renderConversation(messages));
+      const factsReply = await ask(FACT_EXTRACTION_INSTRUCTIONS, renderConversation(messages, request.at));
       if (factsReply === undefined) return finish([], 'failed');
       let facts: ExtractedFact[];
       try {
@@ -99,20 +128,21 @@ export function createMemoryExtractor(options: MemoryExtractorOptions): MemoryEx
         for (let i = 0; i < parsed.dropped; i++) fail('invalid_content', new Error('an extracted fact was not storable'));
       } catch (error) {
         if (!(error instanceof MalformedExtractionOutput)) throw error;
-        fail('malformed_output', error);
+        stepFailed('malformed_output', error);
         return finish([], 'failed');
       }
       if (facts.length === 0) return finish([], 'empty');
 
       // The closest live memories of the scope, numbered in the order found: the model sees ids, never keys.
       const searchScope = { agentId: request.scope.agentId, userId: request.scope.userId ?? '' };
-      const known: { key: string; content: string }[] = [];
+      const known: { key: string; content: string; validFrom: Date | null; validUntil: Date | null }[] = [];
       const idOfKey = new Map<string, number>();
       for (const fact of facts) {
         for (const hit of await memories.search(fact.content, { ...searchScope, topK: similarPerFact, mode: 'hybrid' })) {
           if (idOfKey.has(hit.memory.key)) continue;
           idOfKey.set(hit.memory.key, known.length);
-          known.push({ key: hit.memory.key, content: hit.memory.content });
+          const { key, content, validFrom, validUntil } = hit.memory;
+          known.push({ key, content, validFrom, validUntil });
         }
       }
 
@@ -132,7 +162,7 @@ export function createMemoryExtractor(options: MemoryExtractorOptions): MemoryEx
         for (let i = 0; i < result.malformed; i++) fail('malformed_output', new Error('a malformed decision'));
       } catch (error) {
         if (!(error instanceof MalformedExtractionOutput)) throw error;
-        fail('malformed_output', error);
+        stepFailed('malformed_output', error);
         return finish(skippedAll('the model answered no usable decisions'), 'failed');
       }
 
@@ -142,6 +172,12 @@ export function createMemoryExtractor(options: MemoryExtractorOptions): MemoryEx
       const decisions: ExtractionDecision[] = [];
       const changes: { change: MemoryChange; decision: ExtractionDecision }[] = [];
       const source = request.source;
+      // Only the user's words are quoted: the assistant's are not the user's word for anything.
+      const userMessages = messages.filter((m) => m.role === 'user').map((m) => m.content);
+      const quoteOf = (fact: ExtractedFact) => {
+        const quote = locateQuote(userMessages, fact.content, fact.quote);
+        return quote ? { quote } : {};
+      };
       for (const d of parsed) {
         const fact = facts[d.fact];
         if (!fact) {
@@ -171,7 +207,14 @@ export function createMemoryExtractor(options: MemoryExtractorOptions): MemoryEx
           decision.content = fact.content;
           changes.push({
             decision,
-            change: { op: 'add', content: fact.content, tags: ['extracted', ...fact.tags], metadata: { source: 'extraction', ...(source ?? {}) } },
+            change: {
+              op: 'add',
+              content: fact.content,
+              tags: ['extracted', ...fact.tags],
+              metadata: { source: 'extraction', ...(source ?? {}) },
+              ...quoteOf(fact),
+              ...validTimeOf(fact),
+            },
           });
           continue;
         }
@@ -200,7 +243,10 @@ export function createMemoryExtractor(options: MemoryExtractorOptions): MemoryEx
           continue;
         }
         decision.content = content.data;
-        changes.push({ decision, change: { op: 'update', key: target.key, content: content.data, tags: fact.tags } });
+        changes.push({
+          decision,
+          change: { op: 'update', key: target.key, content: content.data, tags: fact.tags, ...quoteOf(fact), ...updatedValidTime(target, fact) },
+        });
       }
       // A fact the model gave no decision for is reported as such, not silently lost.
       facts.forEach((f, i) => {
@@ -208,6 +254,7 @@ export function createMemoryExtractor(options: MemoryExtractorOptions): MemoryEx
       });
 
       if (changes.length > 0) {
+        await request.beforeApply?.();
         const applied: AppliedChange[] = await memories.applyChanges(
           request.scope,
           changes.map((c) => c.change),
@@ -223,4 +270,21 @@ export function createMemoryExtractor(options: MemoryExtractorOptions): MemoryEx
       return finish(decisions, 'ok');
     },
   };
+}
+
+const validTimeOf = ({ validFrom, validUntil }: ValidTime): ValidTime => ({
+  ...(validFrom ? { validFrom } : {}),
+  ...(validUntil ? { validUntil } : {}),
+});
+
+/**
+ * The bounds the fact names, over the memory's own. When they would end it before it began (it
+ * held from 2020, the fact says until 2019), the fact's bounds replace both of the memory's.
+ */
+function updatedValidTime(memory: { validFrom: Date | null; validUntil: Date | null }, fact: ValidTime): ValidTime {
+  const named = validTimeOf(fact);
+  const from = named.validFrom ?? memory.validFrom;
+  const until = named.validUntil ?? memory.validUntil;
+  if (from && until && until.getTime() <= from.getTime()) return { validFrom: named.validFrom ?? null, validUntil: named.validUntil ?? null };
+  return named;
 }

@@ -4,7 +4,7 @@ import { createLlmSummarizer } from '../../../src/compaction/summarizer.js';
 import { type Database, openDatabase } from '../../../src/db/database.js';
 import { ensureVectorSpace } from '../../../src/db/vector-space.js';
 import { FACT_EXTRACTION_INSTRUCTIONS, MEMORY_DECISION_INSTRUCTIONS } from '../../../src/memory/extraction/extraction-prompts.js';
-import { createMemoryExtractor } from '../../../src/memory/extraction/memory-extractor.js';
+import { ExtractionStepError, createMemoryExtractor } from '../../../src/memory/extraction/memory-extractor.js';
 import type { MemoryStore } from '../../../src/memory/memory-types.js';
 import { createPgMemoryStore } from '../../../src/memory/pg-memory-store.js';
 import { metricsRegistry } from '../../../src/observability/metrics.js';
@@ -168,6 +168,99 @@ describe('memory extraction with a scripted model', () => {
     expect(invented.failures.sort()).toEqual(['malformed_output', 'unknown_fact', 'unknown_id']);
     expect(await count()).toBe(before);
     expect(await counter('memrag_memory_extraction_failures_total', { reason: 'malformed_output' })).toBe(malformedBefore + 2);
+  });
+
+  it("quotes the user's words each memory is drawn from, never the assistant's, and keeps the valid time the user named", async () => {
+    const user = 'I worked at Acme   Corp until June 2022. These days I teach.';
+    const { extractor } = await extractorWith(
+      extractionScript(
+        json({
+          facts: [
+            { content: 'The user worked at Acme Corp until June 2022.', quote: 'i worked at acme corp until june 2022', validUntil: '2022-06-30' },
+            // The assistant's words, claimed as the user's: the user's own sentence is quoted instead.
+            { content: 'The user teaches.', quote: 'Teaching is a fine job', validFrom: 'recently' },
+          ],
+        }),
+        () =>
+          json({
+            decisions: [
+              { fact: 0, event: 'ADD' },
+              { fact: 1, event: 'ADD' },
+            ],
+          }),
+      ),
+    );
+    const messages = [
+      { role: 'user' as const, content: user },
+      { role: 'assistant' as const, content: 'Teaching is a fine job.' },
+    ];
+    const result = await extractor.extract({ messages, scope, source, at: new Date('2024-03-05T10:00:00Z') });
+    expect(result.decisions.map((d) => d.status)).toEqual(['applied', 'applied']);
+    // Read as of a moment it held: it no longer does.
+    const [acme, teach] = await Promise.all(result.decisions.map((d) => memories.get(d.key!, scope, { validAt: new Date('2021-01-01T00:00:00Z') })));
+    expect(await memories.get(result.decisions[0]!.key!, scope)).toBeNull();
+    expect(acme).toMatchObject({ validFrom: null, validUntil: new Date('2022-06-30T00:00:00Z') });
+    expect(acme!.sources).toEqual([
+      { actor: 'extraction', ...source, quote: { text: 'I worked at Acme   Corp until June 2022', start: 0, end: 39 }, at: expect.any(Date) },
+    ]);
+    expect(teach).toMatchObject({ validFrom: null, validUntil: null });
+    expect(teach!.sources[0]!.quote).toEqual({ text: 'These days I teach.', start: 41, end: 60 });
+    for (const memory of [acme!, teach!])
+      expect(user.slice(memory.sources[0]!.quote!.start, memory.sources[0]!.quote!.end)).toBe(memory.sources[0]!.quote!.text);
+    // Relative times are read against the conversation's date.
+    expect(String(llm!.requests[0]!.body.messages[1]!.content)).toContain('<conversation date="2024-03-05">');
+  });
+
+  it("gives an update the quote of the fact that caused it, and its valid time over the memory's", async () => {
+    await memories.save({ key: 'home', content: 'The user lives in Lisbon.', validFrom: new Date('2015-01-01T00:00:00Z'), ...scope });
+    const { extractor } = await extractorWith(
+      extractionScript(
+        json({ facts: [{ content: 'The user has lived in Porto since March 2023.', quote: 'Porto since March 2023', validFrom: '2023-03' }] }),
+        (request) => {
+          const shown = shownMemories(request).find((m) => m.content.includes('Lisbon'))!;
+          return json({ decisions: [{ fact: 0, event: 'UPDATE', id: shown.id, content: 'The user lives in Porto.' }] });
+        },
+      ),
+    );
+    const user = 'We left Lisbon: Porto since March 2023!';
+    const result = await extractor.extract({ messages: conversation(user), scope, source });
+    expect(result.decisions[0]).toMatchObject({ event: 'UPDATE', status: 'applied', key: 'home' });
+    const home = await memories.get('home', scope);
+    expect(home).toMatchObject({ content: 'The user lives in Porto.', validFrom: new Date('2023-03-01T00:00:00Z'), validUntil: null });
+    expect(home!.sources.at(-1)).toMatchObject({ actor: 'extraction', ...source, quote: { text: 'Porto since March 2023', start: 16, end: 38 } });
+  });
+
+  it('throws ExtractionStepError for a failed model request when asked to (a job retries it), writing nothing', async () => {
+    const count = async () => (await memories.list({ ...scope, includeInvalid: true, limit: 200 })).items.length;
+    const before = await count();
+    const failing = await extractorWith(() => reply.error(500, { message: 'model crashed' }));
+    await expect(failing.extractor.extract({ messages: conversation('I like tea'), scope, source, failOnModelError: true })).rejects.toMatchObject({
+      name: 'ExtractionStepError',
+      reason: 'llm_error',
+    });
+    await llm!.close();
+
+    const garbled = await extractorWith(extractionScript(json({ facts: ['The user likes rooibos.'] }), () => reply.text('I would add it.')));
+    const error = await garbled.extractor.extract({ messages: conversation('I like rooibos'), scope, source, failOnModelError: true }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ExtractionStepError);
+    expect(error).toMatchObject({ reason: 'malformed_output' });
+    expect(await count()).toBe(before);
+    await llm!.close();
+
+    // One unusable decision among good ones is skipped and counted, not a failed request.
+    const partial = await extractorWith(
+      extractionScript(json({ facts: ['The user likes mate.'] }), () =>
+        json({
+          decisions: [
+            { fact: 0, event: 'ADD' },
+            { fact: 0, event: 'REWRITE' },
+          ],
+        }),
+      ),
+    );
+    const result = await partial.extractor.extract({ messages: conversation('I like mate'), scope, source, failOnModelError: true });
+    expect(result).toMatchObject({ failures: 1, decisions: [{ event: 'ADD', status: 'applied' }] });
+    expect(await count()).toBe(before + 1);
   });
 
   it('times out a slow model and writes nothing', async () => {

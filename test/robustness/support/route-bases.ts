@@ -179,6 +179,16 @@ export function knownBases(seeds: FuzzSeeds): Record<string, BaseRequest> {
     'GET /v1/jobs/:id': { params: { id: absent }, query: [] },
     'GET /v1/jobs/:id/events': { params: { id: absent }, query: [] },
     'POST /v1/jobs/:id/cancel': { params: { id: absent }, query: [] },
+    'POST /v1/jobs/:id/retry': { params: { id: absent }, query: [] },
+    // A user the suite never gives data: an erasure the route accepts erases nothing it relies on.
+    'DELETE /v1/users/:userId': { params: { userId: 'fuzz-absent-user' }, query: [] },
+    'GET /v1/audit': {
+      params: {},
+      query: [
+        ['userId', 'fuzz-absent-user'],
+        ['limit', '5'],
+      ],
+    },
     'POST /v1/search': { params: {}, query: [], body: { query: 'green tea', topK: 3, candidateK: 20, mode: 'hybrid', reranker: 'lexical', tagsAny: ['tea'] } },
   };
 }
