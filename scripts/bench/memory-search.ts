@@ -187,7 +187,12 @@ async function readsAtAMoment(database: Database, store: MemoryStore, queries: n
         wanted += want.length;
         hits += got.filter((h) => want.includes(h.memory.key)).length;
       }
-      rows.push({ case: `${mode}: ${label}`, 'p50 ms': pct(times, 50).toFixed(2), 'p95 ms': pct(times, 95).toFixed(2), 'recall@10': (hits / wanted).toFixed(3) });
+      rows.push({
+        case: `${mode}: ${label}`,
+        'p50 ms': pct(times, 50).toFixed(2),
+        'p95 ms': pct(times, 95).toFixed(2),
+        'recall@10': (hits / wanted).toFixed(3),
+      });
       console.log(JSON.stringify(rows[rows.length - 1]));
     }
   }
