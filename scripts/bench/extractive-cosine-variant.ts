@@ -9,7 +9,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadConfig } from '../../src/config/config.js';
-import { cosine } from '../../src/chat/extractive/sentence-features.js';
+import { cosine } from '../../src/util/cosine.js';
 import { createEmbedder } from '../../src/embeddings/create-embedder.js';
 import type { RawSet } from './lib/extractive-raw.js';
 import { cachingEmbedder } from './lib/vector-cache.js';

@@ -8,6 +8,7 @@ import { queryTermCounts, readBm25Corpus } from '../retrieval/bm25/bm25-index.js
 import { type Bm25Params, DEFAULT_BM25_PARAMS, bm25Idf, bm25TermWeight } from '../retrieval/bm25/bm25.js';
 import type { CorpusFilter } from '../retrieval/filter.js';
 import type { FusionWeights } from '../retrieval/fusion-weights.js';
+import { cosine } from '../util/cosine.js';
 import { hybridCandidates } from '../retrieval/hybrid-candidates.js';
 import { type TextCandidate, type VectorCandidate, rankUnits } from '../retrieval/rank-units.js';
 import type { Payload, RetrievalEngine } from '../retrieval/retrieval-engine.js';
@@ -41,18 +42,6 @@ export interface AsOfSearchDeps {
   payload: Payload;
   bm25?: Bm25Params;
 }
-
-const cosine = (a: readonly number[], b: readonly number[]) => {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
-};
 
 /**
  * A search of the memories as they were at `asOf`, ranked by what they said then. The memories

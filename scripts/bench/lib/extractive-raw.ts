@@ -8,7 +8,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createAppContext } from '../../../src/app-context.js';
 import { answerCandidates } from '../../../src/chat/extractive/answer-candidates.js';
-import { cosine } from '../../../src/chat/extractive/sentence-features.js';
+import { cosine } from '../../../src/util/cosine.js';
 import { SourceList } from '../../../src/chat/sources.js';
 import type { Source } from '../../../src/retrieval/source.js';
 import { loadConfig } from '../../../src/config/config.js';

@@ -1,7 +1,8 @@
 import type { Embedder } from '../../embeddings/embedder.js';
 import { type AnswerCandidate, answerCandidates } from './answer-candidates.js';
 import { ANSWER_WEIGHTS, type AnswerWeights, LEXICAL_ANSWER_WEIGHTS, confidenceOf, scoreSentence } from './answer-weights.js';
-import { type SentenceFeatures, cosine, lexicalFeatures } from './sentence-features.js';
+import { cosine } from '../../util/cosine.js';
+import { type SentenceFeatures, lexicalFeatures } from './sentence-features.js';
 import type { Source } from '../../retrieval/source.js';
 
 export { queryTerms } from './answer-terms.js';
