@@ -1,44 +1,18 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { connect } from 'node:net';
-import { dirname, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LogLine } from './support/captured-logger.js';
+import { baseUrlOf, isListening, type SpawnedServer, spawnServer } from './support/spawned-server.js';
 import { type ScriptedLlmServer, reply, startScriptedLlmServer } from '../testkit/scripted-llm-server.js';
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-
-interface RunningServer {
-  child: ChildProcess;
+interface RunningServer extends SpawnedServer {
   base: string;
   port: number;
-  lines: LogLine[];
-  exited: Promise<number | null>;
 }
 
 /** `src/main.ts` as operators run it, in a child process: embedded PGlite in memory, the bundled embedder in-process. */
 async function startMain(env: Record<string, string>): Promise<RunningServer> {
-  const { DATABASE_URL: _ignored, API_KEYS: _none, ...inherited } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: repoRoot,
-    env: { ...inherited, DATA_DIR: 'memory://', HOST: '127.0.0.1', PORT: '0', EMBEDDING_WORKERS: '0', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: LogLine[] = [];
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const listening = new Promise<number>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      const parsed = JSON.parse(line) as LogLine;
-      lines.push(parsed);
-      if (typeof parsed.msg === 'string' && parsed.msg.startsWith('memrag listening')) resolve(parsed.port as number);
-    });
-    void exited.then((code) => reject(new Error(`main exited with ${code} before listening: ${stderr}`)));
-  });
-  const port = await listening;
-  return { child, base: `http://127.0.0.1:${port}`, port, lines, exited };
+  const server = spawnServer({ name: 'main', script: 'src/main.ts', env: { DATA_DIR: 'memory://', EMBEDDING_WORKERS: '0', ...env }, ready: isListening });
+  const listening = await server.ready;
+  return { ...server, base: baseUrlOf(listening), port: listening.port as number };
 }
 
 function tryConnect(port: number): Promise<string> {

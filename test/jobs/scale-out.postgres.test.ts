@@ -1,13 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { dirname, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeEmbeddingsServer, startFakeEmbeddingsServer } from '../../testkit/fake-embeddings-server.js';
 import { markerWord } from '../robustness/support/marker-word.js';
 import type { LogLine } from '../support/captured-logger.js';
 import { acquireRealPostgres, type RealPostgres, realPostgresSkipReason } from '../support/real-postgres.js';
+import { baseUrlOf, isListening, type SpawnedServer, send, spawnServer, stopServers, waitFor } from '../support/spawned-server.js';
 
 /**
  * Issue 16, item 8: ingestion scales out on workers that share one PostgreSQL server. Two API
@@ -20,69 +17,16 @@ import { acquireRealPostgres, type RealPostgres, realPostgresSkipReason } from '
  * The embedder is the OpenAI-compatible fake on 127.0.0.1, answering after a delay as a model
  * would: cheap and deterministic, and slow enough that the kill lands while jobs are running.
  */
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const DOCUMENTS = 200;
 const LEASE_MS = 1_500;
 const EMBED_DELAY_MS = 60;
 
-interface Child {
-  name: string;
-  child: ChildProcess;
-  lines: LogLine[];
-  exited: Promise<number | null>;
-  /** The first log line for which `ready` held. */
-  ready: Promise<LogLine>;
-}
+const children: SpawnedServer[] = [];
 
-const children: Child[] = [];
-
-function start(name: string, script: string, env: Record<string, string>, ready: (line: LogLine) => boolean): Child {
-  const { DATABASE_URL: _db, DATA_DIR: _dir, API_KEYS: _keys, WORKERS_IN_PROCESS: _w, ...inherited } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
-    cwd: repoRoot,
-    env: { ...inherited, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: LogLine[] = [];
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const readyLine = new Promise<LogLine>((resolveReady, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      let parsed: LogLine;
-      try {
-        parsed = JSON.parse(line) as LogLine;
-      } catch {
-        return;
-      }
-      lines.push(parsed);
-      if (ready(parsed)) resolveReady(parsed);
-    });
-    void exited.then((code) => reject(new Error(`${name} exited with ${code} before it was ready: ${stderr.slice(-2000)}`)));
-  });
-  const started = { name, child, lines, exited, ready: readyLine };
+function start(name: string, script: string, env: Record<string, string>, ready: (line: LogLine) => boolean): SpawnedServer {
+  const started = spawnServer({ name, script, env, ready });
   children.push(started);
   return started;
-}
-
-async function send(base: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text) as Record<string, any>) : {} };
-}
-
-async function waitFor<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, ms: number): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}; last ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 const title = (i: number) => `Glaze note ${i}`;
@@ -100,7 +44,7 @@ describe('scale-out on the PostgreSQL server: two API processes, two worker proc
   let embeddings: FakeEmbeddingsServer;
   let admin: pg.Client;
   let apis: string[];
-  let workers: { process: Child; workerId: string }[];
+  let workers: { process: SpawnedServer; workerId: string }[];
 
   beforeAll(async () => {
     const acquired = await acquireRealPostgres();
@@ -117,25 +61,19 @@ describe('scale-out on the PostgreSQL server: two API processes, two worker proc
       JOB_POLL_MS: '50',
       JOB_CONCURRENCY: '2',
     };
-    const api = (name: string) =>
-      start(name, 'src/main.ts', { ...env, WORKERS_IN_PROCESS: 'false' }, (l) => typeof l.msg === 'string' && l.msg.startsWith('memrag listening'));
+    const api = (name: string) => start(name, 'src/main.ts', { ...env, WORKERS_IN_PROCESS: 'false' }, isListening);
     const worker = (name: string) => start(name, 'src/worker-main.ts', env, (l) => l.msg === 'memrag worker consuming jobs');
     // All four at once: the migrations are serialised by their advisory lock.
     const started = [api('api-1'), api('api-2'), worker('worker-1'), worker('worker-2')];
     const ready = await Promise.all(started.map((c) => c.ready));
-    apis = [ready[0]!, ready[1]!].map((l) => `http://127.0.0.1:${l.port as number}`);
+    apis = [ready[0]!, ready[1]!].map(baseUrlOf);
     workers = [2, 3].map((i) => ({ process: started[i]!, workerId: ready[i]!.workerId as string }));
     admin = new pg.Client({ connectionString: server.url });
     await admin.connect();
   }, 120_000);
 
   afterAll(async () => {
-    for (const c of children) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGTERM');
-    const stopped = await Promise.race([
-      Promise.all(children.map((c) => c.exited)).then(() => true),
-      new Promise<false>((r) => setTimeout(() => r(false), 10_000).unref()),
-    ]);
-    if (!stopped) for (const c of children) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
+    await stopServers(children);
     await admin?.end().catch(() => {});
     await embeddings?.close().catch(() => {});
     await server?.release();

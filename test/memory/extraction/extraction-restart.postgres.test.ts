@@ -1,13 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { dirname, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FACT_EXTRACTION_INSTRUCTIONS, MEMORY_DECISION_INSTRUCTIONS } from '../../../src/memory/extraction/extraction-prompts.js';
 import { type FakeEmbeddingsServer, startFakeEmbeddingsServer } from '../../../testkit/fake-embeddings-server.js';
 import { type ScriptedLlmServer, type ScriptedRequest, reply, startScriptedLlmServer } from '../../../testkit/scripted-llm-server.js';
-import type { LogLine } from '../../support/captured-logger.js';
 import { acquireRealPostgres, type RealPostgres, realPostgresSkipReason } from '../../support/real-postgres.js';
+import { baseUrlOf, isListening, type SpawnedServer, send, spawnServer, stopServers, waitFor } from '../../support/spawned-server.js';
 
 /**
  * A server killed (SIGKILL) while chat turns' extraction jobs are queued finishes them after a
@@ -22,7 +18,6 @@ import { acquireRealPostgres, type RealPostgres, realPostgresSkipReason } from '
  * Both servers embed with the OpenAI-compatible fake on 127.0.0.1 (no model to load), and talk to
  * scripted models on 127.0.0.1.
  */
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const LEASE_MS = 1_500;
 const USER = 'ada';
 /** How long the first server's model takes over a fact request: far past the kill and the test. */
@@ -40,68 +35,16 @@ const isFacts = (r: ScriptedRequest) => systemOf(r) === FACT_EXTRACTION_INSTRUCT
 /** The turn a fact request reads, by the user's words in its conversation block. */
 const turnOf = (r: ScriptedRequest) => TURNS.find((t) => String(r.body.messages[1]?.content).includes(t.message));
 
-interface Child {
-  name: string;
-  child: ChildProcess;
-  lines: LogLine[];
-  exited: Promise<number | null>;
-  base: Promise<string>;
-}
-
-const children: Child[] = [];
+const children: SpawnedServer[] = [];
 
 /** `src/main.ts` as operators run it, on the test's database, answering on a port of its own. */
-function startMain(name: string, env: Record<string, string>): Child {
-  const { DATABASE_URL: _db, DATA_DIR: _dir, API_KEYS: _keys, WORKERS_IN_PROCESS: _w, LLM_PROVIDERS: _p, LLM_PRICES: _prices, ...inherited } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: repoRoot,
-    env: { ...inherited, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: LogLine[] = [];
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const base = new Promise<string>((resolveBase, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      let parsed: LogLine;
-      try {
-        parsed = JSON.parse(line) as LogLine;
-      } catch {
-        return;
-      }
-      lines.push(parsed);
-      if (typeof parsed.msg === 'string' && parsed.msg.startsWith('memrag listening')) resolveBase(`http://127.0.0.1:${parsed.port as number}`);
-    });
-    void exited.then((code) => reject(new Error(`${name} exited with ${code} before listening: ${stderr.slice(-2000)}`)));
-  });
+function startMain(name: string, env: Record<string, string>): SpawnedServer & { base: Promise<string> } {
+  const started = spawnServer({ name, script: 'src/main.ts', env, ready: isListening });
+  children.push(started);
+  const base = started.ready.then(baseUrlOf);
   // Awaited by the test; a start that fails after the test stopped waiting is not an unhandled rejection.
   base.catch(() => {});
-  const started = { name, child, lines, exited, base };
-  children.push(started);
-  return started;
-}
-
-const running = (c: Child) => c.child.exitCode === null && c.child.signalCode === null;
-
-async function send(base: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text) as Record<string, any>) : {} };
-}
-
-async function waitFor<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, ms: number): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > until) throw new Error(`timed out after ${ms} ms waiting for ${what}; last ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  return { ...started, base };
 }
 
 interface JobView {
@@ -174,13 +117,7 @@ describe('extraction jobs on the PostgreSQL server: a server killed with jobs qu
   }, 60_000);
 
   afterAll(async () => {
-    for (const c of children) if (running(c)) c.child.kill('SIGTERM');
-    const stopped = await Promise.race([
-      Promise.all(children.map((c) => c.exited)).then(() => true),
-      new Promise<false>((r) => setTimeout(() => r(false), 10_000).unref()),
-    ]);
-    if (!stopped) for (const c of children) if (running(c)) c.child.kill('SIGKILL');
-    await Promise.all(children.map((c) => c.exited));
+    await stopServers(children);
     await stalled?.close().catch(() => {});
     await answering?.close().catch(() => {});
     await embeddings?.close().catch(() => {});
