@@ -52,7 +52,9 @@ export function answerCandidates(sources: readonly Source[]): AnswerCandidate[] 
     for (const span of splitSentenceSpans(sourceText(source))) {
       // A past turn's questions share the most words with a question asked again, and answer nothing.
       if (source.kind === 'turn' && span.text.endsWith('?')) continue;
-      push({ sourceId: source.id, sourceRank, text: span.text, headingPath: [] });
+      // A past answer's [n] named that turn's sources: quoted now, they would point at this turn's.
+      const text = source.kind === 'turn' ? withoutCitationMarkers(span.text) : span.text;
+      if (text) push({ sourceId: source.id, sourceRank, text, headingPath: [] });
     }
   }
   return candidates;
@@ -72,3 +74,7 @@ function withoutHeadings(span: SentenceSpan): SentenceSpan | null {
   const text = span.text.slice(lead);
   return text.trim() ? { text, start: span.start + lead, end: span.end } : null;
 }
+
+const CITATION_MARKERS = /\s*\[\d{1,4}(?:\s*,\s*\d{1,4})*\]/g;
+
+const withoutCitationMarkers = (text: string): string => text.replace(CITATION_MARKERS, '').trim();

@@ -146,11 +146,13 @@ export async function extractiveAnswer(question: string, sources: readonly Sourc
     if (!list.some((q) => q.start === c.start)) list.push({ start: c.start, end: c.end });
     quotes.set(c.sourceId, list);
   };
-  const shown = new Set<AnswerCandidate>(picked);
+  // By source and text: the scored candidates are copies, and `previous` points at the originals.
+  const place = (c: AnswerCandidate) => `${c.sourceId}\u0000${c.start ?? ''}\u0000${c.text}`;
+  const shown = new Set(picked.map(place));
   const parts = picked.map((c) => {
-    const before = c.previous && LEANING.test(c.text) && !shown.has(c.previous) ? c.previous : undefined;
+    const before = c.previous && LEANING.test(c.text) && !shown.has(place(c.previous)) ? c.previous : undefined;
     if (before) {
-      shown.add(before);
+      shown.add(place(before));
       quote(before);
     }
     quote(c);

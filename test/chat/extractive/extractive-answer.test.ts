@@ -212,3 +212,28 @@ describe('extractiveAnswer', () => {
     expect(answer).not.toContain('?');
   });
 });
+
+describe('a past answer recalled as a turn', () => {
+  it('is quoted without its own citation markers, which named that turn\'s sources', async () => {
+    const list = new SourceList();
+    list.addTurn({
+      conversationId: '0b5b8f47-6d0e-4d69-9a57-2f6f0e6a7c11',
+      turn: 1,
+      question: 'What tea does Alice like?',
+      answer: 'Alice prefers green tea in the afternoon [1]. She buys it in Kyoto [2, 3].',
+      at: now,
+      score: 1,
+    });
+    const { answer } = await extractiveAnswer('Which tea does Alice prefer, and where does she buy it?', list.all());
+    expect(answer).toContain('Alice prefers green tea in the afternoon. [1]');
+    expect(answer).toContain('She buys it in Kyoto. [1]');
+    // Only this turn's number: neither the old [1] nor [2, 3] is left in the quoted text.
+    expect(answer.match(/\[[\d, ]+\]/g)).toEqual(['[1]', '[1]']);
+  });
+
+  it('does not repeat a sentence it quoted as the context of the one after it', async () => {
+    const sources = memories('Alice prefers green tea in the afternoon. She buys it in Kyoto.');
+    const { answer } = await extractiveAnswer('Which tea does Alice prefer, and where does she buy it?', sources);
+    expect(answer.match(/Alice prefers green tea/g)).toHaveLength(1);
+  });
+});
