@@ -148,16 +148,20 @@ export async function extractiveAnswer(question: string, sources: readonly Sourc
   };
   // By source and text: the scored candidates are copies, and `previous` points at the originals.
   const place = (c: AnswerCandidate) => `${c.sourceId}\u0000${c.start ?? ''}\u0000${c.text}`;
-  const shown = new Set(picked.map(place));
-  const parts = picked.map((c) => {
+  // In reading order: a leaning sentence brings the one before it, which is not shown again later.
+  const shown = new Set<string>();
+  const parts: string[] = [];
+  for (const c of picked) {
+    if (shown.has(place(c))) continue;
     const before = c.previous && LEANING.test(c.text) && !shown.has(place(c.previous)) ? c.previous : undefined;
     if (before) {
       shown.add(place(before));
       quote(before);
     }
+    shown.add(place(c));
     quote(c);
-    return `${before ? `${before.text} ` : ''}${truncate(c.text)} [${c.sourceId}]`;
-  });
+    parts.push(`${before ? `${before.text} ` : ''}${truncate(c.text)} [${c.sourceId}]`);
+  }
   for (const list of quotes.values()) list.sort((a, b) => a.start - b.start);
   return { answer: parts.join(' '), citedIds: [...new Set(picked.map((c) => c.sourceId))], quotes, declined: false };
 }

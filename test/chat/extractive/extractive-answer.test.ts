@@ -225,13 +225,11 @@ describe('a past answer recalled as a turn', () => {
       score: 1,
     });
     const { answer } = await extractiveAnswer('Which tea does Alice prefer, and where does she buy it?', list.all());
-    expect(answer).toContain('Alice prefers green tea in the afternoon. [1]');
-    expect(answer).toContain('She buys it in Kyoto. [1]');
     // Only this turn's number: neither the old [1] nor [2, 3] is left in the quoted text.
-    expect(answer.match(/\[[\d, ]+\]/g)).toEqual(['[1]', '[1]']);
+    expect(answer).toBe('Assistant: Alice prefers green tea in the afternoon. She buys it in Kyoto. [1]');
   });
 
-  it('does not repeat a sentence it quoted as the context of the one after it', async () => {
+  it('does not repeat a sentence it showed as the context of the one after it', async () => {
     const sources = memories('Alice prefers green tea in the afternoon. She buys it in Kyoto.');
     const { answer } = await extractiveAnswer('Which tea does Alice prefer, and where does she buy it?', sources);
     expect(answer.match(/Alice prefers green tea/g)).toHaveLength(1);
