@@ -222,7 +222,10 @@ describe('a past answer recalled as a turn', () => {
       question: 'What tea does Alice like?',
       answer: 'Alice prefers green tea in the afternoon [1]. She buys it in Kyoto [2, 3].',
       at: now,
+      agentId: 'a',
+      userId: null,
       score: 1,
+      ranks: { vector: 1, text: 1 },
     });
     const { answer } = await extractiveAnswer('Which tea does Alice prefer, and where does she buy it?', list.all());
     // Only this turn's number: neither the old [1] nor [2, 3] is left in the quoted text.
