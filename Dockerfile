@@ -27,7 +27,8 @@ ENV ONNXRUNTIME_NODE_INSTALL=skip
 COPY package.json package-lock.json .npmrc ./
 RUN npm ci --omit=dev --no-audit --no-fund \
  && npm cache clean --force \
- && npm pkg set scripts.start="node dist/main.js" scripts.worker="node dist/worker-main.js" scripts.keys="node dist/cli/keys.js" scripts.reembed="node dist/cli/reembed.js"
+ && npm pkg set scripts.start="node dist/main.js" scripts.worker="node dist/worker-main.js" scripts.keys="node dist/cli/keys.js" scripts.reembed="node dist/cli/reembed.js" \
+    scripts.backup="node dist/cli/backup.js" scripts.restore="node dist/cli/restore.js"
 
 COPY --from=build /app/dist ./dist
 # Applied at start; found beside package.json from dist/ as from src/.

@@ -16,6 +16,8 @@ const NOT_QUICK = [
   'test/chat/long-conversation.test.ts',
   'test/chat/small-window-conversation.test.ts',
   'test/memory/memory-store-at-scale.test.ts',
+  // PGlite on disk, opened three times: about a minute on two cores.
+  'test/db/pglite-backup.test.ts',
 ];
 
 export default defineConfig({
