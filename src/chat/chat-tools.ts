@@ -113,6 +113,9 @@ export function createChatTools(options: ChatToolsOptions): Tool<any>[] {
           ...scope,
           actor,
         });
+        // Said so that the model does not tell the user it will act on what it saved.
+        if (memory.status === 'quarantined')
+          return { saved: true, key: memory.key, created, status: 'quarantined', note: 'held for review: it reads as an instruction, not a fact' };
         return { saved: true, key: memory.key, created };
       },
     }),

@@ -75,6 +75,9 @@ export const envSchema = z.object({
   // Facts extracted from each chat turn into memories, in the background (needs an LLM; see src/memory/extraction).
   MEMORY_EXTRACTION: z.enum(['on', 'off']).default('on'),
   MEMORY_EXTRACTION_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  // Which memory writes are screened for injected instructions (src/memory/firewall): the model's
+  // and extraction's (`model`), the API's too (`all`), or none (`off`).
+  MEMORY_FIREWALL: z.enum(['model', 'all', 'off']).default('model'),
   LLM_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(4),
   LLM_RETRY_BASE_MS: z.coerce.number().int().min(0).max(600_000).default(500),
   LLM_RETRY_MAX_MS: z.coerce.number().int().min(0).max(600_000).default(20_000),

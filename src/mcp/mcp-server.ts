@@ -57,7 +57,8 @@ export function createMcpServer(ctx: AppContext, { tenantId, signal }: McpServer
       inputSchema: searchMemoriesBody(maxTopK),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    ({ query, ...options }) => answer('search_memories', async () => ({ hits: await memories.search(query, options) })),
+    // A model never reads what the firewall held back from it, whatever it asks for.
+    ({ query, ...options }) => answer('search_memories', async () => ({ hits: await memories.search(query, { ...options, includeQuarantined: false }) })),
   );
 
   server.registerTool(
@@ -71,7 +72,8 @@ export function createMcpServer(ctx: AppContext, { tenantId, signal }: McpServer
       inputSchema: saveMemoryBody,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
-    (body) => answer('save_memory', () => memories.save({ ...body, key: body.key ?? randomUUID() })),
+    // The model chose these words: screened by the firewall as the chat's own tool is.
+    (body) => answer('save_memory', () => memories.save({ ...body, key: body.key ?? randomUUID(), untrusted: true })),
   );
 
   server.registerTool(

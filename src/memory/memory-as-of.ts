@@ -1,3 +1,4 @@
+import type { QuarantineReason } from './firewall/firewall-rules.js';
 import { type SQL, and, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.js';
 import { queryRows } from '../db/query-rows.js';
@@ -48,6 +49,8 @@ interface VersionRow {
   unchanged: boolean;
   same_content: boolean | null;
   similarity: number | string | null;
+  status: string;
+  quarantine_reasons: string[];
 }
 
 export interface VersionQuery {
@@ -67,7 +70,12 @@ export interface VersionQuery {
 const date = (value: Date | string | null): Date | null => (value === null ? null : new Date(value));
 
 /** The history's columns a filter's equalities and memberships name. */
-const HISTORY_COLUMNS: Readonly<Record<string, SQL>> = { agentId: sql`h.agent_id`, userId: sql`h.user_id` };
+const HISTORY_COLUMNS: Readonly<Record<string, SQL>> = {
+  agentId: sql`h.agent_id`,
+  userId: sql`h.user_id`,
+  // The history keeps no status: a memory's is read from its row as it is now (gone: it was active).
+  status: sql`coalesce((SELECT m.status FROM memories m WHERE m.id = h.memory_id), 'active')`,
+};
 
 function historyColumn(name: string): SQL {
   const column = HISTORY_COLUMNS[name];
@@ -101,7 +109,7 @@ export async function readVersions(db: Db, q: VersionQuery): Promise<MemoryVersi
     : sql`SELECT DISTINCT ON (h.memory_id) ${events} FROM memory_history h WHERE ${and(...scope)} ORDER BY h.memory_id, h.id DESC`;
   const metadata = sql`coalesce(v.metadata, m.metadata, '{}'::jsonb)`;
   const conditions = [
-    sql`v.event IN ('created', 'updated', 'invalidated')`,
+    sql`v.event IN ('created', 'updated', 'invalidated', 'approved')`,
     sql`(v.expires_at IS NULL OR v.expires_at > ${asOf}::timestamptz)`,
     ...(filter.includeInvalid ? [] : [sql`v.event <> 'invalidated'`]),
     ...tagConditions(sql`v.tags`, filter.tags),
@@ -126,10 +134,11 @@ export async function readVersions(db: Db, q: VersionQuery): Promise<MemoryVersi
         coalesce(v.sources, '[]'::jsonb) AS sources, v.valid_from, v.valid_until, v.expires_at,
         CASE WHEN v.event = 'invalidated' THEN v.at END AS valid_to, v.at AS updated_at,
         coalesce(c.created_at, v.at) AS created_at, coalesce(c.created_at, v.at)::text AS created_at_text,
-        ${unchanged} AS unchanged, m.content = v.content AS same_content, ${similarity} AS similarity
+        ${unchanged} AS unchanged, m.content = v.content AS same_content, ${similarity} AS similarity,
+        coalesce(m.status, 'active') AS status, coalesce(m.quarantine_reasons, '{}'::text[]) AS quarantine_reasons
       FROM (${latest}) v
       LEFT JOIN LATERAL (
-        SELECT id, content, metadata, embedding, updated_at, expires_at FROM memories WHERE memories.id = v.memory_id LIMIT 1
+        SELECT id, content, metadata, embedding, updated_at, expires_at, status, quarantine_reasons FROM memories WHERE memories.id = v.memory_id LIMIT 1
       ) m ON TRUE
       LEFT JOIN LATERAL (
         SELECT max(h2.at) AS created_at FROM memory_history h2
@@ -159,6 +168,8 @@ export async function readVersions(db: Db, q: VersionQuery): Promise<MemoryVersi
       validUntil: date(r.valid_until),
       validTo: date(r.valid_to),
       expiresAt: date(r.expires_at),
+      status: r.status === 'quarantined' ? 'quarantined' : 'active',
+      quarantineReasons: r.quarantine_reasons as QuarantineReason[],
       createdAt: new Date(r.created_at),
       updatedAt: new Date(r.updated_at),
     },

@@ -18,7 +18,7 @@ export const MEMORY_CORPUS: Corpus = Object.freeze({
   filters: {
     tenantId: memories.tenantId,
     tags: memories.tags,
-    equals: { agentId: memories.agentId, userId: memories.userId },
+    equals: { agentId: memories.agentId, userId: memories.userId, status: memories.status },
     metadata: memories.metadata,
     validTo: memories.validTo,
     expiresAt: memories.expiresAt,
@@ -31,8 +31,9 @@ export const MEMORY_CORPUS: Corpus = Object.freeze({
   filterStats: {
     table: 'memories',
     scopes: (filter: CorpusFilter) => {
-      const agent = filter.equals.agentId;
-      const others = Object.keys(filter.equals).length !== 1 || Object.keys(filter.notEquals ?? {}).length > 0;
+      const { agentId: agent, status, ...rest } = filter.equals;
+      // Quarantined memories are few: leaving them out does not change a scope's size enough to count.
+      const others = status === 'quarantined' || Object.keys(rest).length !== 0 || Object.keys(filter.notEquals ?? {}).length > 0;
       if (agent === undefined || others || Object.keys(filter.oneOf ?? {}).some((k) => k !== 'userId')) return null;
       const users = filter.oneOf?.userId;
       return users ? users.map((user) => `${agent}\u001f${user}`) : [agent];
@@ -47,17 +48,22 @@ export const storedUserId = (userId: string | null | undefined): string => userI
 /**
  * A memory filter as the corpus applies it: the store's tenant, the agent (default `default`),
  * the user (absent: every user's; '' the shared memories only; an id that user's, and with
- * `includeShared` the shared ones too), live memories unless `includeInvalid`, facts valid at
- * `validAt` (default now), tags and metadata.
+ * `includeShared` the shared ones too), live memories unless `includeInvalid`, active ones unless
+ * `includeQuarantined` or `status` says otherwise, facts valid at `validAt` (default now), tags and metadata.
  */
 export function memoryFilter(tenantId: string, filter: MemoryFilter = {}): CorpusFilter {
   const { userId } = filter;
   const users = userId === undefined ? undefined : filter.includeShared && userId !== '' ? ['', userId] : [userId];
   return {
-    ...corpusFilter(tenantId, filter, { agentId: filter.agentId ?? DEFAULT_AGENT_ID }),
+    ...corpusFilter(tenantId, filter, { agentId: filter.agentId ?? DEFAULT_AGENT_ID, ...statusEquals(filter) }),
     ...(users ? { oneOf: { userId: users } } : {}),
     metadata: filter.metadata,
     includeInvalid: filter.includeInvalid,
     validAt: filter.validAt?.toISOString() ?? 'now',
   };
+}
+
+function statusEquals(filter: MemoryFilter): { status?: string } {
+  if (filter.status) return { status: filter.status };
+  return filter.includeQuarantined ? {} : { status: 'active' };
 }

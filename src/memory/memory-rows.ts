@@ -1,7 +1,8 @@
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { type SQL, getTableColumns, sql } from 'drizzle-orm';
 import { memories } from '../db/schema/index.js';
-import type { Memory, MemoryActor, MemoryOrigin, MemoryQuote } from './memory-types.js';
+import type { QuarantineReason } from './firewall/firewall-rules.js';
+import type { Memory, MemoryActor, MemoryOrigin, MemoryQuote, MemoryStatus } from './memory-types.js';
 
 /**
  * The memory store's rows and the SQL pieces its writes share (pg-memory-store.ts): how a row
@@ -25,6 +26,8 @@ export const toMemory = (row: MemoryRow): Memory => ({
   validUntil: row.validUntil,
   validTo: row.validTo,
   expiresAt: row.expiresAt,
+  status: row.status === 'quarantined' ? 'quarantined' : 'active',
+  quarantineReasons: row.quarantineReasons as QuarantineReason[],
   createdAt: row.createdAt,
   updatedAt: row.updatedAt,
 });
@@ -85,6 +88,9 @@ export interface Target {
   validUntil: Date | null;
   /** The user's words a new wording was drawn from (extraction). */
   quote?: MemoryQuote;
+  /** The firewall's verdict on this write. */
+  status: MemoryStatus;
+  quarantineReasons: string[];
 }
 
 /** The row a write found under its key, locked; `expired` rows read as gone. */
@@ -99,6 +105,8 @@ export interface LockedRow {
   bm25Length: number | null;
   validTo: Date | null;
   expiresAt: Date | null;
+  status: string;
+  quarantineReasons: string[];
   expired: boolean;
 }
 

@@ -3,6 +3,7 @@ import type { MetadataFilter } from '../retrieval/metadata-filter.js';
 import type { Page } from '../retrieval/page.js';
 import type { SearchMode } from '../retrieval/search-mode.js';
 import type { TimeWindow } from '../text/time-window.js';
+import type { QuarantineReason } from './firewall/firewall-rules.js';
 
 export const DEFAULT_AGENT_ID = 'default';
 
@@ -27,6 +28,8 @@ export interface MemoryOrigin {
   deleted?: boolean;
 }
 
+export type MemoryStatus = 'active' | 'quarantined';
+
 export interface Memory {
   key: string;
   content: string;
@@ -45,6 +48,10 @@ export interface Memory {
   validTo: Date | null;
   /** After this, the memory reads as gone. */
   expiresAt: Date | null;
+  /** `quarantined`: the firewall read it as an instruction; kept for review, never recalled until approved. */
+  status: MemoryStatus;
+  /** Why it was quarantined; empty while active. */
+  quarantineReasons: QuarantineReason[];
   createdAt: Date;
   updatedAt: Date;
 }
@@ -66,7 +73,7 @@ export type MemoryActor =
   /** The server itself: the expiry sweeper. */
   | { type: 'system' };
 
-export type MemoryEventType = 'created' | 'updated' | 'invalidated' | 'deleted' | 'expired';
+export type MemoryEventType = 'created' | 'updated' | 'invalidated' | 'deleted' | 'expired' | 'approved';
 
 export interface MemoryEvent {
   event: MemoryEventType;
@@ -107,6 +114,8 @@ export interface SaveMemoryInput extends MemoryScope, ValidTime {
   expiresAt?: Date;
   /** Default `{type: 'api'}`. */
   actor?: MemoryActor;
+  /** Written by a model through the API (MCP): screened by the firewall as the model's tools are. */
+  untrusted?: boolean;
 }
 
 /** The fields of a PATCH: only those given change. */
@@ -156,6 +165,10 @@ export interface MemoryFilter {
   metadata?: MetadataFilter;
   /** Invalidated memories are left out unless this is true. */
   includeInvalid?: boolean;
+  /** Quarantined memories are left out unless this is true. */
+  includeQuarantined?: boolean;
+  /** Only memories of this status (a review queue: `quarantined`); overrides `includeQuarantined`. */
+  status?: MemoryStatus;
   /** At least one of these tags. */
   tagsAny?: readonly string[];
   /** Every one of these tags. */
@@ -250,6 +263,11 @@ export interface MemoryStore {
    * their sources there marked `deleted`, their quotes dropped.
    */
   forgetConversation(conversationId: string, options: { cascade: boolean; actor?: MemoryActor }): Promise<{ deleted: number; marked: number }>;
+  /**
+   * Releases a quarantined memory (status `active`, an `approved` event): `not_found` when the
+   * scope holds no such live key, `not_quarantined` when it is active already.
+   */
+  approve(key: string, scope?: MemoryScope, actor?: MemoryActor): Promise<{ memory: Memory } | { error: 'not_found' | 'not_quarantined' }>;
   /** Deletes every memory matching the filter; at least one tag filter is required. Returns the count. */
   deleteByTags(filter: MemoryFilter): Promise<number>;
 }

@@ -15,6 +15,7 @@ import { normalizeTags } from '../retrieval/tags.js';
 import { TIME_WINDOW_CANDIDATES, favourTimeWindow } from '../retrieval/time-window-boost.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
 import { readTimeWindow } from '../text/time-window.js';
+import type { FirewallVerdict, MemoryFirewall } from './firewall/memory-firewall.js';
 import { readVersions } from './memory-as-of.js';
 import { searchMemoriesAsOf } from './memory-as-of-search.js';
 import { MEMORY_CORPUS, memoryFilter, storedUserId } from './memory-corpus.js';
@@ -62,6 +63,8 @@ import {
 export interface PgMemoryStoreOptions extends TenantCorpusOptions {
   /** Called after a batch save commits, to bring planner statistics up to date (`TableStatistics`). */
   afterBulkWrite?: AfterBulkWrite;
+  /** Screens the writes it says to (the model's, extraction's); absent: nothing is screened. */
+  firewall?: MemoryFirewall;
 }
 
 const API_ACTOR: MemoryActor = Object.freeze({ type: 'api' });
@@ -114,6 +117,8 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
         bm25Length: memories.bm25Length,
         validTo: memories.validTo,
         expiresAt: memories.expiresAt,
+        status: memories.status,
+        quarantineReasons: memories.quarantineReasons,
         expired: sql<boolean>`NOT ${notExpired}`,
       })
       .from(memories)
@@ -137,6 +142,8 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
       validFrom: target.validFrom,
       validUntil: target.validUntil,
       validTo: null,
+      status: target.status,
+      quarantineReasons: target.quarantineReasons,
       updatedAt: sql`now()`,
     };
     const origin = originOf(actor, target.quote, new Date());
@@ -150,6 +157,7 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
         !live ||
         !sameTags(locked.tags, target.tags) ||
         locked.validTo !== null ||
+        locked.status !== target.status ||
         !sameTime(locked.expiresAt, target.expiresAt) ||
         !sameTime(locked.validFrom, target.validFrom) ||
         !sameTime(locked.validUntil, target.validUntil) ||
@@ -208,6 +216,8 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
             expiresAt: target.expiresAt,
             validFrom: target.validFrom,
             validUntil: target.validUntil,
+            status: target.status,
+            quarantineReasons: target.quarantineReasons,
             embedding: vector,
             bm25Length: indexed.length,
           })
@@ -233,7 +243,18 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
     return { memory: toMemory(row), created: !live, reembedded };
   }
 
-  const targetOf = (input: SaveMemoryInput): Target => ({
+  const ACTIVE: FirewallVerdict = Object.freeze({ status: 'active', reasons: [], similarity: null });
+  const verdictFields = (verdict: FirewallVerdict) => ({ status: verdict.status, quarantineReasons: [...verdict.reasons] });
+
+  /** The firewall's verdicts on writes by `actor`: all active when it does not screen them. */
+  async function screen(texts: readonly string[], actor: MemoryActor, untrusted?: boolean): Promise<FirewallVerdict[]> {
+    const firewall = options.firewall;
+    if (!firewall?.screens(actor, untrusted)) return texts.map(() => ACTIVE);
+    return firewall.screen(texts);
+  }
+
+  const targetOf = (input: SaveMemoryInput, verdict: FirewallVerdict): Target => ({
+    ...verdictFields(verdict),
     ...scopeOf(input),
     key: input.key,
     content: input.content,
@@ -245,8 +266,9 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
   });
 
   async function save(input: SaveMemoryInput): Promise<SaveMemoryResult> {
-    const target = targetOf(input);
     const actor = input.actor ?? API_ACTOR;
+    const [verdict] = await screen([input.content], actor, input.untrusted);
+    const target = targetOf(input, verdict!);
     for (let tries = 1; tries <= MAX_WRITE_ATTEMPTS; tries++) {
       const current = await stored(target.key, target);
       // Embed outside the transaction: on PGlite a transaction holds the only connection, and
@@ -270,7 +292,9 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
 
   async function saveMany(inputs: readonly SaveMemoryInput[]): Promise<SaveMemoryResult[]> {
     if (inputs.length > MAX_BATCH_MEMORIES) throw new RangeError(`saveMany takes at most ${MAX_BATCH_MEMORIES} memories`);
-    const targets = inputs.map(targetOf);
+    const verdicts: FirewallVerdict[] = [];
+    for (const input of inputs) verdicts.push((await screen([input.content], input.actor ?? API_ACTOR, input.untrusted))[0]!);
+    const targets = inputs.map((input, i) => targetOf(input, verdicts[i]!));
     const seen = new Set<string>();
     for (const [i, t] of targets.entries()) {
       const id = JSON.stringify([t.agentId, t.userId, t.key]);
@@ -293,7 +317,10 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
 
   async function patch(key: string, scopeInput: MemoryScope, changes: MemoryPatch, actor: MemoryActor = API_ACTOR): Promise<Memory | null> {
     const scope = scopeOf(scopeInput);
-    const merge = (current: Pick<LockedRow, 'content' | 'tags' | 'metadata' | 'expiresAt' | 'validFrom' | 'validUntil'>): Target => {
+    // A patch keeps the memory's status: releasing a quarantined one is an approval of its own.
+    const merge = (
+      current: Pick<LockedRow, 'content' | 'tags' | 'metadata' | 'expiresAt' | 'validFrom' | 'validUntil' | 'status' | 'quarantineReasons'>,
+    ): Target => {
       let tags = changes.tags !== undefined ? normalizeTags(changes.tags) : current.tags;
       const removed = new Set(normalizeTags(changes.removeTags));
       tags = normalizeTags([...tags.filter((t) => !removed.has(t)), ...normalizeTags(changes.addTags)]);
@@ -307,6 +334,8 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
         expiresAt: expiresAt === undefined ? current.expiresAt : expiresAt,
         validFrom: changes.validFrom === undefined ? current.validFrom : changes.validFrom,
         validUntil: changes.validUntil === undefined ? current.validUntil : changes.validUntil,
+        status: current.status === 'quarantined' ? 'quarantined' : 'active',
+        quarantineReasons: current.quarantineReasons,
       };
     };
     for (let tries = 1; tries <= MAX_WRITE_ATTEMPTS; tries++) {
@@ -340,6 +369,8 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
     const written = changes.flatMap((c) => (c.op === 'invalidate' ? [] : [c.content]));
     const vectors = await embedMany(written);
     const vectorOf = new Map(written.map((text, i) => [text, vectors[i]!]));
+    const verdicts = await screen(written, actor);
+    const verdictOf = new Map(written.map((text, i) => [text, verdicts[i]!]));
     const inScope = and(eq(memories.tenantId, tenantId), eq(memories.agentId, scope.agentId), eq(memories.userId, scope.userId), notExpired)!;
     return index.write(db, tenantId, true, async (tx) => {
       const results: AppliedChange[] = [];
@@ -371,6 +402,8 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
                 validFrom: change.validFrom === undefined ? locked!.validFrom : change.validFrom,
                 validUntil: change.validUntil === undefined ? locked!.validUntil : change.validUntil,
                 ...(change.quote ? { quote: change.quote } : {}),
+                status: locked!.status === 'quarantined' ? 'quarantined' : 'active',
+                quarantineReasons: locked!.quarantineReasons,
               },
               locked,
               null,
@@ -392,6 +425,7 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
               validFrom: change.validFrom ?? null,
               validUntil: change.validUntil ?? null,
               ...(change.quote ? { quote: change.quote } : {}),
+              ...verdictFields(verdictOf.get(change.content)!),
             },
             undefined,
             vectorOf.get(change.content)!,
@@ -419,6 +453,7 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
               validFrom: change.validFrom === undefined ? locked.validFrom : change.validFrom,
               validUntil: change.validUntil === undefined ? locked.validUntil : change.validUntil,
               ...(change.quote ? { quote: change.quote } : {}),
+              ...verdictFields(verdictOf.get(change.content)!),
             },
             locked,
             vectorOf.get(change.content)!,
@@ -467,7 +502,7 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
     const validAt = moment.validAt?.toISOString() ?? 'now';
     if (moment.asOf) {
       // Invalidated memories are read too, as without asOf: they keep their key.
-      const filter = { ...memoryFilter(tenantId, { agentId: scope.agentId, userId: scope.userId, includeInvalid: true }), validAt };
+      const filter = { ...memoryFilter(tenantId, { agentId: scope.agentId, userId: scope.userId, includeInvalid: true, includeQuarantined: true }), validAt };
       const [version] = await readVersions(db, { filter, asOf: moment.asOf, key });
       return version?.memory ?? null;
     }
@@ -553,11 +588,11 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
   }
 
   async function deleteByTags(filterInput: MemoryFilter): Promise<number> {
-    const filter = memoryFilter(tenantId, filterInput);
+    // Invalidated and quarantined memories carry the tag too: deleting by tag deletes them as well.
+    const filter = memoryFilter(tenantId, { ...filterInput, includeQuarantined: true });
     if (!filter.tags.tagsAny.length && !filter.tags.tagsAll.length) {
       throw new RangeError('deleteByTags needs tagsAny or tagsAll: a filter of excluded tags alone would delete almost everything');
     }
-    // Invalidated memories carry the tag too: deleting by tag deletes them as well.
     const { validAt: _validAt, ...anyValidTime } = filter;
     return db.transaction(async (tx) => remove(tx, where({ ...anyValidTime, includeInvalid: true }), API_ACTOR));
   }
@@ -579,5 +614,33 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
     });
   }
 
-  return { save, saveMany, patch, applyChanges, history, get, search, searchByVector, delete: del, list, tagCounts, deleteByTags, forgetConversation };
+  async function approve(key: string, scopeInput?: MemoryScope, actor: MemoryActor = API_ACTOR): ReturnType<MemoryStore['approve']> {
+    const scope = scopeOf(scopeInput);
+    return db.transaction(async (tx) => {
+      const locked = await lockRow(tx, key, scope);
+      if (!locked || locked.expired) return { error: 'not_found' as const };
+      if (locked.status !== 'quarantined') return { error: 'not_quarantined' as const };
+      const [row] = await tx
+        .update(memories)
+        .set({ status: 'active', quarantineReasons: [], updatedAt: sql`now()` })
+        .where(eq(memories.id, locked.id))
+        .returning({ ...memoryColumns, id: memories.id });
+      await recordMemoryEvents(tx, tenantId, actor, [
+        {
+          memoryId: locked.id,
+          ...scope,
+          key,
+          event: 'approved',
+          content: locked.content,
+          previousContent: locked.content,
+          tags: locked.tags,
+          previousTags: locked.tags,
+          ...snapshotOf(locked, locked.sources),
+        },
+      ]);
+      return { memory: toMemory(row!) };
+    });
+  }
+
+  return { save, saveMany, patch, applyChanges, history, get, search, searchByVector, delete: del, list, tagCounts, deleteByTags, forgetConversation, approve };
 }

@@ -135,3 +135,14 @@ export function recordExtractionDecision(event: string, status: string): void {
 export function recordExtractionFailure(reason: string): void {
   extractionFailures.inc({ reason });
 }
+
+const memoriesQuarantined = new Counter({
+  name: 'memrag_memory_quarantined_total',
+  help: 'Memory writes the firewall quarantined, by reason (override, standing_order, role_marker, exfiltration, hidden_text, similar_to_injection); a write with several reasons counts under each',
+  labelNames: ['reason'] as const,
+  registers: [metricsRegistry],
+});
+
+export function recordMemoryQuarantined(reasons: readonly string[]): void {
+  for (const reason of reasons) memoriesQuarantined.inc({ reason });
+}

@@ -19,6 +19,8 @@ const TEA: Memory = {
   validUntil: null,
   validTo: null,
   expiresAt: null,
+  status: 'active',
+  quarantineReasons: [],
   createdAt: new Date(0),
   updatedAt: new Date(0),
 };

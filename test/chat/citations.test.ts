@@ -18,6 +18,8 @@ function sources() {
       validUntil: null,
       validTo: null,
       expiresAt: null,
+      status: 'active',
+      quarantineReasons: [],
       createdAt: now,
       updatedAt: now,
     },

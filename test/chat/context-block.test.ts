@@ -17,6 +17,8 @@ const memory = (key: string, content: string, agentId = 'default'): Memory => ({
   validUntil: null,
   validTo: null,
   expiresAt: null,
+  status: 'active',
+  quarantineReasons: [],
   createdAt: new Date(0),
   updatedAt: new Date(0),
 });

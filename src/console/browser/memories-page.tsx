@@ -46,6 +46,8 @@ export function MemoriesPage({ session, agentId, params }: Props) {
   const [hits, setHits] = useState<MemoryHit[] | undefined>(undefined);
   const [deletingTag, setDeletingTag] = useState<TagCount | undefined>(undefined);
   const [refresh, setRefresh] = useState(0);
+  // `quarantined`: the firewall's review queue, memories held back from every chat until approved.
+  const [view, setView] = useState<'active' | 'quarantined'>('active');
 
   const tagsIn = (m: TagMode) =>
     Object.entries(tagModes)
@@ -76,7 +78,17 @@ export function MemoriesPage({ session, agentId, params }: Props) {
     let stale = false;
     const metadata = metadataFilter.trim();
     void session.client
-      .GET('/v1/memories', { params: { query: { ...filterQuery, limit: PAGE_SIZE, ...(cursor ? { cursor } : {}), ...(metadata ? { metadata } : {}) } } })
+      .GET('/v1/memories', {
+        params: {
+          query: {
+            ...filterQuery,
+            limit: PAGE_SIZE,
+            ...(cursor ? { cursor } : {}),
+            ...(metadata ? { metadata } : {}),
+            ...(view === 'quarantined' ? { status: view } : {}),
+          },
+        },
+      })
       .then(({ data, error, response }) => {
         if (stale) return;
         if (error) return fail(describeError(error, response));
@@ -84,7 +96,7 @@ export function MemoriesPage({ session, agentId, params }: Props) {
         setNextCursor(data.nextCursor);
       });
     return () => void (stale = true);
-  }, [agentId, JSON.stringify(tagModes), metadataFilter, cursor, refresh]);
+  }, [agentId, JSON.stringify(tagModes), metadataFilter, cursor, refresh, view]);
 
   // A citation of the chat links here with the memory's key: open it.
   const linkedKey = params.get('key');
@@ -115,7 +127,14 @@ export function MemoriesPage({ session, agentId, params }: Props) {
       return fail('The metadata filter must be JSON, e.g. {"source": "notes"}');
     }
     const { data, error, response } = await session.client.POST('/v1/memories/search', {
-      body: { query, mode, topK: PAGE_SIZE, ...filterQuery, ...(parsedMetadata ? { metadata: parsedMetadata } : {}) },
+      body: {
+        query,
+        mode,
+        topK: PAGE_SIZE,
+        ...filterQuery,
+        ...(parsedMetadata ? { metadata: parsedMetadata } : {}),
+        ...(view === 'quarantined' ? { includeQuarantined: true } : {}),
+      },
     });
     if (error) return fail(describeError(error, response));
     setHits(data.hits);
@@ -130,6 +149,19 @@ export function MemoriesPage({ session, agentId, params }: Props) {
     setTagModes(({ [tag.tag]: _dropped, ...rest }) => rest);
     setCursors([undefined]);
     setRefresh((n) => n + 1);
+  };
+
+  const approveMemory = async (memory: Memory) => {
+    const { error, response } = await session.client.POST('/v1/memories/{key}/approve', { params: { path: { key: memory.key }, query: { agentId } } });
+    if (error) return fail(describeError(error, response));
+    say(`Approved ${memory.key}: it is recalled again`);
+    setRefresh((n) => n + 1);
+  };
+
+  const showView = (next: 'active' | 'quarantined') => {
+    setView(next);
+    setHits(undefined);
+    setCursors([undefined]);
   };
 
   const deleteMemory = async (memory: Memory) => {
@@ -197,6 +229,15 @@ export function MemoriesPage({ session, agentId, params }: Props) {
           <h1 id="memories-title">Memories</h1>
           <button type="button" onClick={() => setEditing('new')}>
             New memory
+          </button>
+        </div>
+        {/* biome-ignore lint/a11y/useSemanticElements: a pair of toggle buttons, not a form's fieldset. */}
+        <div class="tag-modes" role="group" aria-label="Which memories">
+          <button type="button" class="small" aria-pressed={view === 'active'} onClick={() => showView('active')}>
+            Active
+          </button>
+          <button type="button" class="small" aria-pressed={view === 'quarantined'} onClick={() => showView('quarantined')}>
+            Quarantined for review
           </button>
         </div>
         <StatusLine status={status} />
@@ -270,7 +311,7 @@ export function MemoriesPage({ session, agentId, params }: Props) {
           </ScrollTable>
         ) : (
           <>
-            <ScrollTable caption={`${describeFilters(filters)} (page ${cursors.length})`}>
+            <ScrollTable caption={`${view === 'quarantined' ? 'Quarantined: ' : ''}${describeFilters(filters)} (page ${cursors.length})`}>
               <thead>
                 <tr>
                   <th scope="col">Key</th>
@@ -292,6 +333,9 @@ export function MemoriesPage({ session, agentId, params }: Props) {
                     <td class="prose">
                       {m.content}
                       <ValidTimeNote memory={m} />
+                      {m.status === 'quarantined' && (
+                        <span class="valid-time">Held back: {m.quarantineReasons.map((r) => r.replaceAll('_', ' ')).join(', ')}</span>
+                      )}
                     </td>
                     <td>
                       <TagsText tags={m.tags} />
@@ -303,6 +347,11 @@ export function MemoriesPage({ session, agentId, params }: Props) {
                       <time dateTime={m.updatedAt}>{new Date(m.updatedAt).toLocaleString()}</time>
                     </td>
                     <td class="actions">
+                      {m.status === 'quarantined' && (
+                        <button type="button" class="small" onClick={() => void approveMemory(m)} aria-label={`Approve ${m.key}`}>
+                          Approve
+                        </button>
+                      )}
                       <button type="button" class="small" onClick={() => setEditing(m)} aria-label={`Edit ${m.key}`}>
                         Edit
                       </button>
@@ -314,7 +363,7 @@ export function MemoriesPage({ session, agentId, params }: Props) {
                 ))}
               </tbody>
             </ScrollTable>
-            {items.length === 0 && <p>No memories match.</p>}
+            {items.length === 0 && <p>{view === 'quarantined' ? 'No memories await review.' : 'No memories match.'}</p>}
             <nav class="pager" aria-label="Pages of memories">
               <button type="button" disabled={cursors.length === 1} onClick={() => setCursors((c) => c.slice(0, -1))}>
                 Previous page

@@ -30,6 +30,13 @@ export const memories = pgTable(
     validFrom: timestamp('valid_from', { withTimezone: true }),
     /** Valid time: when the fact stopped holding in the world (null: it still does). */
     validUntil: timestamp('valid_until', { withTimezone: true }),
+    /**
+     * 'active' | 'quarantined': a write the memory firewall read as an instruction to an assistant
+     * is kept for review but never recalled, searched or listed until approved.
+     */
+    status: text('status').notNull().default('active'),
+    /** Why the firewall quarantined it (`QuarantineReason`s); empty while active. */
+    quarantineReasons: text('quarantine_reasons').array().notNull().default(sql`'{}'::text[]`),
     /** Past this time the memory reads as gone; the sweeper deletes it later with an `expired` event. */
     expiresAt: timestamp('expires_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
@@ -48,6 +55,8 @@ export const memories = pgTable(
     index('memories_tenant_updated_idx').on(t.tenantId, t.updatedAt),
     // Lineage: the memories drawn from a conversation (`sources @> '[{"conversationId": …}]'`).
     index('memories_sources_gin_idx').using('gin', sql`${t.sources} jsonb_path_ops`),
+    // The review queue: few rows, so the index stays small.
+    index('memories_quarantined_idx').on(t.tenantId, t.agentId).where(sql`status = 'quarantined'`),
     // Empty once everything is indexed, so the check at start costs nothing.
     index('memories_unindexed_idx').on(t.id).where(sql`bm25_length IS NULL`),
   ],

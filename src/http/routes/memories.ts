@@ -5,10 +5,10 @@ import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
 import type { MemoryScope, SaveMemoryResult } from '../../memory/memory-types.js';
 import type { ApiEnv } from '../api-env.js';
-import { notFound, validationError } from '../errors.js';
+import { HttpError, notFound, validationError } from '../errors.js';
 import { TAGS } from '../openapi/api-tags.js';
 import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-route.js';
-import { header, jsonBody, jsonReply, notFoundResponse } from '../openapi/route-responses.js';
+import { errorResponse, header, jsonBody, jsonReply, notFoundResponse } from '../openapi/route-responses.js';
 import {
   batchMemoriesReplySchema,
   deleteByTagsReplySchema,
@@ -58,8 +58,8 @@ export function createMemoryRoutes(ctx: AppContext): ApiRoutes {
       'Hybrid by default: vector and BM25 candidates, filtered by agent and tags in SQL, fused by weighted reciprocal rank ' +
       'fusion. `minScore` is a cosine threshold on the vector side (refused in text mode). `userId` narrows to one user ' +
       "(with `includeShared`, the agent's shared memories too); `metadata` filters on top-level metadata keys in SQL " +
-      '(`{"project":"apollo","priority":{"$gte":2}}`). Invalidated and expired memories are left out (`includeInvalid` ' +
-      'brings the invalidated back). The agent and user ids may come in the body or the query string, not both with different values.',
+      '(`{"project":"apollo","priority":{"$gte":2}}`). Invalidated, quarantined and expired memories are left out (`includeInvalid` ' +
+      'brings the invalidated back, `includeQuarantined` the quarantined). The agent and user ids may come in the body or the query string, not both with different values.',
     request: { query: agentIdQuery, body: jsonBody(searchBody) },
     responses: { 200: jsonReply('The best `topK` memories, best first.', memorySearchReplySchema) },
   });
@@ -199,6 +199,33 @@ export function createMemoryRoutes(ctx: AppContext): ApiRoutes {
     return c.json({ memory });
   });
 
+  const approveMemoryRoute = createRoute({
+    method: 'post',
+    path: '/{key}/approve',
+    operationId: 'approveMemory',
+    tags: [TAGS.memories],
+    summary: 'Release a quarantined memory',
+    description:
+      'A memory the firewall quarantined (its content read as an instruction to an assistant) becomes active: recalled, ' +
+      'searched and listed again. Recorded in its history as an `approved` event. `DELETE` removes it instead.',
+    request: { params: keyParams, query: agentIdQuery },
+    responses: {
+      200: jsonReply('The memory, active.', memoryReplySchema),
+      404: notFoundResponse('memory for this agent and user'),
+      409: errorResponse({ codes: ['memory_not_quarantined'], description: 'The memory is not quarantined.' }),
+    },
+  });
+  defineRoute(routes, approveMemoryRoute, async (c) => {
+    const { key } = keyOf(c);
+    const scope = queryScope(c);
+    const result = await memoriesOf(c).approve(key, scope);
+    if ('error' in result) {
+      if (result.error === 'not_found') throw memoryNotFound(key, scope);
+      throw new HttpError(409, 'memory_not_quarantined', `The memory with key ${JSON.stringify(key)}${describeScope(scope)} is not quarantined`);
+    }
+    return c.json(result, 200);
+  });
+
   const deleteMemoryRoute = createRoute({
     method: 'delete',
     path: '/{key}',
@@ -224,7 +251,7 @@ export function createMemoryRoutes(ctx: AppContext): ApiRoutes {
     description:
       '`metadata` is a JSON filter on top-level metadata keys, e.g. `{"project":"apollo","priority":{"$gte":2}}` ' +
       '(operators `$eq $ne $in $nin $gt $gte $lt $lte $exists`, `$and`/`$or`). Invalidated memories are left out unless ' +
-      '`includeInvalid=true`; expired ones always are. `asOf`: the memories as they were then, from their history. ' +
+      '`includeInvalid=true`, quarantined ones unless `includeQuarantined=true` or `status=quarantined` (the review queue); expired ones always are. `asOf`: the memories as they were then, from their history. ' +
       '`validAt` (default now): only facts that held then.',
     request: { query: listMemoriesQuery },
     responses: { 200: jsonReply('One page, newest first.', memoryPageSchema) },

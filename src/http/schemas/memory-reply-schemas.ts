@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { QUARANTINE_REASONS } from '../../memory/firewall/firewall-rules.js';
 import { timeWindowSchema } from './time-window-schema.js';
 
 /** What the memory routes answer. Dates travel as ISO 8601 strings (JSON has no dates). */
@@ -36,6 +37,12 @@ export const memorySchema = z
     validUntil: z.iso.datetime().nullable().meta({ description: 'Valid time: when the fact stopped holding; null: it still does.' }),
     validTo: z.iso.datetime().nullable().meta({ description: 'When it was invalidated (contradicted); null while valid.' }),
     expiresAt: z.iso.datetime().nullable().meta({ description: 'When it expires; null: never.' }),
+    status: z.enum(['active', 'quarantined']).meta({
+      description: '`quarantined`: the firewall read it as an instruction to an assistant; never recalled until approved (`POST /v1/memories/{key}/approve`).',
+    }),
+    quarantineReasons: z.array(z.enum(QUARANTINE_REASONS)).meta({
+      description: 'Why it was quarantined (override, standing_order, role_marker, exfiltration, hidden_text, similar_to_injection); empty while active.',
+    }),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
   })
@@ -93,7 +100,7 @@ export const memoryHistoryReplySchema = z
   .object({
     events: z.array(
       z.object({
-        event: z.enum(['created', 'updated', 'invalidated', 'deleted', 'expired']),
+        event: z.enum(['created', 'updated', 'invalidated', 'deleted', 'expired', 'approved']),
         content: z.string().nullable().meta({ description: 'The content after the change; null once deleted or expired.' }),
         previousContent: z.string().nullable(),
         tags: z.array(z.string()),

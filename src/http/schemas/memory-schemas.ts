@@ -128,6 +128,7 @@ const tagFilterFields = {
 const scopeFilterFields = {
   includeShared: z.boolean().optional().meta({ description: "With `userId`: the agent's shared memories too (as a chat turn recalls)." }),
   includeInvalid: z.boolean().optional().meta({ description: 'Invalidated (contradicted) memories too.' }),
+  includeQuarantined: z.boolean().optional().meta({ description: 'Memories the firewall quarantined too (for review; never recalled by a chat).' }),
   metadata: metadataFilterSchema.optional(),
 };
 
@@ -216,6 +217,8 @@ export const listMemoriesQuery = z.strictObject({
   ...tagFilterFields,
   includeShared: queryBoolean.optional(),
   includeInvalid: queryBoolean.optional(),
+  includeQuarantined: queryBoolean.optional().meta({ description: 'Memories the firewall quarantined too.' }),
+  status: z.enum(['active', 'quarantined']).optional().meta({ description: 'Only memories of this status: `quarantined` is the review queue.' }),
   metadata: metadataFilterQuerySchema.optional(),
   ...readMomentQueryFields,
   limit: queryInt(1, MEMORY_LIMITS.pageMax).default(MEMORY_LIMITS.pageDefault),

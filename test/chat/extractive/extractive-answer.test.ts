@@ -22,6 +22,8 @@ function memories(...contents: string[]) {
         validUntil: null,
         validTo: null,
         expiresAt: null,
+        status: 'active',
+        quarantineReasons: [],
         createdAt: now,
         updatedAt: now,
       },
@@ -214,7 +216,7 @@ describe('extractiveAnswer', () => {
 });
 
 describe('a past answer recalled as a turn', () => {
-  it('is quoted without its own citation markers, which named that turn\'s sources', async () => {
+  it("is quoted without its own citation markers, which named that turn's sources", async () => {
     const list = new SourceList();
     list.addTurn({
       conversationId: '0b5b8f47-6d0e-4d69-9a57-2f6f0e6a7c11',
