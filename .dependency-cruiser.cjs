@@ -2,7 +2,7 @@
 // checks every import against them; this file is their source of truth.
 
 /** Folders that hold a feature: what the shared layers below them must not reach into. */
-const FEATURES = 'agents|audit|auth|background|chat|cli|compaction|conversations|documents|jobs|llm|mcp|memory|runs|users|http|console';
+const FEATURES = 'agents|audit|auth|background|chat|cli|compaction|conversations|documents|jobs|llm|mcp|memory|portability|runs|users|http|console';
 
 /** Entry points: everything else under src/ must be reachable from one of them. */
 const ENTRY_POINTS = [

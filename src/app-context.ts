@@ -37,11 +37,12 @@ import { extractionJobHandler, queueExtraction } from './memory/extraction/extra
 import { type MemoryExtractor, createMemoryExtractor } from './memory/extraction/memory-extractor.js';
 import { createLlmSummarizer } from './compaction/summarizer.js';
 import { queueBackfillIfNeeded } from './jobs/maintenance-jobs.js';
+import { createMemoryFirewall } from './memory/firewall/memory-firewall.js';
 import { createPgMemoryStore } from './memory/pg-memory-store.js';
 import { instrumentEmbedder } from './observability/instrumented-embedder.js';
 import { instrumentLlmProvider } from './observability/instrumented-llm.js';
 import { type Logger, createLogger } from './observability/logger.js';
-import { dbPoolWait } from './observability/metrics.js';
+import { dbPoolWait, recordMemoryQuarantined } from './observability/metrics.js';
 import { type ApiKeyAuthenticator, createApiKeyAuthenticator } from './auth/api-key-authenticator.js';
 import { type TenantScoped, tenantScoped } from './tenancy/tenant-scoped.js';
 import { type JobQueue, createJobQueue } from './jobs/job-queue.js';
@@ -179,7 +180,8 @@ export async function createAppContext(config: Config, options: AppContextOption
   }
   const weights = configuredFusionWeights(embedder.id, { vector: config.FUSION_VECTOR_WEIGHT, text: config.FUSION_TEXT_WEIGHT });
   const afterBulkWrite = database.statistics.afterBulkWrite;
-  const memories = tenantScoped((tenantId) => createPgMemoryStore({ db: database.db, embedder, weights, tenantId, afterBulkWrite }));
+  const firewall = createMemoryFirewall({ mode: config.MEMORY_FIREWALL, embedder, onQuarantined: recordMemoryQuarantined });
+  const memories = tenantScoped((tenantId) => createPgMemoryStore({ db: database.db, embedder, weights, tenantId, afterBulkWrite, firewall }));
   const documents = tenantScoped((tenantId) => createDocumentStore({ db: database.db, embedder, tenantId, afterBulkWrite }));
   const agents = tenantScoped((tenantId) => createPgAgentStore({ db: database.db, tenantId }));
   const search = createTenantDocumentSearch({

@@ -160,7 +160,7 @@ export interface paths {
         put?: never;
         /**
          * Search memories (hybrid, vector or BM25)
-         * @description Hybrid by default: vector and BM25 candidates, filtered by agent and tags in SQL, fused by weighted reciprocal rank fusion. `minScore` is a cosine threshold on the vector side (refused in text mode). `userId` narrows to one user (with `includeShared`, the agent's shared memories too); `metadata` filters on top-level metadata keys in SQL (`{"project":"apollo","priority":{"$gte":2}}`). Invalidated and expired memories are left out (`includeInvalid` brings the invalidated back). The agent and user ids may come in the body or the query string, not both with different values.
+         * @description Hybrid by default: vector and BM25 candidates, filtered by agent and tags in SQL, fused by weighted reciprocal rank fusion. `minScore` is a cosine threshold on the vector side (refused in text mode). `userId` narrows to one user (with `includeShared`, the agent's shared memories too); `metadata` filters on top-level metadata keys in SQL (`{"project":"apollo","priority":{"$gte":2}}`). Invalidated, quarantined and expired memories are left out (`includeInvalid` brings the invalidated back, `includeQuarantined` the quarantined). The agent and user ids may come in the body or the query string, not both with different values.
          */
         post: operations["searchMemories"];
         delete?: never;
@@ -178,7 +178,7 @@ export interface paths {
         };
         /**
          * List memories (tag and metadata filters, cursor pagination)
-         * @description `metadata` is a JSON filter on top-level metadata keys, e.g. `{"project":"apollo","priority":{"$gte":2}}` (operators `$eq $ne $in $nin $gt $gte $lt $lte $exists`, `$and`/`$or`). Invalidated memories are left out unless `includeInvalid=true`; expired ones always are. `asOf`: the memories as they were then, from their history. `validAt` (default now): only facts that held then.
+         * @description `metadata` is a JSON filter on top-level metadata keys, e.g. `{"project":"apollo","priority":{"$gte":2}}` (operators `$eq $ne $in $nin $gt $gte $lt $lte $exists`, `$and`/`$or`). Invalidated memories are left out unless `includeInvalid=true`, quarantined ones unless `includeQuarantined=true` or `status=quarantined` (the review queue); expired ones always are. `asOf`: the memories as they were then, from their history. `validAt` (default now): only facts that held then.
          */
         get: operations["listMemories"];
         put?: never;
@@ -260,6 +260,26 @@ export interface paths {
         get: operations["getMemoryHistory"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/memories/{key}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release a quarantined memory
+         * @description A memory the firewall quarantined (its content read as an instruction to an assistant) becomes active: recalled, searched and listed again. Recorded in its history as an `approved` event. `DELETE` removes it instead.
+         */
+        post: operations["approveMemory"];
         delete?: never;
         options?: never;
         head?: never;
@@ -782,6 +802,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the tenant's memories, agents and conversations as NDJSON
+         * @description A header line (`{"type":"header","format":"memrag.export","version":1,...}`), then one line per record: memories with their full history (by agent, user and key), agents with every version (by id), conversations with their messages, checkpoints and summary (by id), and with `include=documents` documents with their text (by id). Streamed as it is read, a page at a time. `agentId` and `userId` narrow it. Two exports of the same data are identical but for `exportedAt`. `POST /v1/import` takes it back.
+         */
+        get: operations["exportTenant"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import an export of `GET /v1/export` (NDJSON), or Mem0 memories (`format=mem0`)
+         * @description Into the request's tenant, keeping keys, ids (when free), times and history; memories are embedded with this server's embedder and indexed for search. Idempotent: records the tenant holds already (a memory's scope and key, a conversation's id, an agent's id) are counted in `skipped` and left as they are. A line that is not JSON, of an unknown `type` or against the schema is reported in `errors` with its 1-based number, and the rest is imported; with `atomic=true`, nothing is imported when any line fails. The first line must be the header: another format or version is a 400. With `format=mem0` the body is Mem0's export JSON (`{"results": [...]}` or the plain array): each item becomes a memory keyed `mem0:<id>`, its `categories` as tags and its id in `metadata.mem0Id`; an item's error names its 1-based position as `line`. The upload size limit applies, not the body limit.
+         */
+        post: operations["importTenant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/console": {
         parameters: {
             query?: never;
@@ -961,6 +1021,13 @@ export interface components {
             validTo: string | null;
             /** @description When it expires; null: never. */
             expiresAt: string | null;
+            /**
+             * @description `quarantined`: the firewall read it as an instruction to an assistant; never recalled until approved (`POST /v1/memories/{key}/approve`).
+             * @enum {string}
+             */
+            status: "active" | "quarantined";
+            /** @description Why it was quarantined (override, standing_order, role_marker, exfiltration, hidden_text, similar_to_injection); empty while active. */
+            quarantineReasons: ("override" | "standing_order" | "role_marker" | "exfiltration" | "hidden_text" | "similar_to_injection")[];
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -1013,7 +1080,7 @@ export interface components {
         MemoryHistoryReply: {
             events: {
                 /** @enum {string} */
-                event: "created" | "updated" | "invalidated" | "deleted" | "expired";
+                event: "created" | "updated" | "invalidated" | "deleted" | "expired" | "approved";
                 /** @description The content after the change; null once deleted or expired. */
                 content: string | null;
                 previousContent: string | null;
@@ -1957,6 +2024,224 @@ export interface components {
             /** @constant */
             type: "open";
         };
+        /** @description The export's first line. */
+        ExportHeader: {
+            /** @constant */
+            type: "header";
+            /** @constant */
+            format: "memrag.export";
+            /** @constant */
+            version: 1;
+            /** Format: date-time */
+            exportedAt: string;
+            scope: {
+                agentId?: string;
+                userId?: string;
+                include?: "documents"[];
+            };
+        };
+        ExportRecord: components["schemas"]["ExportedMemory"] | components["schemas"]["ExportedAgent"] | components["schemas"]["ExportedDocument"] | ({
+            /** @constant */
+            type: "conversation";
+        } & {
+            [key: string]: unknown;
+        });
+        /** @description A memory with its history, oldest event first. */
+        ExportedMemory: {
+            /** @constant */
+            type: "memory";
+            /** Format: uuid */
+            id: string;
+            agentId: string;
+            userId: string | null;
+            key: string;
+            content: string;
+            tags: string[];
+            /** @description A JSON object, at most 65536 bytes as JSON and 32 levels deep. */
+            metadata: Record<string, unknown>;
+            sources: {
+                [key: string]: unknown;
+            }[];
+            validFrom: string | null;
+            validUntil: string | null;
+            validTo: string | null;
+            expiresAt: string | null;
+            /**
+             * @default active
+             * @enum {string}
+             */
+            status: "active" | "quarantined";
+            /** @default [] */
+            quarantineReasons: string[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            history: {
+                /** Format: uuid */
+                memoryId: string;
+                /** @enum {string} */
+                event: "created" | "updated" | "invalidated" | "deleted" | "expired";
+                content: string | null;
+                previousContent: string | null;
+                tags: string[];
+                previousTags: string[] | null;
+                metadata: {
+                    [key: string]: unknown;
+                } | null;
+                sources: {
+                    [key: string]: unknown;
+                }[] | null;
+                validFrom: string | null;
+                validUntil: string | null;
+                expiresAt: string | null;
+                actor: {
+                    [key: string]: unknown;
+                };
+                /** Format: date-time */
+                at: string;
+            }[];
+        };
+        /** @description An agent with every version of its settings. */
+        ExportedAgent: {
+            /** @constant */
+            type: "agent";
+            id: string;
+            version: number;
+            settings: {
+                name: string;
+                /** @description Added to the grounding rules, after them; they cannot lift the rule that sources and tool results are data. */
+                instructions?: string;
+                /** @description The model's name; the deployment's LLM_MODEL when unset. */
+                model?: string;
+                /** @description A provider named in LLM_PROVIDERS (an OpenAI-compatible base URL and key); the deployment's LLM_BASE_URL when unset. */
+                provider?: string;
+                temperature?: number;
+                /** @description Model calls per turn at most. */
+                maxIterations?: number;
+                /** @description Per turn; a turn past it stops with stopReason `budget`. */
+                budget?: {
+                    maxTokens?: number;
+                    /** @description Needs a price for the model in LLM_PRICES. */
+                    maxUsd?: number;
+                };
+                tools?: {
+                    /** @description Only these built-in tools (all when unset). */
+                    allow?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
+                    /** @description Never these; deny wins over allow. */
+                    deny?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
+                };
+                /** @description Built-in tools whose calls wait for a human decision (default `["delete_memory"]`). */
+                approval?: {
+                    tools: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
+                };
+                /** @description What a turn recalls before the model runs; a request's own `topK`, `candidateK` and tag filters win. */
+                recall?: {
+                    memoryTopK?: number;
+                    knowledgeTopK?: number;
+                    candidateK?: number;
+                    /** @enum {string} */
+                    reranker?: "none" | "lexical" | "cross-encoder";
+                    tagsAny?: string[];
+                    tagsAll?: string[];
+                    tagsNone?: string[];
+                };
+                compaction?: {
+                    contextWindow?: number;
+                    outputReserve?: number;
+                };
+                /** @description Facts extracted from each turn into memories (needs an LLM); the deployment's MEMORY_EXTRACTION when unset. */
+                memoryExtraction?: boolean;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            versions: {
+                version: number;
+                settings: {
+                    name: string;
+                    /** @description Added to the grounding rules, after them; they cannot lift the rule that sources and tool results are data. */
+                    instructions?: string;
+                    /** @description The model's name; the deployment's LLM_MODEL when unset. */
+                    model?: string;
+                    /** @description A provider named in LLM_PROVIDERS (an OpenAI-compatible base URL and key); the deployment's LLM_BASE_URL when unset. */
+                    provider?: string;
+                    temperature?: number;
+                    /** @description Model calls per turn at most. */
+                    maxIterations?: number;
+                    /** @description Per turn; a turn past it stops with stopReason `budget`. */
+                    budget?: {
+                        maxTokens?: number;
+                        /** @description Needs a price for the model in LLM_PRICES. */
+                        maxUsd?: number;
+                    };
+                    tools?: {
+                        /** @description Only these built-in tools (all when unset). */
+                        allow?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
+                        /** @description Never these; deny wins over allow. */
+                        deny?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
+                    };
+                    /** @description Built-in tools whose calls wait for a human decision (default `["delete_memory"]`). */
+                    approval?: {
+                        tools: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
+                    };
+                    /** @description What a turn recalls before the model runs; a request's own `topK`, `candidateK` and tag filters win. */
+                    recall?: {
+                        memoryTopK?: number;
+                        knowledgeTopK?: number;
+                        candidateK?: number;
+                        /** @enum {string} */
+                        reranker?: "none" | "lexical" | "cross-encoder";
+                        tagsAny?: string[];
+                        tagsAll?: string[];
+                        tagsNone?: string[];
+                    };
+                    compaction?: {
+                        contextWindow?: number;
+                        outputReserve?: number;
+                    };
+                    /** @description Facts extracted from each turn into memories (needs an LLM); the deployment's MEMORY_EXTRACTION when unset. */
+                    memoryExtraction?: boolean;
+                };
+                /** Format: date-time */
+                createdAt: string;
+            }[];
+        };
+        /** @description A document with its extracted text (`include=documents`); an import re-ingests the text. */
+        ExportedDocument: {
+            /** @constant */
+            type: "document";
+            /** Format: uuid */
+            id: string;
+            title: string;
+            source: string | null;
+            format: string;
+            tags: string[];
+            /** @description A JSON object, at most 65536 bytes as JSON and 32 levels deep. */
+            metadata: Record<string, unknown>;
+            text: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        ImportReport: {
+            imported: {
+                memories: number;
+                conversations: number;
+                agents: number;
+                documents: number;
+                historyEvents: number;
+            };
+            /** @description Records the tenant holds already (same memory scope and key, conversation id, agent id), left as they are. */
+            skipped: number;
+            /** @description Lines that were not imported (1-based; Mem0: the item's index), and why. */
+            errors: {
+                line: number;
+                message: string;
+            }[];
+        };
         ConsoleServerReply: {
             /** @description Whether `/v1` wants `Authorization: Bearer <key>` now; false on a keyless loopback server. */
             apiKeys: boolean;
@@ -2544,6 +2829,8 @@ export interface operations {
                     includeShared?: boolean;
                     /** @description Invalidated (contradicted) memories too. */
                     includeInvalid?: boolean;
+                    /** @description Memories the firewall quarantined too (for review; never recalled by a chat). */
+                    includeQuarantined?: boolean;
                     /** @description A filter on top-level metadata keys: a value for equality, or an object of operators `$eq $ne $in $nin $gt $gte $lt $lte $exists`, combined by `$and`/`$or`, e.g. `{"project":"apollo","priority":{"$gte":2}}`. `$ne`/`$nin` match memories without the key; `$gt`… compare numbers with numbers and strings with strings (byte order). Applied in SQL before the LIMIT. */
                     metadata?: {
                         [key: string]: unknown;
@@ -2693,6 +2980,8 @@ export interface operations {
                 tagsNone?: string[];
                 includeShared?: boolean;
                 includeInvalid?: boolean;
+                includeQuarantined?: boolean;
+                status?: "active" | "quarantined";
                 metadata?: string;
                 asOf?: string;
                 validAt?: string;
@@ -4011,6 +4300,165 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "not_found";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable" | "overloaded";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    approveMemory: {
+        parameters: {
+            query?: {
+                /** @description The agent whose memories these are (default `default`); each agent id is a namespace of its own. */
+                agentId?: string;
+                userId?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The memory's key (URL-encoded). */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The memory, active. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryReply"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such memory for this agent and user. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The memory is not quarantined. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "memory_not_quarantined";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -9171,6 +9619,282 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable" | "overloaded";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    exportTenant: {
+        parameters: {
+            query?: {
+                include?: "documents";
+                /** @description The agent whose memories these are (default `default`); each agent id is a namespace of its own. */
+                agentId?: string;
+                userId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export, one JSON object per line. */
+            200: {
+                headers: {
+                    /** @description `attachment; filename="memrag-export.ndjson"` */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": components["schemas"]["ExportHeader"] | components["schemas"]["ExportRecord"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable" | "overloaded";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    importTenant: {
+        parameters: {
+            query?: {
+                format?: "memrag" | "mem0";
+                atomic?: "true" | "false";
+                /** @description The agent whose memories these are (default `default`); each agent id is a namespace of its own. */
+                agentId?: string;
+                userId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-ndjson": string;
+                "application/json": ({
+                    results: unknown[];
+                } | unknown[]) | components["schemas"]["ExportHeader"];
+            };
+        };
+        responses: {
+            /** @description What was imported, skipped and refused. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportReport"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included; `invalid_json` for a body that is not JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error" | "invalid_json";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The body is past the size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };

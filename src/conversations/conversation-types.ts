@@ -120,7 +120,8 @@ export interface ConversationStore {
   export(id: string, agentId: string): Promise<ConversationExport | null>;
   /**
    * Stores an exported conversation under a new id for `agentId` and `userId` (default: the
-   * export's), in one transaction, its turns indexed for recall in it too.
+   * export's), in one transaction, its turns indexed for recall in it too. `options.id` keeps an
+   * id (a tenant export's): the caller checks it is free, and a taken one fails the insert.
    */
-  import(data: ConversationExport, agentId: string, userId?: string | null): Promise<Conversation>;
+  import(data: ConversationExport, agentId: string, userId?: string | null, options?: { id?: string }): Promise<Conversation>;
 }

@@ -284,8 +284,13 @@ export function createPgConversationStore(options: PgConversationStoreOptions): 
     };
   }
 
-  async function importConversation(data: ConversationExport, agentId: string, userIdOverride?: string | null): Promise<Conversation> {
-    const id = randomUUID();
+  async function importConversation(
+    data: ConversationExport,
+    agentId: string,
+    userIdOverride?: string | null,
+    importOptions: { id?: string } = {},
+  ): Promise<Conversation> {
+    const id = importOptions.id ?? randomUUID();
     const userId = userIdOverride !== undefined ? userIdOverride : (data.conversation.userId ?? null);
     // Embedded before the transaction (see TurnIndex.prepare); written in it, so an imported
     // conversation is recalled as soon as the import answers, and a failure stores neither.

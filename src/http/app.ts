@@ -28,6 +28,7 @@ import { createMemoryRoutes } from './routes/memories.js';
 import { createMcpRoutes } from './routes/mcp.js';
 import { createMemoryExtractionRoutes } from './routes/memory-extraction.js';
 import { createOperationsRoutes } from './routes/operations.js';
+import { createPortabilityRoutes } from './routes/portability.js';
 import { createTagRoutes } from './routes/tags.js';
 import { createTurnRoutes } from './routes/turns.js';
 
@@ -62,8 +63,8 @@ export function createApp(ctx: AppContext): ApiApp {
     });
   const bodies = limitTo(maxBytes);
   const uploads = limitTo(maxUploadBytes);
-  // Documents and conversation imports are files, not requests: they get the upload limit.
-  app.use((c, next) => (c.req.method === 'POST' && /^\/v1\/(documents|conversations\/import)\/?$/.test(c.req.path) ? uploads : bodies)(c, next));
+  // Documents and imports are files, not requests: they get the upload limit.
+  app.use((c, next) => (c.req.method === 'POST' && /^\/v1\/(documents|conversations\/import|import)\/?$/.test(c.req.path) ? uploads : bodies)(c, next));
 
   app.route('/', createOperationsRoutes(ctx));
   // Built on first request, once every route below is declared.
@@ -115,6 +116,7 @@ export function createApp(ctx: AppContext): ApiApp {
   app.route('/v1/jobs', createJobRoutes(ctx));
   app.route('/v1/users', createUserRoutes(ctx));
   app.route('/v1/audit', createAuditRoutes(ctx));
+  app.route('/v1', createPortabilityRoutes(ctx));
   app.route('/mcp', createMcpRoutes(ctx));
   app.route('/', createConsoleRoutes(ctx));
 

@@ -46,7 +46,9 @@ export type ErrorCode =
   | 'use_async'
   | 'job_ended'
   | 'job_not_failed'
-  | 'job_input_gone';
+  | 'job_input_gone'
+  // Memories: an approval of a memory the firewall did not quarantine.
+  | 'memory_not_quarantined';
 
 /** An error the client caused (or asked about); error-mapping.ts turns it into the JSON error reply. */
 export class HttpError extends Error {

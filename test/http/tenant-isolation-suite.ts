@@ -204,6 +204,24 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
       }
     }
 
+    /**
+     * Beta's export holds nothing of alpha's. Its conversations are checked by id only: beta
+     * imported a copy of alpha's conversation export itself (the conversation import probe), whose
+     * words are beta's own from then on.
+     */
+    async function expectBetaExportClean(query: string): Promise<string> {
+      const res = await app.request(`/v1/export${query}`, { headers: { authorization: `Bearer ${betaKey}` } });
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      const records = text
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as { type: string; conversation?: { id: string } });
+      expectNothingOfAlpha({ status: res.status, headers: res.headers, body: records.filter((r) => r.type !== 'conversation') }, `export ${query}`);
+      expect(text.includes(seeded.conversationId), `export ${query}`).toBe(false);
+      return text;
+    }
+
     function expectNotFound(res: JsonReply, what: string) {
       expect(res.status, `${what}: ${JSON.stringify(res.body)}`).toBe(404);
       expect(res.body.error.code).toBe('not_found');
@@ -280,6 +298,10 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
       'GET /v1/memories/:key/history': async () => {
         expectNotFound(await beta('GET', '/v1/memories/alpha-delete-probe/history'), 'history');
         expectNotFound(await beta('GET', '/v1/memories/alpha-bob/history?agentId=bob'), 'history (bob)');
+      },
+      'POST /v1/memories/:key/approve': async () => {
+        expectNotFound(await beta('POST', '/v1/memories/alpha-delete-probe/approve'), 'approve');
+        expectNotFound(await beta('POST', '/v1/memories/alpha-bob/approve?agentId=bob'), 'approve (bob)');
       },
       'DELETE /v1/memories/:key': async () => {
         expectNotFound(await beta('DELETE', '/v1/memories/alpha-delete-probe'), 'delete by key');
@@ -519,6 +541,49 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
             expectNothingOfAlpha(res, `document search (${mode}, ${reranker})`);
           }
         }
+      },
+      'GET /v1/export': async () => {
+        for (const query of ['', '?agentId=bob', `?userId=${ALPHA_USER}`, `?agentId=erase-probe&userId=${ALPHA_USER}`, '?agentId=alpha-agent']) {
+          await expectBetaExportClean(query);
+        }
+      },
+      // Last: it leaves data in beta (of beta's own words), which the probes above do not expect.
+      'POST /v1/import': async () => {
+        // Alpha's memory id and conversation id in a file of beta's words: written to beta, under ids of beta's own.
+        const exported = await (await app.request('/v1/export', { headers: { authorization: `Bearer ${ALPHA_ENV_KEY}` } })).text();
+        const alphaMemory = exported
+          .split('\n')
+          .filter((l) => l !== '')
+          .map((l) => JSON.parse(l))
+          .find((l) => l.type === 'memory' && l.key === 'alpha-secret');
+        const at = new Date().toISOString();
+        const { format: _format, version: _version, ...conversation } = seeded.exported;
+        const file = [
+          { type: 'header', format: 'memrag.export', version: 1, exportedAt: at, scope: {} },
+          // A key of its own: beta may hold `alpha-secret` already (the PUT probe), and would skip it.
+          { ...alphaMemory, key: 'beta-imported-secret', content: 'Beta imports words of its own', tags: [], metadata: {}, history: [] },
+          {
+            ...conversation,
+            type: 'conversation',
+            conversation: { ...conversation.conversation, title: 'Beta title' },
+            messages: [{ seq: 1, turn: 1, role: 'user', content: 'Beta asks its own question' }],
+            checkpoints: [],
+            summary: null,
+          },
+          { type: 'agent', id: 'beta-imported', version: 1, settings: { name: 'Beta agent' }, createdAt: at, updatedAt: at, versions: [] },
+        ]
+          .map((l) => JSON.stringify(l))
+          .join('\n');
+        const res = await app.request('/v1/import', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${betaKey}`, 'content-type': 'application/x-ndjson' },
+          body: file,
+        });
+        const body = (await res.json()) as { imported: Record<string, number> };
+        expect(res.status, JSON.stringify(body)).toBe(200);
+        expect(body).toMatchObject({ imported: { memories: 1, conversations: 1, agents: 1 }, errors: [] });
+        expectNothingOfAlpha({ status: res.status, headers: res.headers, body }, 'import');
+        expect(await expectBetaExportClean('')).not.toContain(alphaMemory.id);
       },
     };
 

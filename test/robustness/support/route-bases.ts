@@ -65,6 +65,7 @@ export function knownBases(seeds: FuzzSeeds): Record<string, BaseRequest> {
       body: { messages: [{ role: 'user', content: 'I live in Oslo.' }], agentId: 'default', userId: 'alice' },
     },
     'GET /v1/memories/:key/history': { params: { key: seeds.memoryKey }, query: [['agentId', 'default']] },
+    'POST /v1/memories/:key/approve': { params: { key: seeds.memoryKey }, query: [['agentId', 'default']] },
     'GET /v1/memories': {
       params: {},
       query: [
@@ -190,6 +191,13 @@ export function knownBases(seeds: FuzzSeeds): Record<string, BaseRequest> {
       ],
     },
     'POST /v1/search': { params: {}, query: [], body: { query: 'green tea', topK: 3, candidateK: 20, mode: 'hybrid', reranker: 'lexical', tagsAny: ['tea'] } },
+    'GET /v1/export': { params: {}, query: [['agentId', 'default']] },
+    // One line, the header: an export of nothing, which imports nothing.
+    'POST /v1/import': {
+      params: {},
+      query: [['atomic', 'true']],
+      body: { type: 'header', format: 'memrag.export', version: 1, exportedAt: '2025-01-01T00:00:00.000Z', scope: {} },
+    },
   };
 }
 

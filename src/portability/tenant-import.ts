@@ -1,0 +1,133 @@
+import { derivedUuid } from '../util/derived-uuid.js';
+import { importAgent } from '../agents/agent-transfer.js';
+import type { ConversationStore } from '../conversations/conversation-types.js';
+import type { Db } from '../db/database.js';
+import type { DocumentStore } from '../documents/document-store.js';
+import type { Embedder } from '../embeddings/embedder.js';
+import { createMemoryImporter } from '../memory/memory-import.js';
+import type { AgentLine, ConversationLine, DocumentLine, ExportRecord, MemoryLine } from './export-lines.js';
+
+export interface ImportCounts {
+  memories: number;
+  conversations: number;
+  agents: number;
+  documents: number;
+  historyEvents: number;
+}
+
+export interface ImportReport {
+  imported: ImportCounts;
+  /** Records the tenant holds already (same memory scope and key, conversation id, agent id): left as they are. */
+  skipped: number;
+  /** 1-based line numbers (Mem0: the item's index) of records that could not be imported, and why. */
+  errors: Array<{ line: number; message: string }>;
+}
+
+export interface TenantImportParts {
+  db: Db;
+  embedder: Embedder;
+  tenantId: string;
+  conversations: ConversationStore;
+  documents: DocumentStore;
+}
+
+/** Memories embedded and written this many at a time: one embedder call and one transaction. */
+export const IMPORT_MEMORY_BATCH = 100;
+
+/**
+ * An import into one tenant, fed record by record (each with its line number) and finished once:
+ * memories are batched (see IMPORT_MEMORY_BATCH), conversations and agents written one by one.
+ * A record that fails to write is reported with its line and the rest go on.
+ */
+export function createTenantImport(parts: TenantImportParts, options: { onProgress?: (report: ImportReport) => void } = {}) {
+  const memories = createMemoryImporter({ db: parts.db, embedder: parts.embedder, tenantId: parts.tenantId });
+  const report: ImportReport = { imported: { memories: 0, conversations: 0, agents: 0, documents: 0, historyEvents: 0 }, skipped: 0, errors: [] };
+  let pending: Array<{ line: number; record: MemoryLine }> = [];
+
+  async function flush(): Promise<void> {
+    if (pending.length === 0) return;
+    const batch = pending;
+    pending = [];
+    try {
+      const written = await memories.import(batch.map(({ record: { type: _type, ...memory } }) => memory));
+      report.imported.memories += written.imported;
+      report.imported.historyEvents += written.historyEvents;
+      report.skipped += written.skipped;
+    } catch (error) {
+      for (const { line } of batch) report.errors.push({ line, message: (error as Error).message });
+    }
+    options.onProgress?.(report);
+  }
+
+  async function conversation(line: number, record: ConversationLine): Promise<void> {
+    const { type: _type, ...rest } = record;
+    const data = { format: 'memrag.conversation' as const, version: 1 as const, ...rest };
+    const { agentId } = data.conversation;
+    let id = data.conversation.id;
+    // Ids are one key space over every tenant: one another holds becomes an id derived from it
+    // and this tenant, the same on every import, so importing again still finds it.
+    if (await parts.conversations.ownedByOther(id, agentId)) id = derivedUuid(`${parts.tenantId}\u0000${id}`);
+    if (await parts.conversations.get(id, agentId)) {
+      report.skipped++;
+      return;
+    }
+    try {
+      await parts.conversations.import(data, agentId, data.conversation.userId ?? null, { id });
+      report.imported.conversations++;
+    } catch (error) {
+      report.errors.push({ line, message: (error as Error).message });
+    }
+  }
+
+  async function agent(line: number, record: AgentLine): Promise<void> {
+    const { type: _type, ...exported } = record;
+    try {
+      if (await importAgent(parts.db, parts.tenantId, exported)) report.imported.agents++;
+      else report.skipped++;
+    } catch (error) {
+      report.errors.push({ line, message: (error as Error).message });
+    }
+  }
+
+  async function document(line: number, record: DocumentLine): Promise<void> {
+    try {
+      // Re-ingested from its extracted text: the same text is the same content hash, so a document
+      // the tenant holds already is found `unchanged`. Its chunks, id and times are new.
+      const { status } = await parts.documents.ingest({
+        title: record.title,
+        content: record.text,
+        format: record.format === 'markdown' ? 'markdown' : 'text',
+        tags: record.tags,
+        metadata: record.metadata,
+        source: record.source,
+      });
+      if (status === 'unchanged') report.skipped++;
+      else report.imported.documents++;
+    } catch (error) {
+      report.errors.push({ line, message: (error as Error).message });
+    }
+  }
+
+  return {
+    report,
+    /** A line that could not be read as a record: reported, not imported. */
+    fail(line: number, message: string): void {
+      report.errors.push({ line, message });
+    },
+    async add(line: number, record: ExportRecord): Promise<void> {
+      if (record.type === 'memory') {
+        pending.push({ line, record });
+        if (pending.length >= IMPORT_MEMORY_BATCH) await flush();
+        return;
+      }
+      if (record.type === 'conversation') await conversation(line, record);
+      else if (record.type === 'agent') await agent(line, record);
+      else await document(line, record);
+    },
+    async finish(): Promise<ImportReport> {
+      await flush();
+      report.errors.sort((a, b) => a.line - b.line);
+      return report;
+    },
+  };
+}
