@@ -2081,7 +2081,7 @@ export interface components {
                 /** Format: uuid */
                 memoryId: string;
                 /** @enum {string} */
-                event: "created" | "updated" | "invalidated" | "deleted" | "expired";
+                event: "created" | "updated" | "invalidated" | "deleted" | "expired" | "approved";
                 content: string | null;
                 previousContent: string | null;
                 tags: string[];

@@ -38,7 +38,7 @@ export const exportHeaderSchema = z
 
 const memoryEventSchema = z.strictObject({
   memoryId: z.uuid(),
-  event: z.enum(['created', 'updated', 'invalidated', 'deleted', 'expired']),
+  event: z.enum(['created', 'updated', 'invalidated', 'deleted', 'expired', 'approved']),
   content: z.string().nullable(),
   previousContent: z.string().nullable(),
   tags: storedTags,
