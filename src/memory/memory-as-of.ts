@@ -73,9 +73,14 @@ const date = (value: Date | string | null): Date | null => (value === null ? nul
 const HISTORY_COLUMNS: Readonly<Record<string, SQL>> = {
   agentId: sql`h.agent_id`,
   userId: sql`h.user_id`,
-  // The history keeps no status: a memory's is read from its row as it is now (gone: it was active).
-  status: sql`coalesce((SELECT m.status FROM memories m WHERE m.id = h.memory_id), 'active')`,
 };
+
+/**
+ * The firewall's verdict on the version: its event's, or for events older than the history's
+ * status, the row's today (gone: it was active). Compared on the version, not on each event: an
+ * event's status says nothing of the versions after it.
+ */
+const VERSION_STATUS = sql`coalesce(v.status, m.status, 'active')`;
 
 function historyColumn(name: string): SQL {
   const column = HISTORY_COLUMNS[name];
@@ -86,24 +91,27 @@ function historyColumn(name: string): SQL {
 export async function readVersions(db: Db, q: VersionQuery): Promise<MemoryVersion[]> {
   const { filter } = q;
   const asOf = q.asOf.toISOString();
+  const { status, ...equals } = filter.equals;
+  // A moment given to the millisecond covers all of it: the database's times have microseconds.
+  const end = sql`(${asOf}::timestamptz + interval '1 millisecond')`;
   const scope = [
     sql`h.tenant_id = ${filter.tenantId}`,
-    ...Object.entries(filter.equals).map(([name, value]) => sql`${historyColumn(name)} = ${value}`),
+    ...Object.entries(equals).map(([name, value]) => sql`${historyColumn(name)} = ${value}`),
     ...Object.entries(filter.oneOf ?? {}).map(([name, values]) => sql`${historyColumn(name)} = ANY(${textArray(values)})`),
     ...(q.key !== undefined ? [sql`h.key = ${q.key}`] : []),
-    sql`h.at <= ${asOf}::timestamptz`,
+    sql`h.at < ${end}`,
   ];
   const events = sql`h.memory_id, h.key, h.agent_id, h.user_id, h.event, h.content, h.tags, h.metadata, h.sources, h.valid_from,
-    h.valid_until, h.expires_at, h.at`;
+    h.valid_until, h.expires_at, h.status, h.quarantine_reasons, h.at`;
   // Latest event per memory up to the moment. For a search's changed memories (the complement of
   // `unchanged` below) only theirs are read, each by its own index range, not the scope's history.
   const latest = q.changedOnly
     ? sql`SELECT e.* FROM (
-        SELECT id FROM memories WHERE tenant_id = ${filter.tenantId} AND updated_at > ${asOf}::timestamptz
+        SELECT id FROM memories WHERE tenant_id = ${filter.tenantId} AND updated_at >= ${end}
         UNION
         SELECT id FROM memories WHERE tenant_id = ${filter.tenantId} AND expires_at IS NOT NULL AND expires_at <= now()
         UNION
-        SELECT memory_id FROM memory_history WHERE tenant_id = ${filter.tenantId} AND at > ${asOf}::timestamptz AND event IN ('deleted', 'expired')
+        SELECT memory_id FROM memory_history WHERE tenant_id = ${filter.tenantId} AND at >= ${end} AND event IN ('deleted', 'expired')
       ) changed(id)
       CROSS JOIN LATERAL (SELECT ${events} FROM memory_history h WHERE h.memory_id = changed.id AND ${and(...scope)} ORDER BY h.id DESC LIMIT 1) e`
     : sql`SELECT DISTINCT ON (h.memory_id) ${events} FROM memory_history h WHERE ${and(...scope)} ORDER BY h.memory_id, h.id DESC`;
@@ -115,9 +123,10 @@ export async function readVersions(db: Db, q: VersionQuery): Promise<MemoryVersi
     ...tagConditions(sql`v.tags`, filter.tags),
     ...(filter.metadata ? [metadataFilterToSql(filter.metadata, metadata)] : []),
     ...(filter.validAt !== undefined ? [validAtSql(filter.validAt, sql`v.valid_from`, sql`v.valid_until`)] : []),
+    ...(status !== undefined ? [sql`${VERSION_STATUS} = ${status}`] : []),
   ];
   // Unchanged: the row today is the row then, and today's filter on it (expiry included) agrees.
-  const unchanged = sql`(m.id IS NOT NULL AND m.updated_at <= ${asOf}::timestamptz AND (m.expires_at IS NULL OR m.expires_at > now()))`;
+  const unchanged = sql`(m.id IS NOT NULL AND m.updated_at < ${end} AND (m.expires_at IS NULL OR m.expires_at > now()))`;
   const similarity = q.vector ? sql`CASE WHEN m.content = v.content THEN 1 - (m.embedding <=> ${vectorParam(q.vector)}) END` : sql`NULL::float8`;
   const outer: SQL[] = [];
   if (q.changedOnly) outer.push(sql`NOT x.unchanged`);
@@ -135,14 +144,14 @@ export async function readVersions(db: Db, q: VersionQuery): Promise<MemoryVersi
         CASE WHEN v.event = 'invalidated' THEN v.at END AS valid_to, v.at AS updated_at,
         coalesce(c.created_at, v.at) AS created_at, coalesce(c.created_at, v.at)::text AS created_at_text,
         ${unchanged} AS unchanged, m.content = v.content AS same_content, ${similarity} AS similarity,
-        coalesce(m.status, 'active') AS status, coalesce(m.quarantine_reasons, '{}'::text[]) AS quarantine_reasons
+        ${VERSION_STATUS} AS status, coalesce(v.quarantine_reasons, m.quarantine_reasons, '{}'::text[]) AS quarantine_reasons
       FROM (${latest}) v
       LEFT JOIN LATERAL (
-        SELECT id, content, metadata, embedding, updated_at, expires_at, status, quarantine_reasons FROM memories WHERE memories.id = v.memory_id LIMIT 1
+        SELECT id, content, metadata, embedding, updated_at, expires_at, status, quarantine_reasons FROM memories WHERE memories.id = v.memory_id AND memories.tenant_id = ${filter.tenantId} LIMIT 1
       ) m ON TRUE
       LEFT JOIN LATERAL (
         SELECT max(h2.at) AS created_at FROM memory_history h2
-        WHERE h2.memory_id = v.memory_id AND h2.event = 'created' AND h2.at <= ${asOf}::timestamptz
+        WHERE h2.memory_id = v.memory_id AND h2.tenant_id = ${filter.tenantId} AND h2.event = 'created' AND h2.at < ${end}
       ) c ON TRUE
       WHERE ${and(...conditions)}
     ) x

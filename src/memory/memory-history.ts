@@ -21,6 +21,8 @@ export interface MemoryChangeRecord {
   validFrom: Date | null;
   validUntil: Date | null;
   expiresAt: Date | null;
+  status: string;
+  quarantineReasons: readonly string[];
 }
 
 /** Records changes in the writer's transaction: a change and its event land together or not at all. */
@@ -43,6 +45,8 @@ export async function recordMemoryEvents(tx: Tx, tenantId: string, actor: Memory
       validFrom: r.validFrom,
       validUntil: r.validUntil,
       expiresAt: r.expiresAt,
+      status: r.status,
+      quarantineReasons: [...r.quarantineReasons],
       actor: actor as Record<string, unknown>,
     })),
   );
@@ -55,10 +59,10 @@ export async function recordMemoryEvents(tx: Tx, tenantId: string, actor: Memory
 export async function recordRemovals(tx: Tx, tenantId: string, event: 'deleted' | 'expired', actor: MemoryActor, where: SQL): Promise<void> {
   await tx.execute(sql`
     INSERT INTO ${memoryHistory} (tenant_id, memory_id, agent_id, user_id, key, event, content, previous_content, tags, previous_tags,
-      metadata, sources, valid_from, valid_until, expires_at, actor)
+      metadata, sources, valid_from, valid_until, expires_at, status, quarantine_reasons, actor)
     SELECT ${tenantId}, ${memories.id}, ${memories.agentId}, ${memories.userId}, ${memories.key}, ${event}, NULL, ${memories.content},
       ${memories.tags}, ${memories.tags}, ${memories.metadata}, ${memories.sources}, ${memories.validFrom}, ${memories.validUntil},
-      ${memories.expiresAt}, ${JSON.stringify(actor)}::jsonb
+      ${memories.expiresAt}, ${memories.status}, ${memories.quarantineReasons}, ${JSON.stringify(actor)}::jsonb
     FROM ${memories} WHERE ${where}`);
 }
 

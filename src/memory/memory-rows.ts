@@ -129,14 +129,24 @@ export const sameTime = (a: Date | null, b: Date | null) => (a?.getTime() ?? nul
 
 /** The fields a history event keeps beside content and tags, as the write leaves the memory. */
 export const snapshotOf = (
-  memory: Pick<Target, 'metadata' | 'expiresAt' | 'validFrom' | 'validUntil'>,
+  memory: Pick<Target, 'metadata' | 'expiresAt' | 'validFrom' | 'validUntil'> & { status: string; quarantineReasons: readonly string[] },
   sources: readonly StoredOrigin[],
-): { metadata: Record<string, unknown>; sources: readonly StoredOrigin[]; validFrom: Date | null; validUntil: Date | null; expiresAt: Date | null } => ({
+): {
+  metadata: Record<string, unknown>;
+  sources: readonly StoredOrigin[];
+  validFrom: Date | null;
+  validUntil: Date | null;
+  expiresAt: Date | null;
+  status: string;
+  quarantineReasons: readonly string[];
+} => ({
   metadata: memory.metadata,
   sources,
   validFrom: memory.validFrom,
   validUntil: memory.validUntil,
   expiresAt: memory.expiresAt,
+  status: memory.status,
+  quarantineReasons: memory.quarantineReasons,
 });
 
 /**

@@ -635,7 +635,7 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
           previousContent: locked.content,
           tags: locked.tags,
           previousTags: locked.tags,
-          ...snapshotOf(locked, locked.sources),
+          ...snapshotOf({ ...locked, status: 'active', quarantineReasons: [] }, locked.sources),
         },
       ]);
       return { memory: toMemory(row!) };

@@ -66,11 +66,12 @@ export function filterToSql(filter: CorpusFilter, columns: FilterColumns): SQL {
   if (columns.validTo && !filter.includeInvalid) live.push(sql`${columns.validTo} IS NULL`);
   if (filter.until !== undefined) {
     if (!columns.at) throw new Error('this corpus has no time column: an asOf cannot apply to it');
-    live.push(sql`${columns.at} <= ${filter.until}::timestamptz`);
+    // A moment given to the millisecond covers all of it: the database's times have microseconds.
+    live.push(sql`${columns.at} < (${filter.until}::timestamptz + interval '1 millisecond')`);
   }
   if (filter.unchangedAfter !== undefined) {
     if (!columns.changedAt) throw new Error('this corpus has no time of last change: an asOf cannot apply to it');
-    live.push(sql`${columns.changedAt} <= ${filter.unchangedAfter}::timestamptz`);
+    live.push(sql`${columns.changedAt} < (${filter.unchangedAfter}::timestamptz + interval '1 millisecond')`);
   }
   if (filter.validAt !== undefined) {
     if (!columns.validFrom || !columns.validUntil) throw new Error('this corpus has no valid time: a validAt cannot apply to it');

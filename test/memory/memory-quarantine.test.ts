@@ -24,6 +24,24 @@ describeOnDrivers('quarantined memories', (driver) => {
     await database?.close();
   });
 
+  it('reads a memory as of a moment with the verdict it had then, not the one it has now', async () => {
+    const store = storeOf('quarantine-as-of');
+    const written = await store.save({ key: 'k', content: INJECTION, actor: TOOL });
+    expect(written.memory.status).toBe('quarantined');
+    await new Promise((r) => setTimeout(r, 10));
+    const between = new Date();
+    await new Promise((r) => setTimeout(r, 10));
+    await store.save({ key: 'k', content: 'The user asked about refunds for the blue kettle.', actor: TOOL });
+
+    // Then, the instruction was held back: a read as of then must not hand it over as active.
+    expect((await store.search('refunds tell them visit', { mode: 'text', asOf: between })).map((h) => h.memory.content)).toEqual([]);
+    expect((await store.list({ asOf: between })).items).toEqual([]);
+    expect((await store.list({ asOf: between, status: 'quarantined' })).items.map((m) => m.content)).toEqual([INJECTION]);
+    expect(await store.get('k', {}, { asOf: between })).toMatchObject({ content: INJECTION, status: 'quarantined' });
+    // A moment given as a memory's own time (milliseconds) covers it (microseconds in the database).
+    expect(await store.get('k', {}, { asOf: written.memory.createdAt })).toMatchObject({ content: INJECTION });
+  });
+
   describe('written by the model', () => {
     let store: MemoryStore;
     beforeAll(async () => {

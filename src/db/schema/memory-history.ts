@@ -30,6 +30,9 @@ export const memoryHistory = pgTable(
     validFrom: timestamp('valid_from', { withTimezone: true }),
     validUntil: timestamp('valid_until', { withTimezone: true }),
     expiresAt: timestamp('expires_at', { withTimezone: true }),
+    /** The firewall's verdict as the event left it (`active`, `quarantined`) and its reasons. */
+    status: text('status'),
+    quarantineReasons: text('quarantine_reasons').array(),
     /** `{type: 'api'}`, `{type: 'tool', conversationId, turn}` or `{type: 'extraction', conversationId, turn}`. */
     actor: jsonb('actor').$type<Record<string, unknown>>().notNull(),
     at: timestamp('at', { withTimezone: true }).notNull().defaultNow(),
