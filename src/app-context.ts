@@ -215,7 +215,7 @@ export async function createAppContext(config: Config, options: AppContextOption
     embedder,
     logger,
     work: config.WORKERS_IN_PROCESS,
-    handlers: extractors && { extraction: createExtractionJobHandler({ logger, extractors, turnIndexes }) },
+    handlers: extractors && { extraction: createExtractionJobHandler({ logger, extractors, turnIndexes, conversations }) },
   });
   const jobs = jobQueue.stores;
   const chat = createTenantChat(
@@ -350,9 +350,10 @@ export function createTenantChat(parts: ChatParts, options: { describeError?: De
 }
 
 /** The extraction jobs' handler: each tenant's extractor, then the facts made keys of the turn they came from. */
-function createExtractionJobHandler(parts: Pick<AppContext, 'logger' | 'turnIndexes'> & { extractors: TenantScoped<MemoryExtractor> }) {
+function createExtractionJobHandler(parts: Pick<AppContext, 'logger' | 'turnIndexes' | 'conversations'> & { extractors: TenantScoped<MemoryExtractor> }) {
   return extractionJobHandler({
     extractorFor: (tenantId) => parts.extractors.forTenant(tenantId),
+    conversationExists: async (tenantId, conversationId, agentId) => (await parts.conversations.forTenant(tenantId).get(conversationId, agentId)) !== null,
     factKeys: (tenantId, { conversationId, turn }, facts, signal) => parts.turnIndexes.forTenant(tenantId).addFacts(conversationId, turn, facts, signal),
     onFactKeysFailure: (err, source) => parts.logger.warn({ err, ...source }, 'extracted facts not added to their turn'),
   });

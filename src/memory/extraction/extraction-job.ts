@@ -30,6 +30,11 @@ export function queueExtraction(jobs: JobStore, payload: ExtractionJobPayload): 
 
 export interface ExtractionJobOptions {
   extractorFor: (tenantId: string) => MemoryExtractor;
+  /**
+   * Whether the turn's conversation is still there, asked just before the memories are written: a
+   * deleted conversation takes its words with it, and its queued extraction writes nothing.
+   */
+  conversationExists?: (tenantId: string, conversationId: string, agentId: string) => Promise<boolean>;
   factKeys?: TurnFactsSink;
   /** Told when the facts could not be made keys of their turn: logged, the memories written stand. */
   onFactKeysFailure?: (error: unknown, source: { conversationId: string; turn: number }) => void;
@@ -50,16 +55,33 @@ export function extractionJobHandler(options: ExtractionJobOptions): JobHandler 
     const { agentId, userId, conversationId, turn, at, messages } = parsed.data;
     const source = { conversationId, turn };
     report({ stage: 'extract', done: 0, total: 1 });
-    const { decisions, failures } = await options.extractorFor(job.tenantId).extract({
-      messages,
-      scope: { agentId, userId },
-      source,
-      at: new Date(at),
-      signal,
-      failOnModelError: true,
-      // A job cancelled, or erased with its user, while the model ran writes nothing.
-      beforeApply: checkpoint,
-    });
+    const gone = async () => options.conversationExists !== undefined && !(await options.conversationExists(job.tenantId, conversationId, agentId));
+    const nothing = { facts: 0, applied: 0, skipped: 0, failures: 0, keys: [], conversationDeleted: true };
+    if (await gone()) return nothing;
+    let deleted = false;
+    const { decisions, failures } = await options
+      .extractorFor(job.tenantId)
+      .extract({
+        messages,
+        scope: { agentId, userId },
+        source,
+        at: new Date(at),
+        signal,
+        failOnModelError: true,
+        // A job cancelled, or erased with its user, or whose conversation was deleted while the model ran, writes nothing.
+        beforeApply: async () => {
+          await checkpoint();
+          if (await gone()) {
+            deleted = true;
+            throw new ConversationDeleted();
+          }
+        },
+      })
+      .catch((err: unknown) => {
+        if (err instanceof ConversationDeleted) return { decisions: [], failures: 0 };
+        throw err;
+      });
+    if (deleted) return nothing;
     if (options.factKeys && decisions.length > 0) {
       // The memories are written: a failure here is not worth another model run.
       await options
@@ -82,4 +104,12 @@ export function extractionJobHandler(options: ExtractionJobOptions): JobHandler 
       keys: [...new Set(applied.flatMap((d) => (d.key ? [d.key] : [])))],
     };
   };
+}
+
+/** Thrown before the write when the turn's conversation was deleted meanwhile: the job ends with nothing written. */
+class ConversationDeleted extends Error {
+  constructor() {
+    super("the turn's conversation was deleted");
+    this.name = 'ConversationDeleted';
+  }
 }

@@ -166,6 +166,19 @@ describeOnDrivers('extraction jobs', (driver: DatabaseDriver) => {
     expect((await call(app, 'GET', `/v1/jobs/${jobId}`)).body.job).toMatchObject({ status: 'cancelled', result: null });
   });
 
+  it('writes nothing for a job whose conversation was deleted while the model was answering', async () => {
+    plans.set('Tromso', (attempt) =>
+      attempt === 1 ? reply.text(JSON.stringify({ facts: [{ content: 'The user lives in Tromso.' }] }), { delayMs: 600 }) : undefined,
+    );
+    const { jobId, conversationId } = await chatAndFindJob(app, ctx, 'tor', 'We moved to Tromso this winter.');
+    const until = Date.now() + 10_000;
+    while (!llm.requests.some(factsFor('Tromso')) && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+    expect((await call(app, 'DELETE', `/v1/conversations/${conversationId}?agentId=travel&cascade=memories`)).status).toBe(204);
+    expect(await settled(app, jobId)).toMatchObject({ status: 'succeeded', result: { applied: 0, conversationDeleted: true } });
+    // Its words went with the conversation: no memory quotes them afterwards.
+    expect(await memoriesOf(app, 'tor')).toEqual([]);
+  });
+
   it('finishes the extraction jobs queued or running when the server closed, once it is opened again on the same database', async () => {
     // PGlite's in a directory, not in memory: the database outlives the context that opens it.
     const dataDir = mkdtempSync(join(tmpdir(), 'memrag-extraction-jobs-'));
