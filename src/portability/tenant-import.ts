@@ -34,6 +34,8 @@ export interface TenantImportParts {
 /** Memories embedded and written this many at a time: one embedder call and one transaction. */
 export const IMPORT_MEMORY_BATCH = 100;
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /**
  * An import into one tenant, fed record by record (each with its line number) and finished once:
  * memories are batched (see IMPORT_MEMORY_BATCH), conversations and agents written one by one.
@@ -44,12 +46,44 @@ export function createTenantImport(parts: TenantImportParts, options: { onProgre
   const report: ImportReport = { imported: { memories: 0, conversations: 0, agents: 0, documents: 0, historyEvents: 0 }, skipped: 0, errors: [] };
   let pending: Array<{ line: number; record: MemoryLine }> = [];
 
+  /**
+   * The id a conversation of the file has in this tenant: its own, or one derived from it when
+   * another tenant (or agent) holds it. Asked once per id, for the conversation and for the
+   * memories drawn from it alike, so that their origins still lead to it (lineage, erasure).
+   */
+  const conversationIds = new Map<string, Promise<string>>();
+  const importedConversationId = (id: string, agentId: string): Promise<string> => {
+    const key = `${agentId}\u0000${id}`;
+    let mapped = conversationIds.get(key);
+    if (!mapped) {
+      // Ids are one key space over every tenant: one another holds becomes an id derived from it
+      // and this tenant, the same on every import, so importing again still finds it.
+      mapped = UUID.test(id)
+        ? parts.conversations.ownedByOther(id, agentId).then((other) => (other ? derivedUuid(`${parts.tenantId}\u0000${id}`) : id))
+        : Promise.resolve(id);
+      conversationIds.set(key, mapped);
+    }
+    return mapped;
+  };
+
+  async function withImportedConversations(memory: Omit<MemoryLine, 'type'>): Promise<Omit<MemoryLine, 'type'>> {
+    const remap = async <T extends Record<string, unknown>>(o: T): Promise<T> =>
+      typeof o.conversationId === 'string' ? { ...o, conversationId: await importedConversationId(o.conversationId, memory.agentId) } : o;
+    return {
+      ...memory,
+      sources: await Promise.all(memory.sources.map(remap)),
+      history: await Promise.all(
+        memory.history.map(async (e) => ({ ...e, sources: e.sources && (await Promise.all(e.sources.map(remap))), actor: await remap(e.actor) })),
+      ),
+    };
+  }
+
   async function flush(): Promise<void> {
     if (pending.length === 0) return;
     const batch = pending;
     pending = [];
     try {
-      const written = await memories.import(batch.map(({ record: { type: _type, ...memory } }) => memory));
+      const written = await memories.import(await Promise.all(batch.map(({ record: { type: _type, ...memory } }) => withImportedConversations(memory))));
       report.imported.memories += written.imported;
       report.imported.historyEvents += written.historyEvents;
       report.skipped += written.skipped;
@@ -63,10 +97,7 @@ export function createTenantImport(parts: TenantImportParts, options: { onProgre
     const { type: _type, ...rest } = record;
     const data = { format: 'memrag.conversation' as const, version: 1 as const, ...rest };
     const { agentId } = data.conversation;
-    let id = data.conversation.id;
-    // Ids are one key space over every tenant: one another holds becomes an id derived from it
-    // and this tenant, the same on every import, so importing again still finds it.
-    if (await parts.conversations.ownedByOther(id, agentId)) id = derivedUuid(`${parts.tenantId}\u0000${id}`);
+    const id = await importedConversationId(data.conversation.id, agentId);
     if (await parts.conversations.get(id, agentId)) {
       report.skipped++;
       return;

@@ -129,6 +129,24 @@ describeOnDrivers('GET /v1/export and POST /v1/import', (driver) => {
     expect(ok(await importNdjson(exported, '', BETA_KEY)).body).toMatchObject({ imported: NONE, skipped: 4 });
   });
 
+  it('gives the origins of imported memories the ids their conversations get in the new tenant', async () => {
+    const chat = ok(await alpha('POST', '/v1/chat', { message: 'I keep bees on the roof.', userId: 'lin' }));
+    const conversationId: string = chat.body.conversationId;
+    await ctx.memories.forTenant('alpha').save({ key: 'bees', content: 'Lin keeps bees', userId: 'lin', actor: { type: 'tool', conversationId, turn: 1 } });
+    const exported = ok(await alpha('GET', '/v1/export?userId=lin')).body as string;
+    ok(await importNdjson(exported, '', BETA_KEY));
+    const beta = lines(ok(await send(BETA_KEY, 'GET', '/v1/export?userId=lin')).body);
+    const conversation = beta.find((l) => l.type === 'conversation')!;
+    const memory = beta.find((l) => l.type === 'memory')!;
+    // Alpha holds the id, so beta's copy has one of its own: the memory's origin must follow it.
+    expect(conversation.conversation.id).not.toBe(conversationId);
+    expect(memory.sources[0].conversationId).toBe(conversation.conversation.id);
+    expect(memory.history[0].actor.conversationId).toBe(conversation.conversation.id);
+    expect((await send(BETA_KEY, 'DELETE', `/v1/conversations/${conversation.conversation.id}?cascade=memories`)).status).toBe(204);
+    expect((await send(BETA_KEY, 'GET', '/v1/memories/bees?userId=lin')).status).toBe(404);
+    expect((await alpha('GET', '/v1/memories/bees?userId=lin')).status).toBe(200);
+  });
+
   it('carries a quarantined memory that was approved through export and import, with its approved event', async () => {
     const written = await ctx.memories.forTenant('alpha').save({
       key: 'standing-order',
