@@ -17,6 +17,7 @@ import { RunCancelledError, RunConflictError, RunInputError, RunNotFoundError } 
 import { isDatabaseUnavailable } from '../db/database-unavailable.js';
 import { DocumentParseError } from '../documents/parsers/document-parse-error.js';
 import { InvalidCursorError } from '../retrieval/cursor.js';
+import { ValidTimeOrderError } from '../memory/valid-time-order-error.js';
 import { RerankerUnavailableError } from '../retrieval/rerank/reranker-unavailable-error.js';
 import { type ErrorBody, type ErrorCode, type FieldIssue, HttpError, errorBody, validationError } from './errors.js';
 
@@ -84,6 +85,7 @@ const ERROR_TABLE: ErrorMapping[] = [
   on(UnknownLlmProviderError, (err) => reply(502, 'llm_error', err.message)),
   on(AgentExistsError, (err) => reply(409, 'agent_exists', err.message)),
   on(InvalidCursorError, () => fromHttpError(validationError([{ path: 'cursor', message: 'is not a cursor returned by this API' }], 'query'))),
+  on(ValidTimeOrderError, (err) => fromHttpError(validationError([{ path: err.field, message: err.message }], 'body'))),
   // The search route's schema refuses rerankers the server lacks first; this is the same answer.
   on(RerankerUnavailableError, (err) =>
     fromHttpError(validationError([{ path: 'reranker', message: `is not configured on this server (available: ${err.available.join(', ')})` }], 'body')),

@@ -17,6 +17,7 @@ import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
 import { readTimeWindow } from '../text/time-window.js';
 import type { FirewallVerdict, MemoryFirewall } from './firewall/memory-firewall.js';
 import { readVersions } from './memory-as-of.js';
+import { ValidTimeOrderError } from './valid-time-order-error.js';
 import { searchMemoriesAsOf } from './memory-as-of-search.js';
 import { MEMORY_CORPUS, memoryFilter, storedUserId } from './memory-corpus.js';
 import { readMemoryHistory, recordMemoryEvents, recordRemovals } from './memory-history.js';
@@ -325,6 +326,9 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
       const removed = new Set(normalizeTags(changes.removeTags));
       tags = normalizeTags([...tags.filter((t) => !removed.has(t)), ...normalizeTags(changes.addTags)]);
       const expiresAt = expiryOf(changes);
+      const validFrom = changes.validFrom === undefined ? current.validFrom : changes.validFrom;
+      const validUntil = changes.validUntil === undefined ? current.validUntil : changes.validUntil;
+      if (validFrom && validUntil && validUntil.getTime() <= validFrom.getTime()) throw new ValidTimeOrderError(validFrom, validUntil);
       return {
         ...scope,
         key,
@@ -332,8 +336,8 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
         tags,
         metadata: changes.metadata ?? current.metadata,
         expiresAt: expiresAt === undefined ? current.expiresAt : expiresAt,
-        validFrom: changes.validFrom === undefined ? current.validFrom : changes.validFrom,
-        validUntil: changes.validUntil === undefined ? current.validUntil : changes.validUntil,
+        validFrom,
+        validUntil,
         status: current.status === 'quarantined' ? 'quarantined' : 'active',
         quarantineReasons: current.quarantineReasons,
       };

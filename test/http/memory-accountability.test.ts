@@ -132,6 +132,10 @@ describe('memory sources over HTTP', () => {
     expect(await field('PUT', '/v1/memories/k', { content: 'x', validUntil: 'June' })).toBe('validUntil');
     expect(await field('PUT', '/v1/memories/k', { content: 'x', validFrom: '2022-01-01T00:00:00Z', validUntil: '2021-01-01T00:00:00Z' })).toBe('validUntil');
     expect(await field('PATCH', '/v1/memories/k', { validFrom: '2022-01-01T00:00:00Z', validUntil: '2022-01-01T00:00:00Z' })).toBe('validUntil');
+    // One bound against the stored other: nothing is written.
+    await call(http.app, 'PUT', '/v1/memories/since', { content: 'The user has kept bees', validFrom: '2024-06-01T00:00:00Z' });
+    expect(await field('PATCH', '/v1/memories/since', { validUntil: '2024-01-01T00:00:00Z' })).toBe('validUntil');
+    expect((await call(http.app, 'GET', '/v1/memories/since')).body.memory).toMatchObject({ validUntil: null });
     expect(await field('POST', '/v1/memories/batch', { memories: [{ content: 'x', validUntil: 'nope' }] })).toBe('memories.0.validUntil');
     expect(await field('DELETE', '/v1/conversations/0b5b8f47-6d0e-4d69-9a57-2f6f0e6a7c11?cascade=all')).toBe('cascade');
   });
