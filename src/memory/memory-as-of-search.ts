@@ -4,8 +4,9 @@ import { queryRows } from '../db/query-rows.js';
 import { textArray } from '../db/sql-arrays.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import type { Analyzer } from '../retrieval/bm25/analyzer.js';
-import { queryTermCounts, readBm25Corpus } from '../retrieval/bm25/bm25-index.js';
-import { type Bm25Params, DEFAULT_BM25_PARAMS, bm25Idf, bm25TermWeight } from '../retrieval/bm25/bm25.js';
+import { readBm25Corpus } from '../retrieval/bm25/bm25-index.js';
+import { type Bm25CorpusStats, type Bm25Params, DEFAULT_BM25_PARAMS, bm25Score } from '../retrieval/bm25/bm25.js';
+import { createCorpusIndex } from '../retrieval/corpus-index.js';
 import type { CorpusFilter } from '../retrieval/filter.js';
 import type { FusionWeights } from '../retrieval/fusion-weights.js';
 import { cosine } from '../util/cosine.js';
@@ -99,28 +100,22 @@ export async function searchMemoriesAsOf(deps: AsOfSearchDeps, query: string, op
 
 /** BM25 of texts not in the index, with the tenant's statistics: the same score the index would give them. */
 async function scoreBm25(deps: AsOfSearchDeps, tenantId: string, query: string, texts: readonly { id: string; text: string }[]): Promise<TextCandidate[]> {
-  const terms = queryTermCounts(deps.analyzer.analyze(query));
-  if (terms.size === 0 || texts.length === 0) return [];
-  const corpus = await readBm25Corpus(deps.db, MEMORY_CORPUS.bm25, tenantId);
+  const queryTerms = deps.analyzer.analyze(query);
+  if (queryTerms.length === 0 || texts.length === 0) return [];
+  const stats = await readBm25Corpus(deps.db, MEMORY_CORPUS.bm25, tenantId);
   const dfRows = await queryRows<{ term: string; df: number }>(
     deps.db,
-    sql`SELECT term, df FROM ${sql.identifier(MEMORY_CORPUS.bm25.termStats)} WHERE tenant_id = ${tenantId} AND term = ANY(${textArray([...terms.keys()])})`,
+    sql`SELECT term, df FROM ${sql.identifier(MEMORY_CORPUS.bm25.termStats)} WHERE tenant_id = ${tenantId} AND term = ANY(${textArray([...new Set(queryTerms)])})`,
   );
   const df = new Map(dfRows.map((r) => [r.term, Number(r.df)]));
-  const total = Math.max(corpus?.total ?? 0, 1);
-  const averageLength = corpus && corpus.total > 0 ? corpus.totalLength / corpus.total : 1;
-  const params = deps.bm25 ?? DEFAULT_BM25_PARAMS;
-  const hits: TextCandidate[] = [];
-  for (const { id, text } of texts) {
-    const frequencies = deps.analyzer.termFrequencies(text);
-    let length = 0;
-    for (const n of frequencies.values()) length += n;
-    let score = 0;
-    for (const [term, count] of terms) {
-      const tf = frequencies.get(term) ?? 0;
-      if (tf > 0) score += count * bm25Idf(total, df.get(term) ?? 0) * bm25TermWeight(tf, length, averageLength, params);
-    }
-    if (score > 0) hits.push({ id, score });
-  }
-  return hits;
+  const corpus: Bm25CorpusStats = {
+    documentCount: Math.max(stats?.total ?? 0, 1),
+    averageDocumentLength: stats && stats.total > 0 ? stats.totalLength / stats.total : 1,
+    documentFrequency: (term) => df.get(term) ?? 0,
+  };
+  const index = createCorpusIndex(MEMORY_CORPUS, deps.analyzer);
+  return texts.flatMap(({ id, text }) => {
+    const score = bm25Score(queryTerms, index.termsOf(text), corpus, deps.bm25 ?? DEFAULT_BM25_PARAMS);
+    return score > 0 ? [{ id, score }] : [];
+  });
 }
