@@ -8,6 +8,7 @@ import { createApp } from './http/app.js';
 import { describeError } from './http/error-mapping.js';
 import { drainServer } from './http/graceful-shutdown.js';
 import { createLogger } from './observability/logger.js';
+import { startTracing } from './observability/otel-setup.js';
 
 // After the drain, closing the database and the embedder gets this long before we give up on them.
 const CLOSE_GRACE_MS = 5_000;
@@ -15,6 +16,8 @@ const CLOSE_GRACE_MS = 5_000;
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger(config.LOG_LEVEL);
+  // Before anything that makes spans; nothing is loaded without an OTLP endpoint.
+  const tracing = await startTracing(config, logger);
   const embedder = await createEmbedder(config);
   let ctx: AppContext;
   try {
@@ -78,6 +81,8 @@ async function main(): Promise<void> {
         if (!drained) logger.warn({ timeoutMs }, 'requests still running at the shutdown deadline were cut off');
         return ctx.close();
       })
+      // Last, so that the spans of the requests drained and of the closing are exported too.
+      .then(() => tracing.shutdown())
       .then(
         () => {
           logger.info({ durationMs: Math.round(performance.now() - started) }, 'shut down');

@@ -2,6 +2,7 @@ import { createAppContext } from './app-context.js';
 import { type Config, ConfigError, loadConfig } from './config/config.js';
 import { createEmbedder } from './embeddings/create-embedder.js';
 import { createLogger } from './observability/logger.js';
+import { startTracing } from './observability/otel-setup.js';
 
 /**
  * `npm run worker`: job consumers only, no HTTP. Several run against one PostgreSQL server
@@ -21,6 +22,8 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger(config.LOG_LEVEL);
+  // Before anything that makes spans (each job attempt is one); nothing is loaded without an OTLP endpoint.
+  const tracing = await startTracing(config, logger);
   const embedder = await createEmbedder(config);
   const ctx = await createAppContext(config, { embedder, logger }).catch(async (err: unknown) => {
     await embedder.close().catch(() => {});
@@ -33,13 +36,17 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'worker stopping: jobs in progress go back to the queue');
     setTimeout(() => process.exit(1), config.SHUTDOWN_TIMEOUT_MS).unref();
-    void ctx.close().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        logger.error({ err }, 'error while closing');
-        process.exit(1);
-      },
-    );
+    void ctx
+      .close()
+      // Last, so that the spans of the jobs stopped are exported too.
+      .then(() => tracing.shutdown())
+      .then(
+        () => process.exit(0),
+        (err: unknown) => {
+          logger.error({ err }, 'error while closing');
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

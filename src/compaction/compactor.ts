@@ -9,6 +9,7 @@ import { checkpointMessages, summaryMessages, turnDigest } from './summary-messa
 import type { Summarizer } from './summarizer.js';
 import { REPLY_PRIMING_TOKENS, estimateMessageTokens } from './token-estimate.js';
 import type { TurnCheckpoint } from './turn-checkpoint.js';
+import { withSpan } from '../util/spans.js';
 
 export type CompactionStrategy = 'checkpoints' | 'structural_summary' | 'drop_turns' | 'truncate_tool_results';
 
@@ -82,7 +83,24 @@ interface TurnState {
  * are replaced or dropped whole, so a tool call never loses its result; the system prompt and the
  * turn in progress (with the latest user message) are never removed.
  */
-export async function compactPrompt(input: CompactionInput): Promise<CompactionResult> {
+export function compactPrompt(input: CompactionInput): Promise<CompactionResult> {
+  // Traced as `compaction`, a child of the turn's span: what it did to the prompt, and what it cost.
+  return withSpan('compaction', { 'memrag.compaction.turns': input.history.length }, async (span) => {
+    const result = await fitPrompt(input);
+    span.setAttributes({
+      'memrag.compaction.strategies': result.strategies,
+      'memrag.compaction.tokens_before': result.tokensBefore,
+      'memrag.compaction.tokens_after': result.tokensAfter,
+      'memrag.compaction.limit': result.limit,
+      'memrag.compaction.fits': result.fits,
+      'memrag.compaction.summary_updated': result.summaryUpdated,
+      'memrag.compaction.llm_calls': result.llmCalls,
+    });
+    return result;
+  });
+}
+
+async function fitPrompt(input: CompactionInput): Promise<CompactionResult> {
   const limit = compactionLimit(input.settings);
   const fixed = (input.fixedTokens ?? 0) + REPLY_PRIMING_TOKENS;
   const system = input.system;

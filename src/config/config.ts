@@ -117,6 +117,12 @@ export const envSchema = z.object({
   RERANKER_BATCH_SIZE: z.coerce.number().int().min(1).max(1024).default(16),
   RERANKER_MAX_TOKENS: z.coerce.number().int().min(8).max(65_536).optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  // OpenTelemetry (src/observability/otel-setup.ts): spans are exported over OTLP/HTTP when an
+  // endpoint is set (the traces one as is, the general one with /v1/traces); unset: no tracing at all.
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalUrl,
+  OTEL_SERVICE_NAME: z.string().min(1).default('memrag'),
+  OTEL_SDK_DISABLED: bool.default(false),
   // 0 turns the timeout off; /v1/chat is never subject to it (see src/http/middleware/request-timeout.ts).
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   // Admission (src/http/middleware/concurrency-limit.ts): requests run at once, requests that may

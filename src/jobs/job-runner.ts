@@ -3,6 +3,8 @@ import { hostname } from 'node:os';
 import type { Db } from '../db/database.js';
 import { jobDuration, jobFailures } from '../observability/job-metrics.js';
 import type { Logger } from '../observability/logger.js';
+import { type Span, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { MEMRAG_JOB_ATTEMPT, MEMRAG_JOB_ID, MEMRAG_JOB_KIND, MEMRAG_JOB_OUTCOME, MEMRAG_TENANT_ID, withSpan } from '../observability/tracing.js';
 import type { JobLeases } from './job-leases.js';
 import { type ClaimedJob, type JobError, JobLeaseLostError, type JobProgress, PermanentJobError, SYSTEM_TENANT_ID } from './job-types.js';
 
@@ -86,11 +88,21 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
     }
   }
 
-  async function runOne(job: ClaimedJob): Promise<void> {
+  /** One attempt, traced as a `job <kind>` span of its own trace, with the attempt's outcome. */
+  function runOne(job: ClaimedJob): Promise<void> {
+    const attributes = { [MEMRAG_JOB_KIND]: job.kind, [MEMRAG_JOB_ID]: job.id, [MEMRAG_JOB_ATTEMPT]: job.attempt, [MEMRAG_TENANT_ID]: job.tenantId };
+    return withSpan(`job ${job.kind}`, attributes, (span) => attemptJob(job, span), { kind: SpanKind.CONSUMER, root: true });
+  }
+
+  async function attemptJob(job: ClaimedJob, span: Span): Promise<void> {
     const started = performance.now();
     const lost = new AbortController();
     const signal = AbortSignal.any([lost.signal, stopping.signal]);
-    const observe = (outcome: string) => jobDuration.observe({ kind: job.kind, outcome }, (performance.now() - started) / 1000);
+    const observe = (outcome: string) => {
+      jobDuration.observe({ kind: job.kind, outcome }, (performance.now() - started) / 1000);
+      span.setAttribute(MEMRAG_JOB_OUTCOME, outcome);
+      if (outcome === 'failed' || outcome === 'retried') span.setStatus({ code: SpanStatusCode.ERROR });
+    };
     if (job.attempt > job.maxAttempts) {
       // Its workers died (or hung) mid-job every time: a job that kills its worker is not run again.
       await queue.fail(job, workerId, { code: 'worker_lost', message: `the job lost its worker ${job.maxAttempts} times` }).catch(() => {});
@@ -166,6 +178,8 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
       const error: JobError = permanent ?? { code: 'transient', message: (err as Error)?.message ?? String(err) };
       const retryInMs = permanent ? undefined : Math.min(60_000, options.retryBaseMs * 2 ** (job.attempt - 1));
       const retried = retryInMs !== undefined && job.attempt < job.maxAttempts;
+      span.recordException(err instanceof Error ? err : String(err));
+      span.setAttribute('error.type', error.code);
       if (!permanent) logger.warn({ err, jobId: job.id, attempt: job.attempt, retried }, 'job attempt failed');
       // A tenant's corrupt file is its client's to read in the job; the store's own upkeep failing
       // (a backfill's analyzer mismatch) is the operator's, who would otherwise not hear of it.

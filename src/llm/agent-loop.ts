@@ -7,6 +7,19 @@ import { repairToolResults } from './tool-history.js';
 import { runWithConcurrency } from './concurrency.js';
 import { costUsd, type PriceTable } from './pricing.js';
 import { TOOL_SEARCH_NAME, TOOL_SEARCH_SPEC, searchTools } from './tool-search.js';
+import { SpanStatusCode } from '@opentelemetry/api';
+import { withSpan } from '../util/spans.js';
+import {
+  GEN_AI_OPERATION,
+  GEN_AI_OPERATION_NAME,
+  GEN_AI_REQUEST_MODEL,
+  GEN_AI_TOOL_CALL_ID,
+  GEN_AI_TOOL_NAME,
+  GEN_AI_TOOL_TYPE,
+  GEN_AI_USAGE_INPUT_TOKENS,
+  GEN_AI_USAGE_OUTPUT_TOKENS,
+  MEMRAG_COST_USD,
+} from './gen-ai-attributes.js';
 
 export interface ToolResult {
   content: string;
@@ -120,7 +133,29 @@ export function deniedResult(reason: string | undefined): string {
   return `Error: a person denied this call${reason ? `: ${reason}` : ''}. Do not call it again unless the user asks.`;
 }
 
+/**
+ * Runs (or resumes) a turn: model calls and tool calls until an answer, a pause, or a limit. Traced
+ * as an `invoke_agent` span whose children are the model calls (their provider's spans) and the
+ * tool calls (`execute_tool <name>`).
+ */
 export async function runAgentTurn(options: AgentTurnOptions): Promise<AgentTurnResult> {
+  const attributes = { [GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION.invokeAgent, [GEN_AI_REQUEST_MODEL]: options.provider.model };
+  return withSpan(GEN_AI_OPERATION.invokeAgent, attributes, async (span) => {
+    const result = await runTurn(options);
+    if (span.isRecording()) {
+      span.setAttributes({
+        [GEN_AI_USAGE_INPUT_TOKENS]: result.usage.promptTokens,
+        [GEN_AI_USAGE_OUTPUT_TOKENS]: result.usage.completionTokens,
+        'memrag.agent.iterations': result.iterations,
+        'memrag.agent.stop_reason': result.stopReason,
+        ...(result.costUsd !== undefined ? { [MEMRAG_COST_USD]: result.costUsd } : {}),
+      });
+    }
+    return result;
+  });
+}
+
+async function runTurn(options: AgentTurnOptions): Promise<AgentTurnResult> {
   const {
     provider,
     tools = [],
@@ -345,15 +380,29 @@ interface ToolRunContext {
   iteration: number;
 }
 
-async function runTool(call: ToolCall, ctx: ToolRunContext): Promise<ToolResult> {
-  const started = Date.now();
-  ctx.onEvent?.({ type: 'tool_start', call, iteration: ctx.iteration });
-  for (const hook of ctx.hooks) await hook.beforeTool?.(call);
-  const outcome = await executeTool(call, ctx);
-  const result: ToolResult = { ...outcome, durationMs: Date.now() - started };
-  for (const hook of ctx.hooks) await hook.afterTool?.(call, result);
-  ctx.onEvent?.({ type: 'tool_end', call, result, iteration: ctx.iteration });
-  return result;
+/** One call of one of the loop's own tools, in an `execute_tool <name>` span (what the tool does nests under it). */
+function runTool(call: ToolCall, ctx: ToolRunContext): Promise<ToolResult> {
+  const attributes = {
+    [GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION.executeTool,
+    [GEN_AI_TOOL_NAME]: call.name,
+    [GEN_AI_TOOL_CALL_ID]: call.id,
+    [GEN_AI_TOOL_TYPE]: 'function',
+  };
+  return withSpan(`${GEN_AI_OPERATION.executeTool} ${call.name}`, attributes, async (span) => {
+    const started = Date.now();
+    ctx.onEvent?.({ type: 'tool_start', call, iteration: ctx.iteration });
+    for (const hook of ctx.hooks) await hook.beforeTool?.(call);
+    const outcome = await executeTool(call, ctx);
+    const result: ToolResult = { ...outcome, durationMs: Date.now() - started };
+    // A failed call is a result the model reads, not a throw: the span says it failed all the same.
+    if (result.isError) {
+      span.setAttribute('error.type', 'tool_error');
+      span.setStatus({ code: SpanStatusCode.ERROR, message: result.content.slice(0, 200) });
+    }
+    for (const hook of ctx.hooks) await hook.afterTool?.(call, result);
+    ctx.onEvent?.({ type: 'tool_end', call, result, iteration: ctx.iteration });
+    return result;
+  });
 }
 
 /** Every failure becomes a result the model can read and react to; only an abort escapes. */

@@ -17,6 +17,8 @@ export interface LlmResult {
   message: AssistantMessage;
   usage: Usage;
   finishReason: string | null;
+  /** The model the server says answered (it may name a dated version of the one asked for); undefined when it says none. */
+  responseModel?: string;
 }
 
 export interface LlmProvider {
@@ -72,6 +74,7 @@ export function createLlmProvider(options: LlmProviderOptions): LlmProvider {
               completionTokens: response.usage?.completion_tokens ?? 0,
             },
             choice?.finish_reason ?? null,
+            response.model,
           );
         }),
       retry,
@@ -99,9 +102,11 @@ export function createLlmProvider(options: LlmProviderOptions): LlmProvider {
           let content = '';
           let finishReason: string | null = null;
           let usage: Usage = { promptTokens: 0, completionTokens: 0 };
+          let responseModel: string | undefined;
           const partials: Array<{ id: string; name: string; arguments: string }> = [];
           for await (const chunk of chunks) {
             touch();
+            if (chunk.model) responseModel = chunk.model;
             if (chunk.usage) {
               usage = { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
             }
@@ -126,7 +131,7 @@ export function createLlmProvider(options: LlmProviderOptions): LlmProvider {
           // The openai stream ends quietly (no throw) when its signal aborts, so check explicitly.
           if (signal.aborted) throw signal.reason ?? new AbortedError('LLM request aborted');
           const toolCalls = partials.filter((p): p is ToolCall => p !== undefined && p.name !== '');
-          return finish({ role: 'assistant', content: content === '' ? null : content, toolCalls }, usage, finishReason);
+          return finish({ role: 'assistant', content: content === '' ? null : content, toolCalls }, usage, finishReason, responseModel);
         }),
       retry,
       request.signal,
@@ -140,11 +145,11 @@ export function createLlmProvider(options: LlmProviderOptions): LlmProvider {
   return { model, complete, stream, withOptions };
 }
 
-function finish(message: AssistantMessage, usage: Usage, finishReason: string | null): LlmResult {
+function finish(message: AssistantMessage, usage: Usage, finishReason: string | null, responseModel: string | undefined): LlmResult {
   if (finishReason === 'content_filter' && !message.content && message.toolCalls.length === 0) {
     throw new ContentFilteredError('LLM reply was withheld by the content filter');
   }
-  return { message, usage, finishReason };
+  return { message, usage, finishReason, ...(responseModel ? { responseModel } : {}) };
 }
 
 /**

@@ -15,6 +15,16 @@ import { filterToSql } from './filter-sql.js';
 import type { FusionWeights } from './fusion-weights.js';
 import { type RankedUnit, type TextCandidate, type VectorCandidate, rankUnits, unitsIn, withinUnits } from './rank-units.js';
 import type { SearchMode } from './search-mode.js';
+import {
+  MEMRAG_RETRIEVAL_CANDIDATE_K,
+  MEMRAG_RETRIEVAL_CORPUS,
+  MEMRAG_RETRIEVAL_FUSED_ROWS,
+  MEMRAG_RETRIEVAL_MODE,
+  MEMRAG_RETRIEVAL_TEXT_ROWS,
+  MEMRAG_RETRIEVAL_TOP_K,
+  MEMRAG_RETRIEVAL_VECTOR_ROWS,
+  withSpan,
+} from '../observability/tracing.js';
 
 export interface RetrievalEngineOptions extends VectorScanOptions {
   db: Db;
@@ -222,10 +232,40 @@ export function createRetrievalEngine(options: RetrievalEngineOptions): Retrieva
     return [];
   }
 
-  async function search(corpus: Corpus, query: string, opts: CorpusSearchOptions): Promise<RankedUnit[]> {
+  /**
+   * Traced: a `retrieval <corpus>` span with the rows each side found and the units fused, and a
+   * child span per side (`retrieval.vector`, `retrieval.text`) that shows whether they overlapped.
+   */
+  function search(corpus: Corpus, query: string, opts: CorpusSearchOptions): Promise<RankedUnit[]> {
+    const attributes = {
+      [MEMRAG_RETRIEVAL_CORPUS]: corpus.name,
+      [MEMRAG_RETRIEVAL_MODE]: opts.mode,
+      [MEMRAG_RETRIEVAL_TOP_K]: opts.topK,
+      [MEMRAG_RETRIEVAL_CANDIDATE_K]: opts.candidateK,
+    };
+    return withSpan(`retrieval ${corpus.name}`, attributes, async (span) => {
+      const counted = { vector: 0, text: 0 };
+      const units = await searchSides(corpus, query, opts, counted);
+      span.setAttributes({
+        [MEMRAG_RETRIEVAL_VECTOR_ROWS]: counted.vector,
+        [MEMRAG_RETRIEVAL_TEXT_ROWS]: counted.text,
+        [MEMRAG_RETRIEVAL_FUSED_ROWS]: units.length,
+      });
+      return units;
+    });
+  }
+
+  async function searchSides(corpus: Corpus, query: string, opts: CorpusSearchOptions, counted: { vector: number; text: number }): Promise<RankedUnit[]> {
     const { mode, filter, topK, candidateK, signal } = opts;
     signal?.throwIfAborted();
-    const vectorSide = async () => {
+    const side = async <T>(name: 'vector' | 'text', find: () => Promise<T[]>): Promise<T[]> =>
+      withSpan(`retrieval.${name}`, { [MEMRAG_RETRIEVAL_CORPUS]: corpus.name }, async (span) => {
+        const rows = await find();
+        counted[name] = rows.length;
+        span.setAttribute(name === 'vector' ? MEMRAG_RETRIEVAL_VECTOR_ROWS : MEMRAG_RETRIEVAL_TEXT_ROWS, rows.length);
+        return rows;
+      });
+    const findVector = async () => {
       // Urgent: the search waits for it, where a write's vector only delays its own commit.
       const vector = opts.vector ?? (await embedQuery(query, signal, true));
       const repairOrder = mode === 'vector';
@@ -239,9 +279,10 @@ export function createRetrievalEngine(options: RetrievalEngineOptions): Retrieva
       const { minScore } = opts;
       return minScore === undefined ? hits : hits.filter((h) => h.score >= minScore);
     };
+    const vectorSide = () => side('vector', findVector);
     // A unit that is its own row brings its payload from either side; a passage's would be its first chunk's, not the one shown.
     const textSide = () =>
-      mode === 'vector' ? Promise.resolve([]) : textCandidates(corpus, query, filter, candidateK, corpus.unit ? undefined : opts.payload);
+      mode === 'vector' ? Promise.resolve([]) : side('text', () => textCandidates(corpus, query, filter, candidateK, corpus.unit ? undefined : opts.payload));
     if (mode === 'text') return rankUnits(mode, [], await textSide(), opts.weights);
     if (!concurrentReads) {
       // One after the other: on PGlite the vector search's transaction holds the only connection.
