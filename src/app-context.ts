@@ -34,6 +34,7 @@ import { startPeriodicSweep } from './background/periodic-sweep.js';
 import { sweepRuns } from './runs/run-sweeper.js';
 import { createMemoryExtractionHook } from './memory/extraction/extraction-hook.js';
 import { extractionJobHandler, queueExtraction } from './memory/extraction/extraction-job.js';
+import { importJobHandler } from './portability/import-job.js';
 import { type MemoryExtractor, createMemoryExtractor } from './memory/extraction/memory-extractor.js';
 import { createLlmSummarizer } from './compaction/summarizer.js';
 import { queueBackfillIfNeeded } from './jobs/maintenance-jobs.js';
@@ -192,7 +193,7 @@ export async function createAppContext(config: Config, options: AppContextOption
     defaultReranker: config.RERANKER_DEFAULT,
   });
   const configured = options.llm === undefined ? llmProviderFromConfig(config) : (options.llm ?? undefined);
-  const llm = configured && instrumentLlmProvider(configured);
+  const llm = configured && instrumentLlmProvider(configured, { prices: config.LLM_PRICES });
   const knowledge = options.knowledge ?? search;
   const turnIndexes = tenantScoped((tenantId) => createTurnIndex({ db: database.db, embedder, tenantId }));
   // Turns have weights of their own (turn-fusion-weights.ts): FUSION_*_WEIGHT tunes documents and memories.
@@ -215,7 +216,10 @@ export async function createAppContext(config: Config, options: AppContextOption
     embedder,
     logger,
     work: config.WORKERS_IN_PROCESS,
-    handlers: extractors && { extraction: createExtractionJobHandler({ logger, extractors, turnIndexes, conversations }) },
+    handlers: {
+      ...(extractors && { extraction: createExtractionJobHandler({ logger, extractors, turnIndexes, conversations }) }),
+      import: importJobHandler({ db: database.db, embedder, conversations, documents, afterBulkWrite }),
+    },
   });
   const jobs = jobQueue.stores;
   const chat = createTenantChat(
@@ -308,7 +312,7 @@ export function createTenantChat(parts: ChatParts, options: { describeError?: De
   const { config, logger, llm, extractors } = parts;
   const compaction = compactionSettingsFor(config, llm?.model);
   const agentRuntime = {
-    llmFor: createAgentLlmResolver(config, llm, instrumentLlmProvider),
+    llmFor: createAgentLlmResolver(config, llm, (provider) => instrumentLlmProvider(provider, { prices: config.LLM_PRICES })),
     compactionFor: (model: string | undefined) => compactionSettingsFor(config, model),
   };
   const onSummaryFallback = (err: unknown) => logger.warn({ err }, 'summarizer failed: rule-based checkpoint or summary used');

@@ -7,15 +7,16 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
 export const FINAL_JOB_STATUSES: readonly JobStatus[] = ['succeeded', 'failed', 'cancelled'];
 
 /**
- * `ingest`, `batch` and `extraction` (a chat turn's facts into memories) are a tenant's; `backfill`
+ * `ingest`, `batch`, `extraction` (a chat turn's facts into memories) and `import` (a large
+ * `POST /v1/import`) are a tenant's; `backfill`
  * (the start-up index upkeep) and `reembed` (a model switch) are the store's, queued under
  * SYSTEM_TENANT_ID.
  */
-export const JOB_KINDS = ['ingest', 'batch', 'extraction', 'backfill', 'reembed'] as const;
+export const JOB_KINDS = ['ingest', 'batch', 'extraction', 'import', 'backfill', 'reembed'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
 /** The kinds of a tenant's jobs: what the API lists and serves. */
-export const TENANT_JOB_KINDS = ['ingest', 'batch', 'extraction'] as const satisfies readonly JobKind[];
+export const TENANT_JOB_KINDS = ['ingest', 'batch', 'extraction', 'import'] as const satisfies readonly JobKind[];
 
 /** The owner of the store's own jobs: not a valid tenant id (":" is refused), so no API key reads them. */
 export const SYSTEM_TENANT_ID = ':system';

@@ -41,7 +41,17 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * memories are batched (see IMPORT_MEMORY_BATCH), conversations and agents written one by one.
  * A record that fails to write is reported with its line and the rest go on.
  */
-export function createTenantImport(parts: TenantImportParts, options: { onProgress?: (report: ImportReport) => void } = {}) {
+export function createTenantImport(
+  parts: TenantImportParts,
+  options: {
+    onProgress?: (report: ImportReport) => void;
+    /**
+     * A batch of memories that fails to write: `report` (the default) lists its lines in `errors`
+     * and goes on; `throw` rethrows, for a job whose attempt is then retried.
+     */
+    batchFailure?: 'report' | 'throw';
+  } = {},
+) {
   const memories = createMemoryImporter({ db: parts.db, embedder: parts.embedder, tenantId: parts.tenantId });
   const report: ImportReport = { imported: { memories: 0, conversations: 0, agents: 0, documents: 0, historyEvents: 0 }, skipped: 0, errors: [] };
   let pending: Array<{ line: number; record: MemoryLine }> = [];
@@ -88,6 +98,7 @@ export function createTenantImport(parts: TenantImportParts, options: { onProgre
       report.imported.historyEvents += written.historyEvents;
       report.skipped += written.skipped;
     } catch (error) {
+      if (options.batchFailure === 'throw') throw error;
       for (const { line } of batch) report.errors.push({ line, message: (error as Error).message });
     }
     options.onProgress?.(report);
@@ -155,6 +166,8 @@ export function createTenantImport(parts: TenantImportParts, options: { onProgre
       else if (record.type === 'agent') await agent(line, record);
       else await document(line, record);
     },
+    /** Writes the memories pending in the current batch now. */
+    flush,
     async finish(): Promise<ImportReport> {
       await flush();
       report.errors.sort((a, b) => a.line - b.line);

@@ -5,10 +5,12 @@ import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, type ExportRecord } from '../../portability/export-lines.js';
 import { fromMem0 } from '../../portability/mem0-memories.js';
+import { type ImportItem, SYNC_IMPORT_MAX_RECORDS, queueImport } from '../../portability/import-job.js';
 import { type ImportReport, createTenantImport } from '../../portability/tenant-import.js';
 import { tenantExport } from '../../portability/tenant-export.js';
 import type { ApiEnv } from '../api-env.js';
 import { invalidJson, validationError } from '../errors.js';
+import { jobView } from '../job-view.js';
 import { ndjsonLines } from '../ndjson-lines.js';
 import { TAGS } from '../openapi/api-tags.js';
 import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-route.js';
@@ -26,10 +28,12 @@ import {
   mem0ItemSchema,
   memoryLineSchema,
 } from '../schemas/portability-schemas.js';
+import { jobReplySchema } from '../schemas/job-schemas.js';
 import { tenantOf } from '../tenant-context.js';
 import { parseQuery, parseWith, readJsonBody, toFieldIssues } from '../validate.js';
 
 const NDJSON = 'application/x-ndjson';
+const MAX_SYNC = SYNC_IMPORT_MAX_RECORDS.toLocaleString('en-US');
 
 const RECORD_SCHEMAS = { memory: memoryLineSchema, agent: agentLineSchema, conversation: conversationLineSchema, document: documentLineSchema } as const;
 
@@ -105,7 +109,10 @@ export function createPortabilityRoutes(ctx: AppContext): ApiRoutes {
       '`atomic=true`, nothing is imported when any line fails. The first line must be the header: another format or version ' +
       'is a 400. With `format=mem0` the body is Mem0\'s export JSON (`{"results": [...]}` or the plain array): each item becomes ' +
       "a memory keyed `mem0:<id>`, its `categories` as tags and its id in `metadata.mem0Id`; an item's error names its " +
-      '1-based position as `line`. The upload size limit applies, not the body limit.',
+      '1-based position as `line`. The upload size limit applies, not the body limit. The file is read and checked first; ' +
+      `one of more than ${MAX_SYNC} records (lines after the header; Mem0: items), or any with \`async=true\`, is then stored with an ` +
+      '`import` job and answered `202 {job}` (follow it at `/v1/jobs/{id}`: its progress counts items done of `total` with the ' +
+      'counts so far, its result is the report); `async=false` imports even a larger file within the request.',
     request: {
       query: importQuery,
       body: {
@@ -121,7 +128,14 @@ export function createPortabilityRoutes(ctx: AppContext): ApiRoutes {
         },
       },
     },
-    responses: { 200: jsonReply('What was imported, skipped and refused.', importReplySchema) },
+    responses: {
+      200: jsonReply('What was imported, skipped and refused.', importReplySchema),
+      202: jsonReply(
+        `Queued as an \`import\` job (\`async=true\`, or more than ${MAX_SYNC} records): follow it at \`Location\`; its result is the report.`,
+        jobReplySchema,
+        z.object({ Location: header('The job: `/v1/jobs/{id}`.') }),
+      ),
+    },
   });
   defineRoute(routes, importRoute, async (c) => {
     const query = parseQuery(c, importQuery);
@@ -130,23 +144,20 @@ export function createPortabilityRoutes(ctx: AppContext): ApiRoutes {
       if (query.format !== 'mem0' && query[field] !== undefined) throw validationError([{ path: field, message: 'applies to format=mem0 only' }], 'query');
     }
     const atomic = query.atomic === 'true';
-    const importer = createTenantImport(partsOf(c));
-    type Read = { line: number; record: ExportRecord };
-    const read: Read[] = [];
-    const accept = async (item: Read) => {
-      if (atomic) read.push(item);
-      else await importer.add(item.line, item.record);
-    };
+    // The whole file is read and checked first: a 400 (the header) comes before anything is written or queued.
+    const items: ImportItem[] = [];
+    const fail = (line: number, error: string) => items.push({ line, error });
+    const accept = (line: number, record: ExportRecord) => items.push({ line, record });
 
     if (query.format === 'mem0') {
       const body = await readJsonBody(c);
       if (body === undefined) throw invalidJson('The request body is empty; Mem0 memories as JSON are expected');
-      const items = parseWith(mem0BodySchema, body, 'body');
+      const parsedBody = parseWith(mem0BodySchema, body, 'body');
       const importedAt = new Date();
-      for (const [i, raw] of (Array.isArray(items) ? items : items.results).entries()) {
+      for (const [i, raw] of (Array.isArray(parsedBody) ? parsedBody : parsedBody.results).entries()) {
         const parsed = mem0ItemSchema.safeParse(raw);
-        if (!parsed.success) importer.fail(i + 1, describeIssues(parsed.error));
-        else await accept({ line: i + 1, record: { type: 'memory', ...fromMem0(parsed.data, { agentId: query.agentId, userId: query.userId }, importedAt) } });
+        if (!parsed.success) fail(i + 1, describeIssues(parsed.error));
+        else accept(i + 1, { type: 'memory', ...fromMem0(parsed.data, { agentId: query.agentId, userId: query.userId }, importedAt) });
       }
     } else {
       let sawHeader = false;
@@ -157,7 +168,7 @@ export function createPortabilityRoutes(ctx: AppContext): ApiRoutes {
           value = JSON.parse(text);
         } catch (err) {
           if (!sawHeader) throw invalidJson(`line ${line}: the header is not valid JSON: ${(err as Error).message}`);
-          importer.fail(line, `not valid JSON: ${(err as Error).message}`);
+          fail(line, `not valid JSON: ${(err as Error).message}`);
           continue;
         }
         if (!sawHeader) {
@@ -168,23 +179,28 @@ export function createPortabilityRoutes(ctx: AppContext): ApiRoutes {
         const type = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { type?: unknown }).type : undefined;
         const schema = typeof type === 'string' && Object.hasOwn(RECORD_SCHEMAS, type) ? RECORD_SCHEMAS[type as keyof typeof RECORD_SCHEMAS] : undefined;
         if (!schema) {
-          importer.fail(line, `unknown record type ${shown(type)}: expected memory, agent, conversation or document`);
+          fail(line, `unknown record type ${shown(type)}: expected memory, agent, conversation or document`);
           continue;
         }
         const parsed = schema.safeParse(value);
-        if (!parsed.success) importer.fail(line, describeIssues(parsed.error));
-        else await accept({ line, record: parsed.data as ExportRecord });
+        if (!parsed.success) fail(line, describeIssues(parsed.error));
+        else accept(line, parsed.data as ExportRecord);
       }
       if (!sawHeader) throw validationError([{ path: 'header', message: `the first line must be the header of a ${EXPORT_FORMAT} export` }], 'body');
     }
 
-    if (atomic) {
-      // Nothing is written while any line failed to read: the report lists them all.
-      if (importer.report.errors.length > 0) return c.json(await importer.finish());
-      for (const { line, record } of read) await importer.add(line, record);
+    const importer = createTenantImport(partsOf(c));
+    for (const item of items) if ('error' in item) importer.fail(item.line, item.error);
+    // Nothing is written while any line failed to read: the report lists them all, and no job is queued.
+    if (atomic && importer.report.errors.length > 0) return c.json(await importer.finish(), 200);
+    if (query.async === 'true' || (query.async === undefined && items.length > SYNC_IMPORT_MAX_RECORDS)) {
+      const job = await queueImport(ctx.jobs.forTenant(tenantOf(c)), items, { format: query.format });
+      c.header('Location', `/v1/jobs/${job.id}`);
+      return c.json({ job: jobView(job) }, 202);
     }
+    for (const item of items) if (!('error' in item)) await importer.add(item.line, item.record);
     const report: ImportReport = await importer.finish();
-    return c.json(report);
+    return c.json(report, 200);
   });
 
   return routes;

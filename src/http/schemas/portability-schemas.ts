@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { agentSettingsSchema } from '../../agents/agent-config.js';
 import { EXPORT_FORMAT, EXPORT_VERSION } from '../../portability/export-lines.js';
+import { SYNC_IMPORT_MAX_RECORDS } from '../../portability/import-job.js';
 import { agentIdSchema, contentSchema, keySchema, metadataSchema, notBlank, storableString, tagSchema, userIdSchema } from './memory-schemas.js';
 import { importConversationBody } from './conversation-schemas.js';
 import { DOCUMENT_LIMITS } from './document-schemas.js';
@@ -22,6 +23,14 @@ export const exportQuery = z.strictObject({
 export const importQuery = z.strictObject({
   format: z.enum(['memrag', 'mem0']).default('memrag').meta({ description: '`memrag`: an NDJSON export of `GET /v1/export`; `mem0`: Mem0 memories as JSON.' }),
   atomic: z.enum(['true', 'false']).default('false').meta({ description: '`true`: nothing is imported when any line fails to read.' }),
+  async: z
+    .enum(['true', 'false'])
+    .optional()
+    .meta({
+      description:
+        '`true`: queue the import as a job and answer `202 {job}`; `false`: import within the request, whatever its size. ' +
+        `Unset: a job past ${SYNC_IMPORT_MAX_RECORDS.toLocaleString('en-US')} records (lines after the header; Mem0: items).`,
+    }),
   agentId: agentIdSchema.optional().meta({ description: 'Mem0 only: the agent of items without an `agent_id` (default `default`).' }),
   userId: userIdSchema.optional().meta({ description: 'Mem0 only: the user of items without a `user_id` (default: shared).' }),
 });
