@@ -62,6 +62,13 @@ export const agentSettingsSchema = z.strictObject({
     .strictObject({
       memoryTopK: z.number().int().min(0).max(AGENT_LIMITS.topKMax).optional(),
       knowledgeTopK: z.number().int().min(0).max(AGENT_LIMITS.topKMax).optional(),
+      turnTopK: z
+        .number()
+        .int()
+        .min(0)
+        .max(AGENT_LIMITS.topKMax)
+        .optional()
+        .meta({ description: "Past turns of the user's other conversations recalled per turn (default 3; 0: none)." }),
       candidateK: z.number().int().min(1).max(AGENT_LIMITS.candidateKMax).optional(),
       reranker: z.enum(RERANKERS).optional(),
       tagsAny: tagsSchema.optional(),

@@ -94,7 +94,11 @@ export async function runAgentStep(turn: AgentStep, resume: AgentStepResume | un
   const maxIterations = settings?.maxIterations ?? options.maxIterations;
   const result = await runAgentTurn({
     provider,
-    systemPrompt: buildSystemPrompt({ hasKnowledge: knowledge !== undefined, tools: new Set(tools.map((t) => t.name)), instructions: settings?.instructions }),
+    systemPrompt: buildSystemPrompt({
+      hasKnowledge: knowledge !== undefined,
+      tools: new Set(tools.map((t) => t.name)),
+      instructions: turn.request.instructions ?? settings?.instructions,
+    }),
     messages: [...(stored?.history ?? []), { role: 'user', content: turn.userContent }],
     tools,
     clientTools,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type AgentSettings, settingsOf } from '../agents/agent-config.js';
+import { type Agent, type AgentSettings, settingsOf } from '../agents/agent-config.js';
 import type { AgentStore } from '../agents/agent-store.js';
 import type { CompactionSettings } from '../compaction/compaction-config.js';
 import { createLlmSummarizer } from '../compaction/summarizer.js';
@@ -8,6 +8,7 @@ import { ConversationNotFoundError, type ConversationStore } from '../conversati
 import type { TurnSearch } from '../conversations/turn-search.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import type { LlmProvider } from '../llm/llm-provider.js';
+import type { ChatMessage } from '../llm/messages.js';
 import type { PriceTable } from '../llm/pricing.js';
 import type { MemoryStore } from '../memory/memory-types.js';
 import { type LiveRun, type LiveRuns, createLiveRuns } from '../runs/live-runs.js';
@@ -49,6 +50,27 @@ export interface ChatRequest extends TagFilters, ChatListener {
   candidateK?: number;
   /** Tools the client runs; a call to one pauses the turn until its output is submitted. */
   clientTools?: ClientToolDeclaration[];
+  /**
+   * The history as the client keeps it (an OpenAI client's earlier messages): the model is sent
+   * these, compacted to its window, instead of the stored conversation, which gets this turn only.
+   */
+  history?: ChatMessage[];
+  /** This turn's instructions in place of the agent's (an OpenAI client's system message). */
+  instructions?: string;
+  /** The agent's record as the caller already read it (null: none); read here when undefined. */
+  agent?: Agent | null;
+}
+
+/** A turn a client ran with its own model, given to be stored as a chat turn is. */
+export interface RecordedTurn {
+  conversationId: string;
+  agentId: string;
+  userId?: string;
+  /** The user's message. */
+  user: string;
+  /** The model's reply as the client received it. */
+  assistant: string;
+  signal?: AbortSignal;
 }
 
 /** How the chat runs an agent's settings: its model, and compaction for that model. */
@@ -113,6 +135,12 @@ export interface ChatService extends ChatRuns {
    * plain error reply.
    */
   assertCanContinue(conversationId: string | undefined, agentId: string, userId?: string): Promise<void>;
+  /**
+   * Stores a turn the client ran elsewhere (its own model and prompt) in the conversation, creating
+   * it when new: recalled as a past turn and read for facts afterwards, as a chat turn is. Resolves
+   * to the number the turn was stored under; throws ConversationNotFoundError as a chat turn would.
+   */
+  recordTurn(turn: RecordedTurn): Promise<{ conversationId: string; turn: number }>;
   /** The stored conversation with what it costs in a prompt; null when the agent has none by that id. */
   describeConversation(id: string, agentId: string): Promise<ConversationView | null>;
 }
@@ -141,6 +169,8 @@ export function createChatService(options: ChatServiceOptions): ChatService {
     provider: LlmProvider | undefined;
     signal: AbortSignal | undefined;
     emit: (e: ChatEvent) => void;
+    sentHistory?: readonly ChatMessage[];
+    isNew?: boolean;
   }): Promise<ConversationTurn | undefined> =>
     conversations
       ? beginConversationTurn({
@@ -158,6 +188,8 @@ export function createChatService(options: ChatServiceOptions): ChatService {
           conversationId: turn.conversationId,
           agentId: turn.agentId,
           userId: turn.userId,
+          ...(turn.sentHistory ? { sentHistory: turn.sentHistory } : {}),
+          ...(turn.isNew ? { isNew: true } : {}),
           settings: compactionOf(turn.settings, turn.provider),
           summarizer: summarizerFor(turn.provider),
           signal: turn.signal,
@@ -239,7 +271,7 @@ export function createChatService(options: ChatServiceOptions): ChatService {
     try {
       request.signal?.throwIfAborted();
       await runService.assertNoWaitingRun(request.conversationId);
-      const agent = agents ? await agents.get(agentId) : null;
+      const agent = request.agent !== undefined ? request.agent : agents ? await agents.get(agentId) : null;
       const settings = agent ? settingsOf(agent) : null;
       const agentVersion = agent?.version ?? null;
       const provider = runtime.llmFor(settings);
@@ -249,7 +281,17 @@ export function createChatService(options: ChatServiceOptions): ChatService {
         live = runService.startLive(runId, request, 0);
       }
       const signal = live?.signal ?? request.signal;
-      const stored = await beginStored({ conversationId, agentId, userId, settings, provider, signal, emit });
+      const stored = await beginStored({
+        conversationId,
+        agentId,
+        userId,
+        settings,
+        provider,
+        signal,
+        emit,
+        sentHistory: request.history,
+        isNew: request.conversationId === undefined,
+      });
       const recall = settings?.recall;
       // A topK the request names is kept; the defaults shrink to what a small window affords.
       const affordable = (k: number) => (provider && live ? sourcesFor(compactionOf(settings, provider), k) : k);
@@ -277,6 +319,7 @@ export function createChatService(options: ChatServiceOptions): ChatService {
         knowledge,
         // Episodic recall needs stored conversations: other ones, this one's turns being its history.
         turns: conversations && turns ? { search: turns, conversationId } : undefined,
+        ...(recall?.turnTopK !== undefined ? { turnTopK: recall.turnTopK } : {}),
         signal,
         ...definedOnly(filters),
       });
@@ -305,7 +348,10 @@ export function createChatService(options: ChatServiceOptions): ChatService {
           settings,
           agentVersion,
           provider,
-          request: { message, ...definedOnly({ topK: request.topK, candidateK: request.candidateK, ...filters }) } as RunState['request'],
+          request: {
+            message,
+            ...definedOnly({ instructions: request.instructions, topK: request.topK, candidateK: request.candidateK, ...filters }),
+          } as RunState['request'],
           clientTools: request.clientTools ?? [],
           // The sources travel in the user turn, not the system prompt: retrieved text must never
           // gain the authority of instructions.
@@ -336,6 +382,27 @@ export function createChatService(options: ChatServiceOptions): ChatService {
     await runService.assertNoWaitingRun(conversationId);
   }
 
+  async function recordTurn(turn: RecordedTurn): Promise<{ conversationId: string; turn: number }> {
+    if (!conversations) throw new Error('This chat stores no conversations');
+    const { conversationId, agentId } = turn;
+    const agent = agents ? await agents.get(agentId) : null;
+    const settings = agent ? settingsOf(agent) : null;
+    const stored = await beginStored({
+      conversationId,
+      agentId,
+      userId: turn.userId ?? null,
+      settings,
+      provider: runtime.llmFor(settings),
+      signal: turn.signal,
+      emit: () => {},
+    });
+    const number = await stored!.finish([
+      { message: { role: 'user', content: turn.user }, metadata: { recorded: true } },
+      { message: { role: 'assistant', content: turn.assistant, toolCalls: [] }, metadata: { recorded: true } },
+    ]);
+    return { conversationId, turn: number };
+  }
+
   async function describeConversation(id: string, agentId: string): Promise<ConversationView | null> {
     const loaded = await conversations?.load(id, agentId);
     if (!loaded) return null;
@@ -354,6 +421,7 @@ export function createChatService(options: ChatServiceOptions): ChatService {
     cancelRun: runService.cancelRun,
     liveRun: runService.liveRun,
     assertCanContinue,
+    recordTurn,
     describeConversation,
   };
 }

@@ -43,6 +43,8 @@ export interface RecallOptions extends TagFilters {
   knowledge?: KnowledgeRetriever;
   /** Past turns of the agent's other conversations with the same user; none recalled when undefined. */
   turns?: { search: TurnSearch; conversationId: string };
+  /** Up to this many past turns (0: none); TURN_RECALL_TOP_K when absent. */
+  turnTopK?: number;
   signal?: AbortSignal;
 }
 
@@ -54,6 +56,7 @@ export interface RecallOptions extends TagFilters {
 export async function recallSources(sources: SourceList, options: RecallOptions): Promise<Source[]> {
   const { query, agentId, userId, memoryTopK, knowledgeTopK, candidateK, reranker, passages, memories, knowledge, turns, signal, tagsAny, tagsAll, tagsNone } =
     options;
+  const turnTopK = options.turnTopK ?? TURN_RECALL_TOP_K;
   const tags = { tagsAny, tagsAll, tagsNone };
   // A negative cosine means the memory is about something else; it would only crowd the prompt.
   const [memoryHits, knowledgeHits, turnHits] = await Promise.all([
@@ -62,13 +65,13 @@ export async function recallSources(sources: SourceList, options: RecallOptions)
       ? knowledge.search(query, { topK: knowledgeTopK, signal, ...definedOnly({ ...tags, candidateK, reranker, passages }) })
       : Promise.resolve([]),
     // Turns have no tags: the request's tag filters are not theirs to apply.
-    turns
+    turns && turnTopK > 0
       ? turns.search
           .search(query, {
             agentId,
             userId: userId ?? '',
             excludeConversationId: turns.conversationId,
-            topK: TURN_RECALL_TOP_K,
+            topK: turnTopK,
             mode: 'hybrid',
             minScore: 0,
             signal,

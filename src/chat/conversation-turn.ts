@@ -3,7 +3,7 @@ import type { ChatMessage } from '../llm/messages.js';
 import { repairToolResults } from '../llm/tool-history.js';
 import type { CompactionSettings } from '../compaction/compaction-config.js';
 import { type CompactionStrategy, compactPrompt } from '../compaction/compactor.js';
-import { type HistoryTurn, groupTurns } from '../compaction/conversation-turns.js';
+import { type HistoryTurn, groupTurns, numberedMessages } from '../compaction/conversation-turns.js';
 import type { StructuralSummary } from '../compaction/structural-summary.js';
 import type { Summarizer } from '../compaction/summarizer.js';
 import type { TurnCheckpoint } from '../compaction/turn-checkpoint.js';
@@ -35,6 +35,13 @@ export interface ConversationTurnOptions {
   agentId: string;
   /** The turn's user (null: none); a conversation with another user (or with none) is refused. */
   userId: string | null;
+  /**
+   * The history as the client sent it, in place of the stored one (whose checkpoints and summary
+   * describe other messages, so compaction starts afresh and keeps no summary of these).
+   */
+  sentHistory?: readonly ChatMessage[];
+  /** The id was drawn for this turn: nothing can be stored under it yet, so nothing is read. */
+  isNew?: boolean;
   settings: CompactionSettings;
   /** Writes structural summaries; undefined: rule-based. */
   summarizer?: Summarizer;
@@ -62,8 +69,11 @@ export interface ConversationTurn {
   nextTurn: number;
   /** Compacts every request of the turn; `fixedTokens` is what the tool definitions cost. */
   compactionHook(fixedTokens: number): AgentHooks;
-  /** Appends the turn (the user's message and the agent's) in one transaction, then starts its after-turn hooks in the background. */
-  finish(messages: NewMessage[]): Promise<void>;
+  /**
+   * Appends the turn (the user's message and the agent's) in one transaction, then starts its
+   * after-turn hooks in the background; resolves to the number the turn was stored under.
+   */
+  finish(messages: NewMessage[]): Promise<number>;
 }
 
 /**
@@ -73,20 +83,21 @@ export interface ConversationTurn {
 export async function beginConversationTurn(options: ConversationTurnOptions): Promise<ConversationTurn> {
   const { store, conversationId, agentId, userId } = options;
   await options.afterTurn?.settled(options.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS);
-  const loaded = await store.load(conversationId, agentId);
+  const loaded = options.isNew ? null : await store.load(conversationId, agentId);
   // Refused as another agent's would be: the reply does not tell that the id exists.
   if (loaded && loaded.conversation.userId !== userId) throw new ConversationNotFoundError(conversationId, agentId);
-  if (!loaded && (await store.ownedByOther(conversationId, agentId))) throw new ConversationNotFoundError(conversationId, agentId);
-  const turns: HistoryTurn[] = groupTurns(loaded?.messages ?? []);
-  const checkpoints = new Map<number, TurnCheckpoint>((loaded?.checkpoints ?? []).map((c) => [c.turn, c]));
-  let summary: StructuralSummary | undefined = loaded?.summary ?? undefined;
+  if (!loaded && !options.isNew && (await store.ownedByOther(conversationId, agentId))) throw new ConversationNotFoundError(conversationId, agentId);
+  const sent = options.sentHistory;
+  const turns: HistoryTurn[] = groupTurns(sent ? numberedMessages(sent) : (loaded?.messages ?? []));
+  const checkpoints = new Map<number, TurnCheckpoint>(sent ? [] : (loaded?.checkpoints ?? []).map((c) => [c.turn, c]));
+  let summary: StructuralSummary | undefined = sent ? undefined : (loaded?.summary ?? undefined);
   const history = turns.flatMap((t) => t.messages);
   const stored = new Set<ChatMessage>(history);
   // The largest request's part besides the history, stored with the question (see FIXED_TOKENS_KEY).
   let fixedMeasured = 0;
 
   // Turns whose after-turn work was lost (a crash before it was written, an import without it).
-  if (loaded && turns.length > 0) options.afterTurn?.backfill({ loaded, turns });
+  if (loaded && loaded.messages.length > 0) options.afterTurn?.backfill({ loaded, turns: sent ? groupTurns(loaded.messages) : turns });
 
   const compactionHook = (fixedTokens: number): AgentHooks => ({
     async beforeLlm(request) {
@@ -115,7 +126,7 @@ export async function beginConversationTurn(options: ConversationTurnOptions): P
       if (result.summaryUpdated && result.summary) {
         summary = result.summary;
         // Stored at once: later requests of this turn and later turns start from it, never recompute it.
-        await store.saveSummary(conversationId, result.summary);
+        if (!sent) await store.saveSummary(conversationId, result.summary);
       }
       if (result.strategies.length === 0) return;
       // The tokens saved are credited to the strongest stage: the stages' shares are not separable.
@@ -135,7 +146,7 @@ export async function beginConversationTurn(options: ConversationTurnOptions): P
     },
   });
 
-  async function finish(messages: NewMessage[]): Promise<void> {
+  async function finish(messages: NewMessage[]): Promise<number> {
     const [question, ...rest] = messages;
     const measured =
       fixedMeasured > 0 && question ? [{ ...question, metadata: { ...question.metadata, [FIXED_TOKENS_KEY]: fixedMeasured } }, ...rest] : messages;
@@ -146,6 +157,7 @@ export async function beginConversationTurn(options: ConversationTurnOptions): P
       lastSeq: appended.lastSeq,
       messages: messages.map((m) => m.message),
     });
+    return appended.turn;
   }
 
   return { history, turns, nextTurn: (loaded?.conversation.turnCount ?? 0) + 1, compactionHook, finish };

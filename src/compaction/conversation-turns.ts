@@ -32,3 +32,12 @@ export function groupTurns(history: readonly HistoryMessage[]): HistoryTurn[] {
   }
   return turns;
 }
+
+/** Messages that were never stored (a client's history), numbered as stored ones would be: a turn begins at each user message. */
+export function numberedMessages(messages: readonly ChatMessage[]): HistoryMessage[] {
+  let turn = 0;
+  return messages.map((message, i) => {
+    if (message.role === 'user' || turn === 0) turn += 1;
+    return { seq: i + 1, turn, message };
+  });
+}

@@ -11,6 +11,7 @@ import { concurrencyLimit } from './middleware/concurrency-limit.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestLogging } from './middleware/request-logging.js';
 import { requestTimeout } from './middleware/request-timeout.js';
+import { tracing } from './middleware/tracing.js';
 import { type ApiApp, createApiApp, declaredRoutes } from './openapi/define-route.js';
 import { createOpenApiDocument, openApiOptionsFrom } from './openapi/openapi-document.js';
 import { createAgentRoutes } from './routes/agents.js';
@@ -28,6 +29,8 @@ import { createMemoryRoutes } from './routes/memories.js';
 import { createMcpRoutes } from './routes/mcp.js';
 import { createMemoryExtractionRoutes } from './routes/memory-extraction.js';
 import { createOperationsRoutes } from './routes/operations.js';
+import { createOpenAiCompatibleRoutes } from './routes/openai-compatible.js';
+import { OPENAI_COMPATIBLE_PATHS, openAiErrorShape } from './openai-compatible/openai-error.js';
 import { createPortabilityRoutes } from './routes/portability.js';
 import { createTagRoutes } from './routes/tags.js';
 import { createTurnRoutes } from './routes/turns.js';
@@ -41,7 +44,9 @@ export function createApp(ctx: AppContext): ApiApp {
   const maxBytes = ctx.config.MAX_BODY_BYTES;
   const maxUploadBytes = ctx.config.MAX_UPLOAD_BYTES;
 
-  // Outermost, so that every reply (413s, 429s, preflights, errors) is logged, measured and secured.
+  // Outermost, so that every reply (413s, 429s, preflights, errors) is traced, logged, measured and
+  // secured; the request's span first, so that the request id logged is its trace id.
+  app.use(tracing);
   app.use(requestLogging(ctx.logger));
   // Any reply, early refusals above all, that leaves part of a body on the connection closes it.
   app.use(closeOnUnreadBody);
@@ -52,6 +57,9 @@ export function createApp(ctx: AppContext): ApiApp {
   app.use(apiSecureHeaders());
   const cors = corsFor(ctx.config.CORS_ORIGINS);
   if (cors) app.use(cors);
+
+  // Outside every check below, so that their refusals reach OpenAI clients in OpenAI's error shape too.
+  for (const path of OPENAI_COMPATIBLE_PATHS) app.use(path, openAiErrorShape);
 
   // Checked on the declared length, and counted while reading when there is none (chunked).
   const limitTo = (size: number) =>
@@ -117,6 +125,7 @@ export function createApp(ctx: AppContext): ApiApp {
   app.route('/v1/users', createUserRoutes(ctx));
   app.route('/v1/audit', createAuditRoutes(ctx));
   app.route('/v1', createPortabilityRoutes(ctx));
+  app.route('/v1', createOpenAiCompatibleRoutes(ctx));
   app.route('/mcp', createMcpRoutes(ctx));
   app.route('/', createConsoleRoutes(ctx));
 

@@ -48,7 +48,9 @@ export type ErrorCode =
   | 'job_not_failed'
   | 'job_input_gone'
   // Memories: an approval of a memory the firewall did not quarantine.
-  | 'memory_not_quarantined';
+  | 'memory_not_quarantined'
+  // The OpenAI-compatible routes: a `model` that names no agent of the tenant.
+  | 'model_not_found';
 
 /** An error the client caused (or asked about); error-mapping.ts turns it into the JSON error reply. */
 export class HttpError extends Error {

@@ -1,4 +1,4 @@
-import { and, eq, getTableColumns, gt, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, gt, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.js';
 import { runs } from '../db/schema/index.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
@@ -12,7 +12,7 @@ const ZERO_USAGE: RunUsage = { promptTokens: 0, completionTokens: 0, totalTokens
 const statusOf = (row: Pick<RunRow, 'status' | 'expiresAt'>): RunStatus =>
   PAUSED_STATUSES.includes(row.status as RunStatus) && row.expiresAt !== null && row.expiresAt.getTime() <= Date.now() ? 'expired' : (row.status as RunStatus);
 
-const toRun = (row: Omit<RunRow, 'tenantId' | 'state'>): Run => ({
+const toRun = (row: Omit<RunRow, 'tenantId' | 'state' | 'threadKey'>): Run => ({
   id: row.id,
   status: statusOf(row),
   agentId: row.agentId,
@@ -27,7 +27,7 @@ const toRun = (row: Omit<RunRow, 'tenantId' | 'state'>): Run => ({
   updatedAt: row.updatedAt,
 });
 
-const { tenantId: _t, state: _s, ...runColumns } = getTableColumns(runs);
+const { tenantId: _t, state: _s, threadKey: _k, ...runColumns } = getTableColumns(runs);
 
 export interface PgRunStoreOptions {
   db: Db;
@@ -114,5 +114,19 @@ export function createPgRunStore(options: PgRunStoreOptions): RunStore {
     return row?.id ?? null;
   }
 
-  return { create, get, load, update, statusOf: statusOfRun, waitingIn };
+  async function markThread(id: string, threadKey: string): Promise<void> {
+    await db.update(runs).set({ threadKey }).where(owned(id));
+  }
+
+  async function conversationOfThread(threadKey: string, agentId: string, userId: string | null): Promise<string | null> {
+    const [row] = await db
+      .select({ conversationId: runs.conversationId })
+      .from(runs)
+      .where(and(eq(runs.tenantId, tenantId), eq(runs.threadKey, threadKey), eq(runs.agentId, agentId), eq(runs.userId, userId ?? '')))
+      .orderBy(desc(runs.createdAt))
+      .limit(1);
+    return row?.conversationId ?? null;
+  }
+
+  return { create, get, load, update, statusOf: statusOfRun, waitingIn, markThread, conversationOfThread };
 }

@@ -53,6 +53,8 @@ export interface RunToolCall {
 export interface RunState {
   request: {
     message: string;
+    /** The turn's own instructions in place of the agent's (an OpenAI client's system message). */
+    instructions?: string;
     topK?: number;
     candidateK?: number;
     tagsAny?: string[];
@@ -152,4 +154,8 @@ export interface RunStore {
   statusOf(id: string): Promise<RunStatus | null>;
   /** The run of a conversation that waits for the client, if one does (and has not expired). */
   waitingIn(conversationId: string): Promise<string | null>;
+  /** Marks the run as the one whose reply left its client holding the messages `threadKey` hashes. */
+  markThread(id: string, threadKey: string): Promise<void>;
+  /** The conversation of the latest run marked with `threadKey` for this agent and user; null when none is. */
+  conversationOfThread(threadKey: string, agentId: string, userId: string | null): Promise<string | null>;
 }

@@ -361,6 +361,40 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
           await server.close();
         }
       },
+      'POST /v1/chat/completions': async () => {
+        const completion = (headers: Record<string, string>, body: Record<string, unknown>) =>
+          app.request('/v1/chat/completions', {
+            method: 'POST',
+            headers: { authorization: `Bearer ${betaKey}`, 'content-type': 'application/json', ...headers },
+            body: JSON.stringify({ model: 'memrag', ...body }),
+          });
+        // Continuing alpha's conversation by header: a 404 before anything runs, in OpenAI's shape.
+        const continued = await completion({ 'X-Memrag-Conversation-Id': seeded.conversationId }, { messages: [{ role: 'user', content: 'And then?' }] });
+        expect(continued.status).toBe(404);
+        expect(((await continued.json()) as { error: { code: string; type: string } }).error).toMatchObject({
+          code: 'not_found',
+          type: 'invalid_request_error',
+        });
+        // Alpha's agent is no model of beta's.
+        const agent = await completion({}, { model: 'memrag:alpha-agent', messages: [{ role: 'user', content: 'Hi' }] });
+        expect(agent.status).toBe(404);
+        // Recall (extractive): alpha's memories and documents stay out of beta's answer.
+        const recalled = await completion(
+          {},
+          { messages: [{ role: 'user', content: 'What is the vault code? Where does the giant pterosaur migration cross?' }] },
+        );
+        expect(recalled.status).toBe(200);
+        expectNothingOfAlpha({ status: 200, headers: recalled.headers, body: await recalled.json() }, 'completion recall');
+      },
+      'GET /v1/models': async () => {
+        const res = await beta('GET', '/v1/models');
+        expect(res.status).toBe(200);
+        expect(res.body.data.map((m: { id: string }) => m.id)).not.toContain('memrag:alpha-agent');
+      },
+      'GET /v1/models/:model': async () => {
+        const res = await beta('GET', '/v1/models/memrag:alpha-agent');
+        expect(res).toMatchObject({ status: 404, body: { error: { code: 'model_not_found' } } });
+      },
       'GET /v1/conversations': async () => {
         for (const query of ['', '?agentId=bob', '?limit=200']) {
           const res = await beta('GET', `/v1/conversations${query}`);
@@ -389,6 +423,20 @@ export function tenantIsolationSuite(driver: DatabaseDriver) {
       },
       'DELETE /v1/conversations/:id': async () => {
         expectNotFound(await beta('DELETE', `/v1/conversations/${seeded.conversationId}`), 'conversation delete');
+      },
+      'POST /v1/conversations/:id/turns': async () => {
+        // Recording into alpha's conversation: a 404, and nothing added to it.
+        expectNotFound(
+          await beta('POST', `/v1/conversations/${seeded.conversationId}/turns`, { user: 'Beta asks.', assistant: 'Beta text.' }),
+          'turn recorded into alpha',
+        );
+        // Under a new id, the turn is beta's: alpha finds neither the conversation nor the turn.
+        const res = await beta('POST', `/v1/conversations/${crypto.randomUUID()}/turns`, { user: 'Where is the beta vault?', assistant: 'Beta text.' });
+        expect(res.status, JSON.stringify(res.body)).toBe(201);
+        await ctx!.backgroundTasks.whenIdle();
+        expectNotFound(await alpha('GET', `/v1/conversations/${res.body.conversationId}`), "alpha reading beta's recorded turn");
+        const searched = await alpha('POST', '/v1/turns/search', { query: 'Where is the beta vault?', conversationId: res.body.conversationId });
+        expect(searched.body.hits).toEqual([]);
       },
       'POST /v1/turns/search': async () => {
         for (const mode of ['hybrid', 'vector', 'text']) {

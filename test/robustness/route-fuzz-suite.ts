@@ -4,7 +4,9 @@ import { inspectRoutes } from 'hono/dev';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { AppContext } from '../../src/app-context.js';
+import { isOpenAiCompatiblePath } from '../../src/http/openai-compatible/openai-error.js';
 import { errorReplySchema } from '../../src/http/schemas/error-reply-schemas.js';
+import { openAiErrorSchema } from '../../src/http/schemas/openai-schemas.js';
 import { call, createApp, createTestContext } from '../http/http-test-context.js';
 import { type DeclaredOperation, declaredOperations } from '../http/openapi/declared-operations.js';
 import { assertProperty } from '../support/checked-property.js';
@@ -196,6 +198,8 @@ export function routeFuzzSuite(target: FuzzTarget, msPerRoute: number) {
         }
         if (isMcp(req.url)) {
           if (!jsonRpcErrorSchema.safeParse(body).success) fail(req, 'an MCP error body that is not a JSON-RPC error', res.status, text);
+        } else if (isOpenAiCompatiblePath(new URL(req.url, 'http://x').pathname)) {
+          if (!openAiErrorSchema.safeParse(body).success) fail(req, "an OpenAI-compatible route's error body not in OpenAI's shape", res.status, text);
         } else if (!errorReplySchema.safeParse(body).success) fail(req, 'an error body not of the {error:{code,message,details}} shape', res.status, text);
         const after = await fingerprint();
         if (JSON.stringify(after) !== JSON.stringify(before)) {

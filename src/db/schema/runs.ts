@@ -22,6 +22,11 @@ export const runs = pgTable(
     usage: jsonb('usage').$type<Record<string, number>>().notNull().default({}),
     state: jsonb('state').$type<Record<string, unknown>>(),
     error: jsonb('error').$type<Record<string, unknown>>(),
+    /**
+     * For a run of `POST /v1/chat/completions`: a hash of the messages its client holds after its
+     * reply, which that client's next request starts with; how a stateless thread finds its conversation.
+     */
+    threadKey: text('thread_key'),
     /** A paused run left unanswered past this time is expired. */
     expiresAt: timestamp('expires_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
@@ -31,6 +36,8 @@ export const runs = pgTable(
     index('runs_tenant_created_idx').on(t.tenantId, t.createdAt),
     // A conversation's waiting run, looked up before every turn of it; only waiting runs are indexed.
     index('runs_waiting_conversation_idx').on(t.conversationId).where(sql`status IN ('requires_action', 'requires_approval')`),
+    // A completions thread's next request, looking for the conversation its messages continue.
+    index('runs_tenant_thread_key_idx').on(t.tenantId, t.threadKey).where(sql`thread_key IS NOT NULL`),
     // The sweeper's scan: runs that wait or run, by how long they have.
     index('runs_open_idx').on(t.status, t.updatedAt).where(sql`status IN ('running', 'requires_action', 'requires_approval')`),
     check('runs_status', sql`${t.status} IN ('running', 'requires_action', 'requires_approval', 'completed', 'failed', 'cancelled', 'expired')`),

@@ -5,6 +5,8 @@ import { errorReplySchema, errorReplyWith } from '../schemas/error-reply-schemas
 import { TAGS, TAG_DESCRIPTIONS } from './api-tags.js';
 import { type JsonSchema, JsonSchemaComponents } from './json-schema-components.js';
 import { type ErrorSpec, type RouteResponse, errorSpecOf, retryAfterHeader } from './route-responses.js';
+import { isOpenAiCompatiblePath } from '../openai-compatible/openai-error.js';
+import { openAiErrorSchema } from '../schemas/openai-schemas.js';
 
 /**
  * How this server is configured, where that changes what a client sees (limits, keys, errors).
@@ -129,7 +131,8 @@ function describeOperation(route: RouteConfig, options: OpenApiDocumentOptions, 
     responses[String(error.status)] = {
       description: error.description,
       ...(error.headers ? { headers: headersOf(error.headers, components) } : {}),
-      content: { 'application/json': { schema: components.convert(errorReplyWith(error.codes)) } },
+      // The OpenAI-compatible routes answer errors in OpenAI's shape (see openai-compatible/openai-error.ts).
+      content: { 'application/json': { schema: components.convert(isOpenAiCompatiblePath(path) ? openAiErrorSchema : errorReplyWith(error.codes)) } },
     };
   }
   const body = request?.body;

@@ -76,6 +76,22 @@ export function knownBases(seeds: FuzzSeeds): Record<string, BaseRequest> {
     },
     'DELETE /v1/memories': { params: {}, query: [['tagsAny', 'no-such-tag']] },
     'GET /v1/tags': { params: {}, query: [['agentId', 'default']] },
+    'POST /v1/chat/completions': {
+      params: {},
+      query: [],
+      body: {
+        model: 'memrag',
+        user: 'alice',
+        messages: [
+          { role: 'system', content: 'Answer briefly.' },
+          { role: 'user', content: 'What does Alice drink?' },
+        ],
+        temperature: 0.5,
+        stream: false,
+      },
+    },
+    'GET /v1/models': { params: {}, query: [] },
+    'GET /v1/models/:model': { params: { model: 'memrag' }, query: [] },
     'POST /v1/chat': {
       params: {},
       query: [],
@@ -125,6 +141,12 @@ export function knownBases(seeds: FuzzSeeds): Record<string, BaseRequest> {
     'GET /v1/conversations/:id': { params: { id: seeds.conversationId }, query: [] },
     'GET /v1/conversations/:id/export': { params: { id: seeds.conversationId }, query: [['agentId', 'default']] },
     'DELETE /v1/conversations/:id': { params: { id: absent }, query: [] },
+    // A conversation of its own: the first accepted request starts it, with Alice as its user.
+    'POST /v1/conversations/:id/turns': {
+      params: { id: randomUUID() },
+      query: [],
+      body: { agentId: 'default', userId: 'alice', user: 'What does Alice drink?', assistant: 'Green tea.' },
+    },
     'POST /v1/documents': {
       params: {},
       query: [],

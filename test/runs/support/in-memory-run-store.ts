@@ -6,6 +6,7 @@ import { PAUSED_STATUSES, type Run, type RunState, type RunStatus, type RunStore
  */
 export function createInMemoryRunStore(): RunStore & { states: Map<string, RunState | null> } {
   const runs = new Map<string, Run>();
+  const threads = new Map<string, string>();
   const states = new Map<string, RunState | null>();
   const expired = (run: Run) => PAUSED_STATUSES.includes(run.status) && run.expiresAt !== null && run.expiresAt.getTime() <= Date.now();
   const read = (run: Run): Run => (expired(run) ? { ...run, status: 'expired' } : { ...run });
@@ -58,6 +59,13 @@ export function createInMemoryRunStore(): RunStore & { states: Map<string, RunSt
     async waitingIn(conversationId) {
       for (const run of runs.values()) if (run.conversationId === conversationId && PAUSED_STATUSES.includes(read(run).status)) return run.id;
       return null;
+    },
+    async markThread(id, threadKey) {
+      if (runs.has(id)) threads.set(id, threadKey);
+    },
+    async conversationOfThread(threadKey, agentId, userId) {
+      const marked = [...runs.values()].filter((run) => threads.get(run.id) === threadKey && run.agentId === agentId && run.userId === userId);
+      return marked.at(-1)?.conversationId ?? null;
     },
   };
 }

@@ -1,0 +1,63 @@
+import type { TurnReply } from '../../chat/chat-service.js';
+import type { CompletionMessage } from '../schemas/openai-schemas.js';
+
+/** What every object of one completion shares. */
+export interface CompletionIdentity {
+  id: string;
+  created: number;
+  model: string;
+}
+
+type FinishReason = 'stop' | 'length' | 'tool_calls';
+
+/** The assistant message a reply leaves the client holding, as it will send it back. */
+export function replyMessage(reply: TurnReply, streamedText?: string): CompletionMessage {
+  if (reply.status === 'completed') return { role: 'assistant', content: streamedText ?? reply.answer };
+  return { role: 'assistant', content: null, tool_calls: reply.requiredAction?.toolCalls ?? [] };
+}
+
+export function finishReasonOf(reply: TurnReply): FinishReason {
+  if (reply.status === 'requires_action') return 'tool_calls';
+  if (reply.status === 'completed' && reply.stopReason !== 'completed') return 'length';
+  return 'stop';
+}
+
+export function usageOf(reply: TurnReply) {
+  return { prompt_tokens: reply.usage.promptTokens, completion_tokens: reply.usage.completionTokens, total_tokens: reply.usage.totalTokens };
+}
+
+/** The field OpenAI clients ignore: what memrag cited, and where the turn went. */
+export function memragField(reply: TurnReply) {
+  const common = { runId: reply.runId, conversationId: reply.conversationId, costUsd: reply.costUsd };
+  if (reply.status === 'completed') return { ...common, citations: reply.citations, mode: reply.mode };
+  return { ...common, citations: [], status: reply.status, ...(reply.approvals ? { approvals: reply.approvals } : {}) };
+}
+
+/** `chat.completion`: the reply in OpenAI's shape. */
+export function completionOf(reply: TurnReply, identity: CompletionIdentity) {
+  const message = replyMessage(reply);
+  return {
+    ...identity,
+    object: 'chat.completion' as const,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant' as const,
+          content: typeof message.content === 'string' ? message.content : null,
+          refusal: null,
+          ...(message.role === 'assistant' && message.tool_calls ? { tool_calls: message.tool_calls } : {}),
+        },
+        finish_reason: finishReasonOf(reply),
+        logprobs: null,
+      },
+    ],
+    usage: usageOf(reply),
+    memrag: memragField(reply),
+  };
+}
+
+/** One `chat.completion.chunk`. */
+export function chunkOf(identity: CompletionIdentity, delta: Record<string, unknown>, finishReason: FinishReason | null = null) {
+  return { ...identity, object: 'chat.completion.chunk' as const, choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }] };
+}

@@ -1,0 +1,66 @@
+import type { ChatMessage } from '../../llm/messages.js';
+import { validationError } from '../errors.js';
+import { type CompletionMessage, textOf } from '../schemas/openai-schemas.js';
+
+/** What a completion request asks of a turn, read from its messages. */
+export interface CompletionTurn {
+  /** The system (and developer) messages: the turn's instructions in place of the agent's. */
+  instructions: string | undefined;
+  /** The messages before the turn, system ones left out, as the client sent them: what its thread key hashes. */
+  before: CompletionMessage[];
+  /** The same, as the model is sent them. */
+  history: ChatMessage[];
+  /** The last user message: a new turn's question. */
+  question?: string;
+  /** Trailing tool results: the answers to a paused turn's client tool calls. */
+  toolOutputs?: Array<{ toolCallId: string; output: string }>;
+}
+
+/**
+ * Splits the messages as OpenAI clients send them (the whole thread every time) into the turn
+ * memrag runs: the last user message is its question, or trailing tool results answer the calls
+ * of the assistant message before them; everything earlier is history.
+ */
+export function readCompletionTurn(messages: readonly CompletionMessage[]): CompletionTurn {
+  const system = messages.filter((m) => m.role === 'system' || m.role === 'developer');
+  const instructions = system.length > 0 ? system.map((m) => textOf(m.content)).join('\n\n') : undefined;
+  const indexed = messages.map((message, index) => ({ message, index })).filter(({ message }) => message.role !== 'system' && message.role !== 'developer');
+  const last = indexed.at(-1)!;
+  if (last.message.role === 'user') {
+    const before = indexed.slice(0, -1).map(({ message }) => message);
+    return { instructions, before, history: before.map(toChatMessage), question: textOf(last.message.content) };
+  }
+  let first = indexed.length - 1;
+  while (first > 0 && indexed[first - 1]!.message.role === 'tool') first -= 1;
+  const caller = indexed[first - 1];
+  const calls = caller?.message.role === 'assistant' ? (caller.message.tool_calls ?? []) : [];
+  const results = indexed.slice(first);
+  for (const { message, index } of results) {
+    if (message.role === 'tool' && !calls.some((call) => call.id === message.tool_call_id))
+      throw validationError([{ path: `messages.${index}.tool_call_id`, message: 'answers no call of the assistant message before the tool results' }], 'body');
+  }
+  const before = indexed.slice(0, first).map(({ message }) => message);
+  return {
+    instructions,
+    before,
+    history: before.map(toChatMessage),
+    toolOutputs: results.map(({ message }) => ({ toolCallId: (message as { tool_call_id: string }).tool_call_id, output: textOf(message.content) })),
+  };
+}
+
+function toChatMessage(message: CompletionMessage): ChatMessage {
+  switch (message.role) {
+    case 'user':
+      return { role: 'user', content: textOf(message.content) };
+    case 'assistant':
+      return {
+        role: 'assistant',
+        content: textOf(message.content) || null,
+        toolCalls: (message.tool_calls ?? []).map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments })),
+      };
+    case 'tool':
+      return { role: 'tool', toolCallId: message.tool_call_id, content: textOf(message.content) };
+    default:
+      return { role: 'system', content: textOf(message.content) };
+  }
+}

@@ -1,0 +1,48 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Database } from '../../src/db/database.js';
+import { createPgRunStore } from '../../src/runs/pg-run-store.js';
+import { describeOnDrivers } from '../support/database-drivers.js';
+
+/** How a stateless OpenAI thread finds its conversation again: runs marked with the thread's key. */
+describeOnDrivers('run store: thread keys', (driver) => {
+  let database: Database;
+  beforeAll(async () => {
+    database = await driver.open();
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  const start = async (tenantId: string, agentId: string, userId: string | null, conversationId = randomUUID()) => {
+    const runs = createPgRunStore({ db: database.db, tenantId });
+    const id = randomUUID();
+    await runs.create({ id, agentId, userId, conversationId, agentVersion: null, status: 'completed' });
+    return { runs, id, conversationId };
+  };
+
+  it('finds the conversation of the latest run marked with a key, for that agent and user in the tenant only', async () => {
+    const first = await start('alpha', 'support', 'ada');
+    await first.runs.markThread(first.id, 'key-1');
+    expect(await first.runs.conversationOfThread('key-1', 'support', 'ada')).toBe(first.conversationId);
+    // Another agent, another user, no user, another tenant: none of theirs.
+    expect(await first.runs.conversationOfThread('key-1', 'sales', 'ada')).toBeNull();
+    expect(await first.runs.conversationOfThread('key-1', 'support', 'bob')).toBeNull();
+    expect(await first.runs.conversationOfThread('key-1', 'support', null)).toBeNull();
+    expect(await createPgRunStore({ db: database.db, tenantId: 'beta' }).conversationOfThread('key-1', 'support', 'ada')).toBeNull();
+    // The same key marked again later (a thread resent and answered again) finds the later conversation.
+    await new Promise((r) => setTimeout(r, 5));
+    const later = await start('alpha', 'support', 'ada');
+    await later.runs.markThread(later.id, 'key-1');
+    expect(await first.runs.conversationOfThread('key-1', 'support', 'ada')).toBe(later.conversationId);
+    expect(await first.runs.conversationOfThread('key-unknown', 'support', 'ada')).toBeNull();
+  });
+
+  it('marks no run of another tenant', async () => {
+    const alpha = await start('alpha', 'support', null);
+    await createPgRunStore({ db: database.db, tenantId: 'beta' }).markThread(alpha.id, 'key-2');
+    expect(await alpha.runs.conversationOfThread('key-2', 'support', null)).toBeNull();
+    await alpha.runs.markThread(alpha.id, 'key-2');
+    expect(await alpha.runs.conversationOfThread('key-2', 'support', null)).toBe(alpha.conversationId);
+  });
+});
