@@ -15,6 +15,8 @@ const ENTRY_POINTS = [
   '-worker\\.ts$',
   // The typed client is published for other programs; the console is one user of it.
   '^src/client/memrag-client\\.ts$',
+  // Published as `memrag/ai-sdk` (package.json's exports) for programs on the Vercel AI SDK.
+  '^src/ai-sdk/index\\.ts$',
 ];
 
 module.exports = {
@@ -89,6 +91,15 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/client/' },
       to: { path: '^src/', pathNot: '^src/client/' },
+    },
+    {
+      name: 'ai-sdk-imports-client-only',
+      comment:
+        'The AI SDK integration is published for other programs: it talks to the API through the typed client, and ' +
+        'depends on nothing but the client, the `ai` package (a peer dependency) and zod.',
+      severity: 'error',
+      from: { path: '^src/ai-sdk/' },
+      to: { pathNot: '^(src/(ai-sdk|client)/|node_modules/(ai|zod)/)' },
     },
     {
       name: 'src-imports-no-tests',

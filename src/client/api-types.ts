@@ -398,6 +398,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/conversations/{id}/turns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Store a turn the client ran with its own model
+         * @description The user's message and the model's reply are appended to the conversation as its next turn (the conversation is created under that id when new), then handled as a chat turn is after its reply: indexed for recall (`POST /v1/turns/search`, the chat) and, when memory extraction is on, read for facts about the user. The message and the reply take the limits of the chat's message. A conversation of another agent or user is a 404; one with a run waiting for the client, a 409.
+         */
+        post: operations["recordTurn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/runs/{runId}": {
         parameters: {
             query?: never;
@@ -833,9 +853,66 @@ export interface paths {
         put?: never;
         /**
          * Import an export of `GET /v1/export` (NDJSON), or Mem0 memories (`format=mem0`)
-         * @description Into the request's tenant, keeping keys, ids (when free), times and history; memories are embedded with this server's embedder and indexed for search. Idempotent: records the tenant holds already (a memory's scope and key, a conversation's id, an agent's id) are counted in `skipped` and left as they are. A line that is not JSON, of an unknown `type` or against the schema is reported in `errors` with its 1-based number, and the rest is imported; with `atomic=true`, nothing is imported when any line fails. The first line must be the header: another format or version is a 400. With `format=mem0` the body is Mem0's export JSON (`{"results": [...]}` or the plain array): each item becomes a memory keyed `mem0:<id>`, its `categories` as tags and its id in `metadata.mem0Id`; an item's error names its 1-based position as `line`. The upload size limit applies, not the body limit.
+         * @description Into the request's tenant, keeping keys, ids (when free), times and history; memories are embedded with this server's embedder and indexed for search. Idempotent: records the tenant holds already (a memory's scope and key, a conversation's id, an agent's id) are counted in `skipped` and left as they are. A line that is not JSON, of an unknown `type` or against the schema is reported in `errors` with its 1-based number, and the rest is imported; with `atomic=true`, nothing is imported when any line fails. The first line must be the header: another format or version is a 400. With `format=mem0` the body is Mem0's export JSON (`{"results": [...]}` or the plain array): each item becomes a memory keyed `mem0:<id>`, its `categories` as tags and its id in `metadata.mem0Id`; an item's error names its 1-based position as `line`. The upload size limit applies, not the body limit. The file is read and checked first; one of more than 1,000 records (lines after the header; Mem0: items), or any with `async=true`, is then stored with an `import` job and answered `202 {job}` (follow it at `/v1/jobs/{id}`: its progress counts items done of `total` with the counts so far, its result is the report); `async=false` imports even a larger file within the request.
          */
         post: operations["importTenant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/chat/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * OpenAI's chat completion, answered by an agent with memory
+         * @description The last user message is the question; earlier messages are the history the client keeps (sent to the model compacted to its window, not stored again); system messages are the instructions for this turn. `model` names the agent (`memrag` or `memrag:<agentId>`), `user` (or the `X-Memrag-User-Id` header) the user whose memories and past turns are recalled. The turn is stored in the conversation its messages continue (or the one `X-Memrag-Conversation-Id` names) for episodic recall and fact extraction. `tools` are client tools: a call comes back as `tool_calls` and the next request carries the results. `memrag: {citations, runId, conversationId}` rides beside OpenAI's fields. Streams `chat.completion.chunk` frames and `[DONE]` with `stream: true`. Parameters memrag does not use (`temperature`, `seed`, ...) are accepted and ignored.
+         */
+        post: operations["createChatCompletion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The agents, as OpenAI models
+         * @description `memrag` (the default agent) and `memrag:<agentId>` for each agent of the tenant (at most 1000).
+         */
+        get: operations["listModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models/{model}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One agent, as an OpenAI model */
+        get: operations["retrieveModel"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1530,6 +1607,12 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        RecordedTurn: {
+            /** Format: uuid */
+            conversationId: string;
+            /** @description The number the turn was stored under: 1 for the first turn of the conversation. */
+            turn: number;
+        };
         Run: {
             /** Format: uuid */
             id: string;
@@ -1651,6 +1734,8 @@ export interface components {
             recall?: {
                 memoryTopK?: number;
                 knowledgeTopK?: number;
+                /** @description Past turns of the user's other conversations recalled per turn (default 3; 0: none). */
+                turnTopK?: number;
                 candidateK?: number;
                 /** @enum {string} */
                 reranker?: "none" | "lexical" | "cross-encoder";
@@ -1703,6 +1788,8 @@ export interface components {
             recall?: {
                 memoryTopK?: number;
                 knowledgeTopK?: number;
+                /** @description Past turns of the user's other conversations recalled per turn (default 3; 0: none). */
+                turnTopK?: number;
                 candidateK?: number;
                 /** @enum {string} */
                 reranker?: "none" | "lexical" | "cross-encoder";
@@ -1750,6 +1837,8 @@ export interface components {
             recall?: {
                 memoryTopK?: number;
                 knowledgeTopK?: number;
+                /** @description Past turns of the user's other conversations recalled per turn (default 3; 0: none). */
+                turnTopK?: number;
                 candidateK?: number;
                 /** @enum {string} */
                 reranker?: "none" | "lexical" | "cross-encoder";
@@ -1808,6 +1897,8 @@ export interface components {
             recall?: {
                 memoryTopK?: number;
                 knowledgeTopK?: number;
+                /** @description Past turns of the user's other conversations recalled per turn (default 3; 0: none). */
+                turnTopK?: number;
                 candidateK?: number;
                 /** @enum {string} */
                 reranker?: "none" | "lexical" | "cross-encoder";
@@ -1859,7 +1950,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            kind: "ingest" | "batch" | "extraction";
+            kind: "ingest" | "batch" | "extraction" | "import";
             /** @enum {string} */
             status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
             /** @description `stage`: `queued`, then `fetch` (URL sources), `parse`, `normalise`, `chunk`, `embed` (`done` of `total` chunks) and `write`; `items` for a batch; `extract` for an extraction. */
@@ -2139,6 +2230,8 @@ export interface components {
                 recall?: {
                     memoryTopK?: number;
                     knowledgeTopK?: number;
+                    /** @description Past turns of the user's other conversations recalled per turn (default 3; 0: none). */
+                    turnTopK?: number;
                     candidateK?: number;
                     /** @enum {string} */
                     reranker?: "none" | "lexical" | "cross-encoder";
@@ -2190,6 +2283,8 @@ export interface components {
                     recall?: {
                         memoryTopK?: number;
                         knowledgeTopK?: number;
+                        /** @description Past turns of the user's other conversations recalled per turn (default 3; 0: none). */
+                        turnTopK?: number;
                         candidateK?: number;
                         /** @enum {string} */
                         reranker?: "none" | "lexical" | "cross-encoder";
@@ -2241,6 +2336,171 @@ export interface components {
                 line: number;
                 message: string;
             }[];
+        };
+        ChatCompletion: {
+            id: string;
+            /** @constant */
+            object: "chat.completion";
+            created: number;
+            model: string;
+            choices: {
+                index: number;
+                message: {
+                    /** @constant */
+                    role: "assistant";
+                    content: string | null;
+                    refusal: null;
+                    tool_calls?: {
+                        id: string;
+                        /** @constant */
+                        type: "function";
+                        function: {
+                            name: string;
+                            arguments: string;
+                        };
+                    }[];
+                };
+                /** @enum {string} */
+                finish_reason: "stop" | "length" | "tool_calls";
+                logprobs: null;
+            }[];
+            usage: {
+                prompt_tokens: number;
+                completion_tokens: number;
+                total_tokens: number;
+            };
+            /** @description The citations of the answer and the run and conversation it was stored under. */
+            memrag: {
+                /** Format: uuid */
+                runId: string;
+                /** Format: uuid */
+                conversationId: string;
+                citations: {
+                    [key: string]: unknown;
+                }[];
+                /** @enum {string} */
+                mode?: "llm" | "extractive";
+                costUsd?: number | null;
+                /** @description `requires_approval` when the turn waits for a decision (`POST /v1/runs/{runId}/approvals`). */
+                status?: string;
+            };
+        };
+        /** @description One `data:` frame of a streamed completion; the stream ends with `data: [DONE]`. */
+        ChatCompletionChunk: {
+            id: string;
+            /** @constant */
+            object: "chat.completion.chunk";
+            created: number;
+            model: string;
+            choices: {
+                [key: string]: unknown;
+            }[];
+            usage?: {
+                prompt_tokens: number;
+                completion_tokens: number;
+                total_tokens: number;
+            } | null;
+            /** @description The citations of the answer and the run and conversation it was stored under. */
+            memrag?: {
+                /** Format: uuid */
+                runId: string;
+                /** Format: uuid */
+                conversationId: string;
+                citations: {
+                    [key: string]: unknown;
+                }[];
+                /** @enum {string} */
+                mode?: "llm" | "extractive";
+                costUsd?: number | null;
+                /** @description `requires_approval` when the turn waits for a decision (`POST /v1/runs/{runId}/approvals`). */
+                status?: string;
+            };
+        };
+        /** @description OpenAI's error shape, which the OpenAI-compatible routes answer in. */
+        OpenAiError: {
+            error: {
+                message: string;
+                type: string;
+                param: string | null;
+                code: string | null;
+            };
+        };
+        ChatCompletionRequest: {
+            /** @description `memrag` (the default agent) or `memrag:<agentId>`; `GET /v1/models` lists them. */
+            model: string;
+            messages: components["schemas"]["CompletionMessage"][];
+            stream?: boolean | null;
+            stream_options?: ({
+                include_usage?: boolean;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            n?: number | null;
+            /** @description The user whose memories and past turns are recalled (else the `X-Memrag-User-Id` header). */
+            user?: string;
+            /** @description Tools the client runs: a call comes back as `tool_calls` with `finish_reason: "tool_calls"`. */
+            tools?: components["schemas"]["ClientTool"][];
+        } & {
+            [key: string]: unknown;
+        };
+        CompletionMessage: {
+            /** @enum {string} */
+            role: "system" | "developer";
+            content: string | ({
+                type: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+            name?: string;
+        } | {
+            /** @constant */
+            role: "user";
+            content: string | ({
+                type: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+            name?: string;
+        } | {
+            /** @constant */
+            role: "assistant";
+            content?: (string | ({
+                type: string;
+            } & {
+                [key: string]: unknown;
+            })[]) | null;
+            tool_calls?: {
+                id: string;
+                /** @constant */
+                type: "function";
+                function: {
+                    name: string;
+                    arguments: string;
+                };
+            }[];
+            name?: string;
+            refusal?: string | null;
+        } | {
+            /** @constant */
+            role: "tool";
+            tool_call_id: string;
+            content: string | ({
+                type: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+        };
+        ModelList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["Model"][];
+        };
+        Model: {
+            id: string;
+            /** @constant */
+            object: "model";
+            created: number;
+            owned_by: string;
         };
         ConsoleServerReply: {
             /** @description Whether `/v1` wants `Authorization: Bearer <key>` now; false on a keyless loopback server. */
@@ -5733,6 +5993,189 @@ export interface operations {
             };
         };
     };
+    recordTurn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the document, conversation or agent. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    agentId?: string;
+                    /** @description The user the turn is with. A conversation keeps the user of its first turn: recording into it with another (or none) is a 404. */
+                    userId?: string;
+                    /** @description The user's message. */
+                    user: string;
+                    /** @description The model's reply, as the client received it. */
+                    assistant: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The stored turn: its conversation and its number there. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordedTurn"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included; `invalid_json` for a body that is not JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error" | "invalid_json";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such conversation for this agent and user: the id belongs to another agent, or another user. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The conversation has a run waiting for the client: answer or cancel it first. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "run_waiting";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The body is past the size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable" | "overloaded";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
     getRun: {
         parameters: {
             query?: never;
@@ -8875,7 +9318,7 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "queued" | "running" | "succeeded" | "failed" | "cancelled";
-                kind?: "ingest" | "batch" | "extraction";
+                kind?: "ingest" | "batch" | "extraction" | "import";
                 /** @description Items per page. */
                 limit?: number;
                 /** @description The previous page's `nextCursor`. */
@@ -9827,6 +10270,7 @@ export interface operations {
             query?: {
                 format?: "memrag" | "mem0";
                 atomic?: "true" | "false";
+                async?: "true" | "false";
                 /** @description The agent whose memories these are (default `default`); each agent id is a namespace of its own. */
                 agentId?: string;
                 userId?: string;
@@ -9851,6 +10295,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ImportReport"];
+                };
+            };
+            /** @description Queued as an `import` job (`async=true`, or more than 1,000 records): follow it at `Location`; its result is the report. */
+            202: {
+                headers: {
+                    /** @description The job: `/v1/jobs/{id}`. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobReply"];
                 };
             };
             /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included; `invalid_json` for a body that is not JSON. */
@@ -9967,6 +10422,301 @@ export interface operations {
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
                     };
+                };
+            };
+        };
+    };
+    createChatCompletion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatCompletionRequest"];
+            };
+        };
+        responses: {
+            /** @description A `chat.completion`, or with `stream: true` Server-Sent Events of `chat.completion.chunk` ending with `data: [DONE]`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatCompletion"];
+                    "text/event-stream": components["schemas"]["ChatCompletionChunk"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included; `invalid_json` for a body that is not JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description No agent by that model name, or the conversation named by header is another agent's or user's. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Tool results that answer no waiting call, or a thread whose run waits for its tool results. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The body is past the size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The message and its sources exceed the model's window, or the provider's content filter refused. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The provider rejected the server's key, or the request. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. The provider failed (5xx, connection). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. No answer from the provider within LLM_TIMEOUT_MS. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+        };
+    };
+    listModels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The models. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelList"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+        };
+    };
+    retrieveModel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                model: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The model. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Model"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description No agent by that model name. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
                 };
             };
         };

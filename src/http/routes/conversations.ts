@@ -7,8 +7,13 @@ import { DEFAULT_AGENT_ID } from '../../memory/memory-types.js';
 import type { ApiEnv } from '../api-env.js';
 import { TAGS } from '../openapi/api-tags.js';
 import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-route.js';
-import { header, jsonBody, jsonReply, notFoundResponse } from '../openapi/route-responses.js';
-import { conversationPageSchema, conversationReplySchema, importConversationReplySchema } from '../schemas/conversation-reply-schemas.js';
+import { errorResponse, header, jsonBody, jsonReply, notFoundResponse } from '../openapi/route-responses.js';
+import {
+  conversationPageSchema,
+  conversationReplySchema,
+  importConversationReplySchema,
+  recordTurnReplySchema,
+} from '../schemas/conversation-reply-schemas.js';
 import {
   conversationAgentQuery,
   deleteConversationQuery,
@@ -16,6 +21,7 @@ import {
   importConversationBody,
   importConversationQuery,
   listConversationsQuery,
+  recordTurnBody,
 } from '../schemas/conversation-schemas.js';
 import { tenantOf } from '../tenant-context.js';
 import { idParam, parseBody, parseQuery } from '../validate.js';
@@ -109,6 +115,34 @@ export function createConversationRoutes(ctx: AppContext): ApiRoutes {
     if (!exported) throw new ConversationNotFoundError(id, agentId);
     c.header('Content-Disposition', `attachment; filename="conversation-${id}.json"`);
     return c.json(exported);
+  });
+
+  const recordTurnRoute = createRoute({
+    method: 'post',
+    path: '/{id}/turns',
+    operationId: 'recordTurn',
+    tags: [TAGS.conversations],
+    summary: 'Store a turn the client ran with its own model',
+    description:
+      "The user's message and the model's reply are appended to the conversation as its next turn (the conversation is " +
+      'created under that id when new), then handled as a chat turn is after its reply: indexed for recall ' +
+      '(`POST /v1/turns/search`, the chat) and, when memory extraction is on, read for facts about the user. The message ' +
+      "and the reply take the limits of the chat's message. A conversation of another agent or user is a 404; one with a " +
+      'run waiting for the client, a 409.',
+    request: { params: conversationIdParams, body: jsonBody(recordTurnBody) },
+    responses: {
+      201: jsonReply('The stored turn: its conversation and its number there.', recordTurnReplySchema),
+      404: notFoundResponse('conversation for this agent and user: the id belongs to another agent, or another user'),
+      409: errorResponse({ codes: ['run_waiting'], description: 'The conversation has a run waiting for the client: answer or cancel it first.' }),
+    },
+  });
+  defineRoute(routes, recordTurnRoute, async (c) => {
+    const { id } = idParam(c, conversationIdParams);
+    const { agentId = DEFAULT_AGENT_ID, userId, user, assistant } = await parseBody(c, recordTurnBody);
+    const chat = ctx.chat.forTenant(tenantOf(c));
+    await chat.assertCanContinue(id, agentId, userId);
+    const recorded = await chat.recordTurn({ conversationId: id, agentId, userId, user, assistant, signal: c.req.raw.signal });
+    return c.json(recorded, 201);
   });
 
   const deleteConversationRoute = createRoute({

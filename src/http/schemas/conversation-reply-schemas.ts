@@ -101,3 +101,11 @@ export const conversationReplySchema = z
 export const importConversationReplySchema = z
   .object({ conversation: conversationSchema, importedFrom: z.uuid().meta({ description: "The exported conversation's id." }) })
   .meta({ id: 'ImportConversationReply' });
+
+/** What `POST /v1/conversations/{id}/turns` answers. */
+export const recordTurnReplySchema = z
+  .object({
+    conversationId: z.uuid(),
+    turn: z.number().int().min(1).meta({ description: 'The number the turn was stored under: 1 for the first turn of the conversation.' }),
+  })
+  .meta({ id: 'RecordedTurn' });

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { CHECKPOINT_QUESTION_MAX_CHARS } from '../../compaction/turn-checkpoint.js';
 import type { ConversationExport } from '../../conversations/conversation-types.js';
-import { agentIdSchema, metadataSchema, queryInt, storableString, userIdSchema } from './memory-schemas.js';
+import { CHAT_LIMITS } from './chat-schemas.js';
+import { agentIdSchema, metadataSchema, notBlank, queryInt, storableString, userIdSchema } from './memory-schemas.js';
 
 /** Every input limit of the conversation routes, in one place. */
 export const CONVERSATION_LIMITS = {
@@ -43,6 +44,19 @@ export const listConversationsQuery = z.strictObject({
   userId: userIdSchema.optional().meta({ description: "Only the conversations with this user; default every user's." }),
   limit: queryInt(1, CONVERSATION_LIMITS.pageMax).default(CONVERSATION_LIMITS.pageDefault),
   cursor: z.string().max(CONVERSATION_LIMITS.cursorMaxChars).optional(),
+});
+
+/** A turn's text, blank and unstorable text refused: the question within the chat's limit, a reply as long as an imported message may be. */
+const turnText = (max: number, description: string) => storableString(1, max).refine(notBlank, 'must not be blank').meta({ description });
+
+/** `POST /v1/conversations/{id}/turns`: a turn the client ran with its own model, to be stored. */
+export const recordTurnBody = z.strictObject({
+  agentId: agentIdSchema.optional(),
+  userId: userIdSchema.optional().meta({
+    description: 'The user the turn is with. A conversation keeps the user of its first turn: recording into it with another (or none) is a 404.',
+  }),
+  user: turnText(CHAT_LIMITS.messageMaxChars, "The user's message."),
+  assistant: turnText(CONVERSATION_LIMITS.messageMaxChars, "The model's reply, as the client received it."),
 });
 
 const position = z.number().int().min(1).max(10_000_000);
