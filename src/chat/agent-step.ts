@@ -3,6 +3,7 @@ import type { CompactionSettings } from '../compaction/compaction-config.js';
 import { estimateToolSpecTokens } from '../compaction/token-estimate.js';
 import { type AgentEvent, type AgentTurnState, type ApprovalDecision, runAgentTurn } from '../llm/agent-loop.js';
 import type { LlmProvider } from '../llm/llm-provider.js';
+import type { ChatMessage } from '../llm/messages.js';
 import type { PriceTable } from '../llm/pricing.js';
 import { toolArgumentsOf } from '../llm/tool-arguments.js';
 import { TOOL_SEARCH_SPEC } from '../llm/tool-search.js';
@@ -41,6 +42,8 @@ export interface AgentStep {
   sources: SourceList;
   toolCalls: ChatToolCall[];
   nextTurn: number;
+  /** The client's own history, when it sent one: kept with a paused run, so that its resumption is sent it again. */
+  sentHistory?: ChatMessage[];
   stored: ConversationTurn | undefined;
   live: LiveRun<ChatEvent>;
   stream: boolean;
@@ -135,6 +138,7 @@ export async function runAgentStep(turn: AgentStep, resume: AgentStepResume | un
         toolCalls,
         clientTools: turn.clientTools,
         nextTurn: turn.nextTurn,
+        ...(turn.sentHistory ? { sentHistory: turn.sentHistory } : {}),
         turn: result.state,
       },
       pending: result.pending!,

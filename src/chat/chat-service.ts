@@ -229,6 +229,7 @@ export function createChatService(options: ChatServiceOptions): ChatService {
         provider,
         signal: live.signal,
         emit,
+        sentHistory: state.sentHistory,
       });
       return runAgentStep(
         {
@@ -245,6 +246,7 @@ export function createChatService(options: ChatServiceOptions): ChatService {
           sources: SourceList.from(state.sources),
           toolCalls: state.toolCalls,
           nextTurn: state.nextTurn,
+          ...(state.sentHistory ? { sentHistory: state.sentHistory } : {}),
           stored,
           live,
           stream: listener.stream ?? false,
@@ -359,6 +361,7 @@ export function createChatService(options: ChatServiceOptions): ChatService {
           sources,
           toolCalls: [],
           nextTurn: stored?.nextTurn ?? 1,
+          ...(request.history ? { sentHistory: request.history } : {}),
           stored,
           live,
           stream: request.stream ?? false,

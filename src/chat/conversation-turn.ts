@@ -83,11 +83,13 @@ export interface ConversationTurn {
 export async function beginConversationTurn(options: ConversationTurnOptions): Promise<ConversationTurn> {
   const { store, conversationId, agentId, userId } = options;
   await options.afterTurn?.settled(options.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS);
-  const loaded = options.isNew ? null : await store.load(conversationId, agentId);
-  // Refused as another agent's would be: the reply does not tell that the id exists.
-  if (loaded && loaded.conversation.userId !== userId) throw new ConversationNotFoundError(conversationId, agentId);
-  if (!loaded && !options.isNew && (await store.ownedByOther(conversationId, agentId))) throw new ConversationNotFoundError(conversationId, agentId);
   const sent = options.sentHistory;
+  // With the client's history, the stored one is not read: only whose conversation it is, and its turns' count.
+  const loaded = options.isNew || sent ? null : await store.load(conversationId, agentId);
+  const conversation = loaded ? loaded.conversation : sent && !options.isNew ? await store.get(conversationId, agentId) : null;
+  // Refused as another agent's would be: the reply does not tell that the id exists.
+  if (conversation && conversation.userId !== userId) throw new ConversationNotFoundError(conversationId, agentId);
+  if (!conversation && !options.isNew && (await store.ownedByOther(conversationId, agentId))) throw new ConversationNotFoundError(conversationId, agentId);
   const turns: HistoryTurn[] = groupTurns(sent ? numberedMessages(sent) : (loaded?.messages ?? []));
   const checkpoints = new Map<number, TurnCheckpoint>(sent ? [] : (loaded?.checkpoints ?? []).map((c) => [c.turn, c]));
   let summary: StructuralSummary | undefined = sent ? undefined : (loaded?.summary ?? undefined);
@@ -97,7 +99,8 @@ export async function beginConversationTurn(options: ConversationTurnOptions): P
   let fixedMeasured = 0;
 
   // Turns whose after-turn work was lost (a crash before it was written, an import without it).
-  if (loaded && loaded.messages.length > 0) options.afterTurn?.backfill({ loaded, turns: sent ? groupTurns(loaded.messages) : turns });
+  // (A conversation continued with the client's history is not read for it: its turns get their work as each is stored.)
+  if (loaded && turns.length > 0) options.afterTurn?.backfill({ loaded, turns });
 
   const compactionHook = (fixedTokens: number): AgentHooks => ({
     async beforeLlm(request) {
@@ -160,5 +163,5 @@ export async function beginConversationTurn(options: ConversationTurnOptions): P
     return appended.turn;
   }
 
-  return { history, turns, nextTurn: (loaded?.conversation.turnCount ?? 0) + 1, compactionHook, finish };
+  return { history, turns, nextTurn: (conversation?.turnCount ?? 0) + 1, compactionHook, finish };
 }

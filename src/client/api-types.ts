@@ -10543,7 +10543,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAiError"];
                 };
             };
-            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. No answer from the provider within LLM_TIMEOUT_MS. */
+            /** @description No answer from the provider within LLM_TIMEOUT_MS. */
             504: {
                 headers: {
                     [name: string]: unknown;

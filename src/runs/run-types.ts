@@ -1,5 +1,6 @@
 import type { AgentTurnState, PendingCalls } from '../llm/agent-loop.js';
 import type { AgentSettings } from '../agents/agent-config.js';
+import type { ChatMessage } from '../llm/messages.js';
 import type { Source } from '../retrieval/source.js';
 
 export const RUN_STATUSES = ['running', 'requires_action', 'requires_approval', 'completed', 'failed', 'cancelled', 'expired'] as const;
@@ -71,6 +72,8 @@ export interface RunState {
   clientTools: ClientToolDeclaration[];
   /** The number the turn will most likely be stored under (tools' memory history names it). */
   nextTurn: number;
+  /** The history the client sent (an OpenAI client's thread), which a resumed turn is sent again in place of the stored one. */
+  sentHistory?: ChatMessage[];
   turn: AgentTurnState;
   pending: PendingCalls;
   /** The last SSE event id sent, so a resumed stream goes on numbering. */

@@ -209,6 +209,60 @@ describe('POST /v1/chat/completions with the official openai client', () => {
     expect(again).toBeInstanceOf(OpenAI.ConflictError);
   });
 
+  it('resumes a streamed pause whose message had text, sending the client history again', async () => {
+    chatReplies = [
+      { kind: 'reply', content: 'Let me check. ', toolCalls: [{ id: 'call_7', name: 'get_weather', arguments: '{"city":"Bergen"}' }] },
+      reply.text('Rain in Bergen, as ever.'),
+    ];
+    const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } }];
+    // A thread begun before memrag saw it: its history is the client's alone.
+    const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
+      { role: 'user', content: 'I am flying to Bergen tomorrow.' },
+      { role: 'assistant', content: 'Have a good trip!' },
+      { role: 'user', content: 'What is the weather there?' },
+    ];
+    const stream = client.chat.completions.stream({ model: 'memrag', user: 'ada', messages, tools });
+    const paused = await stream.finalChatCompletion();
+    expect(paused.choices[0]).toMatchObject({ finish_reason: 'tool_calls', message: { content: 'Let me check. ', tool_calls: [{ id: 'call_7' }] } });
+    messages.push(paused.choices[0]!.message as OpenAI.Chat.Completions.ChatCompletionMessageParam, {
+      role: 'tool',
+      tool_call_id: 'call_7',
+      content: '{"sky":"rain"}',
+    });
+    const answered = await client.chat.completions.create({ model: 'memrag', user: 'ada', messages, tools });
+    expect(answered.choices[0]!.message.content).toBe('Rain in Bergen, as ever.');
+    const resumed = chatRequests()[1]!.body.messages.map((m) => String(m.content ?? ''));
+    expect(resumed).toContain('I am flying to Bergen tomorrow.');
+    expect(resumed).toContain('Have a good trip!');
+
+    // Another user cannot answer that thread's calls, even naming its conversation.
+    chatReplies = [reply.toolCalls([{ id: 'call_8', name: 'get_weather', arguments: '{}' }])];
+    const again = await client.chat.completions.create({ model: 'memrag', user: 'ada', messages: [{ role: 'user', content: 'And in Oslo?' }], tools });
+    const conversationId = (again as unknown as { memrag: { conversationId: string } }).memrag.conversationId;
+    const intruder = await client.chat.completions
+      .create(
+        {
+          model: 'memrag',
+          user: 'eve',
+          messages: [{ role: 'user', content: 'And in Oslo?' }, again.choices[0]!.message, { role: 'tool', tool_call_id: 'call_8', content: '{}' }],
+          tools,
+        },
+        { headers: { 'X-Memrag-Conversation-Id': conversationId } },
+      )
+      .catch((e: unknown) => e);
+    expect(intruder).toBeInstanceOf(OpenAI.ConflictError);
+  });
+
+  it('tells an OpenAI client, in words, of a turn that waits for approval', async () => {
+    await call(app, 'POST', '/v1/agents', { id: 'careful', name: 'Careful', approval: { tools: ['delete_memory'] } });
+    chatReplies = [reply.toolCalls([{ id: 'd1', name: 'delete_memory', arguments: '{"key":"tea"}' }])];
+    const waiting = await client.chat.completions.create({ model: 'memrag:careful', messages: [{ role: 'user', content: 'Forget my tea.' }] });
+    const { memrag } = waiting as unknown as { memrag: { status: string; runId: string } };
+    expect(memrag.status).toBe('requires_approval');
+    expect(waiting.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: expect.stringContaining(`/v1/runs/${memrag.runId}/approvals`) } });
+    expect(waiting.choices[0]!.message.tool_calls).toBeUndefined();
+  });
+
   it('lists the agents as models, and refuses an unknown model with 404 in OpenAI shape', async () => {
     await call(app, 'POST', '/v1/agents', { id: 'support', name: 'Support' });
     const models = await client.models.list();

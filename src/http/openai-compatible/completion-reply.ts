@@ -10,10 +10,20 @@ export interface CompletionIdentity {
 
 type FinishReason = 'stop' | 'length' | 'tool_calls';
 
-/** The assistant message a reply leaves the client holding, as it will send it back. */
+/**
+ * The assistant message a reply leaves the client holding, as it will send it back: a stream's
+ * client holds the text it was streamed (a model may write before it calls a tool, or between
+ * the built-in tools it calls), a JSON client the answer.
+ */
 export function replyMessage(reply: TurnReply, streamedText?: string): CompletionMessage {
   if (reply.status === 'completed') return { role: 'assistant', content: streamedText ?? reply.answer };
-  return { role: 'assistant', content: null, tool_calls: reply.requiredAction?.toolCalls ?? [] };
+  if (reply.status === 'requires_approval') return { role: 'assistant', content: approvalNotice(reply.runId) };
+  return { role: 'assistant', content: streamedText || null, tool_calls: reply.requiredAction?.toolCalls ?? [] };
+}
+
+/** What an OpenAI client is told of a turn that waits for a person: OpenAI's shapes have no word for it. */
+export function approvalNotice(runId: string): string {
+  return `This turn waits for a person to approve a tool call: decide with POST /v1/runs/${runId}/approvals.`;
 }
 
 export function finishReasonOf(reply: TurnReply): FinishReason {
@@ -46,7 +56,7 @@ export function completionOf(reply: TurnReply, identity: CompletionIdentity) {
           role: 'assistant' as const,
           content: typeof message.content === 'string' ? message.content : null,
           refusal: null,
-          ...(message.role === 'assistant' && message.tool_calls ? { tool_calls: message.tool_calls } : {}),
+          ...(message.role === 'assistant' && message.tool_calls?.length ? { tool_calls: message.tool_calls } : {}),
         },
         finish_reason: finishReasonOf(reply),
         logprobs: null,

@@ -3,7 +3,7 @@ import { streamSSE } from 'hono/streaming';
 import type { ChatEvent, ChatListener, TurnReply } from '../../chat/chat-service.js';
 import type { Logger } from '../../observability/logger.js';
 import { errorReplyFor } from '../error-mapping.js';
-import { type CompletionIdentity, chunkOf, finishReasonOf, memragField, usageOf } from './completion-reply.js';
+import { type CompletionIdentity, approvalNotice, chunkOf, finishReasonOf, memragField, usageOf } from './completion-reply.js';
 import { openAiErrorOf } from './openai-error.js';
 
 export interface CompletionStreamOptions {
@@ -43,6 +43,8 @@ export function streamCompletion(c: Context, logger: Logger, options: Completion
       if (reply.status === 'requires_action') {
         const calls = reply.requiredAction?.toolCalls ?? [];
         send(chunkOf(identity, { tool_calls: calls.map((call, index) => ({ index, ...call })) }));
+      } else if (reply.status === 'requires_approval') {
+        send(chunkOf(identity, { content: approvalNotice(reply.runId) }));
       }
       await options.onReply(reply, streamed);
       send({ ...chunkOf(identity, {}, finishReasonOf(reply)), memrag: memragField(reply) });

@@ -222,7 +222,7 @@ function errorsOf(route: RouteConfig, own: StatusError[], options: OpenApiDocume
     });
   }
   // The chat bounds its own model calls; its streams are never cut by the request timeout.
-  if (isApi && options.requestTimeout && route.path !== '/v1/chat') {
+  if (isApi && options.requestTimeout && route.path !== '/v1/chat' && route.path !== '/v1/chat/completions') {
     common.push({ status: 504, codes: ['request_timeout'], description: 'Not done within REQUEST_TIMEOUT_MS; the work was aborted.' });
   }
   common.push({ status: 500, codes: ['internal_error'], description: 'An unexpected failure; the cause is in the server log.' });

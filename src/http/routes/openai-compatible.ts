@@ -122,7 +122,9 @@ export function createOpenAiCompatibleRoutes(ctx: AppContext): ApiRoutes {
     let run: (listener: ChatListener) => Promise<TurnReply>;
     if (turn.toolOutputs) {
       const runId = conversationId ? await runs.waitingIn(conversationId) : null;
-      if (!runId)
+      // Another agent's or user's run (a conversation named by header) is refused as none would be.
+      const waiting = runId ? await runs.get(runId) : null;
+      if (!runId || waiting?.agentId !== agentId || waiting.userId !== userId)
         throw new RunConflictError(
           'run_not_waiting',
           'No turn of this thread waits for these tool results: they answer no call this server made, or the run expired',
@@ -144,10 +146,13 @@ export function createOpenAiCompatibleRoutes(ctx: AppContext): ApiRoutes {
     }
 
     // The client will send these messages back, and its new turn after them: the key finds this conversation then.
+    // Not marking only costs the thread its conversation (its next turn starts another); the turn is stored and answered.
     const markThread = async (reply: TurnReply, streamedText?: string) => {
       if (reply.status === 'requires_approval') return;
       const held: CompletionMessage[] = [...nonSystem, replyMessage(reply, streamedText)];
-      await runs.markThread(reply.runId, threadKey(agentId, userId, held));
+      await runs.markThread(reply.runId, threadKey(agentId, userId, held)).catch((err: unknown) => {
+        ctx.logger.warn({ err, runId: reply.runId }, 'the thread key of a completion could not be stored');
+      });
     };
     const identity = { id: `chatcmpl-${randomUUID()}`, created: Math.floor(Date.now() / 1000), model: body.model };
     if (body.stream !== true) {
