@@ -3,6 +3,7 @@ import type { BackgroundTasks } from '../background/background-tasks.js';
 import type { CompactionSettings } from '../compaction/compaction-config.js';
 import type { CompletedTurn } from '../compaction/turn-checkpoint.js';
 import type { ConversationStore, LoadedConversation } from './conversation-types.js';
+import { MEMRAG_CONVERSATION_ID, MEMRAG_HOOK_NAME, MEMRAG_TENANT_ID, MEMRAG_TURN, withSpan } from '../observability/tracing.js';
 
 /** The conversation a turn belongs to, and what its hooks may use. */
 export interface TurnScope {
@@ -80,6 +81,13 @@ export interface AfterTurnHooks {
 export function createAfterTurnHooks(hooks: readonly AfterTurnHook[], tasks: BackgroundTasks): AfterTurnHooks {
   const turnKey = (hook: AfterTurnHook, conversationId: string, turn: number) => `${hook.name}:${conversationId}:${turn}`;
   const shaping = hooks.filter((hook) => hook.shapesPrompt).map((hook) => hook.name);
+  // A span per hook and turn (`after_turn <hook>`), in the trace of the request that stored the turn (its span has usually ended by then).
+  const runHook = (hook: AfterTurnHook, turn: AfterTurn) =>
+    withSpan(
+      `after_turn ${hook.name}`,
+      { [MEMRAG_HOOK_NAME]: hook.name, [MEMRAG_TENANT_ID]: turn.tenantId, [MEMRAG_CONVERSATION_ID]: turn.conversationId, [MEMRAG_TURN]: turn.turn.turn },
+      () => hook.run(turn),
+    );
 
   return {
     forConversation(scope) {
@@ -87,7 +95,7 @@ export function createAfterTurnHooks(hooks: readonly AfterTurnHook[], tasks: Bac
       return {
         completed(turn) {
           for (const hook of hooks) {
-            tasks.run(turnKey(hook, conversationId, turn.turn), (signal) => hook.run({ ...scope, turn, signal }));
+            tasks.run(turnKey(hook, conversationId, turn.turn), (signal) => runHook(hook, { ...scope, turn, signal }));
           }
         },
         backfill(conversation) {
@@ -99,7 +107,7 @@ export function createAfterTurnHooks(hooks: readonly AfterTurnHook[], tasks: Bac
               const turns = missing(conversation).filter((t) => !tasks.has(turnKey(hook, conversationId, t.turn)));
               for (const turn of turns) {
                 if (signal.aborted) return;
-                await hook.run({ ...scope, turn, signal });
+                await runHook(hook, { ...scope, turn, signal });
               }
             });
           }

@@ -4,7 +4,7 @@ import type { Db } from '../db/database.js';
 import { jobDuration, jobFailures } from '../observability/job-metrics.js';
 import type { Logger } from '../observability/logger.js';
 import { type Span, SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { MEMRAG_JOB_ATTEMPT, MEMRAG_JOB_ID, MEMRAG_JOB_KIND, MEMRAG_JOB_OUTCOME, MEMRAG_TENANT_ID, withSpan } from '../observability/tracing.js';
+import { MEMRAG_JOB_ATTEMPT, MEMRAG_JOB_ID, MEMRAG_JOB_KIND, MEMRAG_JOB_OUTCOME, MEMRAG_TENANT_ID, recordFailure, withSpan } from '../observability/tracing.js';
 import type { JobLeases } from './job-leases.js';
 import { type ClaimedJob, type JobError, JobLeaseLostError, type JobProgress, PermanentJobError, SYSTEM_TENANT_ID } from './job-types.js';
 
@@ -178,7 +178,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
       const error: JobError = permanent ?? { code: 'transient', message: (err as Error)?.message ?? String(err) };
       const retryInMs = permanent ? undefined : Math.min(60_000, options.retryBaseMs * 2 ** (job.attempt - 1));
       const retried = retryInMs !== undefined && job.attempt < job.maxAttempts;
-      span.recordException(err instanceof Error ? err : String(err));
+      recordFailure(span, err);
       span.setAttribute('error.type', error.code);
       if (!permanent) logger.warn({ err, jobId: job.id, attempt: job.attempt, retried }, 'job attempt failed');
       // A tenant's corrupt file is its client's to read in the job; the store's own upkeep failing

@@ -397,7 +397,8 @@ function runTool(call: ToolCall, ctx: ToolRunContext): Promise<ToolResult> {
     // A failed call is a result the model reads, not a throw: the span says it failed all the same.
     if (result.isError) {
       span.setAttribute('error.type', 'tool_error');
-      span.setStatus({ code: SpanStatusCode.ERROR, message: result.content.slice(0, 200) });
+      // Not the result's text: it may quote the model's arguments, and spans carry no content.
+      span.setStatus({ code: SpanStatusCode.ERROR, message: 'tool_error' });
     }
     for (const hook of ctx.hooks) await hook.afterTool?.(call, result);
     ctx.onEvent?.({ type: 'tool_end', call, result, iteration: ctx.iteration });

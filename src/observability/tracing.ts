@@ -5,7 +5,7 @@ import { context, isSpanContextValid, trace } from '@opentelemetry/api';
  * through `@opentelemetry/api` alone, a no-op until otel-setup.ts registers a provider (only when
  * an OTLP endpoint is configured). docs/operations.md, "OpenTelemetry", lists the spans.
  */
-export { withSpan, failSpan, tracer } from '../util/spans.js';
+export { withSpan, failSpan, recordFailure, tracer } from '../util/spans.js';
 export * from '../llm/gen-ai-attributes.js';
 
 // HTTP semantic conventions (stable).

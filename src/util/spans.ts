@@ -36,15 +36,26 @@ export async function withSpan<T>(name: string, attributes: Attributes, fn: (spa
   });
 }
 
-/** Marks `span` failed by `err`: the exception recorded, the status an error, `error.type` its class. */
+/**
+ * Marks `span` failed by `err`: an exception event with the error's class and stack, the status an
+ * error, `error.type` its class. The message is left out: errors quote what they failed on (a
+ * duplicate key's value, a line of a user's file), and spans must carry no content. The log line
+ * of the failure has it, under the same request id, which is the trace id.
+ */
 export function failSpan(span: Span, err: unknown): void {
-  if (!span.isRecording()) return;
-  if (err instanceof Error) {
-    span.recordException(err);
-    span.setAttribute('error.type', err.name);
-  } else {
-    span.recordException(String(err));
-    span.setAttribute('error.type', '_OTHER');
-  }
-  span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
+  recordFailure(span, err);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: errorType(err) });
 }
+
+/** Records `err` on `span` as failSpan does, its class and stack without its message, leaving the status as it is. */
+export function recordFailure(span: Span, err: unknown): void {
+  if (!span.isRecording()) return;
+  const type = errorType(err);
+  span.recordException({ name: type, message: type, ...(err instanceof Error && err.stack ? { stack: withoutMessage(err) } : {}) });
+  span.setAttribute('error.type', type);
+}
+
+const errorType = (err: unknown) => (err instanceof Error ? err.name : '_OTHER');
+
+/** The stack's frames, without its first line (which repeats the message). */
+const withoutMessage = (err: Error) => [err.name, ...(err.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line))].join('\n');

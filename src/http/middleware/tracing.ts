@@ -10,6 +10,7 @@ import {
   URL_SCHEME,
   USER_AGENT_ORIGINAL,
   failSpan,
+  recordFailure,
   tracer,
 } from '../../observability/tracing.js';
 import { routeOf } from './request-logging.js';
@@ -79,5 +80,5 @@ function describeResponse(span: Span, c: Context<ApiEnv>): void {
       span.setAttribute('error.type', String(status));
       span.setStatus({ code: SpanStatusCode.ERROR });
     }
-  } else if (c.error) span.recordException(c.error);
+  } else if (c.error) recordFailure(span, c.error);
 }
