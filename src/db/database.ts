@@ -12,6 +12,7 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { dropConnectionsWhoseQueryTimesOut } from './drop-timed-out-connections.js';
 import { openInMemoryPglite } from './in-memory-pglite.js';
+import { yieldBeforeStatements } from './pglite-fair-turns.js';
 import { initPgliteDirectory } from './pglite-initdb.js';
 import { reportPoolWaits } from './pool-wait.js';
 import { releaseClientsWhoseBeginFails } from './release-on-failed-begin.js';
@@ -115,6 +116,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
   const migrate = (client: PGlite) => migratePglite(drizzlePglite(client, { schema }), { migrationsFolder });
   const client = dataDir ? await openPgliteDirectory(dataDir) : await openInMemoryPglite(migrate);
   if (dataDir) await migrate(client);
+  yieldBeforeStatements(client);
   const db = drizzlePglite(client, { schema });
   await bindPgliteVectorsAsBinary(client);
   // PGlite has no autovacuum, so nothing would ever gather planner statistics: every table would

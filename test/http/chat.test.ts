@@ -287,6 +287,8 @@ describe('POST /v1/chat without an LLM', () => {
     ]);
     expect(knowledge.calls[0]?.options).toMatchObject({ tagsAny: ['docs'], topK: 5 });
 
+    // The first turn is recalled once it is indexed, after its reply.
+    await ctx.backgroundTasks.whenIdle();
     const none = await call(app, 'POST', '/v1/chat', { message: 'zebra migration patterns' });
     // Only the first turn is recalled, and it answers nothing about zebras: declined, the turn named as the closest source.
     expect(none.body).toMatchObject({ answer: expect.stringMatching(/^Nothing in the memories or documents answers/), citations: [{ kind: 'turn' }] });
