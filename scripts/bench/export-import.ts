@@ -106,7 +106,7 @@ async function run(driver: string, env: Record<string, string>) {
     /** One import, within the request or as a job followed to its end: its report, and how long the request took to answer. */
     const importOnce = async (): Promise<{ report: ImportReport; answerMs: number; progressSeen: number }> => {
       const posted = performance.now();
-      const res = await app.request(`/v1/import${AS_JOB ? '?async=true' : ''}`, {
+      const res = await app.request(`/v1/import?async=${AS_JOB ? 'true' : 'false'}`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-ndjson' },
         body: exported,

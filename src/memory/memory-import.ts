@@ -49,14 +49,54 @@ export function createMemoryImporter(options: MemoryImporterOptions) {
     return new Set(rows.map((r) => JSON.stringify([r.agentId, r.userId, r.key])));
   }
 
+  /**
+   * Vectors of the records the caller said come next, by text, embedded while the batch before
+   * them is written: the embedder works in its own threads, so the two overlap. An entry is taken
+   * by the batch that uses it; one whose embedding failed is embedded again there.
+   */
+  const ahead = new Map<string, Promise<number[] | undefined>>();
+  /** The look-ahead's key lookup, awaited before a batch reads `ahead`, so no text is embedded twice. */
+  let lookingAhead: Promise<void> = Promise.resolve();
+
+  function embedAhead(records: readonly ExportedMemory[]): void {
+    const previous = lookingAhead;
+    lookingAhead = (async () => {
+      await previous;
+      // As importMemories does: keys the tenant holds cost no embedder time, so a second import stays cheap.
+      const present = await existingKeys(db, records);
+      const texts = [...new Set(records.filter((m) => !present.has(scopeKey(m))).map((m) => m.content))].filter((t) => !ahead.has(t));
+      if (texts.length === 0) return;
+      const vectors = embedder.embed(texts);
+      texts.forEach((text, i) =>
+        ahead.set(
+          text,
+          vectors.then(
+            (v) => v[i],
+            () => undefined,
+          ),
+        ),
+      );
+    })().catch(() => {});
+  }
+
+  async function vectorsOf(texts: readonly string[]): Promise<number[][]> {
+    await lookingAhead;
+    const found = await Promise.all(texts.map((t) => ahead.get(t)));
+    for (const t of texts) ahead.delete(t);
+    const missing = texts.filter((_, i) => found[i] === undefined);
+    const embedded = missing.length > 0 ? await embedder.embed(missing) : [];
+    if (embedded.length !== missing.length) throw new Error(`embedder ${embedder.id} returned ${embedded.length} vectors for ${missing.length} texts`);
+    let next = 0;
+    return found.map((vector) => vector ?? embedded[next++]!);
+  }
+
   async function importMemories(records: readonly ExportedMemory[]): Promise<MemoryImportResult> {
     const seen = new Set<string>();
     const unique = records.filter((m) => !seen.has(scopeKey(m)) && seen.add(scopeKey(m)));
     // Looked up before embedding, so a second import of a file costs no embedder time.
     const present = await existingKeys(db, unique);
     const fresh = unique.filter((m) => !present.has(scopeKey(m)));
-    const vectors = fresh.length > 0 ? await embedder.embed(fresh.map((m) => m.content)) : [];
-    if (vectors.length !== fresh.length) throw new Error(`embedder ${embedder.id} returned ${vectors.length} vectors for ${fresh.length} texts`);
+    const vectors = fresh.length > 0 ? await vectorsOf(fresh.map((m) => m.content)) : [];
     const written = fresh.length === 0 ? { imported: 0, historyEvents: 0 } : await index.write(db, tenantId, true, (tx) => write(tx, fresh, vectors));
     return { ...written, skipped: records.length - written.imported };
   }
@@ -153,7 +193,7 @@ export function createMemoryImporter(options: MemoryImporterOptions) {
     return { imported: rows.length, historyEvents: events.length };
   }
 
-  return { import: importMemories };
+  return { import: importMemories, embedAhead };
 }
 
 export type MemoryImporter = ReturnType<typeof createMemoryImporter>;

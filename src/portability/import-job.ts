@@ -97,6 +97,7 @@ export function importJobHandler(options: ImportJobOptions): JobHandler {
     try {
       for (let start = resumed?.done ?? 0; start < items.length; start += IMPORT_MEMORY_BATCH) {
         const batch = items.slice(start, start + IMPORT_MEMORY_BATCH);
+        importer.lookAhead(recordsOf(items.slice(start + IMPORT_MEMORY_BATCH, start + 2 * IMPORT_MEMORY_BATCH)));
         for (const item of batch) {
           if ('error' in item) {
             importer.fail(item.line, item.error);
@@ -120,6 +121,11 @@ export function importJobHandler(options: ImportJobOptions): JobHandler {
       if (wrote) await options.afterBulkWrite?.();
     }
   };
+}
+
+/** The items read as records, the refused ones left out. */
+export function recordsOf(items: readonly ImportItem[]): ExportRecord[] {
+  return items.flatMap((item) => ('record' in item ? [item.record] : []));
 }
 
 function parseItems(content: string): ImportItem[] {

@@ -166,6 +166,14 @@ export function createTenantImport(
       else if (record.type === 'agent') await agent(line, record);
       else await document(line, record);
     },
+    /**
+     * Says which records come after the ones added so far: their memories are embedded while the
+     * current batch is written (the embedder works in its own threads), not after it.
+     */
+    lookAhead(records: readonly ExportRecord[]): void {
+      const next = records.flatMap((record) => (record.type === 'memory' ? [record] : []));
+      if (next.length > 0) memories.embedAhead(next.map(({ type: _type, ...memory }) => memory));
+    },
     /** Writes the memories pending in the current batch now. */
     flush,
     async finish(): Promise<ImportReport> {

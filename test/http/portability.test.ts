@@ -284,16 +284,17 @@ describeOnDrivers('POST /v1/import as a job', (driver) => {
   let app: Hono;
   let release: (() => Promise<void>) | undefined;
   let validator: DocumentValidator;
-  // Slow enough that a poll sees the job between batches; `failOnCall` fails one embedder call, once.
+  // Slow enough that a poll sees the job between batches; calls `failFrom` to `failTo` fail (an outage).
   const hash = createHashEmbedder(64);
   const embedder = {
     ...hash,
     id: hash.id,
     calls: 0,
-    failOnCall: 0,
+    failFrom: 0,
+    failTo: 0,
     async embed(texts: string[]) {
       embedder.calls += 1;
-      if (embedder.calls === embedder.failOnCall) throw new Error('the embedder is unavailable (injected)');
+      if (embedder.calls >= embedder.failFrom && embedder.calls <= embedder.failTo) throw new Error('the embedder is unavailable (injected)');
       await new Promise((r) => setTimeout(r, 40));
       return hash.embed(texts);
     },
@@ -407,16 +408,21 @@ describeOnDrivers('POST /v1/import as a job', (driver) => {
   });
 
   it('resumes a job whose attempt failed mid-way after its last recorded batch, with the same report', async () => {
+    // Each batch's texts are embedded while the batch before is written: calls 1 and 2 embed batches
+    // 1 (ahead) and 0, call 3 batch 2 ahead, call 4 batch 3 ahead. The outage fails 3 and 4, and
+    // call 5, batch 2 embedded again in its turn: the attempt fails after two batches.
     embedder.calls = 0;
-    embedder.failOnCall = 3;
+    embedder.failFrom = 3;
+    embedder.failTo = 5;
     const res = await send(ALPHA_KEY, 'POST', '/v1/import?async=true', fileOf('ivan', 450));
     expect(res.status).toBe(202);
     const job = await settled(ALPHA_KEY, res.body.job.id);
-    embedder.failOnCall = 0;
+    embedder.failFrom = embedder.failTo = 0;
     expect(job).toMatchObject({ status: 'succeeded', attempt: 2, error: null });
     // Exact counts: the two batches written before the failure are not imported again (nor counted as skipped).
     expect(job.result).toEqual({ imported: { ...NONE, memories: 450 }, skipped: 0, errors: [] });
-    expect(embedder.calls).toBe(6);
+    // The second attempt: batch 3 ahead, batch 2, batch 4 ahead.
+    expect(embedder.calls).toBe(8);
     expect(await countMemories('alpha', 'ivan')).toBe(450);
   });
 

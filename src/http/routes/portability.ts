@@ -5,8 +5,8 @@ import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, type ExportRecord } from '../../portability/export-lines.js';
 import { fromMem0 } from '../../portability/mem0-memories.js';
-import { type ImportItem, SYNC_IMPORT_MAX_RECORDS, queueImport } from '../../portability/import-job.js';
-import { type ImportReport, createTenantImport } from '../../portability/tenant-import.js';
+import { type ImportItem, SYNC_IMPORT_MAX_RECORDS, queueImport, recordsOf } from '../../portability/import-job.js';
+import { IMPORT_MEMORY_BATCH, type ImportReport, createTenantImport } from '../../portability/tenant-import.js';
 import { tenantExport } from '../../portability/tenant-export.js';
 import type { ApiEnv } from '../api-env.js';
 import { invalidJson, validationError } from '../errors.js';
@@ -198,7 +198,12 @@ export function createPortabilityRoutes(ctx: AppContext): ApiRoutes {
       c.header('Location', `/v1/jobs/${job.id}`);
       return c.json({ job: jobView(job) }, 202);
     }
-    for (const item of items) if (!('error' in item)) await importer.add(item.line, item.record);
+    const records = items.flatMap((item) => ('record' in item ? [item] : []));
+    for (const [i, { line, record }] of records.entries()) {
+      // At each batch's start, the next batch's memories start embedding while this one is written.
+      if (i % IMPORT_MEMORY_BATCH === 0) importer.lookAhead(recordsOf(records.slice(i + IMPORT_MEMORY_BATCH, i + 2 * IMPORT_MEMORY_BATCH)));
+      await importer.add(line, record);
+    }
     const report: ImportReport = await importer.finish();
     return c.json(report, 200);
   });
