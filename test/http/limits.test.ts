@@ -87,6 +87,8 @@ describe('CORS', () => {
     expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
     expect(res.headers.get('access-control-allow-methods')).toContain('POST');
     expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization');
+    // A browser's OpenAI-compatible client may name the user and the conversation in headers.
+    expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('x-memrag-user-id');
     expect(res.headers.get('access-control-max-age')).toBe('600');
     expect(res.headers.get('vary')).toContain('Origin');
   });

@@ -24,7 +24,8 @@ export function corsFor(origins: readonly string[]): MiddlewareHandler | undefin
   return cors({
     origin: origins.includes('*') ? '*' : [...origins],
     allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
-    allowHeaders: ['Authorization', 'Content-Type', 'Accept', 'X-Request-Id'],
+    // The X-Memrag-* headers name the user and the conversation on the OpenAI-compatible routes.
+    allowHeaders: ['Authorization', 'Content-Type', 'Accept', 'X-Request-Id', 'X-Memrag-User-Id', 'X-Memrag-Conversation-Id'],
     // Without these a browser script cannot read the id to quote, or how long to back off.
     exposeHeaders: ['X-Request-Id', 'Retry-After'],
     maxAge: 600,
