@@ -1,33 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.js';
 import { queryRows } from '../../src/db/query-rows.js';
 import { ensureVectorSpace } from '../../src/db/vector-space.js';
-import type { ExportedMemory } from '../../src/memory/memory-export.js';
 import { createMemoryImporter } from '../../src/memory/memory-import.js';
 import { sql } from 'drizzle-orm';
+import { exportedMemory } from '../../testkit/exported-memory.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 import { describeOnDrivers } from '../support/database-drivers.js';
 
-const memory = (userId: string, i: number): ExportedMemory => ({
-  id: randomUUID(),
-  agentId: 'default',
-  userId,
-  key: `k-${i}`,
-  content: `${userId} keeps item ${i} in drawer ${i % 7}`,
-  tags: [],
-  metadata: {},
-  sources: [],
-  validFrom: null,
-  validUntil: null,
-  validTo: null,
-  expiresAt: null,
-  status: 'active',
-  quarantineReasons: [],
-  createdAt: '2024-01-01T00:00:00.000Z',
-  updatedAt: '2024-01-01T00:00:00.000Z',
-  history: [],
-});
+const memory = (userId: string, i: number) => exportedMemory(userId, i, `${userId} keeps item ${i} in drawer ${i % 7}`);
 
 /** Embedding the next batch while the current one is written: the same rows, each text embedded once. */
 describeOnDrivers('memory import look-ahead', (driver) => {

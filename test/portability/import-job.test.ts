@@ -7,28 +7,10 @@ import type { JobAttempt } from '../../src/jobs/job-runner.js';
 import { type ClaimedJob, JobLeaseLostError, type JobProgress } from '../../src/jobs/job-types.js';
 import type { ExportRecord } from '../../src/portability/export-lines.js';
 import { type ImportItem, importJobHandler } from '../../src/portability/import-job.js';
+import { exportedMemory } from '../../testkit/exported-memory.js';
 import { createTestContext } from '../http/http-test-context.js';
 
-const memory = (userId: string, i: number): ExportRecord => ({
-  type: 'memory',
-  id: randomUUID(),
-  agentId: 'default',
-  userId,
-  key: `k-${String(i).padStart(3, '0')}`,
-  content: `${userId} remembers item ${i}`,
-  tags: [],
-  metadata: {},
-  sources: [],
-  validFrom: null,
-  validUntil: null,
-  validTo: null,
-  expiresAt: null,
-  status: 'active',
-  quarantineReasons: [],
-  createdAt: '2024-01-01T00:00:00.000Z',
-  updatedAt: '2024-01-01T00:00:00.000Z',
-  history: [],
-});
+const memory = (userId: string, i: number): ExportRecord => ({ type: 'memory', ...exportedMemory(userId, i) });
 
 describe('the import job handler', () => {
   let ctx: AppContext;
