@@ -6,6 +6,8 @@ import { type CompletionMessage, textOf } from '../schemas/openai-schemas.js';
 export interface CompletionTurn {
   /** The system (and developer) messages: the turn's instructions in place of the agent's. */
   instructions: string | undefined;
+  /** Every message but the system ones, as the client sent them: what it holds, less the reply to come. */
+  sent: CompletionMessage[];
   /** The messages before the turn, system ones left out, as the client sent them: what its thread key hashes. */
   before: CompletionMessage[];
   /** The same, as the model is sent them. */
@@ -24,11 +26,11 @@ export interface CompletionTurn {
 export function readCompletionTurn(messages: readonly CompletionMessage[]): CompletionTurn {
   const system = messages.filter((m) => m.role === 'system' || m.role === 'developer');
   const instructions = system.length > 0 ? system.map((m) => textOf(m.content)).join('\n\n') : undefined;
-  const indexed = messages.map((message, index) => ({ message, index })).filter(({ message }) => message.role !== 'system' && message.role !== 'developer');
+  const indexed = messages.flatMap((message, index) => (isConversational(message) ? [{ message, index }] : []));
   const last = indexed.at(-1)!;
   if (last.message.role === 'user') {
     const before = indexed.slice(0, -1).map(({ message }) => message);
-    return { instructions, before, history: before.map(toChatMessage), question: textOf(last.message.content) };
+    return { instructions, sent: indexed.map(({ message }) => message), before, history: before.map(toChatMessage), question: textOf(last.message.content) };
   }
   let first = indexed.length - 1;
   while (first > 0 && indexed[first - 1]!.message.role === 'tool') first -= 1;
@@ -42,13 +44,18 @@ export function readCompletionTurn(messages: readonly CompletionMessage[]): Comp
   const before = indexed.slice(0, first).map(({ message }) => message);
   return {
     instructions,
+    sent: indexed.map(({ message }) => message),
     before,
     history: before.map(toChatMessage),
     toolOutputs: results.map(({ message }) => ({ toolCallId: (message as { tool_call_id: string }).tool_call_id, output: textOf(message.content) })),
   };
 }
 
-function toChatMessage(message: CompletionMessage): ChatMessage {
+type ConversationalMessage = Exclude<CompletionMessage, { role: 'system' | 'developer' }>;
+
+const isConversational = (message: CompletionMessage): message is ConversationalMessage => message.role !== 'system' && message.role !== 'developer';
+
+function toChatMessage(message: ConversationalMessage): ChatMessage {
   switch (message.role) {
     case 'user':
       return { role: 'user', content: textOf(message.content) };
@@ -60,7 +67,5 @@ function toChatMessage(message: CompletionMessage): ChatMessage {
       };
     case 'tool':
       return { role: 'tool', toolCallId: message.tool_call_id, content: textOf(message.content) };
-    default:
-      return { role: 'system', content: textOf(message.content) };
   }
 }

@@ -19,6 +19,7 @@ import { errorResponse, jsonBody, jsonReply } from '../openapi/route-responses.j
 import { agentIdSchema, userIdSchema } from '../schemas/memory-schemas.js';
 import {
   type CompletionMessage,
+  IGNORED_COMPLETION_PARAMETERS,
   completionChunkSchema,
   completionReplySchema,
   completionRequestSchema,
@@ -81,7 +82,7 @@ export function createOpenAiCompatibleRoutes(ctx: AppContext): ApiRoutes {
       'turn is stored in the conversation its messages continue (or the one `X-Memrag-Conversation-Id` names) for episodic recall ' +
       'and fact extraction. `tools` are client tools: a call comes back as `tool_calls` and the next request carries the results. ' +
       "`memrag: {citations, runId, conversationId}` rides beside OpenAI's fields. Streams `chat.completion.chunk` frames and " +
-      '`[DONE]` with `stream: true`. Parameters memrag does not use (`temperature`, `seed`, ...) are accepted and ignored.',
+      `\`[DONE]\` with \`stream: true\`. Parameters memrag does not use are accepted and ignored: ${IGNORED_COMPLETION_PARAMETERS.map((p) => `\`${p}\``).join(', ')}.`,
     request: { body: jsonBody(completionRequestSchema) },
     responses: {
       200: {
@@ -113,7 +114,6 @@ export function createOpenAiCompatibleRoutes(ctx: AppContext): ApiRoutes {
     const turn = readCompletionTurn(body.messages);
     const chat = ctx.chat.forTenant(tenantId);
     const runs = ctx.runs.forTenant(tenantId);
-    const nonSystem = body.messages.filter((m) => m.role !== 'system' && m.role !== 'developer');
     const conversationId =
       headerOf(c, CONVERSATION_HEADER, z.uuid()) ??
       (turn.before.length > 0 ? await runs.conversationOfThread(threadKey(agentId, userId, turn.before), agentId, userId) : null) ??
@@ -149,7 +149,7 @@ export function createOpenAiCompatibleRoutes(ctx: AppContext): ApiRoutes {
     // Not marking only costs the thread its conversation (its next turn starts another); the turn is stored and answered.
     const markThread = async (reply: TurnReply, streamedText?: string) => {
       if (reply.status === 'requires_approval') return;
-      const held: CompletionMessage[] = [...nonSystem, replyMessage(reply, streamedText)];
+      const held: CompletionMessage[] = [...turn.sent, replyMessage(reply, streamedText)];
       await runs.markThread(reply.runId, threadKey(agentId, userId, held)).catch((err: unknown) => {
         ctx.logger.warn({ err, runId: reply.runId }, 'the thread key of a completion could not be stored');
       });
