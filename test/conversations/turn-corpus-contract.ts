@@ -12,6 +12,7 @@ import type { Database } from '../../src/db/database.js';
 import { queryRows } from '../../src/db/query-rows.js';
 import { ensureVectorSpace } from '../../src/db/vector-space.js';
 import { defaultAnalyzer } from '../../src/retrieval/bm25/analyzer.js';
+import { InMemoryBm25Index } from '../../src/retrieval/bm25/bm25.js';
 import { dateInWords } from '../../src/text/date-in-words.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 import type { DatabaseDriver } from '../support/database-drivers.js';
@@ -232,6 +233,63 @@ export function turnCorpusContract(driver: DatabaseDriver) {
       }
       expect((await acme.store.load(imported.id, 'imma'))!.indexedTurns).toEqual([1, 2]);
       await expectIndexExact('acme');
+    });
+
+    it('scores a user’s turns as BM25 over the whole tenant, by probes of few turns and by postings read', async () => {
+      const probes = tenant('probes');
+      const at = (minute: number) => new Date(Date.UTC(2025, 4, 1, 9, minute)).toISOString();
+      const turnsOf = (count: number, zebras: number) =>
+        Array.from({ length: count }, (_, i) => ({
+          question: `apple ${i % 3 === 0 ? 'pie' : 'juice'} ${i < zebras ? 'zebra' : 'lion'} number ${i}`,
+          answer: `apple answer ${i}`,
+          at: at(i),
+        }));
+      await probes.store.import(exported('zoo', turnsOf(3, 1)), 'zoo', 'few');
+      await probes.store.import(exported('zoo', turnsOf(20, 2)), 'zoo', 'many');
+      await probes.store.import(exported('zoo', turnsOf(20, 0)), 'zoo', 'many');
+      const rows = await queryRows<{
+        id: string;
+        at_ms: number;
+        before: string;
+        question: string;
+        answer: string;
+        after: string;
+        facts: string;
+        user_id: string;
+      }>(
+        db(),
+        sql`SELECT id::text AS id, (extract(epoch FROM at) * 1000)::float8 AS at_ms, before, question, answer, after, facts, user_id FROM turns WHERE tenant_id = 'probes'`,
+      );
+      const reference = new InMemoryBm25Index();
+      for (const row of rows) reference.add(row.id, turnBm25Text({ ...row, at: new Date(Number(row.at_ms)) }));
+      const userOf = new Map(rows.map((r) => [r.id, r.user_id]));
+      const idOf = new Map<string, string>();
+      for (const r of await queryRows<{ id: string; conversation_id: string; turn: number }>(
+        db(),
+        sql`SELECT id::text AS id, conversation_id::text AS conversation_id, turn FROM turns WHERE tenant_id = 'probes'`,
+      )) {
+        idOf.set(`${r.conversation_id}/${r.turn}`, r.id);
+      }
+      // Probed when turns x terms x PROBE_COST (10) is below the terms' document frequencies summed:
+      // 'apple' (in all 43 turns) and 'apple juice' (43 + 28) of 'few' (3 turns); the terms'
+      // postings read for 'many' (40 turns) and for 'zebra lion' (3 + 40 < 3 x 2 x 10).
+      for (const [query, userId] of [
+        ['apple', 'few'],
+        ['apple juice', 'few'],
+        ['apple', 'many'],
+        ['zebra lion', 'few'],
+        ['zebra pie', 'many'],
+      ] as const) {
+        const expected = reference
+          .search(query, { topK: 100 })
+          .filter((h) => userOf.get(h.id) === userId)
+          .map((h) => ({ id: h.id, score: h.score }));
+        const { hits } = await probes.search.search(query, { agentId: 'zoo', userId, mode: 'text', topK: 100, conversationDecay: 1 });
+        const actual = hits.map((h) => ({ id: idOf.get(`${h.conversationId}/${h.turn}`)!, score: h.score }));
+        expect(actual.map((h) => h.id).sort(), `${query} / ${userId}`).toEqual(expected.map((h) => h.id).sort());
+        const scoreOf = new Map(expected.map((h) => [h.id, h.score]));
+        for (const hit of actual) expect(hit.score, `${query} / ${userId}`).toBeCloseTo(scoreOf.get(hit.id)!, 9);
+      }
     });
 
     it('adds extracted facts to a turn’s BM25 keys, not its vector, once each', async () => {

@@ -12,7 +12,10 @@ export interface Bm25TableNames {
   documentColumn: string;
   /** The indexed row's id: deleting the row deletes its postings. */
   references: () => AnyPgColumn;
-  /** The postings' index by indexed row, which those deletes read. */
+  /**
+   * The postings' index by indexed row and term (their counts included), which those deletes read,
+   * and a search narrowed to a few rows probes for the query's terms.
+   */
   postingsByDocumentIndex: string;
   termStats: string;
   corpusStats: string;
@@ -39,7 +42,7 @@ export function bm25Tables(names: Bm25TableNames) {
       /** The row's length in terms, as its length column holds it: a search scores from the postings alone. */
       docLength: integer('doc_length').notNull(),
     },
-    (t) => [primaryKey({ columns: [t.tenantId, t.term, t.documentId] }), index(names.postingsByDocumentIndex).on(t.documentId)],
+    (t) => [primaryKey({ columns: [t.tenantId, t.term, t.documentId] }), index(names.postingsByDocumentIndex).on(t.documentId, t.term)],
   );
   const termStats = pgTable(
     names.termStats,

@@ -240,18 +240,19 @@ const WALK_MIN_SHARE = 0.05;
  * Below this many rows matching its filter, a search with no estimate of them scores only their
  * postings: at 21k turns (LongMemEval, one user's ~240 of them matching, a five-term question),
  * scoring every posting of the query's terms and then filtering took 21 ms, scoring the user's
- * only 9 ms (EXPLAIN ANALYZE on PostgreSQL, warm). Counting up to this many matches costs ~1 ms.
+ * only 9 ms (EXPLAIN ANALYZE on PostgreSQL, warm). Counted in the statement, up to this many.
  */
 const NARROW_MAX_ROWS = 5_000;
 
-/** Whether `where` matches fewer than `max` rows: a count that stops at `max`, read by the filter's index. */
-async function matchesFewerThan(db: Db, q: Bm25QueryOptions, max: number): Promise<boolean> {
-  const [row] = await queryRows<{ n: number }>(
-    db,
-    sql`SELECT count(*)::int AS n FROM (SELECT 1 FROM ${q.table} WHERE ${q.where} LIMIT ${sql.raw(String(max))}) capped`,
-  );
-  return Number(row?.n ?? 0) < max;
-}
+/**
+ * What one probe of the postings by row and term (a matching row, a query term) costs against
+ * reading one posting of the query's terms: the probes are taken when matching rows x terms x
+ * this is below the terms' document frequencies summed. At 20k turns (936k postings, `bench:load`'s
+ * 90-word vocabulary), a user's 200 turns and a five-term query: the 1,000 probes took 7.0 ms,
+ * reading the terms' 37k postings and keeping the user's took 22 ms (PostgreSQL, warm): ~7 µs a
+ * probe against ~0.6 µs a posting read.
+ */
+const PROBE_COST = 10;
 
 /**
  * The tenant's rows by BM25 over its postings and statistics, computed in the database; OR over
@@ -264,7 +265,8 @@ async function matchesFewerThan(db: Db, q: Bm25QueryOptions, max: number): Promi
  * are rows read, to apply the filter: down the score order when the filter is broad (by
  * `estimate`), or all matching rows joined at once when it is narrow or cannot be estimated. A
  * filter that cannot be estimated and matches few rows (`NARROW_MAX_ROWS`) is applied first
- * instead: only those rows' postings are scored.
+ * instead: only those rows' postings are scored, each row probed for the query's terms when that
+ * reads less than the terms' postings would (`PROBE_COST`).
  */
 export async function bm25Candidates(db: Db, t: Bm25IndexTables, tenantId: string, q: Bm25QueryOptions): Promise<Bm25Candidate[]> {
   if (q.terms.size === 0 || q.limit <= 0) return [];
@@ -274,44 +276,78 @@ export async function bm25Candidates(db: Db, t: Bm25IndexTables, tenantId: strin
   const total = sql`s.${id(t.totalColumn)}`;
   const doc = id(t.documentColumn);
   const limit = sql.raw(String(Math.trunc(q.limit)));
-  // Read by term first (the key's (tenant, term) prefix) and materialised: left to itself the
-  // planner may instead walk every row of the tenant and probe its postings, which is quadratic;
-  // it does so whenever statistics are missing, and PGlite never runs autovacuum's ANALYZE.
-  // `among`: only the postings of these rows are scored (the narrow shape below).
-  const scoredOver = (among: SQL) => sql`scored AS MATERIALIZED (
-      SELECT p.${doc} AS doc,
-        SUM(q.qtf * ln(1 + (${total} - t.df + 0.5::float8) / (t.df + 0.5::float8))
-          * p.tf * (${k1} + 1) / (p.tf + ${k1} * (1 - ${b} + ${b} * p.doc_length / (s.total_length::float8 / ${total})))) AS score
+  // The query's terms with their statistics, read once: the postings join these.
+  const weights = sql`weights AS MATERIALIZED (
+      SELECT q.term, q.qtf, t.df, ${total}::float8 AS total, s.total_length::float8 AS total_length
       FROM unnest(${textArray(terms)}, ${intArray(terms.map((term) => q.terms.get(term)!))}) AS q(term, qtf)
       JOIN ${id(t.corpusStats)} s ON s.tenant_id = ${tenantId} AND ${total} > 0${q.analyzerId === undefined ? sql`` : sql` AND s.analyzer_id = ${q.analyzerId}`}
       JOIN ${id(t.termStats)} t ON t.tenant_id = ${tenantId} AND t.term = q.term
-      JOIN ${id(t.postings)} p ON p.tenant_id = ${tenantId} AND p.term = q.term${among}
+    )`;
+  const score = sql`SUM(w.qtf * ln(1 + (w.total - w.df + 0.5::float8) / (w.df + 0.5::float8))
+          * p.tf * (${k1} + 1) / (p.tf + ${k1} * (1 - ${b} + ${b} * p.doc_length / (w.total_length / w.total))))`;
+  // Read by term first (the key's (tenant, term) prefix) and materialised: left to itself the
+  // planner may instead walk every row of the tenant and probe its postings, which is quadratic;
+  // it does so whenever statistics are missing, and PGlite never runs autovacuum's ANALYZE.
+  // `among`: only the postings of these rows are scored.
+  const scoredOver = (name: string, among: SQL) => sql`${sql.identifier(name)} AS MATERIALIZED (
+      SELECT p.${doc} AS doc, ${score} AS score
+      FROM weights w
+      JOIN ${id(t.postings)} p ON p.tenant_id = ${tenantId} AND p.term = w.term${among}
       GROUP BY p.${doc}
     )`;
-  const scored = scoredOver(sql``);
+  const scored = scoredOver('scored', sql``);
   const extra = q.columns ? sql`, ${q.columns}` : sql``;
   // Every matching row read once, joined to the scores: the planner's choice of join.
   const joined = (gate: SQL) => sql`SELECT scored.doc::text AS id, scored.score AS score${extra} FROM scored
     JOIN ${q.table} ON ${q.idColumn} = scored.doc
     WHERE ${gate}${q.where}
     ORDER BY scored.score DESC, scored.doc LIMIT ${limit}`;
-  let statement: SQL;
-  if (!q.estimate && q.narrows && (await matchesFewerThan(db, q, NARROW_MAX_ROWS))) {
-    // Few rows match (one user's turns in a tenant of many): only their postings are scored,
-    // rather than every posting of the query's terms in the tenant, then filtered.
-    const matching = sql`matching AS MATERIALIZED (SELECT ${q.idColumn} AS doc FROM ${q.table} WHERE ${q.where})`;
-    statement = sql`WITH ${matching}, ${scoredOver(sql` AND p.${doc} IN (SELECT doc FROM matching)`)}
-      SELECT top.doc::text AS id, top.score AS score${extra}
-      FROM (SELECT doc, score FROM scored ORDER BY score DESC, doc LIMIT ${limit}) top
+  // The best rows of scores computed over the matching rows alone, with their columns.
+  const bestOf = (scores: string, gate: SQL) => sql`SELECT top.doc::text AS id, top.score AS score${extra}
+      FROM (SELECT doc, score FROM ${sql.identifier(scores)} ORDER BY score DESC, doc LIMIT ${limit}) top
       JOIN ${q.table} ON ${q.idColumn} = top.doc
+      WHERE ${gate}
       ORDER BY top.score DESC, top.doc`;
+  let statement: SQL;
+  if (!q.estimate && q.narrows) {
+    // Three shapes behind one-time tests of the matching rows, counted up to NARROW_MAX_ROWS in the
+    // statement: few rows and rare enough terms, each row's postings of the query's terms probed
+    // by the (row, term) index; few rows, the terms' postings read and the rows' kept; many rows,
+    // every posting of the terms scored and the rows filtered after. The probe's subquery stays
+    // a subquery (OFFSET 0): a probe per row, whatever the statistics say.
+    const max = sql.raw(String(NARROW_MAX_ROWS));
+    statement = sql`WITH ${weights}, matching AS MATERIALIZED (SELECT ${q.idColumn} AS doc FROM ${q.table} WHERE ${q.where}),
+      plan AS MATERIALIZED (
+        SELECT c.n < ${max} AS narrow,
+          c.n < ${max} AND c.n * ${terms.length * PROBE_COST} < (
+            SELECT coalesce(sum(t.df), 0) FROM ${id(t.termStats)} t WHERE t.tenant_id = ${tenantId} AND t.term = ANY(${textArray(terms)})
+          ) AS probe
+        FROM (SELECT count(*) AS n FROM (SELECT 1 FROM matching LIMIT ${max}) capped) c
+      ),
+      ${scored},
+      ${scoredOver('scored_narrow', sql` AND p.${doc} IN (SELECT doc FROM matching)`)},
+      scored_probe AS MATERIALIZED (
+        SELECT p.${doc} AS doc, ${score} AS score
+        FROM matching m
+        CROSS JOIN LATERAL (
+          SELECT p.${doc}, p.term, p.tf, p.doc_length FROM ${id(t.postings)} p
+          WHERE p.${doc} = m.doc AND p.term = ANY(${textArray(terms)}) OFFSET 0
+        ) p
+        JOIN weights w ON w.term = p.term
+        GROUP BY p.${doc}
+      )
+      (${bestOf('scored_probe', sql`(SELECT probe FROM plan)`)})
+      UNION ALL
+      (${bestOf('scored_narrow', sql`(SELECT narrow AND NOT probe FROM plan)`)})
+      UNION ALL
+      (${joined(sql`NOT (SELECT narrow FROM plan) AND `)})`;
   } else if (!q.estimate) {
-    statement = sql`WITH ${scored} ${joined(sql``)}`;
+    statement = sql`WITH ${weights}, ${scored} ${joined(sql``)}`;
   } else {
     // Both shapes in one statement, each behind a one-time test of the estimate: the executor
     // runs only the one that passes. The walk's rows come in score order (a subquery keeps its
     // ORDER BY, and a nested loop keeps its outer side's), so its LIMIT stops the walk.
-    statement = sql`WITH ${scored},
+    statement = sql`WITH ${weights}, ${scored},
       walk AS MATERIALIZED (
         SELECT (${q.estimate})::float8 >= ${WALK_MIN_SHARE}::float8 * ${total} AS yes
         FROM ${id(t.corpusStats)} s WHERE s.tenant_id = ${tenantId}
