@@ -265,9 +265,8 @@ export function createRetrievalEngine(options: RetrievalEngineOptions): Retrieva
         span.setAttribute(name === 'vector' ? MEMRAG_RETRIEVAL_VECTOR_ROWS : MEMRAG_RETRIEVAL_TEXT_ROWS, rows.length);
         return rows;
       });
-    const findVector = async () => {
-      // Urgent: the search waits for it, where a write's vector only delays its own commit.
-      const vector = opts.vector ?? (await embedQuery(query, signal, true));
+    const findVector = async (queryVector: Promise<number[]>) => {
+      const vector = await queryVector;
       const repairOrder = mode === 'vector';
       let hits = await vectorCandidates(corpus, vector, filter, candidateK, opts.payload, repairOrder);
       // candidateK rows may fall in fewer than topK units, and a hit is a unit: widen once, so
@@ -279,20 +278,26 @@ export function createRetrievalEngine(options: RetrievalEngineOptions): Retrieva
       const { minScore } = opts;
       return minScore === undefined ? hits : hits.filter((h) => h.score >= minScore);
     };
-    const vectorSide = () => side('vector', findVector);
+    // Urgent: the search waits for it, where a write's vector only delays its own commit.
+    const queryVector = () => (opts.vector ? Promise.resolve(opts.vector) : embedQuery(query, signal, true));
     // A unit that is its own row brings its payload from either side; a passage's would be its first chunk's, not the one shown.
-    const textSide = () =>
-      mode === 'vector' ? Promise.resolve([]) : side('text', () => textCandidates(corpus, query, filter, candidateK, corpus.unit ? undefined : opts.payload));
+    const textSide = () => side('text', () => textCandidates(corpus, query, filter, candidateK, corpus.unit ? undefined : opts.payload));
     if (mode === 'text') return rankUnits(mode, [], await textSide(), opts.weights);
-    if (!concurrentReads) {
-      // One after the other: on PGlite the vector search's transaction holds the only connection.
-      const vectorHits = await vectorSide();
-      return rankUnits(mode, vectorHits, await textSide(), opts.weights);
+    if (mode === 'vector') return rankUnits(mode, await side('vector', () => findVector(queryVector())), [], opts.weights);
+    // The text side runs while the query is embedded (in the model's worker threads or a remote
+    // service). On a server pool the vector statement may run beside it on a second connection:
+    // a hybrid search then takes about as long as its slower side, not their sum.
+    const vector = queryVector();
+    if (concurrentReads) {
+      const [vectorHits, textHits] = await Promise.all([side('vector', () => findVector(vector)), textSide()]);
+      return rankUnits(mode, vectorHits, textHits, opts.weights);
     }
-    // On a server pool the two sides run on two connections at once: a hybrid search then takes
-    // about as long as its slower side, not their sum. The text side starts while the query is
-    // being embedded.
-    const [vectorHits, textHits] = await Promise.all([vectorSide(), textSide()]);
+    // On PGlite one connection runs one statement at a time: the text statement first, during
+    // the embedding, then the vector statement. A failed text side leaves the embedding to finish
+    // unobserved, so its own failure is not reported twice.
+    vector.catch(() => undefined);
+    const textHits = await textSide();
+    const vectorHits = await side('vector', () => findVector(vector));
     return rankUnits(mode, vectorHits, textHits, opts.weights);
   }
 
