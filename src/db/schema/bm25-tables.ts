@@ -14,7 +14,9 @@ export interface Bm25TableNames {
   references: () => AnyPgColumn;
   /**
    * The postings' index by indexed row and term (their counts included), which those deletes read,
-   * and a search narrowed to a few rows probes for the query's terms.
+   * and a search narrowed to a few rows probes for the query's terms. Its INCLUDE (tf, doc_length),
+   * which drizzle cannot declare, is in migration 0017's SQL: a migration generated over this index
+   * must keep it.
    */
   postingsByDocumentIndex: string;
   termStats: string;
