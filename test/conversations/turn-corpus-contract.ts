@@ -69,12 +69,9 @@ export function turnCorpusContract(driver: DatabaseDriver) {
       await database?.close();
     });
 
-    /**
-     * The BM25 index kept incrementally must equal one rebuilt from the rows (date, neighbours,
-     * question and answer): postings, document frequencies, lengths and totals, per tenant.
-     */
-    async function expectIndexExact(tenantId: string) {
-      const rows = await queryRows<{
+    /** A tenant's turns with what their BM25 text is made of (`turnBm25Text` of the row, `at` in ms). */
+    const indexedTurns = (tenantId: string) =>
+      queryRows<{
         id: string;
         at_ms: number;
         before: string;
@@ -83,10 +80,18 @@ export function turnCorpusContract(driver: DatabaseDriver) {
         after: string;
         facts: string;
         bm25_length: number | null;
+        user_id: string;
       }>(
         db(),
-        sql`SELECT id::text AS id, (extract(epoch FROM at) * 1000)::float8 AS at_ms, before, question, answer, after, facts, bm25_length FROM turns WHERE tenant_id = ${tenantId}`,
+        sql`SELECT id::text AS id, (extract(epoch FROM at) * 1000)::float8 AS at_ms, before, question, answer, after, facts, bm25_length, user_id FROM turns WHERE tenant_id = ${tenantId}`,
       );
+
+    /**
+     * The BM25 index kept incrementally must equal one rebuilt from the rows (date, neighbours,
+     * question and answer): postings, document frequencies, lengths and totals, per tenant.
+     */
+    async function expectIndexExact(tenantId: string) {
+      const rows = await indexedTurns(tenantId);
       const expected: string[] = [];
       const df = new Map<string, number>();
       let totalLength = 0;
@@ -247,19 +252,7 @@ export function turnCorpusContract(driver: DatabaseDriver) {
       await probes.store.import(exported('zoo', turnsOf(3, 1)), 'zoo', 'few');
       await probes.store.import(exported('zoo', turnsOf(20, 2)), 'zoo', 'many');
       await probes.store.import(exported('zoo', turnsOf(20, 0)), 'zoo', 'many');
-      const rows = await queryRows<{
-        id: string;
-        at_ms: number;
-        before: string;
-        question: string;
-        answer: string;
-        after: string;
-        facts: string;
-        user_id: string;
-      }>(
-        db(),
-        sql`SELECT id::text AS id, (extract(epoch FROM at) * 1000)::float8 AS at_ms, before, question, answer, after, facts, user_id FROM turns WHERE tenant_id = 'probes'`,
-      );
+      const rows = await indexedTurns('probes');
       const reference = new InMemoryBm25Index();
       for (const row of rows) reference.add(row.id, turnBm25Text({ ...row, at: new Date(Number(row.at_ms)) }));
       const userOf = new Map(rows.map((r) => [r.id, r.user_id]));
