@@ -25,7 +25,8 @@
  *
  * Also BENCH_MEMORIES, BENCH_TURNS (the fresh turn import; imported with BENCH_TURN_EMBEDDER,
  * by default `fake`, an instant embedder in this process, since the bundled model takes minutes
- * over 20k turns), BENCH_CLIENTS, BENCH_EMBEDDER (`fake` for every case), BENCH_LOG_LEVEL.
+ * over 20k turns), BENCH_CLIENTS, BENCH_EMBEDDER (`fake` for every case), BENCH_LOG_LEVEL,
+ * BENCH_SERVER_NODE_ARGS (flags for the server's node, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  * Bounded: a watchdog stops everything, and every request has a 60 s timeout.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -57,6 +58,8 @@ const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '10,50').split(',').map(Nu
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
 const EMBEDDER = process.env.BENCH_EMBEDDER ?? 'configured';
 const TURN_EMBEDDER = process.env.BENCH_TURN_EMBEDDER ?? 'fake';
+// Flags for the server's node, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` (NODE_OPTIONS refuses --cpu-prof).
+const SERVER_NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const WATCHDOG_MS = Number(process.env.BENCH_WATCHDOG_S ?? 3 * 3600) * 1000;
 
 type Driver = 'pglite' | 'pg';
@@ -86,8 +89,8 @@ interface Server {
 }
 
 /** Starts `script` under tsx in `cwd`; resolves once `ready` finds what it waits for in a line of its output. */
-async function startProcess(cwd: string, script: string, env: NodeJS.ProcessEnv, ready: (line: string) => string | undefined) {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd, env, stdio: ['ignore', 'pipe', 'inherit'] });
+async function startProcess(cwd: string, script: string, env: NodeJS.ProcessEnv, ready: (line: string) => string | undefined, nodeArgs: string[] = []) {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], { cwd, env, stdio: ['ignore', 'pipe', 'inherit'] });
   const value = await new Promise<string>((resolveValue, reject) => {
     // Every line is read (and dropped), so a full pipe never stalls the child's logging.
     createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -125,6 +128,7 @@ async function startServer(version: Version, driver: Driver, embedder: string): 
         : {}),
     },
     (line) => (line.includes('memrag listening') ? String((JSON.parse(line) as { port: number }).port) : undefined),
+    SERVER_NODE_ARGS,
   );
   return {
     child,
@@ -212,6 +216,9 @@ interface Scrape {
   poolWaitSeconds: number;
   poolWaits: number;
   shed: number;
+  embedCalls: number;
+  embedSeconds: number;
+  embeddedTexts: number;
 }
 
 /** The server's own view of itself, from `/metrics`. */
@@ -227,6 +234,9 @@ async function scrape(base: string): Promise<Scrape | undefined> {
       poolWaitSeconds: value('memrag_db_pool_wait_seconds_sum'),
       poolWaits: value('memrag_db_pool_wait_seconds_count'),
       shed: value('memrag_http_requests_shed_total'),
+      embedCalls: value('memrag_embedding_duration_seconds_count'),
+      embedSeconds: value('memrag_embedding_duration_seconds_sum'),
+      embeddedTexts: value('memrag_embedded_texts_total'),
     };
   } catch {
     return undefined;
@@ -380,6 +390,10 @@ async function mix(version: Version, driver: Driver): Promise<Row[]> {
       'shed (429/503)': shed,
       'pool waits': Number.isNaN(waits) || !after?.poolWaits ? 'n/a' : waits,
       'pool wait ms (mean)': !after?.poolWaits ? 'n/a' : round(((after.poolWaitSeconds - before!.poolWaitSeconds) / Math.max(1, waits)) * 1000),
+      // What the cores were spent on: every request embeds something, in the model's worker threads.
+      'embedded texts/req': after && before ? round((after.embeddedTexts - before.embeddedTexts) / Math.max(1, total)) : 'n/a',
+      'embed calls/req': after && before ? round((after.embedCalls - before.embedCalls) / Math.max(1, total)) : 'n/a',
+      'embed ms/call': after && before ? round(((after.embedSeconds - before.embedSeconds) / Math.max(1, after.embedCalls - before.embedCalls)) * 1000) : 'n/a',
       'RSS MB idle': Math.round(idle?.rssMb ?? NaN),
       'RSS MB after': Math.round(rest?.rssMb ?? NaN),
       'heap MB after': Math.round(rest?.heapMb ?? NaN),

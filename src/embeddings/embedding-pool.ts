@@ -25,11 +25,12 @@ export class EmbeddingWorkerCrashedError extends Error {
 }
 
 /**
- * Batches a worker holds at once: the one it computes and the next. With only one, a worker
+ * Batches a worker holds at once: the one it computes and those next. With only one, a worker
  * that finishes waits until this thread takes its result and sends more, and during ingestion
- * this thread is often busy for milliseconds at a time (PGlite's statements run on it).
+ * this thread is often busy for milliseconds at a time (PGlite's statements run on it). Under load
+ * the small ones it holds (queries, saves) go through the model together (embedding-worker.ts).
  */
-const TASKS_PER_WORKER = 2;
+const TASKS_PER_WORKER = 8;
 
 /**
  * Runs a local embedder in a pool of worker threads, for real parallelism: the bundled model's

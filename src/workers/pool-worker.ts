@@ -13,8 +13,23 @@ export interface PoolWorkerService<Info, Task, Result> {
   /** Told to the pool once set up; every worker of a pool must report the same. */
   info: Info;
   run(task: Task): Promise<Result>;
+  /**
+   * For work with a fixed cost per call (a model's forward pass): the tasks a worker holds, of
+   * the same urgency and as many as `fits` admits, run as one, with their results in order. A
+   * failed run is retried task by task, so that only the task that caused it fails.
+   */
+  together?: {
+    fits(tasks: readonly Task[]): boolean;
+    run(tasks: Task[]): Promise<Result[]>;
+  };
   /** Buffers of a result to move to the pool's thread rather than copy (they are unusable here afterwards). */
   transfer?(result: Result): ArrayBuffer[];
+}
+
+/** A task handed to this worker and not yet answered. */
+interface Held<Task> {
+  envelope: TaskEnvelope<Task>;
+  answer(outcome: unknown): void;
 }
 
 export type PoolTaskHandler<Task> = (envelope: TaskEnvelope<Task>) => Promise<unknown>;
@@ -39,25 +54,66 @@ export async function servePoolTasks<Init, Info, Task, Result>(
   }
   tell({ [POOL_MESSAGE]: 'ready', threadId, info: service.info });
 
-  // Piscina hands a worker its next task while it runs one; they run one after the other.
-  let previous: Promise<unknown> = Promise.resolve();
-  return (envelope) => {
-    const outcome = previous.then(() => runClaimed(service, envelope));
-    previous = outcome;
-    return outcome;
+  // Piscina hands a worker its next tasks while it runs one. They wait here, urgent ones first,
+  // and run one after the other, or several at once where the service can.
+  const held: Held<Task>[] = [];
+  let running = false;
+  const drain = async () => {
+    if (running) return;
+    running = true;
+    try {
+      for (let next = claimNext(service, held); next.length > 0; next = claimNext(service, held)) await runClaimed(service, next);
+    } finally {
+      running = false;
+    }
   };
+  return (envelope) =>
+    new Promise((answer) => {
+      const at = envelope.urgent ? held.findIndex((h) => !h.envelope.urgent) : -1;
+      held.splice(at < 0 ? held.length : at, 0, { envelope, answer });
+      void drain();
+    });
 }
 
-async function runClaimed<Task, Result>(service: PoolWorkerService<unknown, Task, Result>, { states, slot, task }: TaskEnvelope<Task>): Promise<unknown> {
-  // Abandoned while it waited (its call failed or was aborted, or the pool closed): nobody wants it.
-  if (Atomics.compareExchange(states, slot, TaskState.QUEUED, TaskState.STARTED) !== TaskState.QUEUED) {
-    return { type: 'skipped' } satisfies TaskOutcome<Result>;
+/**
+ * The next tasks to run, claimed (QUEUED → STARTED): the first held task that nobody abandoned,
+ * and after it, where the service runs tasks together, those of the same urgency that fit with it.
+ */
+function claimNext<Task>(service: PoolWorkerService<unknown, Task, unknown>, held: Held<Task>[]): Held<Task>[] {
+  const claimed: Held<Task>[] = [];
+  while (held.length > 0) {
+    const next = held[0]!;
+    if (claimed.length > 0) {
+      const sameUrgency = Boolean(next.envelope.urgent) === Boolean(claimed[0]!.envelope.urgent);
+      if (!sameUrgency || !service.together?.fits([...claimed, next].map((h) => h.envelope.task))) break;
+    }
+    held.shift();
+    const { states, slot } = next.envelope;
+    // Abandoned while it waited (its call failed or was aborted, or the pool closed): nobody wants it.
+    if (Atomics.compareExchange(states, slot, TaskState.QUEUED, TaskState.STARTED) !== TaskState.QUEUED) {
+      next.answer({ type: 'skipped' } satisfies TaskOutcome<unknown>);
+      continue;
+    }
+    claimed.push(next);
+    if (!service.together) break;
   }
+  return claimed;
+}
+
+async function runClaimed<Task, Result>(service: PoolWorkerService<unknown, Task, Result>, claimed: Held<Task>[]): Promise<void> {
+  if (claimed.length > 1 && service.together) {
+    const results = await service.together.run(claimed.map((h) => h.envelope.task)).catch(() => undefined);
+    if (results?.length === claimed.length) {
+      claimed.forEach((h, i) => h.answer(done(service, results[i]!)));
+      return;
+    }
+  }
+  for (const h of claimed) h.answer(await runAlone(service, h.envelope));
+}
+
+async function runAlone<Task, Result>(service: PoolWorkerService<unknown, Task, Result>, { states, task }: TaskEnvelope<Task>): Promise<unknown> {
   try {
-    const result = await service.run(task);
-    const outcome: TaskOutcome<Result> = { type: 'done', result };
-    const buffers = service.transfer?.(result) ?? [];
-    return buffers.length > 0 ? move({ [transferableSymbol]: buffers, [valueSymbol]: outcome }) : outcome;
+    return done(service, await service.run(task));
   } catch (error) {
     // The call fails with this task, so its other tasks are abandoned here, before the answer
     // leaves: piscina may hand this worker the call's next task before the pool's thread has
@@ -65,4 +121,10 @@ async function runClaimed<Task, Result>(service: PoolWorkerService<unknown, Task
     for (let other = 0; other < states.length; other++) Atomics.compareExchange(states, other, TaskState.QUEUED, TaskState.ABANDONED);
     return { type: 'failed', error: serializeError(error) } satisfies TaskOutcome<Result>;
   }
+}
+
+function done<Result>(service: PoolWorkerService<unknown, unknown, Result>, result: Result): unknown {
+  const outcome: TaskOutcome<Result> = { type: 'done', result };
+  const buffers = service.transfer?.(result) ?? [];
+  return buffers.length > 0 ? move({ [transferableSymbol]: buffers, [valueSymbol]: outcome }) : outcome;
 }

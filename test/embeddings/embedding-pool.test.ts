@@ -48,6 +48,15 @@ describe('EmbeddingPool with the bundled model', () => {
     expect(maxAbsDifference([...a, ...b], whole)).toBeLessThan(1e-5);
     expect(empty).toEqual([]);
   });
+
+  it('gives each of many concurrent one-text calls the vector of its own text', async () => {
+    const texts = abstracts.slice(0, 24);
+    const [pooled, inProcess] = await Promise.all([
+      Promise.all(texts.map(async (text) => (await pool.embed([text]))[0]!)),
+      Promise.all(texts.map(async (text) => (await local.embed([text]))[0]!)),
+    ]);
+    expect(maxAbsDifference(pooled, inProcess)).toBeLessThan(1e-5);
+  });
 });
 
 describe('EmbeddingPool dispatch and failure handling', () => {
@@ -68,6 +77,17 @@ describe('EmbeddingPool dispatch and failure handling', () => {
       expect(performance.now() - start).toBeLessThan(550);
     } finally {
       await wide.close();
+    }
+  });
+
+  it('embeds the small calls a busy worker holds in one model call', async () => {
+    const one = await EmbeddingPool.start(scripted(), { workers: 1, batchSize: 2 });
+    try {
+      const busy = one.embed(['slow']);
+      const waiting = await Promise.all([busy, ...Array.from({ length: 5 }, () => one.embed(['size']))]);
+      expect(waiting.slice(1).map(([vector]) => vector![0])).toEqual([5, 5, 5, 5, 5]);
+    } finally {
+      await one.close();
     }
   });
 

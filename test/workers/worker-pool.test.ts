@@ -104,6 +104,52 @@ describe('WorkerPool', () => {
     expect(await pool.run({ op: 'history' })).toEqual(['running']);
   });
 
+  describe('a worker that runs the tasks it holds together', () => {
+    beforeEach(async () => {
+      await writeFile(path.join(dir, 'together'), '1');
+    });
+
+    it('runs the tasks that wait behind a busy one as one, each call answered with its own result', async () => {
+      const pool = await start({ tasksPerWorker: 8 });
+      const busy = pool.run({ op: 'sleep', ms: 150, value: 'busy' });
+      const echoes = ['a', 'b', 'c', 'd'].map((value) => pool.run({ op: 'echo', value }));
+      expect(await Promise.all([busy, ...echoes])).toEqual(['busy', 'a', 'b', 'c', 'd']);
+      // At most three fit together; the fourth runs next.
+      expect(await pool.run({ op: 'history' })).toEqual(['busy', 'a+b+c', 'd']);
+    });
+
+    it('runs urgent tasks first and never with ones that are not', async () => {
+      const pool = await start({ tasksPerWorker: 8 });
+      const busy = pool.run({ op: 'sleep', ms: 150, value: 'busy' });
+      const later = pool.run({ op: 'echo', value: 'later' });
+      const urgent = ['u1', 'u2'].map((value) => pool.run({ op: 'echo', value }, { urgent: true }));
+      await Promise.all([busy, later, ...urgent]);
+      expect(await pool.run({ op: 'history' })).toEqual(['busy', 'u1+u2', 'later']);
+    });
+
+    it('retries a failed run task by task, so that only the task that caused it fails', async () => {
+      const pool = await start({ tasksPerWorker: 8 });
+      const busy = pool.run({ op: 'sleep', ms: 150, value: 'busy' });
+      const [a, poison, c] = ['a', 'poison', 'c'].map((value) => pool.run({ op: 'echo', value }));
+      await expect(poison).rejects.toThrow('poisoned run');
+      expect(await Promise.all([busy, a, c])).toEqual(['busy', 'a', 'c']);
+      expect(await pool.run({ op: 'history' })).toEqual(['busy', 'a', 'c']);
+    });
+
+    it('leaves out a held task whose caller gave up before it ran', async () => {
+      const pool = await start({ tasksPerWorker: 8 });
+      const busy = pool.run({ op: 'sleep', ms: 150, value: 'busy' });
+      const controller = new AbortController();
+      const a = pool.run({ op: 'echo', value: 'a' });
+      const dropped = pool.run({ op: 'echo', value: 'dropped' }, { signal: controller.signal });
+      const c = pool.run({ op: 'echo', value: 'c' });
+      controller.abort(new Error('caller gave up'));
+      await expect(dropped).rejects.toThrow('caller gave up');
+      expect(await Promise.all([busy, a, c])).toEqual(['busy', 'a', 'c']);
+      expect(await pool.run({ op: 'history' })).toEqual(['busy', 'a+c']);
+    });
+  });
+
   it('rejects the task of a crashed worker with crashedError and replaces the worker', async () => {
     const pool = await start({ workers: 2 });
     await expect(pool.run({ op: 'crash' })).rejects.toBeInstanceOf(ScriptedCrashError);

@@ -1,8 +1,10 @@
 /**
  * A WorkerPool entry for exercising the pool itself. Setup reads the folder it is given:
  * `fail-next` (a count) makes that many setups fail in a row, `identity` is what the worker
- * reports (default 'v1'). Tasks: echo a value (recorded in the worker's history), sleep, throw,
- * crash the worker, or return the history.
+ * reports (default 'v1'), `together` makes the worker run the echo tasks it holds together (at
+ * most three, recorded as one entry `a+b+c`; one echoing 'poison' fails a run, alone or together).
+ * Tasks: echo a value (recorded in the worker's history), sleep, throw, crash the worker, or
+ * return the history.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -24,11 +26,25 @@ export default await servePoolTasks(async ({ dir }: ScriptedInit) => {
   const identityFile = path.join(dir, 'identity');
   const identity = existsSync(identityFile) ? readFileSync(identityFile, 'utf8') : 'v1';
   const history: string[] = [];
+  const echoes = (tasks: readonly ScriptedTask[]) => tasks.flatMap((t) => (t.op === 'echo' ? [t.value] : []));
+  const together = existsSync(path.join(dir, 'together'))
+    ? {
+        fits: (tasks: readonly ScriptedTask[]) => tasks.length <= 3 && echoes(tasks).length === tasks.length,
+        run: async (tasks: ScriptedTask[]): Promise<string[]> => {
+          const values = echoes(tasks);
+          if (values.includes('poison')) throw new Error('poisoned run');
+          history.push(values.join('+'));
+          return values;
+        },
+      }
+    : undefined;
   return {
     info: { identity },
+    ...(together ? { together } : {}),
     run: async (task: ScriptedTask): Promise<string | string[]> => {
       switch (task.op) {
         case 'echo':
+          if (task.value === 'poison') throw new Error('poisoned run');
           history.push(task.value);
           return task.value;
         case 'sleep':
