@@ -31,7 +31,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -221,6 +221,50 @@ interface Scrape {
   embeddedTexts: number;
 }
 
+/**
+ * CPU time spent so far (ms, user + system, from /proc; Linux only, NaN elsewhere): the server
+ * process with all its threads, its main thread alone (the event loop: HTTP, SQL building, PGlite),
+ * every PostgreSQL process on this machine, and this process (the clients, the scripted LLM).
+ */
+interface CpuTimes {
+  server: number;
+  serverMain: number;
+  postgres: number;
+  bench: number;
+}
+
+function cpuTimes(pid: number | undefined): CpuTimes {
+  const ticks = (statPath: string) => {
+    try {
+      // Fields after the command name: utime and stime are the 12th and 13th.
+      const fields = readFileSync(statPath, 'utf8').split(') ')[1]!.split(' ');
+      return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    } catch {
+      return Number.NaN;
+    }
+  };
+  let postgres = 0;
+  try {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') postgres += ticks(`/proc/${entry}/stat`);
+      } catch {
+        // The process ended while the list was read.
+      }
+    }
+  } catch {
+    postgres = Number.NaN;
+  }
+  const own = process.cpuUsage();
+  return {
+    server: pid ? ticks(`/proc/${pid}/stat`) : Number.NaN,
+    serverMain: pid ? ticks(`/proc/${pid}/task/${pid}/stat`) : Number.NaN,
+    postgres,
+    bench: (own.user + own.system) / 1000,
+  };
+}
+
 /** The server's own view of itself, from `/metrics`. */
 async function scrape(base: string): Promise<Scrape | undefined> {
   try {
@@ -364,6 +408,7 @@ async function mix(version: Version, driver: Driver): Promise<Row[]> {
     await seedMemories(server.base);
     await seedDocuments(server.base);
     const before = await scrape(server.base);
+    const cpuBefore = cpuTimes(server.child.pid);
     let n = 0;
     const t0 = performance.now();
     const latencies = await runClients(CLIENTS, DURATION_S, () => {
@@ -374,6 +419,7 @@ async function mix(version: Version, driver: Driver): Promise<Row[]> {
       return ['document search', () => post(server.base, '/v1/search', { query: words(4), topK: 10 })];
     });
     const seconds = (performance.now() - t0) / 1000;
+    const cpuAfter = cpuTimes(server.child.pid);
     const after = await scrape(server.base);
     await settle(server.base).catch(() => {});
     await sleep(3000);
@@ -394,6 +440,11 @@ async function mix(version: Version, driver: Driver): Promise<Row[]> {
       'embedded texts/req': after && before ? round((after.embeddedTexts - before.embeddedTexts) / Math.max(1, total)) : 'n/a',
       'embed calls/req': after && before ? round((after.embedCalls - before.embedCalls) / Math.max(1, total)) : 'n/a',
       'embed ms/call': after && before ? round(((after.embedSeconds - before.embedSeconds) / Math.max(1, after.embedCalls - before.embedCalls)) * 1000) : 'n/a',
+      // CPU per request where it was spent; the machine has os.availableParallelism() x 1000 ms a second.
+      'CPU ms/req server': round((cpuAfter.server - cpuBefore.server) / Math.max(1, total)),
+      'of it main thread': round((cpuAfter.serverMain - cpuBefore.serverMain) / Math.max(1, total)),
+      'CPU ms/req postgres': driver === 'pg' ? round((cpuAfter.postgres - cpuBefore.postgres) / Math.max(1, total)) : 'n/a',
+      'CPU ms/req bench': round((cpuAfter.bench - cpuBefore.bench) / Math.max(1, total)),
       'RSS MB idle': Math.round(idle?.rssMb ?? NaN),
       'RSS MB after': Math.round(rest?.rssMb ?? NaN),
       'heap MB after': Math.round(rest?.heapMb ?? NaN),
