@@ -224,7 +224,8 @@ interface Scrape {
 /**
  * CPU time spent so far (ms, user + system, from /proc; Linux only, NaN elsewhere): the server
  * process with all its threads, its main thread alone (the event loop: HTTP, SQL building, PGlite),
- * every PostgreSQL process on this machine, and this process (the clients, the scripted LLM).
+ * every PostgreSQL process on this machine (backends that ended during the run are missed), and
+ * this process (the clients, the scripted LLM). Ticks are taken as 1/100 s, Linux's USER_HZ.
  */
 interface CpuTimes {
   server: number;
@@ -236,8 +237,9 @@ interface CpuTimes {
 function cpuTimes(pid: number | undefined): CpuTimes {
   const ticks = (statPath: string) => {
     try {
-      // Fields after the command name: utime and stime are the 12th and 13th.
-      const fields = readFileSync(statPath, 'utf8').split(') ')[1]!.split(' ');
+      // Fields after the command name (which may itself hold ') '): utime and stime are the 12th and 13th.
+      const stat = readFileSync(statPath, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
     } catch {
       return Number.NaN;
@@ -248,7 +250,8 @@ function cpuTimes(pid: number | undefined): CpuTimes {
     for (const entry of readdirSync('/proc')) {
       if (!/^\d+$/.test(entry)) continue;
       try {
-        if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') postgres += ticks(`/proc/${entry}/stat`);
+        // A backend that ended between the two reads counts as nothing rather than NaN.
+        if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') postgres += ticks(`/proc/${entry}/stat`) || 0;
       } catch {
         // The process ended while the list was read.
       }
@@ -436,7 +439,8 @@ async function mix(version: Version, driver: Driver): Promise<Row[]> {
       'shed (429/503)': shed,
       'pool waits': Number.isNaN(waits) || !after?.poolWaits ? 'n/a' : waits,
       'pool wait ms (mean)': !after?.poolWaits ? 'n/a' : round(((after.poolWaitSeconds - before!.poolWaitSeconds) / Math.max(1, waits)) * 1000),
-      // What the cores were spent on: every request embeds something, in the model's worker threads.
+      // The embedder as callers see it: calls of embed() and their wall time, waits included (a
+      // worker may run several calls' texts as one model call).
       'embedded texts/req': after && before ? round((after.embeddedTexts - before.embeddedTexts) / Math.max(1, total)) : 'n/a',
       'embed calls/req': after && before ? round((after.embedCalls - before.embedCalls) / Math.max(1, total)) : 'n/a',
       'embed ms/call': after && before ? round(((after.embedSeconds - before.embedSeconds) / Math.max(1, after.embedCalls - before.embedCalls)) * 1000) : 'n/a',

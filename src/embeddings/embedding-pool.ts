@@ -28,16 +28,20 @@ export class EmbeddingWorkerCrashedError extends Error {
  * Batches a worker holds at once: the one it computes and those next. With only one, a worker
  * that finishes waits until this thread takes its result and sends more, and during ingestion
  * this thread is often busy for milliseconds at a time (PGlite's statements run on it). Under load
- * the small ones it holds (queries, saves) go through the model together (embedding-worker.ts).
+ * the small ones it holds (queries, saves) go through the model together (embedding-worker.ts):
+ * 8 one-text batches and a query fit in one call. A big batch waits behind at most one other,
+ * as before: held batches never move to an idle worker.
  */
 const TASKS_PER_WORKER = 8;
+/** Texts from which a batch is big: a worker takes it only with room for it and one other. */
+const BIG_BATCH_TEXTS = 8;
 
 /**
  * Runs a local embedder in a pool of worker threads, for real parallelism: the bundled model's
  * wasm backend computes on one core per thread. Calls are split into batches, which queue with
  * those of other calls, go to idle workers and are reassembled in order. A worker that crashes
  * is replaced; its batch is rejected, not retried, since the same input would most likely crash
- * the next worker too.
+ * the next worker too. Batches it was running together with that one are rejected with it.
  */
 export class EmbeddingPool implements Embedder {
   readonly id: string;
@@ -147,6 +151,7 @@ function workersStarter(spec: EmbedderModuleSpec, options: EmbeddingPoolOptions 
       init: { spec },
       workers,
       tasksPerWorker: TASKS_PER_WORKER,
+      roomFor: (texts: string[]) => (texts.length >= BIG_BATCH_TEXTS ? 2 : TASKS_PER_WORKER),
       maxFailedRestarts: options.maxFailedRestarts ?? 3,
       name: 'EmbeddingPool',
       workerName: 'embedding worker',

@@ -25,7 +25,10 @@ export default await servePoolTasks(async ({ spec }: EmbeddingWorkerInit) => {
     together: {
       fits: (batches: readonly string[][]) => batches.reduce((n, texts) => n + texts.length, 0) <= TOGETHER_MAX_TEXTS,
       run: async (batches: string[][]): Promise<EmbeddedBatch[]> => {
-        const vectors = await embedder.embed(batches.flat());
+        const texts = batches.flat();
+        const vectors = await embedder.embed(texts);
+        // Fewer vectors would shift every later batch's onto another caller's texts.
+        if (vectors.length !== texts.length) throw new Error(`embedded ${texts.length} texts into ${vectors.length} vectors`);
         let at = 0;
         return batches.map((texts) => batchOf(vectors.slice(at, (at += texts.length))));
       },

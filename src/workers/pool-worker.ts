@@ -20,6 +20,7 @@ export interface PoolWorkerService<Info, Task, Result> {
    */
   together?: {
     fits(tasks: readonly Task[]): boolean;
+    /** One result per task, in order; results share no buffer (each is transferred on its own). */
     run(tasks: Task[]): Promise<Result[]>;
   };
   /** Buffers of a result to move to the pool's thread rather than copy (they are unusable here afterwards). */
@@ -83,13 +84,15 @@ function claimNext<Task>(service: PoolWorkerService<unknown, Task, unknown>, hel
   const claimed: Held<Task>[] = [];
   while (held.length > 0) {
     const next = held[0]!;
-    if (claimed.length > 0) {
-      const sameUrgency = Boolean(next.envelope.urgent) === Boolean(claimed[0]!.envelope.urgent);
-      if (!sameUrgency || !service.together?.fits([...claimed, next].map((h) => h.envelope.task))) break;
-    }
-    held.shift();
     const { states, slot } = next.envelope;
     // Abandoned while it waited (its call failed or was aborted, or the pool closed): nobody wants it.
+    if (Atomics.load(states, slot) !== TaskState.QUEUED) {
+      held.shift();
+      next.answer({ type: 'skipped' } satisfies TaskOutcome<unknown>);
+      continue;
+    }
+    if (claimed.length > 0 && !(sameUrgency(claimed[0]!, next) && fitsTogether(service, [...claimed, next]))) break;
+    held.shift();
     if (Atomics.compareExchange(states, slot, TaskState.QUEUED, TaskState.STARTED) !== TaskState.QUEUED) {
       next.answer({ type: 'skipped' } satisfies TaskOutcome<unknown>);
       continue;
@@ -100,12 +103,26 @@ function claimNext<Task>(service: PoolWorkerService<unknown, Task, unknown>, hel
   return claimed;
 }
 
+const sameUrgency = (a: Held<unknown>, b: Held<unknown>) => Boolean(a.envelope.urgent) === Boolean(b.envelope.urgent);
+
+function fitsTogether<Task>(service: PoolWorkerService<unknown, Task, unknown>, tasks: Held<Task>[]): boolean {
+  try {
+    return service.together?.fits(tasks.map((h) => h.envelope.task)) === true;
+  } catch {
+    return false;
+  }
+}
+
 async function runClaimed<Task, Result>(service: PoolWorkerService<unknown, Task, Result>, claimed: Held<Task>[]): Promise<void> {
   if (claimed.length > 1 && service.together) {
-    const results = await service.together.run(claimed.map((h) => h.envelope.task)).catch(() => undefined);
-    if (results?.length === claimed.length) {
-      claimed.forEach((h, i) => h.answer(done(service, results[i]!)));
+    try {
+      const results = await service.together.run(claimed.map((h) => h.envelope.task));
+      if (results.length !== claimed.length) throw new Error(`ran ${claimed.length} tasks together and got ${results.length} results`);
+      const outcomes = results.map((result) => done(service, result));
+      claimed.forEach((h, i) => h.answer(outcomes[i]));
       return;
+    } catch {
+      // Which task failed the joint run is unknown: each runs alone, and fails alone if it must.
     }
   }
   for (const h of claimed) h.answer(await runAlone(service, h.envelope));

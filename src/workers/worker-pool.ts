@@ -11,7 +11,7 @@ type PiscinaWorker = Parameters<LoadBalancer>[1][number];
 /** The error class a pool rejects with when a worker dies under a task: each user has its own. */
 export type WorkerCrashedErrorClass = new (message: string, options?: { cause?: unknown }) => Error;
 
-export interface WorkerPoolOptions<Init> {
+export interface WorkerPoolOptions<Init, Task = unknown> {
   /** file: URL of the worker entry, whose default export is made by servePoolTasks. */
   entryUrl: string;
   /** Structured-cloneable; every worker's setup gets it. */
@@ -20,9 +20,16 @@ export interface WorkerPoolOptions<Init> {
   workers: number;
   /**
    * Tasks a worker holds at once. 1: the one it runs. 2: also the next, which it then starts
-   * without waiting for this thread to take the result and send more.
+   * without waiting for this thread to take the result and send more. More: those it holds wait
+   * there, urgent ones first, and a service that can runs several of them together (pool-worker.ts).
    */
   tasksPerWorker: number;
+  /**
+   * Most tasks a worker may hold, this one included, for it to be given `task`, when fewer than
+   * tasksPerWorker: a big task held behind others in one worker would wait there while another
+   * worker idles (held tasks never move). Default: tasksPerWorker for every task.
+   */
+  roomFor?(task: Task): number;
   /** Give up replacing workers after this many replacements in a row fail to start. */
   maxFailedRestarts: number;
   /** The pool in error messages, e.g. 'EmbeddingPool'. */
@@ -84,7 +91,7 @@ export class WorkerPool<Task, Result, Info, Init = unknown> {
   private gaveUp: Error | undefined;
   private closing = false;
 
-  private constructor(private readonly options: WorkerPoolOptions<Init>) {
+  private constructor(private readonly options: WorkerPoolOptions<Init, Task>) {
     this.piscina = new Piscina({
       ...moduleWorkerEntry(options.entryUrl),
       workerData: { init: options.init } satisfies PoolWorkerData<Init>,
@@ -94,7 +101,7 @@ export class WorkerPool<Task, Result, Info, Init = unknown> {
       // A task that found no free worker waits at the head of the queue, not the tail.
       stricterFIFO: true,
       taskQueue: new UrgentFirstQueue(),
-      loadBalancer: (_task, workers) => this.pickWorker(workers),
+      loadBalancer: (task, workers) => this.pickWorker(workers, (task as { task?: TaskEnvelope<Task> }).task?.task),
       recordTiming: false,
     });
     this.piscina.on('message', (message: unknown) => this.onWorkerMessage(message));
@@ -104,7 +111,7 @@ export class WorkerPool<Task, Result, Info, Init = unknown> {
     this.piscina.on('error', (error: Error) => this.onWorkerError(error));
   }
 
-  static async start<Task, Result, Info, Init>(options: WorkerPoolOptions<Init>): Promise<WorkerPool<Task, Result, Info, Init>> {
+  static async start<Task, Result, Info, Init>(options: WorkerPoolOptions<Init, Task>): Promise<WorkerPool<Task, Result, Info, Init>> {
     const count = options.workers;
     if (!Number.isInteger(count) || count < 1) throw new RangeError(`workers must be a positive integer, got ${count}`);
     const pool = new WorkerPool<Task, Result, Info, Init>(options);
@@ -224,12 +231,13 @@ export class WorkerPool<Task, Result, Info, Init = unknown> {
     action(task);
   }
 
-  /** The least busy worker that has set up and has room: idle ones first, then a next task for a busy one. */
-  private pickWorker(workers: PiscinaWorker[]): PiscinaWorker | null {
+  /** The least busy worker that has set up and has room for `task`: idle ones first, then one to hold it. */
+  private pickWorker(workers: PiscinaWorker[], task: Task | undefined): PiscinaWorker | null {
+    const room = Math.min(this.options.tasksPerWorker, task !== undefined && this.options.roomFor ? this.options.roomFor(task) : Number.POSITIVE_INFINITY);
     let best: PiscinaWorker | null = null;
     for (const worker of workers) {
       if (!this.ready.has(worker.id) || worker.terminating || worker.destroyed) continue;
-      if (worker.currentUsage >= this.options.tasksPerWorker) continue;
+      if (worker.currentUsage >= room) continue;
       if (best === null || worker.currentUsage < best.currentUsage) best = worker;
     }
     return best;

@@ -111,7 +111,7 @@ describe('WorkerPool', () => {
 
     it('runs the tasks that wait behind a busy one as one, each call answered with its own result', async () => {
       const pool = await start({ tasksPerWorker: 8 });
-      const busy = pool.run({ op: 'sleep', ms: 150, value: 'busy' });
+      const busy = pool.run({ op: 'sleep', ms: 300, value: 'busy' });
       const echoes = ['a', 'b', 'c', 'd'].map((value) => pool.run({ op: 'echo', value }));
       expect(await Promise.all([busy, ...echoes])).toEqual(['busy', 'a', 'b', 'c', 'd']);
       // At most three fit together; the fourth runs next.
@@ -120,7 +120,7 @@ describe('WorkerPool', () => {
 
     it('runs urgent tasks first and never with ones that are not', async () => {
       const pool = await start({ tasksPerWorker: 8 });
-      const busy = pool.run({ op: 'sleep', ms: 150, value: 'busy' });
+      const busy = pool.run({ op: 'sleep', ms: 300, value: 'busy' });
       const later = pool.run({ op: 'echo', value: 'later' });
       const urgent = ['u1', 'u2'].map((value) => pool.run({ op: 'echo', value }, { urgent: true }));
       await Promise.all([busy, later, ...urgent]);
@@ -129,16 +129,16 @@ describe('WorkerPool', () => {
 
     it('retries a failed run task by task, so that only the task that caused it fails', async () => {
       const pool = await start({ tasksPerWorker: 8 });
-      const busy = pool.run({ op: 'sleep', ms: 150, value: 'busy' });
+      const busy = pool.run({ op: 'sleep', ms: 300, value: 'busy' });
       const [a, poison, c] = ['a', 'poison', 'c'].map((value) => pool.run({ op: 'echo', value }));
       await expect(poison).rejects.toThrow('poisoned run');
       expect(await Promise.all([busy, a, c])).toEqual(['busy', 'a', 'c']);
-      expect(await pool.run({ op: 'history' })).toEqual(['busy', 'a', 'c']);
+      expect(await pool.run({ op: 'history' })).toEqual(['busy', 'failed a+poison+c', 'a', 'c']);
     });
 
     it('leaves out a held task whose caller gave up before it ran', async () => {
       const pool = await start({ tasksPerWorker: 8 });
-      const busy = pool.run({ op: 'sleep', ms: 150, value: 'busy' });
+      const busy = pool.run({ op: 'sleep', ms: 300, value: 'busy' });
       const controller = new AbortController();
       const a = pool.run({ op: 'echo', value: 'a' });
       const dropped = pool.run({ op: 'echo', value: 'dropped' }, { signal: controller.signal });

@@ -2,7 +2,8 @@
  * A WorkerPool entry for exercising the pool itself. Setup reads the folder it is given:
  * `fail-next` (a count) makes that many setups fail in a row, `identity` is what the worker
  * reports (default 'v1'), `together` makes the worker run the echo tasks it holds together (at
- * most three, recorded as one entry `a+b+c`; one echoing 'poison' fails a run, alone or together).
+ * most three, recorded as one entry `a+b+c`; one echoing 'poison' fails a run, alone or together,
+ * and a joint run it fails is recorded as `failed a+poison+c`).
  * Tasks: echo a value (recorded in the worker's history), sleep, throw, crash the worker, or
  * return the history.
  */
@@ -32,7 +33,10 @@ export default await servePoolTasks(async ({ dir }: ScriptedInit) => {
         fits: (tasks: readonly ScriptedTask[]) => tasks.length <= 3 && echoes(tasks).length === tasks.length,
         run: async (tasks: ScriptedTask[]): Promise<string[]> => {
           const values = echoes(tasks);
-          if (values.includes('poison')) throw new Error('poisoned run');
+          if (values.includes('poison')) {
+            history.push(`failed ${values.join('+')}`);
+            throw new Error('poisoned run');
+          }
           history.push(values.join('+'));
           return values;
         },
