@@ -2,7 +2,7 @@ import os from 'node:os';
 import { WorkerPool } from '../workers/worker-pool.js';
 import type { EmbedOptions, Embedder } from './embedder.js';
 import { siblingModuleUrl, type EmbedderModuleSpec } from './embedder-module-spec.js';
-import type { EmbeddedBatch, EmbedderIdentity, EmbeddingWorkerInit } from './embedding-worker-protocol.js';
+import { BIG_BATCH_TEXTS, type EmbeddedBatch, type EmbedderIdentity, type EmbeddingWorkerInit } from './embedding-worker-protocol.js';
 import { splitIntoBatches } from './split-into-batches.js';
 
 export interface EmbeddingPoolOptions {
@@ -33,8 +33,6 @@ export class EmbeddingWorkerCrashedError extends Error {
  * as before: held batches never move to an idle worker.
  */
 const TASKS_PER_WORKER = 8;
-/** Texts from which a batch is big: a worker takes it only with room for it and one other. */
-const BIG_BATCH_TEXTS = 8;
 
 /**
  * Runs a local embedder in a pool of worker threads, for real parallelism: the bundled model's

@@ -16,3 +16,9 @@ export interface EmbeddedBatch {
   count: number;
   vectors: Float64Array<ArrayBuffer>;
 }
+
+/**
+ * Texts from which a batch is big: it fills a model call of its own, so a worker neither runs it
+ * together with others nor takes it while holding more than one other (see embedding-pool.ts).
+ */
+export const BIG_BATCH_TEXTS = 8;

@@ -6,7 +6,7 @@
  */
 import { servePoolTasks } from '../workers/pool-worker.js';
 import { loadEmbedderFromSpec } from './embedder-module-spec.js';
-import type { EmbeddedBatch, EmbedderIdentity, EmbeddingWorkerInit } from './embedding-worker-protocol.js';
+import { BIG_BATCH_TEXTS, type EmbeddedBatch, type EmbedderIdentity, type EmbeddingWorkerInit } from './embedding-worker-protocol.js';
 
 /** Most texts of several held batches embedded in one call: the bundled model's own batch size. */
 const TOGETHER_MAX_TEXTS = 32;
@@ -23,7 +23,8 @@ export default await servePoolTasks(async ({ spec }: EmbeddingWorkerInit) => {
     info: { id, dimensions, maxInputTokens } satisfies EmbedderIdentity,
     run: async (texts: string[]): Promise<EmbeddedBatch> => batchOf(await embedder.embed(texts)),
     together: {
-      fits: (batches: readonly string[][]) => batches.reduce((n, texts) => n + texts.length, 0) <= TOGETHER_MAX_TEXTS,
+      fits: (batches: readonly string[][]) =>
+        batches.every((texts) => texts.length < BIG_BATCH_TEXTS) && batches.reduce((n, texts) => n + texts.length, 0) <= TOGETHER_MAX_TEXTS,
       run: async (batches: string[][]): Promise<EmbeddedBatch[]> => {
         const texts = batches.flat();
         const vectors = await embedder.embed(texts);
