@@ -28,9 +28,9 @@ export class EmbeddingWorkerCrashedError extends Error {
  * Batches a worker holds at once: the one it computes and those next. With only one, a worker
  * that finishes waits until this thread takes its result and sends more, and during ingestion
  * this thread is often busy for milliseconds at a time (PGlite's statements run on it). Under load
- * the small ones it holds (queries, saves) go through the model together (embedding-worker.ts):
- * 8 one-text batches and a query fit in one call. A big batch waits behind at most one other,
- * as before: held batches never move to an idle worker.
+ * the small ones it holds (queries, saves) go through the model together, up to 32 texts of the
+ * same urgency (embedding-worker.ts). A big batch waits behind at most one other, as before:
+ * held batches never move to an idle worker.
  */
 const TASKS_PER_WORKER = 8;
 
