@@ -1,5 +1,5 @@
 import type { Worker } from 'node:worker_threads';
-import { Piscina } from 'piscina';
+import { Piscina, queueOptionsSymbol } from 'piscina';
 import { moduleWorkerEntry } from './module-worker.js';
 import { POOL_MESSAGE, TaskState, isPoolWorkerMessage, type PoolWorkerData, type TaskEnvelope, type TaskOutcome } from './pool-protocol.js';
 import { deserializeError } from './serialized-error.js';
@@ -101,7 +101,8 @@ export class WorkerPool<Task, Result, Info, Init = unknown> {
       // A task that found no free worker waits at the head of the queue, not the tail.
       stricterFIFO: true,
       taskQueue: new UrgentFirstQueue(),
-      loadBalancer: (task, workers) => this.pickWorker(workers, (task as { task?: TaskEnvelope<Task> }).task?.task),
+      // Piscina shows its balancer a task's queue options, not the task itself.
+      loadBalancer: (task, workers) => this.pickWorker(workers, (task as { [queueOptionsSymbol]?: QueueOptions | null })[queueOptionsSymbol]?.room),
       recordTiming: false,
     });
     this.piscina.on('message', (message: unknown) => this.onWorkerMessage(message));
@@ -169,7 +170,7 @@ export class WorkerPool<Task, Result, Info, Init = unknown> {
       const states = new Int32Array(new SharedArrayBuffer(tasks.length * Int32Array.BYTES_PER_ELEMENT));
       const members = tasks.map(
         (task, slot): PendingTask<Task, Result> => ({
-          envelope: { states, slot, task, ...(urgent ? { urgent } : {}) },
+          envelope: withRoom({ states, slot, task, ...(urgent ? { urgent } : {}) }, this.options.roomFor?.(task)),
           resolve: (result) => {
             results[slot] = result;
             if (--remaining > 0) return;
@@ -231,9 +232,9 @@ export class WorkerPool<Task, Result, Info, Init = unknown> {
     action(task);
   }
 
-  /** The least busy worker that has set up and has room for `task`: idle ones first, then one to hold it. */
-  private pickWorker(workers: PiscinaWorker[], task: Task | undefined): PiscinaWorker | null {
-    const room = Math.min(this.options.tasksPerWorker, task !== undefined && this.options.roomFor ? this.options.roomFor(task) : Number.POSITIVE_INFINITY);
+  /** The least busy worker that has set up and has `room` (see roomFor): idle ones first, then one to hold the task. */
+  private pickWorker(workers: PiscinaWorker[], room = this.options.tasksPerWorker): PiscinaWorker | null {
+    room = Math.min(room, this.options.tasksPerWorker);
     let best: PiscinaWorker | null = null;
     for (const worker of workers) {
       if (!this.ready.has(worker.id) || worker.terminating || worker.destroyed) continue;
@@ -325,4 +326,13 @@ export class WorkerPool<Task, Result, Info, Init = unknown> {
   private threadById(threadId: number): Worker | undefined {
     return this.piscina.threads.find((worker) => worker.threadId === threadId);
   }
+}
+
+/** What a task tells the load balancer, on its envelope (a symbol key: never sent to the worker). */
+interface QueueOptions {
+  room: number;
+}
+
+function withRoom<Task>(envelope: TaskEnvelope<Task>, room: number | undefined): TaskEnvelope<Task> {
+  return room === undefined ? envelope : Object.assign(envelope, { [queueOptionsSymbol]: { room } satisfies QueueOptions });
 }

@@ -104,6 +104,16 @@ describe('WorkerPool', () => {
     expect(await pool.run({ op: 'history' })).toEqual(['running']);
   });
 
+  it('gives a task only to a worker with the room roomFor asks for, else it waits in the pool', async () => {
+    const pool = await start({ tasksPerWorker: 8, roomFor: (task: unknown) => ((task as ScriptedTask).op === 'sleep' ? 2 : 8) });
+    const busy = pool.run({ op: 'sleep', ms: 300, value: 'busy' });
+    const held = pool.run({ op: 'echo', value: 'held' });
+    const big = pool.run({ op: 'sleep', ms: 10, value: 'big' }, { urgent: true });
+    await Promise.all([busy, held, big]);
+    // Held by the worker, the urgent task would have run before 'held': it waited for room instead.
+    expect(await pool.run({ op: 'history' })).toEqual(['busy', 'held', 'big']);
+  });
+
   describe('a worker that runs the tasks it holds together', () => {
     beforeEach(async () => {
       await writeFile(path.join(dir, 'together'), '1');
