@@ -431,6 +431,7 @@ async function mix(version: Version, driver: Driver): Promise<Row[]> {
     const failed = [...latencies.byKind.values()].reduce((s, k) => s + k.failed, 0);
     const shed = [...latencies.byKind.values()].reduce((s, k) => s + k.shed, 0);
     const waits = after && before ? after.poolWaits - before.poolWaits : NaN;
+    const perRequest = (amount: number) => round(amount / Math.max(1, total));
     const head: Row = {
       version: version.name,
       driver,
@@ -441,14 +442,14 @@ async function mix(version: Version, driver: Driver): Promise<Row[]> {
       'pool wait ms (mean)': !after?.poolWaits ? 'n/a' : round(((after.poolWaitSeconds - before!.poolWaitSeconds) / Math.max(1, waits)) * 1000),
       // The embedder as callers see it: calls of embed() and their wall time, waits included (a
       // worker may run several calls' texts as one model call).
-      'embedded texts/req': after && before ? round((after.embeddedTexts - before.embeddedTexts) / Math.max(1, total)) : 'n/a',
-      'embed calls/req': after && before ? round((after.embedCalls - before.embedCalls) / Math.max(1, total)) : 'n/a',
+      'embedded texts/req': after && before ? perRequest(after.embeddedTexts - before.embeddedTexts) : 'n/a',
+      'embed calls/req': after && before ? perRequest(after.embedCalls - before.embedCalls) : 'n/a',
       'embed ms/call': after && before ? round(((after.embedSeconds - before.embedSeconds) / Math.max(1, after.embedCalls - before.embedCalls)) * 1000) : 'n/a',
       // CPU per request where it was spent; the machine has os.availableParallelism() x 1000 ms a second.
-      'CPU ms/req server': round((cpuAfter.server - cpuBefore.server) / Math.max(1, total)),
-      'of it main thread': round((cpuAfter.serverMain - cpuBefore.serverMain) / Math.max(1, total)),
-      'CPU ms/req postgres': driver === 'pg' ? round((cpuAfter.postgres - cpuBefore.postgres) / Math.max(1, total)) : 'n/a',
-      'CPU ms/req bench': round((cpuAfter.bench - cpuBefore.bench) / Math.max(1, total)),
+      'CPU ms/req server': perRequest(cpuAfter.server - cpuBefore.server),
+      'of it main thread': perRequest(cpuAfter.serverMain - cpuBefore.serverMain),
+      'CPU ms/req postgres': driver === 'pg' ? perRequest(cpuAfter.postgres - cpuBefore.postgres) : 'n/a',
+      'CPU ms/req bench': perRequest(cpuAfter.bench - cpuBefore.bench),
       'RSS MB idle': Math.round(idle?.rssMb ?? NaN),
       'RSS MB after': Math.round(rest?.rssMb ?? NaN),
       'heap MB after': Math.round(rest?.heapMb ?? NaN),

@@ -234,11 +234,11 @@ export class WorkerPool<Task, Result, Info, Init = unknown> {
 
   /** The least busy worker that has set up and has `room` (see roomFor): idle ones first, then one to hold the task. */
   private pickWorker(workers: PiscinaWorker[], room = this.options.tasksPerWorker): PiscinaWorker | null {
-    room = Math.min(room, this.options.tasksPerWorker);
+    const limit = Math.min(room, this.options.tasksPerWorker);
     let best: PiscinaWorker | null = null;
     for (const worker of workers) {
       if (!this.ready.has(worker.id) || worker.terminating || worker.destroyed) continue;
-      if (worker.currentUsage >= room) continue;
+      if (worker.currentUsage >= limit) continue;
       if (best === null || worker.currentUsage < best.currentUsage) best = worker;
     }
     return best;
