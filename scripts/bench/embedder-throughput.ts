@@ -9,7 +9,9 @@
  * To compare the pool with another implementation of it (say, the previous commit's), set
  * BENCH_BASELINE_POOL to a module that exports an `EmbeddingPool` class with the same `start`
  * (e.g. `git archive <commit> src package.json | tar -x -C /tmp/base`, symlink node_modules there,
- * and point at /tmp/base/src/embeddings/embedding-pool.ts). Both pools then run side by side at
+ * and point at /tmp/base/src/embeddings/embedding-pool.ts). The baseline's workers load the
+ * embedder beside it (its `embedder-module-spec.ts`), so the model code is compared as well. Both
+ * pools then run side by side at
  * BENCH_WORKERS workers (default 1,2), alternating baseline and current BENCH_ROUNDS times
  * (default 4) per case, so that load from other processes hits both alike.
  * BENCH_BATCH_SIZES (default 1,8,32,64) narrows either run to some batch sizes.
@@ -89,6 +91,10 @@ interface PoolClass {
 async function compareWithBaseline(baselinePath: string) {
   const started = performance.now();
   const { EmbeddingPool: Baseline } = (await import(pathToFileURL(path.resolve(baselinePath)).href)) as { EmbeddingPool: PoolClass };
+  const baselineSpecModule = path.join(path.dirname(path.resolve(baselinePath)), 'embedder-module-spec.ts');
+  const { bundledUseSpec: baselineSpec } = (existsSync(baselineSpecModule) ? await import(pathToFileURL(baselineSpecModule).href) : { bundledUseSpec }) as {
+    bundledUseSpec: typeof bundledUseSpec;
+  };
   const workerCounts = (process.env.BENCH_WORKERS ?? '1,2').split(',').map(Number);
   const rounds = Number(process.env.BENCH_ROUNDS ?? 4);
   const texts = loadTexts();
@@ -105,10 +111,9 @@ async function compareWithBaseline(baselinePath: string) {
   const ratios = new Map<number, number[]>();
   for (const workers of workerCounts) {
     for (const batch of BATCH_SIZES) {
-      const spec = bundledUseSpec({ batchSize: batch });
       const pools = {
-        baseline: await Baseline.start(spec, { workers, batchSize: batch }),
-        current: await EmbeddingPool.start(spec, { workers, batchSize: batch }),
+        baseline: await Baseline.start(baselineSpec({ batchSize: batch }), { workers, batchSize: batch }),
+        current: await EmbeddingPool.start(bundledUseSpec({ batchSize: batch }), { workers, batchSize: batch }),
       };
       for (const pool of Object.values(pools)) await Promise.all(texts.short.slice(0, workers).map((t) => pool.embed([t])));
       for (const [kind, list] of kinds) {

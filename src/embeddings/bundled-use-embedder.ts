@@ -2,6 +2,7 @@ import type { Embedder } from './embedder.js';
 import { l2Normalize } from './l2-normalize.js';
 import { splitIntoBatches } from './split-into-batches.js';
 import { type UseLiteTokenizer, loadUseLiteTokenizer } from './use-lite-tokenizer.js';
+import { type TfKernelRegistry, installWasmBatchedMatMul } from './wasm-batched-matmul.js';
 
 export const BUNDLED_USE_ID = 'bundled:use-lite';
 export const BUNDLED_USE_DIMENSIONS = 512;
@@ -73,6 +74,7 @@ async function loadModel(): Promise<Loaded> {
   // modelSource reads model.json, the weight shards and vocab.json from the package's own folder
   // through file:// URLs, so loading never touches the network.
   const use = (await initModel(modelSource)) as unknown as UseLiteModel;
+  installWasmBatchedMatMul(tf as unknown as TfKernelRegistry);
   return { tf: tf as unknown as TfApi, use };
 }
 
