@@ -12,6 +12,8 @@
  *   BENCH_QUESTIONS=30 npm run bench:longmemeval              # the first 30 (every type still present)
  *   BENCH_DRIVER=pg BENCH_DATABASE_URL=postgres://… npm run bench:longmemeval
  *   BENCH_DRIVER=pg BENCH_REUSE=1 …                           # keep the imported database; search it again
+ *   BENCH_DATA_DIR=/tmp/lme-pglite …                          # PGlite in that folder, kept: a second run searches it again
+ *   BENCH_MISSES=1 …                                         # where each missed question's evidence turns ranked
  *   BENCH_ASOF=0 BENCH_BY_CONVERSATION=0 …                    # without asOf and groupBy (a server before them)
  *   BENCH_SEARCH='{"weights":{"vector":1,"text":2,"k":60}}' … # extra fields for every search (tuning)
  *   BENCH_TUNE='{"conversationDecay":[1,0.9],"timeWindowBoost":[0,0.5]}' … # a grid of re-ranking options (library, hybrid)
@@ -43,6 +45,8 @@ const BY_CONVERSATION = process.env.BENCH_BY_CONVERSATION !== '0';
 // {"conversationDecay":[1,0.9,0.8],"timeWindowBoost":[0,0.5,1],"vector":[0.3,1],"k":[20,60]}
 const TUNE = process.env.BENCH_TUNE ? (JSON.parse(process.env.BENCH_TUNE) as Record<string, number[]>) : undefined;
 const MODES = (process.env.BENCH_MODES ?? 'hybrid,vector,text').split(',') as ('hybrid' | 'vector' | 'text')[];
+// For each question whose evidence turns are not all in a mode's first 10: where each one ranked.
+const MISSES = process.env.BENCH_MISSES === '1';
 const AGENT = 'lme';
 const TOP_K = 50;
 type Retriever = (typeof MODES)[number] | 'by conversation' | 'bm25 (user keys)';
@@ -89,13 +93,26 @@ function exportOf(sessionId: string, date: string) {
   };
 }
 
+/** One line per missed question: each evidence turn's rank (1-based; - beyond topK), its session's rank. */
+function printMiss(mode: string, q: LongMemEvalQuestion, evidence: string[], answerSessions: string[], hits: Hit[]) {
+  const ranks = evidence.map((e) => hits.findIndex((h) => `${h.conversationId}#${h.turn}` === e) + 1);
+  if (ranks.every((r) => r >= 1 && r <= 10)) return;
+  const sessions = [...new Set(hits.map((h) => h.conversationId))];
+  const sessionRanks = answerSessions.map((s) => sessions.indexOf(s) + 1);
+  const show = (r: number) => (r === 0 ? '-' : String(r));
+  console.log(
+    `miss ${mode.padEnd(6)} ${q.question_type.padEnd(26)} turns ${ranks.map(show).join(',').padEnd(14)} sessions ${sessionRanks.map(show).join(',').padEnd(12)} ${q.question}`,
+  );
+}
+
 async function main() {
   const questions = interleaveByType(readLongMemEval()).slice(0, LIMIT);
   const server = DRIVER === 'pg' ? await freshOrKept() : undefined;
   const config = loadConfig({
     ...process.env,
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
-    DATA_DIR: 'memory://',
+    // A PGlite folder that already holds the turns is searched again, as BENCH_REUSE does on a server.
+    DATA_DIR: DRIVER === 'pglite' ? (process.env.BENCH_DATA_DIR ?? 'memory://') : 'memory://',
     DATABASE_URL: server?.url,
     LLM_BASE_URL: '',
     LLM_MODEL: '',
@@ -139,7 +156,9 @@ async function main() {
         if (Number(open?.n) === 0) break;
         await new Promise((r) => setTimeout(r, 500));
       }
-      console.log(`searching the ${stored} turns imported before (BENCH_REUSE; ${((performance.now() - t0) / 1000).toFixed(1)} s of backfill first)\n`);
+      console.log(
+        `searching the ${stored} turns imported before (BENCH_REUSE or BENCH_DATA_DIR; ${((performance.now() - t0) / 1000).toFixed(1)} s of backfill first)\n`,
+      );
     }
 
     // Conversation ids by (user, session id): the import names each conversation after its session.
@@ -193,6 +212,7 @@ async function main() {
         });
         (latency.get(mode) ?? latency.set(mode, []).get(mode)!).push(performance.now() - t0);
         add(mode, q.question_type, answerSessions, evidence, hits);
+        if (MISSES) printMiss(mode, q, evidence, answerSessions, hits);
       }
       if (BY_CONVERSATION) {
         // Sessions as groupBy "conversation" ranks them (hybrid); its turns in that order.

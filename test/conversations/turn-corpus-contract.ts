@@ -240,6 +240,29 @@ export function turnCorpusContract(driver: DatabaseDriver) {
       await expectIndexExact('acme');
     });
 
+    it('shows every hit of a wide hybrid search, its columns read after fusion, as a narrow one shows them', async () => {
+      const turns = Array.from({ length: 24 }, (_, i) => ({
+        question: `Garden note ${i}: the tomatoes in bed ${i} need water.`,
+        answer: `Bed ${i} watered; tomatoes noted.`,
+        at: new Date(Date.UTC(2025, 4, 1, 9, i)).toISOString(),
+      }));
+      const imported = await acme.store.import(exported('gardener', turns), 'gardener');
+      // topK 20 fuses 100 candidates a side, past PAYLOAD_ALONG_MAX_CANDIDATES; topK 5 fuses 50.
+      const wide = (await acme.search.search('tomatoes bed water', { agentId: 'gardener', topK: 20 })).hits;
+      const narrow = (await acme.search.search('tomatoes bed water', { agentId: 'gardener', topK: 5 })).hits;
+      expect(wide).toHaveLength(20);
+      for (const hit of wide) {
+        expect(hit).toMatchObject({
+          conversationId: imported.id,
+          agentId: 'gardener',
+          userId: null,
+          ...turns[hit.turn - 1]!,
+          at: new Date(turns[hit.turn - 1]!.at),
+        });
+      }
+      expect(wide.slice(0, 5)).toEqual(narrow);
+    });
+
     it('scores a user’s turns as BM25 over the whole tenant, by probes of few turns and by postings read', async () => {
       const probes = tenant('probes');
       const at = (minute: number) => new Date(Date.UTC(2025, 4, 1, 9, minute)).toISOString();
