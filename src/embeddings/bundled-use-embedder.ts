@@ -1,6 +1,6 @@
 import type { Embedder } from './embedder.js';
 import { l2Normalize } from './l2-normalize.js';
-import { splitIntoBatches } from './split-into-batches.js';
+import { splitByPaddedSize } from './split-by-padded-size.js';
 import { type UseLiteTokenizer, loadUseLiteTokenizer } from './use-lite-tokenizer.js';
 import { type TfKernelRegistry, installWasmBatchedMatMul } from './wasm-batched-matmul.js';
 
@@ -15,8 +15,16 @@ export const BUNDLED_USE_IDENTITY: Readonly<Pick<Embedder, 'id' | 'dimensions' |
   maxInputTokens: BUNDLED_USE_MAX_INPUT_TOKENS,
 });
 
+/**
+ * Tokens one model call holds, padding included (texts times the longest): the model pads every
+ * text to the longest, and the wasm heap a call grows never shrinks. Measured in one thread, 120-word
+ * texts: 8 a call (1,024 tokens) left a 79 MB heap and 32 a call 164 MB, at the same speed
+ * (36.7 and 40.4 ms a text); `bench:embed` with two workers, 51.3 and 51.1 paragraphs/s.
+ */
+export const MAX_PADDED_TOKENS_PER_CALL = 1_024;
+
 export interface BundledUseEmbedderOptions {
-  /** Texts per model call; bigger batches amortise per-call overhead at the cost of memory. Default 32. */
+  /** Texts per model call (fewer when they are long, see MAX_PADDED_TOKENS_PER_CALL). Default 32. */
   batchSize?: number;
 }
 
@@ -134,8 +142,12 @@ export class BundledUseEmbedder implements Embedder {
 
   async embed(texts: string[], options: { signal?: AbortSignal } = {}): Promise<number[][]> {
     if (this.closed) throw new Error('BundledUseEmbedder is closed');
+    const tokenLists = texts.map((text) => {
+      const tokens = this.tokenizer.encode(text).slice(0, this.maxInputTokens);
+      return tokens.length > 0 ? tokens : this.emptyTextTokens;
+    });
     const vectors: number[][] = [];
-    for (const batch of splitIntoBatches(texts, this.batchSize)) {
+    for (const batch of splitByPaddedSize(tokenLists, (tokens) => tokens.length, this.batchSize, MAX_PADDED_TOKENS_PER_CALL)) {
       options.signal?.throwIfAborted();
       vectors.push(...(await this.embedBatch(batch)));
     }
@@ -148,12 +160,8 @@ export class BundledUseEmbedder implements Embedder {
     await releaseModel();
   }
 
-  /** Tokenises, feeds the sparse (indices, values) input that USE lite expects, and normalises. */
-  private async embedBatch(texts: string[]): Promise<number[][]> {
-    const tokenLists = texts.map((text) => {
-      const tokens = this.tokenizer.encode(text).slice(0, this.maxInputTokens);
-      return tokens.length > 0 ? tokens : this.emptyTextTokens;
-    });
+  /** Feeds the sparse (indices, values) input that USE lite expects, and normalises. */
+  private async embedBatch(tokenLists: number[][]): Promise<number[][]> {
     const indices: number[][] = [];
     const values: number[] = [];
     tokenLists.forEach((tokens, row) =>
@@ -168,11 +176,11 @@ export class BundledUseEmbedder implements Embedder {
     try {
       output = await this.model.model.executeAsync({ indices: indicesTensor, values: valuesTensor });
       const embeddings = Array.isArray(output) ? output[0] : output;
-      if (!embeddings || embeddings.shape[0] !== texts.length || embeddings.shape[1] !== this.dimensions) {
-        throw new Error(`USE lite returned shape [${embeddings?.shape.join(', ')}] for ${texts.length} texts`);
+      if (!embeddings || embeddings.shape[0] !== tokenLists.length || embeddings.shape[1] !== this.dimensions) {
+        throw new Error(`USE lite returned shape [${embeddings?.shape.join(', ')}] for ${tokenLists.length} texts`);
       }
       const flat = await embeddings.data();
-      return texts.map((_, i) => l2Normalize(flat.subarray(i * this.dimensions, (i + 1) * this.dimensions)));
+      return tokenLists.map((_, i) => l2Normalize(flat.subarray(i * this.dimensions, (i + 1) * this.dimensions)));
     } finally {
       indicesTensor.dispose();
       valuesTensor.dispose();

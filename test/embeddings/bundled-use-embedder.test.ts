@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BundledUseEmbedder } from '../../src/embeddings/bundled-use-embedder.js';
+import { BundledUseEmbedder, MAX_PADDED_TOKENS_PER_CALL } from '../../src/embeddings/bundled-use-embedder.js';
 import { cosine, expectUnitVectors, maxAbsDifference } from './support/vector-assertions.js';
 
 describe('BundledUseEmbedder', () => {
@@ -34,6 +34,30 @@ describe('BundledUseEmbedder', () => {
     const alone = [];
     for (const text of texts) alone.push(...(await embedder.embed([text])));
     expect(maxAbsDifference(together, alone)).toBeLessThan(1e-5);
+  });
+
+  it('runs long texts a few at a time, so a call never pads past MAX_PADDED_TOKENS_PER_CALL', async () => {
+    const wide = await BundledUseEmbedder.load({ batchSize: 32 });
+    const model = (wide as unknown as { model: { model: { executeAsync: (inputs: { values: { shape: number[] } }) => Promise<unknown> } } }).model.model;
+    const original = model.executeAsync;
+    const tokensPerCall: number[] = [];
+    model.executeAsync = (inputs) => {
+      tokensPerCall.push(inputs.values.shape[0]!);
+      return original.call(model, inputs);
+    };
+    try {
+      const long = (i: number) => Array.from({ length: 140 }, (_, j) => `word${(i + j) % 40}`).join(' ');
+      await wide.embed(Array.from({ length: 10 }, (_, i) => long(i)));
+      // Every text fills the 128 tokens: 8 texts a call, then the 2 left.
+      expect(MAX_PADDED_TOKENS_PER_CALL).toBe(8 * 128);
+      expect(tokensPerCall).toEqual([8 * 128, 2 * 128]);
+      tokensPerCall.length = 0;
+      await wide.embed(Array.from({ length: 20 }, (_, i) => `short note ${i}`));
+      expect(tokensPerCall).toHaveLength(1);
+    } finally {
+      model.executeAsync = original;
+      await wide.close();
+    }
   });
 
   it('ignores everything after the 128th token, like the model itself', async () => {
