@@ -11,9 +11,8 @@
  * (e.g. `git archive <commit> src package.json | tar -x -C /tmp/base`, symlink node_modules there,
  * and point at /tmp/base/src/embeddings/embedding-pool.ts). The baseline's workers load the
  * embedder beside it (its `embedder-module-spec.ts`), so the model code is compared as well. Both
- * pools then run side by side at
- * BENCH_WORKERS workers (default 1,2), alternating baseline and current BENCH_ROUNDS times
- * (default 4) per case, so that load from other processes hits both alike.
+ * pools then run side by side at BENCH_WORKERS workers (default 1,2), alternating baseline and
+ * current BENCH_ROUNDS times (default 4) per case, so that load from other processes hits both alike.
  * BENCH_BATCH_SIZES (default 1,8,32,64) narrows either run to some batch sizes.
  */
 import { existsSync, readFileSync } from 'node:fs';

@@ -82,7 +82,8 @@ export interface TurnSearch {
  */
 const CANDIDATES = 50;
 
-// What a hit shows: the vector side brings it along, BM25-only hits are read once more.
+// What a hit shows: a hybrid search fuses 250 candidates a side or more, so it reads these after
+// fusion (see PAYLOAD_ALONG_MAX_CANDIDATES); vector and text modes bring them with their rows.
 const turnColumns = {
   conversationId: turns.conversationId,
   turn: turns.turn,

@@ -142,6 +142,7 @@ export class BundledUseEmbedder implements Embedder {
 
   async embed(texts: string[], options: { signal?: AbortSignal } = {}): Promise<number[][]> {
     if (this.closed) throw new Error('BundledUseEmbedder is closed');
+    options.signal?.throwIfAborted();
     const tokenLists = texts.map((text) => {
       const tokens = this.tokenizer.encode(text).slice(0, this.maxInputTokens);
       return tokens.length > 0 ? tokens : this.emptyTextTokens;

@@ -71,26 +71,29 @@ export function batchedMatMulKernel(kernels: WasmKernels): KernelFunc {
   };
 }
 
-function batchedMatMul(args: KernelArgs, { batchMatMul: slow, transpose, reshape }: WasmKernels): TensorInfo {
+function batchedMatMul(args: KernelArgs, { batchMatMul: original, transpose, reshape }: WasmKernels): TensorInfo {
   const { backend } = args;
   const { a, b } = args.inputs as { a: TensorInfo; b: TensorInfo };
   const transposeA = args.attrs.transposeA === true;
   const transposeB = args.attrs.transposeB === true;
   const rank = a.shape.length;
-  if (a.dtype !== 'float32' || b.dtype !== 'float32' || b.shape.length !== rank || rank < 3) return slow(args);
+  // Whatever this kernel does not cut — broadcast batches, mismatched shapes (the original
+  // reports them), a batch of one the original already gives XNNPACK — is left as it was.
+  if (a.dtype !== 'float32' || b.dtype !== 'float32' || b.shape.length !== rank || rank < 3) return original(args);
   const batchDims = a.shape.slice(0, -2);
-  // Broadcast batches (one side's batch dims differ) stay with the original kernel.
-  if (batchDims.some((d, i) => d !== b.shape[i])) return slow(args);
+  if (batchDims.some((d, i) => d !== b.shape[i])) return original(args);
   const batch = batchDims.reduce((x, y) => x * y, 1);
   const rows = transposeA ? a.shape[rank - 1]! : a.shape[rank - 2]!;
   const inner = transposeA ? a.shape[rank - 2]! : a.shape[rank - 1]!;
+  const innerOfB = transposeB ? b.shape[rank - 1]! : b.shape[rank - 2]!;
   const columns = transposeB ? b.shape[rank - 2]! : b.shape[rank - 1]!;
-  if (batch < 2 && !transposeA && !transposeB) return slow(args);
-  if (rows * inner * columns < MIN_MACS_PER_ENTRY) return slow(args);
+  if (inner !== innerOfB) return original(args);
+  if (batch < 2 && !transposeA && !transposeB) return original(args);
+  if (rows * inner * columns < MIN_MACS_PER_ENTRY) return original(args);
 
   const made: TensorInfo[] = [];
   try {
-    // Each side as [batch, rows, inner] and [batch, inner, columns], transposed where asked.
+    // XNNPACK takes its right side as [inner, columns], untransposed: each side is laid out so.
     const as3d = (x: TensorInfo, swap: boolean): TensorInfo => {
       const last = x.shape.slice(-2);
       const flat = reshape({ inputs: { x }, backend, attrs: { shape: [batch, last[0]!, last[1]!] } });
@@ -114,13 +117,14 @@ function batchedMatMul(args: KernelArgs, { batchMatMul: slow, transpose, reshape
       // making a tensor can grow the heap, which detaches older views.
       const ai = backend.makeOutput([1, rows, inner], 'float32');
       const bi = backend.makeOutput([1, inner, columns], 'float32');
+      let product: TensorInfo | undefined;
       try {
         backend.typedArrayFromHeap(ai).set(backend.typedArrayFromHeap(left).subarray(i * leftSize, (i + 1) * leftSize));
         backend.typedArrayFromHeap(bi).set(backend.typedArrayFromHeap(right).subarray(i * rightSize, (i + 1) * rightSize));
-        const product = slow({ inputs: { a: ai, b: bi }, backend, attrs: { ...args.attrs, transposeA: false, transposeB: false } });
+        product = original({ inputs: { a: ai, b: bi }, backend, attrs: { ...args.attrs, transposeA: false, transposeB: false } });
         backend.typedArrayFromHeap(out).set(backend.typedArrayFromHeap(product), i * outSize);
-        backend.disposeData(product.dataId);
       } finally {
+        if (product) backend.disposeData(product.dataId);
         backend.disposeData(ai.dataId);
         backend.disposeData(bi.dataId);
       }

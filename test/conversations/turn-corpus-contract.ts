@@ -12,6 +12,11 @@ import type { Database } from '../../src/db/database.js';
 import { queryRows } from '../../src/db/query-rows.js';
 import { ensureVectorSpace } from '../../src/db/vector-space.js';
 import { defaultAnalyzer } from '../../src/retrieval/bm25/analyzer.js';
+import { hybridCandidates } from '../../src/retrieval/hybrid-candidates.js';
+import { createRetrievalEngine } from '../../src/retrieval/retrieval-engine.js';
+import { PAYLOAD_ALONG_MAX_CANDIDATES, searchRows } from '../../src/retrieval/row-search.js';
+import { turns as turnsTable } from '../../src/db/schema/index.js';
+import { TURN_CORPUS, turnFilter, turnKeysAnalyzer } from '../../src/conversations/turn-corpus.js';
 import { InMemoryBm25Index } from '../../src/retrieval/bm25/bm25.js';
 import { dateInWords } from '../../src/text/date-in-words.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
@@ -29,6 +34,8 @@ function exchange(question: string, answer: string, tool?: string): { message: C
   messages.push({ role: 'assistant', content: answer, toolCalls: [] });
   return messages.map((message) => ({ message }));
 }
+
+const pick = ({ question, answer }: { question: string; answer: string }) => ({ question, answer });
 
 /** An export of question/answer pairs, each asked at its own time. */
 function exported(agentId: string, turns: { question: string; answer: string; at: string }[], userId?: string): ConversationExport {
@@ -240,27 +247,31 @@ export function turnCorpusContract(driver: DatabaseDriver) {
       await expectIndexExact('acme');
     });
 
-    it('shows every hit of a wide hybrid search, its columns read after fusion, as a narrow one shows them', async () => {
+    it('shows the same hits whether a search reads their rows with the candidates or after fusion', async () => {
       const turns = Array.from({ length: 24 }, (_, i) => ({
         question: `Garden note ${i}: the tomatoes in bed ${i} need water.`,
         answer: `Bed ${i} watered; tomatoes noted.`,
         at: new Date(Date.UTC(2025, 4, 1, 9, i)).toISOString(),
       }));
       const imported = await acme.store.import(exported('gardener', turns), 'gardener');
-      // topK 20 fuses 100 candidates a side, past PAYLOAD_ALONG_MAX_CANDIDATES; topK 5 fuses 50.
-      const wide = (await acme.search.search('tomatoes bed water', { agentId: 'gardener', topK: 20 })).hits;
-      const narrow = (await acme.search.search('tomatoes bed water', { agentId: 'gardener', topK: 5 })).hits;
-      expect(wide).toHaveLength(20);
-      for (const hit of wide) {
-        expect(hit).toMatchObject({
-          conversationId: imported.id,
-          agentId: 'gardener',
-          userId: null,
-          ...turns[hit.turn - 1]!,
-          at: new Date(turns[hit.turn - 1]!.at),
+      const engine = createRetrievalEngine({ db: db(), embedder, analyzer: turnKeysAnalyzer(defaultAnalyzer) });
+      const payload = { conversationId: turnsTable.conversationId, turn: turnsTable.turn, question: turnsTable.question, answer: turnsTable.answer };
+      const rowsFor = (topK: number) =>
+        searchRows<{ conversationId: string; turn: number; question: string; answer: string }>(engine, db(), TURN_CORPUS, 'tomatoes bed water', {
+          mode: 'hybrid',
+          filter: turnFilter('acme', { agentId: 'gardener' }),
+          topK,
+          weights: { vector: 0.5, text: 1, k: 20 },
+          payload,
         });
-      }
-      expect(wide.slice(0, 5)).toEqual(narrow);
+      // topK 10 fuses 50 candidates a side, read with their rows; topK 11 fuses 55, read after.
+      expect(hybridCandidates(10)).toBeLessThanOrEqual(PAYLOAD_ALONG_MAX_CANDIDATES);
+      expect(hybridCandidates(11)).toBeGreaterThan(PAYLOAD_ALONG_MAX_CANDIDATES);
+      const along = await rowsFor(10);
+      const after = await rowsFor(11);
+      expect(after).toHaveLength(11);
+      for (const { row } of after) expect(row).toEqual({ conversationId: imported.id, turn: row.turn, ...pick(turns[row.turn - 1]!) });
+      expect(after.slice(0, 10)).toEqual(along);
     });
 
     it('scores a user’s turns as BM25 over the whole tenant, by probes of few turns and by postings read', async () => {

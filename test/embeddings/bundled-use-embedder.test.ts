@@ -38,22 +38,40 @@ describe('BundledUseEmbedder', () => {
 
   it('runs long texts a few at a time, so a call never pads past MAX_PADDED_TOKENS_PER_CALL', async () => {
     const wide = await BundledUseEmbedder.load({ batchSize: 32 });
-    const model = (wide as unknown as { model: { model: { executeAsync: (inputs: { values: { shape: number[] } }) => Promise<unknown> } } }).model.model;
+    type Inputs = { indices: { dataSync(): Int32Array } };
+    const model = (wide as unknown as { model: { model: { executeAsync: (inputs: Inputs) => Promise<unknown> } } }).model.model;
     const original = model.executeAsync;
-    const tokensPerCall: number[] = [];
+    // Each call's texts and padded size (texts × the longest), read off its sparse input.
+    const calls: { texts: number; padded: number }[] = [];
     model.executeAsync = (inputs) => {
-      tokensPerCall.push(inputs.values.shape[0]!);
+      const indices = inputs.indices.dataSync();
+      let rows = 0;
+      let columns = 0;
+      for (let i = 0; i < indices.length; i += 2) {
+        rows = Math.max(rows, indices[i]! + 1);
+        columns = Math.max(columns, indices[i + 1]! + 1);
+      }
+      calls.push({ texts: rows, padded: rows * columns });
       return original.call(model, inputs);
     };
     try {
       const long = (i: number) => Array.from({ length: 140 }, (_, j) => `word${(i + j) % 40}`).join(' ');
-      await wide.embed(Array.from({ length: 10 }, (_, i) => long(i)));
-      // Every text fills the 128 tokens: 8 texts a call, then the 2 left.
+      const short = (i: number) => `short note ${i}`;
       expect(MAX_PADDED_TOKENS_PER_CALL).toBe(8 * 128);
-      expect(tokensPerCall).toEqual([8 * 128, 2 * 128]);
-      tokensPerCall.length = 0;
-      await wide.embed(Array.from({ length: 20 }, (_, i) => `short note ${i}`));
-      expect(tokensPerCall).toHaveLength(1);
+      // Texts that fill the 128 tokens: 8 a call, then the 2 left.
+      await wide.embed(Array.from({ length: 10 }, (_, i) => long(i)));
+      expect(calls).toEqual([
+        { texts: 8, padded: 8 * 128 },
+        { texts: 2, padded: 2 * 128 },
+      ]);
+      // A long text after 8 short ones would pad all 9 to 128: it waits for the next call.
+      calls.length = 0;
+      await wide.embed([...Array.from({ length: 8 }, (_, i) => short(i)), long(0), long(1)]);
+      expect(calls.map((c) => c.texts)).toEqual([8, 2]);
+      for (const call of calls) expect(call.padded).toBeLessThanOrEqual(MAX_PADDED_TOKENS_PER_CALL);
+      calls.length = 0;
+      await wide.embed(Array.from({ length: 20 }, (_, i) => short(i)));
+      expect(calls.map((c) => c.texts)).toEqual([20]);
     } finally {
       model.executeAsync = original;
       await wide.close();
