@@ -103,7 +103,12 @@ describeOnDrivers('job queue', (driver) => {
   it("lists a tenant's jobs by status, newest first, page by page", async () => {
     const store = createJobStore({ db: database.db, tenantId: 'q5' });
     const made = [];
-    for (let i = 0; i < 5; i++) made.push(await store.enqueue('ingest', { payload: { i } }));
+    for (let i = 0; i < 5; i++) {
+      made.push(await store.enqueue('ingest', { payload: { i } }));
+      // Jobs made within one tick of the database's clock tie on created_at and fall back to id
+      // order: each waits for the next millisecond, so "newest first" is the order they were made.
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
     await store.cancel(made[1]!.id);
     const first = await store.list({ limit: 2 });
     const second = await store.list({ limit: 10, cursor: first.nextCursor! });
