@@ -197,6 +197,9 @@ export function conversationStoreContract(driver: DatabaseDriver) {
         const id = randomUUID();
         ids.push(id);
         await store.appendTurn({ id, agentId: 'lister', messages: [{ message: { role: 'user', content: `conversation ${i}` } }] });
+        // Two conversations written within one millisecond (PGlite's clock) would tie and fall back
+        // to their random ids: each waits for the next, so "newest first" is the order they were made.
+        await new Promise((resolve) => setTimeout(resolve, 2));
       }
       await store.appendTurn({ id: randomUUID(), agentId: 'someone-else', messages: [{ message: { role: 'user', content: 'x' } }] });
       const first = await store.list({ agentId: 'lister', limit: 2 });
