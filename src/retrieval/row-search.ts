@@ -38,7 +38,7 @@ export async function searchRows<Row>(engine: RetrievalEngine, db: Db, corpus: C
   // Vector and text modes rank their own topK; hybrid fuses wider lists.
   const candidateK = options.mode === 'hybrid' ? hybridCandidates(topK) : topK;
   const along = candidateK <= PAYLOAD_ALONG_MAX_CANDIDATES;
-  const ranked = (await engine.search(corpus, query, { ...options, candidateK, ...(along ? {} : { payload: undefined }) })).slice(0, topK);
+  const ranked = (await engine.search(corpus, query, { ...options, candidateK, payload: along ? payload : undefined })).slice(0, topK);
   const missing = ranked.filter((h) => !h.row).map((h) => h.id);
   const rows =
     missing.length === 0
