@@ -26,12 +26,13 @@
  * Also BENCH_MEMORIES, BENCH_TURNS (the fresh turn import; imported with BENCH_TURN_EMBEDDER,
  * by default `fake`, an instant embedder in this process, since the bundled model takes minutes
  * over 20k turns), BENCH_CLIENTS, BENCH_EMBEDDER (`fake` for every case), BENCH_LOG_LEVEL,
- * BENCH_SERVER_NODE_ARGS (flags for the server's node, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ * BENCH_SERVER_NODE_ARGS (flags for the server's node, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`),
+ * BENCH_HEAP_SNAPSHOT_DIR (a heap snapshot of the server at rest after the mix, written there).
  * Bounded: a watchdog stops everything, and every request has a 60 s timeout.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -40,6 +41,7 @@ import autocannon from 'autocannon';
 import { type ScriptedLlmServer, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
 import { seededRandom } from '../../testkit/vector-fixtures.js';
 import { freshServerDatabase } from './lib/fresh-server-database.js';
+import { rssBreakdown } from './lib/rss-breakdown.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'fresh,writers,mix').split(',');
@@ -60,6 +62,8 @@ const EMBEDDER = process.env.BENCH_EMBEDDER ?? 'configured';
 const TURN_EMBEDDER = process.env.BENCH_TURN_EMBEDDER ?? 'fake';
 // Flags for the server's node, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` (NODE_OPTIONS refuses --cpu-prof).
 const SERVER_NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+// A heap snapshot of the server at rest after the mix is written here (V8 collects garbage first).
+const HEAP_SNAPSHOT_DIR = process.env.BENCH_HEAP_SNAPSHOT_DIR;
 const WATCHDOG_MS = Number(process.env.BENCH_WATCHDOG_S ?? 3 * 3600) * 1000;
 
 type Driver = 'pglite' | 'pg';
@@ -128,7 +132,7 @@ async function startServer(version: Version, driver: Driver, embedder: string): 
         : {}),
     },
     (line) => (line.includes('memrag listening') ? String((JSON.parse(line) as { port: number }).port) : undefined),
-    SERVER_NODE_ARGS,
+    [...SERVER_NODE_ARGS, ...(HEAP_SNAPSHOT_DIR ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${HEAP_SNAPSHOT_DIR}`] : [])],
   );
   return {
     child,
@@ -427,6 +431,8 @@ async function mix(version: Version, driver: Driver): Promise<Row[]> {
     await settle(server.base).catch(() => {});
     await sleep(3000);
     const rest = await scrape(server.base);
+    const held = server.child.pid ? rssBreakdown(server.child.pid) : undefined;
+    const live = HEAP_SNAPSHOT_DIR && server.child.pid ? await heapSnapshot(server) : undefined;
     const total = [...latencies.byKind.values()].reduce((s, k) => s + k.ms.length, 0);
     const failed = [...latencies.byKind.values()].reduce((s, k) => s + k.failed, 0);
     const shed = [...latencies.byKind.values()].reduce((s, k) => s + k.shed, 0);
@@ -453,12 +459,38 @@ async function mix(version: Version, driver: Driver): Promise<Row[]> {
       'RSS MB idle': Math.round(idle?.rssMb ?? NaN),
       'RSS MB after': Math.round(rest?.rssMb ?? NaN),
       'heap MB after': Math.round(rest?.heapMb ?? NaN),
+      // Where the resident memory after the load is (rss-breakdown.ts): wasm memories (PGlite's,
+      // each embedding worker's), malloc arenas, V8 heaps and other anonymous memory, files.
+      'RSS MB wasm': held ? `${held.wasmMb} (${held.wasmMemoriesMb.filter((m) => m > 0).join('+')})` : 'n/a',
+      'RSS MB malloc': held?.mallocArenasMb ?? 'n/a',
+      'RSS MB other anon': held?.otherAnonymousMb ?? 'n/a',
+      'RSS MB files': held?.filesMb ?? 'n/a',
+      ...(live ? { 'heap MB live': Math.round(live.heapMb), 'heap snapshot': live.file } : {}),
     };
     const kinds = ['memory search', 'save', 'chat', 'document search'].map((kind) => ({ version: version.name, driver, kind, ...latencies.summary(kind) }));
     return [head, ...kinds];
   } finally {
     await server.stop();
   }
+}
+
+/** Asks the server for a heap snapshot and waits until it is written: the main thread's live heap after a full collection. */
+async function heapSnapshot(server: Server): Promise<{ heapMb: number; file: string } | undefined> {
+  const dir = HEAP_SNAPSHOT_DIR!;
+  const before = new Set(readdirSync(dir));
+  server.child.kill('SIGUSR2');
+  for (let last = -1, started = performance.now(); performance.now() - started < 120_000; ) {
+    await sleep(1000);
+    const file = readdirSync(dir).find((name) => !before.has(name) && name.endsWith('.heapsnapshot'));
+    if (!file) continue;
+    const size = statSync(join(dir, file)).size;
+    if (size > 0 && size === last) {
+      const heapMb = (await scrape(server.base))?.heapMb;
+      return heapMb === undefined ? undefined : { heapMb, file: join(dir, file) };
+    }
+    last = size;
+  }
+  return undefined;
 }
 
 /** The per-kind cases by autocannon, one kind at a time at each connection count. */
