@@ -158,7 +158,7 @@ export async function createAppContext(config: Config, options: AppContextOption
           statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
           onPoolWait: (seconds) => dbPoolWait.observe(seconds),
         }
-      : { dataDir: config.DATA_DIR },
+      : { dataDir: config.DATA_DIR, ...(config.PGLITE_SHARED_BUFFERS && { pgliteSharedBuffers: config.PGLITE_SHARED_BUFFERS }) },
   );
   let crossEncoder: ClosableReranker | undefined;
   const auth = createApiKeyAuthenticator({ db: database.db, envKeys: config.API_KEYS, cacheTtlMs: config.API_KEY_CACHE_MS });

@@ -41,6 +41,11 @@ export const envSchema = z.object({
   // How long one statement may run before it fails as the database being unavailable (0: no bound).
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(15_000),
   DATA_DIR: z.string().min(1).default('./data'),
+  // PGlite's buffer cache, resident in the process (default 32MB, see src/db/database.ts).
+  PGLITE_SHARED_BUFFERS: z
+    .string()
+    .regex(/^\d+(kB|MB|GB)$/, 'a size such as 32MB')
+    .optional(),
   EMBEDDING_PROVIDER: z.enum(['bundled', 'transformers', 'openai']).default('bundled'),
   EMBEDDING_MODEL: z.string().min(1).optional(),
   EMBEDDING_DIMENSIONS: z.coerce.number().int().positive().optional(),
@@ -48,6 +53,8 @@ export const envSchema = z.object({
   EMBEDDING_ALLOW_REMOTE: bool.default(false),
   EMBEDDING_WORKERS: z.coerce.number().int().min(0).max(64).optional(),
   EMBEDDING_BATCH_SIZE: z.coerce.number().int().min(1).max(1024).default(32),
+  // The embedding workers' niceness on Linux (see src/embeddings/embedding-pool.ts).
+  EMBEDDING_WORKER_NICENESS: z.coerce.number().int().min(0).max(19).default(0),
   EMBEDDING_BASE_URL: optionalUrl,
   EMBEDDING_API_KEY: z.string().optional(),
   LLM_BASE_URL: optionalUrl,
