@@ -34,7 +34,11 @@ COPY --from=build /app/dist ./dist
 # Applied at start; found beside package.json from dist/ as from src/.
 COPY migrations ./migrations
 
+# glibc gives every thread (the embedding workers, libuv's pool) a malloc arena of its own, which
+# keeps what it once held: two arenas took 91 MB off the embedded server after the load bench's
+# mix (docs/benchmarks/load.md).
 ENV NODE_ENV=production \
+    MALLOC_ARENA_MAX=2 \
     HOST=0.0.0.0 \
     PORT=3000 \
     DATA_DIR=/app/data \

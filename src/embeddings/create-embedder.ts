@@ -16,6 +16,7 @@ export type EmbeddingConfig = Pick<
   | 'EMBEDDING_ALLOW_REMOTE'
   | 'EMBEDDING_WORKERS'
   | 'EMBEDDING_BATCH_SIZE'
+  | 'EMBEDDING_WORKER_NICENESS'
   | 'EMBEDDING_BASE_URL'
   | 'EMBEDDING_API_KEY'
 >;
@@ -39,7 +40,12 @@ export async function createEmbedder(config: EmbeddingConfig): Promise<Embedder>
 
   const workers = config.EMBEDDING_WORKERS ?? os.availableParallelism();
   const spec = localSpec(config, workers);
-  const poolOptions = async () => ({ workers, batchSize: config.EMBEDDING_BATCH_SIZE, countTokens: await tokenCounterFor(config) });
+  const poolOptions = async () => ({
+    workers,
+    batchSize: config.EMBEDDING_BATCH_SIZE,
+    niceness: config.EMBEDDING_WORKER_NICENESS,
+    countTokens: await tokenCounterFor(config),
+  });
   // The bundled model's identity is known without loading it: its workers start when first needed.
   const embedder =
     workers <= 1

@@ -3,6 +3,8 @@ import type { SerializedError } from './serialized-error.js';
 /** What WorkerPool hands each of its worker threads (piscina's workerData). */
 export interface PoolWorkerData<Init> {
   init: Init;
+  /** The worker thread's niceness, set before its setup runs (see thread-priority.ts). */
+  niceness?: number;
 }
 
 /**

@@ -8,6 +8,7 @@ import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { POOL_MESSAGE, TaskState, type PoolWorkerData, type PoolWorkerMessage, type TaskEnvelope, type TaskOutcome } from './pool-protocol.js';
 import { serializeError } from './serialized-error.js';
+import { niceThisThread } from './thread-priority.js';
 
 export interface PoolWorkerService<Info, Task, Result> {
   /** Told to the pool once set up; every worker of a pool must report the same. */
@@ -42,9 +43,11 @@ export async function servePoolTasks<Init, Info, Task, Result>(
   if (!port) throw new Error('servePoolTasks must run in a worker thread');
   const tell = (message: PoolWorkerMessage<Info>) => port.postMessage(message);
 
+  const { init, niceness } = workerData as PoolWorkerData<Init>;
+  if (niceness) niceThisThread(niceness);
   let service: PoolWorkerService<Info, Task, Result>;
   try {
-    service = await setup((workerData as PoolWorkerData<Init>).init);
+    service = await setup(init);
   } catch (error) {
     tell({ [POOL_MESSAGE]: 'init-failed', threadId, error: serializeError(error) });
     // The module still loads: piscina stops replacing any worker once one fails while loading,

@@ -1,4 +1,4 @@
-import type { Worker } from 'node:worker_threads';
+import type { ResourceLimits, Worker } from 'node:worker_threads';
 import { Piscina, queueOptionsSymbol } from 'piscina';
 import { moduleWorkerEntry } from './module-worker.js';
 import { POOL_MESSAGE, TaskState, isPoolWorkerMessage, type PoolWorkerData, type TaskEnvelope, type TaskOutcome } from './pool-protocol.js';
@@ -32,6 +32,10 @@ export interface WorkerPoolOptions<Init, Task = unknown> {
   roomFor?(task: Task): number;
   /** Give up replacing workers after this many replacements in a row fail to start. */
   maxFailedRestarts: number;
+  /** Each worker's V8 heap limits (node:worker_threads); V8's defaults when absent. */
+  resourceLimits?: ResourceLimits;
+  /** Each worker thread's niceness on Linux (thread-priority.ts): 0 or absent leaves it as this thread's. */
+  niceness?: number;
   /** The pool in error messages, e.g. 'EmbeddingPool'. */
   name: string;
   /** One worker in error messages, e.g. 'embedding worker'. */
@@ -94,7 +98,7 @@ export class WorkerPool<Task, Result, Info, Init = unknown> {
   private constructor(private readonly options: WorkerPoolOptions<Init, Task>) {
     this.piscina = new Piscina({
       ...moduleWorkerEntry(options.entryUrl),
-      workerData: { init: options.init } satisfies PoolWorkerData<Init>,
+      workerData: { init: options.init, ...(options.niceness && { niceness: options.niceness }) } satisfies PoolWorkerData<Init>,
       minThreads: options.workers,
       maxThreads: options.workers,
       concurrentTasksPerWorker: options.tasksPerWorker,
@@ -104,6 +108,7 @@ export class WorkerPool<Task, Result, Info, Init = unknown> {
       // Piscina shows its balancer a task's queue options, not the task itself.
       loadBalancer: (task, workers) => this.pickWorker(workers, (task as { [queueOptionsSymbol]?: QueueOptions | null })[queueOptionsSymbol]?.room),
       recordTiming: false,
+      ...(options.resourceLimits && { resourceLimits: options.resourceLimits }),
     });
     this.piscina.on('message', (message: unknown) => this.onWorkerMessage(message));
     this.piscina.on('workerCreate', (worker: PiscinaWorker) => this.onWorkerStarted(worker.id));

@@ -17,6 +17,13 @@ describe('BundledUseEmbedder', () => {
     expect(embedder.maxInputTokens).toBe(128);
   });
 
+  it('lets go of the weights file once its weights are in the wasm heap', async () => {
+    const graph = (embedder as unknown as { graph: { artifacts?: { weightData?: unknown; modelTopology?: unknown } } }).graph;
+    expect(graph.artifacts?.weightData).toBeUndefined();
+    expect(graph.artifacts?.modelTopology).toBeUndefined();
+    expectUnitVectors(await embedder.embed(['still embeds']), 512);
+  });
+
   it('returns one 512-d unit vector per text, empty text included', async () => {
     const vectors = await embedder.embed(['The cat sat on the mat.', '', 'Vector search over memories.']);
     expect(vectors).toHaveLength(3);
@@ -39,7 +46,7 @@ describe('BundledUseEmbedder', () => {
   it('runs long texts a few at a time, so a call never pads past MAX_PADDED_TOKENS_PER_CALL', async () => {
     const wide = await BundledUseEmbedder.load({ batchSize: 32 });
     type Inputs = { indices: { dataSync(): Int32Array } };
-    const model = (wide as unknown as { model: { model: { executeAsync: (inputs: Inputs) => Promise<unknown> } } }).model.model;
+    const model = (wide as unknown as { graph: { executeAsync: (inputs: Inputs) => Promise<unknown> } }).graph;
     const original = model.executeAsync;
     // Each call's texts and padded size (texts × the longest), read off its sparse input.
     const calls: { texts: number; padded: number }[] = [];

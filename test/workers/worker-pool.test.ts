@@ -195,6 +195,16 @@ describe('WorkerPool', () => {
     await expect(pool.run({ op: 'echo', value: 'x' })).rejects.toThrow(/came up as \{"identity":"v2"\}, pool is \{"identity":"v1"\}/);
   });
 
+  it.runIf(process.platform === 'linux')('gives its workers the niceness and young generation it is given', async () => {
+    const thread = async (pool: Pool) => JSON.parse((await pool.run({ op: 'thread' })) as string) as { niceness: number; youngGenerationMb: number };
+    const own = os.getPriority();
+    const plain = await thread(await start());
+    expect(plain.niceness).toBe(own);
+    const tuned = await thread(await start({ niceness: Math.min(19, own + 5), resourceLimits: { maxYoungGenerationSizeMb: 8 } }));
+    expect(tuned).toEqual({ niceness: Math.min(19, own + 5), youngGenerationMb: 8 });
+    expect(os.getPriority()).toBe(own);
+  });
+
   it('rejects pending tasks on close, and calls after it', async () => {
     const pool = await start();
     const inFlight = expect(pool.run({ op: 'sleep', ms: 300, value: 'slow' })).rejects.toThrow('ScriptedPool was closed');

@@ -4,18 +4,25 @@
  * reports (default 'v1'), `together` makes the worker run the echo tasks it holds together (at
  * most three, recorded as one entry `a+b+c`; one echoing 'poison' fails a run, alone or together,
  * and a joint run it fails is recorded as `failed a+poison+c`).
- * Tasks: echo a value (recorded in the worker's history), sleep, throw, crash the worker, or
- * return the history.
+ * Tasks: echo a value (recorded in the worker's history), sleep, throw, crash the worker, return
+ * the history, or describe the worker's thread (its niceness from /proc, its V8 resource limits).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { resourceLimits } from 'node:worker_threads';
 import { servePoolTasks } from '../../../src/workers/pool-worker.js';
 
 export interface ScriptedInit {
   dir: string;
 }
 
-export type ScriptedTask = { op: 'echo'; value: string } | { op: 'sleep'; ms: number; value: string } | { op: 'throw' } | { op: 'crash' } | { op: 'history' };
+export type ScriptedTask =
+  | { op: 'echo'; value: string }
+  | { op: 'sleep'; ms: number; value: string }
+  | { op: 'throw' }
+  | { op: 'crash' }
+  | { op: 'history' }
+  | { op: 'thread' };
 
 export default await servePoolTasks(async ({ dir }: ScriptedInit) => {
   const failFile = path.join(dir, 'fail-next');
@@ -64,6 +71,12 @@ export default await servePoolTasks(async ({ dir }: ScriptedInit) => {
           return new Promise(() => {});
         case 'history':
           return [...history];
+        case 'thread': {
+          // /proc/thread-self/stat: the 19th field after the command's closing parenthesis is the niceness.
+          const stat = readFileSync('/proc/thread-self/stat', 'utf8');
+          const niceness = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+          return JSON.stringify({ niceness, youngGenerationMb: resourceLimits.maxYoungGenerationSizeMb });
+        }
       }
     },
   };
