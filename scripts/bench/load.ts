@@ -461,7 +461,7 @@ async function mix(version: Version, driver: Driver): Promise<Row[]> {
       'heap MB after': Math.round(rest?.heapMb ?? NaN),
       // Where the resident memory after the load is (rss-breakdown.ts): wasm memories (PGlite's,
       // each embedding worker's), malloc arenas, V8 heaps and other anonymous memory, files.
-      'RSS MB wasm': held ? `${held.wasmMb} (${held.wasmMemoriesMb.filter((m) => m > 0).join('+')})` : 'n/a',
+      'RSS MB wasm': held ? `${held.wasmMb} (${held.wasmMemoriesMb.join('+')})` : 'n/a',
       'RSS MB malloc': held?.mallocArenasMb ?? 'n/a',
       'RSS MB other anon': held?.otherAnonymousMb ?? 'n/a',
       'RSS MB files': held?.filesMb ?? 'n/a',

@@ -18,7 +18,7 @@ import { readFileSync } from 'node:fs';
 export interface RssBreakdown {
   totalMb: number;
   wasmMb: number;
-  /** The resident size of each WebAssembly memory, largest first. */
+  /** The resident size of each WebAssembly memory that holds any, largest first. */
   wasmMemoriesMb: number[];
   mallocArenasMb: number;
   otherAnonymousMb: number;
@@ -92,7 +92,10 @@ export function rssBreakdown(pid: number): RssBreakdown | undefined {
   return {
     totalMb: mb(all),
     wasmMb: mb(wasm.reduce((a, b) => a + b, 0)),
-    wasmMemoriesMb: wasm.sort((a, b) => b - a).map(mb),
+    wasmMemoriesMb: wasm
+      .sort((a, b) => b - a)
+      .map(mb)
+      .filter((m) => m > 0),
     mallocArenasMb: mb(arenas),
     otherAnonymousMb: mb(other),
     filesMb: mb(files),
