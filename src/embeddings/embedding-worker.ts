@@ -1,8 +1,9 @@
 /**
  * Worker-thread entry of the embedding pool: builds one embedder from the spec it is given and
  * embeds batches of texts, one call at a time. Small batches it holds at once (queries and
- * saves under load) go through the model together: a model call has a fixed cost, about 7 of the
- * 10 ms a short query takes alone with the bundled model, where 32 short texts take 2.3 ms each.
+ * saves under load) go through the model together: a model call has a fixed cost, about two
+ * thirds of the 9 ms a short query takes alone with the bundled model, where 32 short texts take
+ * 3 ms each.
  */
 import { servePoolTasks } from '../workers/pool-worker.js';
 import { loadEmbedderFromSpec } from './embedder-module-spec.js';

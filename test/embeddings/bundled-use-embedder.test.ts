@@ -2,6 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BundledUseEmbedder, MAX_PADDED_TOKENS_PER_CALL } from '../../src/embeddings/bundled-use-embedder.js';
 import { cosine, expectUnitVectors, maxAbsDifference } from './support/vector-assertions.js';
 
+interface Tensor {
+  data(): Promise<Float32Array>;
+  dispose(): void;
+}
+
 describe('BundledUseEmbedder', () => {
   let embedder: BundledUseEmbedder;
   beforeAll(async () => {
@@ -46,11 +51,11 @@ describe('BundledUseEmbedder', () => {
   it('runs long texts a few at a time, so a call never pads past MAX_PADDED_TOKENS_PER_CALL', async () => {
     const wide = await BundledUseEmbedder.load({ batchSize: 32 });
     type Inputs = { indices: { dataSync(): Int32Array } };
-    const model = (wide as unknown as { graph: { executeAsync: (inputs: Inputs) => Promise<unknown> } }).graph;
-    const original = model.executeAsync;
+    const model = (wide as unknown as { graph: { execute: (inputs: Inputs) => unknown } }).graph;
+    const original = model.execute;
     // Each call's texts and padded size (texts × the longest), read off its sparse input.
     const calls: { texts: number; padded: number }[] = [];
-    model.executeAsync = (inputs) => {
+    model.execute = (inputs) => {
       const indices = inputs.indices.dataSync();
       let rows = 0;
       let columns = 0;
@@ -80,9 +85,33 @@ describe('BundledUseEmbedder', () => {
       await wide.embed(Array.from({ length: 20 }, (_, i) => short(i)));
       expect(calls.map((c) => c.texts)).toEqual([20]);
     } finally {
-      model.executeAsync = original;
+      model.execute = original;
       await wide.close();
     }
+  });
+
+  it('gives the vectors of the whole graph, whose dynamic steps it computes itself', async () => {
+    const texts = ['', 'short', 'How old are you?', Array.from({ length: 150 }, (_, i) => `word${i}`).join(' '), 'remember the milk '.repeat(9)];
+    const ours = await embedder.embed(texts);
+    // The graph as shipped, from the sparse input alone, through TF.js's asynchronous executor.
+    const { tf, graph } = embedder as unknown as {
+      tf: { tensor2d(v: Int32Array, s: [number, number], d: 'int32'): Tensor; tensor1d(v: Int32Array, d: 'int32'): Tensor };
+      graph: { executeAsync(inputs: Record<string, Tensor>): Promise<Tensor> };
+    };
+    const tokenizer = (embedder as unknown as { tokenizer: { encode(text: string): number[] } }).tokenizer;
+    const lists = texts.map((text) => tokenizer.encode(text || ' ').slice(0, 128));
+    const positions = lists.flatMap((tokens, row) => tokens.flatMap((_, column) => [row, column]));
+    const indices = tf.tensor2d(Int32Array.from(positions), [positions.length / 2, 2], 'int32');
+    const values = tf.tensor1d(Int32Array.from(lists.flat()), 'int32');
+    const output = await graph.executeAsync({ indices, values });
+    const flat = await output.data();
+    for (const t of [indices, values, output]) t.dispose();
+    const whole = texts.map((_, i) => {
+      const v = Array.from(flat.subarray(i * 512, (i + 1) * 512));
+      const norm = Math.hypot(...v);
+      return v.map((x) => x / norm);
+    });
+    expect(maxAbsDifference(ours, whole)).toBeLessThan(1e-6);
   });
 
   it('ignores everything after the 128th token, like the model itself', async () => {
