@@ -23,6 +23,7 @@ export function coalescingEmbedder(inner: Embedder): Embedder {
     dimensions: inner.dimensions,
     maxInputTokens: inner.maxInputTokens,
     ...(inner.countTokens ? { countTokens: inner.countTokens.bind(inner) } : {}),
+    ...(inner.alive ? { alive: inner.alive.bind(inner) } : {}),
     async embed(texts, options) {
       if (texts.length !== 1) return inner.embed(texts, options);
       const signal = options?.signal;

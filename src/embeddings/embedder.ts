@@ -22,6 +22,11 @@ export interface Embedder {
    * not at hand here. Chunking uses it to keep every chunk within `maxInputTokens`.
    */
   countTokens?(text: string): number;
+  /**
+   * False once it can no longer embed (a pool whose workers keep failing to start has given up);
+   * absent when it cannot tell. Wrappers pass it through, so that a readiness probe sees it.
+   */
+  alive?(): boolean;
   /** Embeds in order; the result has one unit-length vector per input text. */
   embed(texts: string[], options?: EmbedOptions): Promise<number[][]>;
   close(): Promise<void>;

@@ -104,6 +104,11 @@ export class EmbeddingPool implements Embedder {
     return this.pool ? this.pool.size : this.closed ? 0 : this.workers;
   }
 
+  /** A lazy pool not started yet counts as alive: its first call starts it, or fails and retries. */
+  alive(): boolean {
+    return this.size > 0;
+  }
+
   /** Whether the workers were started. */
   get started(): boolean {
     return this.pool !== undefined;

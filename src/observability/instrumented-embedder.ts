@@ -3,8 +3,6 @@ import { embeddedTexts, embeddingDuration } from './metrics.js';
 
 /** An embedder whose calls are timed and counted, and which knows whether it was closed (for /readyz). */
 export interface InstrumentedEmbedder extends Embedder {
-  /** The embedder doing the work, for health checks that know its kind. */
-  readonly inner: Embedder;
   readonly closed: boolean;
 }
 
@@ -18,7 +16,7 @@ export function instrumentEmbedder(inner: Embedder): InstrumentedEmbedder {
     // Chunking counts with the model's own tokenizer when there is one; losing it here would
     // silently fall back to the estimate.
     ...(inner.countTokens ? { countTokens: inner.countTokens.bind(inner) } : {}),
-    inner,
+    ...(inner.alive ? { alive: inner.alive.bind(inner) } : {}),
     get closed() {
       return closed;
     },

@@ -1,7 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../db/database.js';
 import type { Embedder } from '../embeddings/embedder.js';
-import { EmbeddingPool } from '../embeddings/embedding-pool.js';
 import type { InstrumentedEmbedder } from './instrumented-embedder.js';
 
 export interface CheckResult {
@@ -51,11 +50,9 @@ async function checkDatabase(database: Database, timeoutMs: number): Promise<Che
 
 function checkEmbedder(embedder: Embedder | InstrumentedEmbedder): CheckResult {
   const started = performance.now();
-  const instrumented = 'inner' in embedder ? embedder : undefined;
-  const inner = instrumented?.inner ?? embedder;
-  if (instrumented?.closed) return { ok: false, reason: 'embedder: closed', durationMs: elapsed(started) };
+  if ('closed' in embedder && embedder.closed) return { ok: false, reason: 'embedder: closed', durationMs: elapsed(started) };
   // A pool whose workers keep failing to start gives up and rejects every call.
-  if (inner instanceof EmbeddingPool && inner.size === 0) {
+  if (embedder.alive?.() === false) {
     return { ok: false, reason: 'embedder: no embedding worker is alive', durationMs: elapsed(started) };
   }
   return { ok: true, durationMs: elapsed(started) };

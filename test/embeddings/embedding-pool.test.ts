@@ -161,7 +161,7 @@ describe('EmbeddingPool.lazy', () => {
   it('starts no worker until the first embed, then serves as a started pool does', async () => {
     const pool = EmbeddingPool.lazy(scripted(), identity, { workers: 2 });
     try {
-      expect([pool.id, pool.dimensions, pool.maxInputTokens, pool.size, pool.started]).toEqual(['test:scripted-4', 4, 64, 2, false]);
+      expect([pool.id, pool.dimensions, pool.maxInputTokens, pool.size, pool.started, pool.alive()]).toEqual(['test:scripted-4', 4, 64, 2, false, true]);
       const [a, b] = await Promise.all([pool.embed(['one']), pool.embed(['two', 'three'])]);
       expect(pool.started).toBe(true);
       expect([a, b].flat()).toHaveLength(3);
@@ -187,5 +187,6 @@ describe('EmbeddingPool.lazy', () => {
     await pool.close();
     await expect(pool.embed(['x'])).rejects.toThrow(/closed/);
     expect(pool.size).toBe(0);
+    expect(pool.alive()).toBe(false);
   });
 });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.js';
+import { coalescingEmbedder } from '../../src/embeddings/coalescing-embedder.js';
+import { instrumentEmbedder } from '../../src/observability/instrumented-embedder.js';
 import { checkReadiness } from '../../src/observability/readiness.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 
@@ -13,6 +15,20 @@ describe('checkReadiness', () => {
     expect(readiness).toMatchObject({
       ready: false,
       checks: { database: { ok: false, reason: 'database: no answer within 50 ms' }, embedder: { ok: true } },
+    });
+  });
+
+  it('sees an embedder whose workers are gone through the wrappers the app puts around it', async () => {
+    const answering = { db: { execute: async () => [] }, driver: 'pglite', close: async () => {} } as unknown as Database;
+    let alive = true;
+    const pool = { ...createHashEmbedder(8), alive: () => alive };
+    // As createAppContext wraps the configured embedder; the check once looked only one layer down.
+    const embedder = instrumentEmbedder(coalescingEmbedder(pool));
+    expect(await checkReadiness({ database: answering, embedder })).toMatchObject({ ready: true });
+    alive = false;
+    expect(await checkReadiness({ database: answering, embedder })).toMatchObject({
+      ready: false,
+      checks: { embedder: { ok: false, reason: 'embedder: no embedding worker is alive' } },
     });
   });
 });
