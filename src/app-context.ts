@@ -8,6 +8,7 @@ import { type Database, openDatabase } from './db/database.js';
 import { ensureVectorSpace } from './db/vector-space.js';
 import { coalescingEmbedder } from './embeddings/coalescing-embedder.js';
 import type { Embedder } from './embeddings/embedder.js';
+import { rememberRecentVectors } from './embeddings/recent-vectors.js';
 import { type DocumentStore, createDocumentStore } from './documents/document-store.js';
 import { type TenantDocumentSearch, createTenantDocumentSearch } from './documents/document-search.js';
 import { crossEncoderFromConfig } from './retrieval/rerank/cross-encoder-from-config.js';
@@ -138,8 +139,9 @@ export interface AppContextOptions {
  * and the embedder stays the caller's to close.
  */
 export async function createAppContext(config: Config, options: AppContextOptions): Promise<AppContext> {
-  // Measured (and watched for /readyz) by wrapping, so no embedder or store has to know about metrics.
-  const embedder = instrumentEmbedder(coalescingEmbedder(options.embedder));
+  // Measured by wrapping, so no embedder or store has to know about metrics: the model's own work,
+  // under what spares it (shared and remembered vectors). The outermost wrapper is watched by /readyz.
+  const embedder = rememberRecentVectors(coalescingEmbedder(instrumentEmbedder(options.embedder)));
   const logger = options.logger ?? createLogger(config.LOG_LEVEL);
   const crossEncoderComing = options.crossEncoder === undefined ? config.RERANKER_MODEL !== undefined : options.crossEncoder !== null;
   if (config.RERANKER_DEFAULT === 'cross-encoder' && !crossEncoderComing) {

@@ -1,7 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../db/database.js';
 import type { Embedder } from '../embeddings/embedder.js';
-import type { InstrumentedEmbedder } from './instrumented-embedder.js';
 
 export interface CheckResult {
   ok: boolean;
@@ -24,7 +23,7 @@ export const READINESS_TIMEOUT_MS = 2_000;
  * every probe would be a paid call, and a local model that loaded once stays loaded.
  */
 export async function checkReadiness(
-  deps: { database: Database; embedder: Embedder | InstrumentedEmbedder },
+  deps: { database: Database; embedder: Embedder & { readonly closed?: boolean } },
   timeoutMs = READINESS_TIMEOUT_MS,
 ): Promise<Readiness> {
   const [database, embedder] = await Promise.all([checkDatabase(deps.database, timeoutMs), Promise.resolve(checkEmbedder(deps.embedder))]);
@@ -48,9 +47,9 @@ async function checkDatabase(database: Database, timeoutMs: number): Promise<Che
   }
 }
 
-function checkEmbedder(embedder: Embedder | InstrumentedEmbedder): CheckResult {
+function checkEmbedder(embedder: Embedder & { readonly closed?: boolean }): CheckResult {
   const started = performance.now();
-  if ('closed' in embedder && embedder.closed) return { ok: false, reason: 'embedder: closed', durationMs: elapsed(started) };
+  if (embedder.closed) return { ok: false, reason: 'embedder: closed', durationMs: elapsed(started) };
   // A pool whose workers keep failing to start gives up and rejects every call.
   if (embedder.alive?.() === false) {
     return { ok: false, reason: 'embedder: no embedding worker is alive', durationMs: elapsed(started) };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.js';
 import { coalescingEmbedder } from '../../src/embeddings/coalescing-embedder.js';
+import { rememberRecentVectors } from '../../src/embeddings/recent-vectors.js';
 import { instrumentEmbedder } from '../../src/observability/instrumented-embedder.js';
 import { checkReadiness } from '../../src/observability/readiness.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
@@ -23,7 +24,7 @@ describe('checkReadiness', () => {
     let alive = true;
     const pool = { ...createHashEmbedder(8), alive: () => alive };
     // As createAppContext wraps the configured embedder; the check once looked only one layer down.
-    const embedder = instrumentEmbedder(coalescingEmbedder(pool));
+    const embedder = rememberRecentVectors(coalescingEmbedder(instrumentEmbedder(pool)));
     expect(await checkReadiness({ database: answering, embedder })).toMatchObject({ ready: true });
     alive = false;
     expect(await checkReadiness({ database: answering, embedder })).toMatchObject({
