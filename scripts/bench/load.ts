@@ -58,6 +58,10 @@ const WRITER_COUNTS = (process.env.BENCH_WRITERS ?? '0,4,16').split(',').map(Num
 const WRITERS_S = Number(process.env.BENCH_WRITERS_S ?? 15);
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '10,50').split(',').map(Number);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
+// The server's port is read off its "memrag listening" line, which it logs at info.
+if (!['trace', 'debug', 'info'].includes(LOG_LEVEL)) {
+  throw new Error(`BENCH_LOG_LEVEL=${LOG_LEVEL} would hide the line the bench reads the server's port from: use info, debug or trace`);
+}
 const EMBEDDER = process.env.BENCH_EMBEDDER ?? 'configured';
 const TURN_EMBEDDER = process.env.BENCH_TURN_EMBEDDER ?? 'fake';
 // Flags for the server's node, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` (NODE_OPTIONS refuses --cpu-prof).
