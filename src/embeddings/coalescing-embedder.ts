@@ -1,4 +1,5 @@
 import type { Embedder } from './embedder.js';
+import { passedThrough } from './passed-through.js';
 
 interface SharedEmbedding {
   vector: Promise<number[]>;
@@ -19,11 +20,7 @@ interface SharedEmbedding {
 export function coalescingEmbedder(inner: Embedder): Embedder {
   const inFlight = new Map<string, SharedEmbedding>();
   return {
-    id: inner.id,
-    dimensions: inner.dimensions,
-    maxInputTokens: inner.maxInputTokens,
-    ...(inner.countTokens ? { countTokens: inner.countTokens.bind(inner) } : {}),
-    ...(inner.alive ? { alive: inner.alive.bind(inner) } : {}),
+    ...passedThrough(inner),
     async embed(texts, options) {
       if (texts.length !== 1) return inner.embed(texts, options);
       const signal = options?.signal;

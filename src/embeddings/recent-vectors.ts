@@ -1,4 +1,5 @@
 import type { Embedder } from './embedder.js';
+import { passedThrough } from './passed-through.js';
 
 export interface RecentVectorsOptions {
   /** Texts remembered, the least recently used forgotten first. Default 1,024 (~6 MB). */
@@ -38,11 +39,7 @@ export function rememberRecentVectors(inner: Embedder, options: RecentVectorsOpt
   };
 
   return {
-    id: inner.id,
-    dimensions: inner.dimensions,
-    maxInputTokens: inner.maxInputTokens,
-    ...(inner.countTokens ? { countTokens: inner.countTokens.bind(inner) } : {}),
-    ...(inner.alive ? { alive: inner.alive.bind(inner) } : {}),
+    ...passedThrough(inner),
     get closed() {
       return closed;
     },

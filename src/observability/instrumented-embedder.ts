@@ -1,4 +1,5 @@
 import type { Embedder } from '../embeddings/embedder.js';
+import { passedThrough } from '../embeddings/passed-through.js';
 import { embeddedTexts, embeddingDuration } from './metrics.js';
 
 /** An embedder whose calls are timed and counted, and which knows whether it was closed (for /readyz). */
@@ -10,13 +11,7 @@ export function instrumentEmbedder(inner: Embedder): InstrumentedEmbedder {
   const labels = { embedder: inner.id };
   let closed = false;
   return {
-    id: inner.id,
-    dimensions: inner.dimensions,
-    maxInputTokens: inner.maxInputTokens,
-    // Chunking counts with the model's own tokenizer when there is one; losing it here would
-    // silently fall back to the estimate.
-    ...(inner.countTokens ? { countTokens: inner.countTokens.bind(inner) } : {}),
-    ...(inner.alive ? { alive: inner.alive.bind(inner) } : {}),
+    ...passedThrough(inner),
     get closed() {
       return closed;
     },
