@@ -60,7 +60,8 @@ export interface AppContext {
   /** Structured JSON logs; lines written while serving a request carry its id. */
   logger: Logger;
   database: Database;
-  embedder: Embedder;
+  /** The model behind what spares it work (vectors shared and remembered); `closed` once closed, for /readyz. */
+  embedder: Embedder & { readonly closed: boolean };
   /** API keys (API_KEYS and the `api_keys` table) and their tenants; see src/auth. */
   auth: ApiKeyAuthenticator;
   /**
