@@ -2,19 +2,11 @@ import type { Embedder } from '../embeddings/embedder.js';
 import { passedThrough } from '../embeddings/passed-through.js';
 import { embeddedTexts, embeddingDuration } from './metrics.js';
 
-/** An embedder whose calls are timed and counted, and which knows whether it was closed (for /readyz). */
-export interface InstrumentedEmbedder extends Embedder {
-  readonly closed: boolean;
-}
-
-export function instrumentEmbedder(inner: Embedder): InstrumentedEmbedder {
+/** An embedder whose calls are timed and counted: put directly around the model, it measures the model's own work. */
+export function instrumentEmbedder(inner: Embedder): Embedder {
   const labels = { embedder: inner.id };
-  let closed = false;
   return {
     ...passedThrough(inner),
-    get closed() {
-      return closed;
-    },
     async embed(texts, options) {
       const stop = embeddingDuration.startTimer(labels);
       try {
@@ -27,9 +19,6 @@ export function instrumentEmbedder(inner: Embedder): InstrumentedEmbedder {
         throw err;
       }
     },
-    close() {
-      closed = true;
-      return inner.close();
-    },
+    close: () => inner.close(),
   };
 }

@@ -16,7 +16,6 @@ import { readFileSync } from 'node:fs';
  *   count as other anonymous).
  */
 export interface RssBreakdown {
-  totalMb: number;
   wasmMb: number;
   /** The resident size of each WebAssembly memory that holds any, largest first. */
   wasmMemoriesMb: number[];
@@ -88,9 +87,7 @@ export function rssBreakdown(pid: number): RssBreakdown | undefined {
     }
   }
   closeRegion();
-  const all = mappings.reduce((sum, m) => sum + m.rssKb, 0);
   return {
-    totalMb: mb(all),
     wasmMb: mb(wasm.reduce((a, b) => a + b, 0)),
     wasmMemoriesMb: wasm
       .sort((a, b) => b - a)
