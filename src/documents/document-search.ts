@@ -2,6 +2,7 @@ import { and, sql } from 'drizzle-orm';
 import type { KnowledgeHit, KnowledgeRetriever } from '../retrieval/knowledge.js';
 import { chunks, documents } from '../db/schema/index.js';
 import { uuidArray } from '../db/sql-arrays.js';
+import { asUrgentReads } from '../db/urgent-reads.js';
 import { defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
 import { type TagFilter, type TagFilterInput, corpusFilter } from '../retrieval/filter.js';
 import { type FusionWeights, fusionWeightsFor } from '../retrieval/fusion-weights.js';
@@ -118,7 +119,7 @@ export function createDocumentSearch(options: DocumentSearchOptions): DocumentSe
     });
 
     const wanted = reranker ? passages.slice(0, candidateK) : passages.slice(0, topK);
-    const chunksOf = await passageChunks(wanted.map((p) => p.id));
+    const chunksOf = await asUrgentReads(() => passageChunks(wanted.map((p) => p.id)));
     const queryTerms = new Set(analyzer.analyze(query));
     let hits: SearchHit[] = wanted.flatMap((p: RankedUnit) => {
       const members = chunksOf.get(p.id) ?? [];
