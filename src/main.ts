@@ -9,6 +9,7 @@ import { describeError } from './http/error-mapping.js';
 import { drainServer } from './http/graceful-shutdown.js';
 import { createLogger } from './observability/logger.js';
 import { startTracing } from './observability/otel-setup.js';
+import { prepareTimeWindowReader } from './text/time-window.js';
 
 // After the drain, closing the database and the embedder gets this long before we give up on them.
 const CLOSE_GRACE_MS = 5_000;
@@ -39,6 +40,8 @@ async function main(): Promise<void> {
     );
   }
 
+  // Every search reads its query's time expression: the first ones would pay the date parser's setup.
+  prepareTimeWindowReader();
   const app = createApp(ctx);
   const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info: AddressInfo) => {
     const url = urlOf(config.HOST, info.port);
