@@ -8,9 +8,8 @@ import { inUrgentReads } from './urgent-reads.js';
  * answered) never lets the event loop reach its I/O phase, so replies already written (a stream's
  * first chunks, another request's JSON) wait on the socket until the whole chain is done. Each
  * statement first waits for the loop's next turn, so pending I/O goes out between statements.
- * Order is kept: statements still reach PGlite's own queue in the order they were issued.
- *
- * Except a search's (`asUrgentReads`): under load a turn of the loop runs every other request's
+ * Statements still reach PGlite's own queue in the order they were issued, except a search's
+ * (`asUrgentReads`), which go at once: under load a turn of the loop runs every other request's
  * pending work, and a search of three statements waited for three of them. Its chain is short.
  */
 export function yieldBeforeStatements(client: PGlite): PGlite {
