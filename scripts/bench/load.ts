@@ -122,6 +122,8 @@ async function startServer(version: Version, driver: Driver, embedder: string): 
     version.dir,
     'src/main.ts',
     {
+      // As `npm start` and the Docker image run it, unless the bench's own environment says otherwise.
+      MALLOC_ARENA_MAX: '2',
       ...inherited,
       HOST: '127.0.0.1',
       PORT: '0',
