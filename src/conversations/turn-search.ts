@@ -1,4 +1,5 @@
 import { turns } from '../db/schema/index.js';
+import { asUrgentReads } from '../db/urgent-reads.js';
 import { defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
 import type { FusionWeights } from '../retrieval/fusion-weights.js';
 import { turnFusionWeightsFor } from './turn-fusion-weights.js';
@@ -101,8 +102,10 @@ export function createTurnSearch(options: TenantCorpusOptions): TurnSearch {
   const engine = createRetrievalEngine({ ...options, analyzer: turnKeysAnalyzer(options.analyzer ?? defaultAnalyzer) });
   const weights = Object.freeze({ ...(options.weights ?? turnFusionWeightsFor(options.embedder.id)) });
 
-  /** The candidates, best first, with the time window's boost applied. */
-  async function candidates(query: string, opts: TurnSearchOptions): Promise<TurnSearchResult> {
+  /** The candidates, best first, with the time window's boost applied; read as a caller waits for them (asUrgentReads). */
+  const candidates = (query: string, opts: TurnSearchOptions) => asUrgentReads(() => rankedCandidates(query, opts));
+
+  async function rankedCandidates(query: string, opts: TurnSearchOptions): Promise<TurnSearchResult> {
     // Without an asOf nothing stored is later than now: no condition to add.
     const timeWindow = readTimeWindow(query, opts.asOf ?? new Date());
     const rows = await searchRows<TurnRow>(engine, db, TURN_CORPUS, query, {

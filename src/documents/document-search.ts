@@ -100,7 +100,10 @@ export function createDocumentSearch(options: DocumentSearchOptions): DocumentSe
   // The tenant goes inside both candidate queries, like the tags: before the LIMIT, never after.
   const filterOf = (tags: TagFilterInput) => corpusFilter(tenantId, tags);
 
-  async function search(query: string, opts: DocumentQueryOptions = {}): Promise<SearchHit[]> {
+  // A caller waits for these reads: see asUrgentReads.
+  const search = (query: string, opts: DocumentQueryOptions = {}) => asUrgentReads(() => rankedHits(query, opts));
+
+  async function rankedHits(query: string, opts: DocumentQueryOptions): Promise<SearchHit[]> {
     const topK = opts.topK ?? 10;
     const candidateK = Math.max(1, opts.candidateK ?? Math.max(50, topK));
     const mode = opts.mode ?? 'hybrid';
@@ -119,7 +122,7 @@ export function createDocumentSearch(options: DocumentSearchOptions): DocumentSe
     });
 
     const wanted = reranker ? passages.slice(0, candidateK) : passages.slice(0, topK);
-    const chunksOf = await asUrgentReads(() => passageChunks(wanted.map((p) => p.id)));
+    const chunksOf = await passageChunks(wanted.map((p) => p.id));
     const queryTerms = new Set(analyzer.analyze(query));
     let hits: SearchHit[] = wanted.flatMap((p: RankedUnit) => {
       const members = chunksOf.get(p.id) ?? [];

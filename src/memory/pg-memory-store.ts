@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type SQL, and, asc, desc, eq, sql } from 'drizzle-orm';
 import type { Tx } from '../db/database.js';
 import type { AfterBulkWrite } from '../db/table-statistics.js';
+import { asUrgentReads } from '../db/urgent-reads.js';
 import { memories, memoryHistory } from '../db/schema/index.js';
 import { defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
 import { createCorpusIndex } from '../retrieval/corpus-index.js';
@@ -531,8 +532,10 @@ export function createPgMemoryStore(options: PgMemoryStoreOptions): MemoryStore 
     return db.transaction(async (tx) => (await remove(tx, target, actor)) > 0);
   }
 
-  /** Both searches: with `vector` given, nothing is embedded. */
-  async function searchHits(query: string, opts: SearchMemoriesOptions, vector?: number[]): Promise<MemorySearchHit[]> {
+  /** Both searches, as reads a caller waits for (asUrgentReads): with `vector` given, nothing is embedded. */
+  const searchHits = (query: string, opts: SearchMemoriesOptions, vector?: number[]) => asUrgentReads(() => rankedHits(query, opts, vector));
+
+  async function rankedHits(query: string, opts: SearchMemoriesOptions, vector?: number[]): Promise<MemorySearchHit[]> {
     const topK = opts.topK ?? 10;
     const filter = memoryFilter(tenantId, opts);
     // A window re-ranks, so it needs candidates from below the first page.

@@ -4,7 +4,6 @@ import type { Db } from '../db/database.js';
 import { readsRunConcurrently } from '../db/concurrent-reads.js';
 import { type VectorScanOptions, filteredVectorSearch } from '../db/filtered-vector-search.js';
 import { textArray } from '../db/sql-arrays.js';
-import { asUrgentReads } from '../db/urgent-reads.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import { AnalyzerMismatchError } from './analyzer-mismatch-error.js';
 import { type Analyzer, defaultAnalyzer } from './bm25/analyzer.js';
@@ -246,7 +245,7 @@ export function createRetrievalEngine(options: RetrievalEngineOptions): Retrieva
     };
     return withSpan(`retrieval ${corpus.name}`, attributes, async (span) => {
       const counted = { vector: 0, text: 0 };
-      const units = await asUrgentReads(() => searchSides(corpus, query, opts, counted));
+      const units = await searchSides(corpus, query, opts, counted);
       span.setAttributes({
         [MEMRAG_RETRIEVAL_VECTOR_ROWS]: counted.vector,
         [MEMRAG_RETRIEVAL_TEXT_ROWS]: counted.text,

@@ -1,7 +1,6 @@
 import { and, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.js';
 import { uuidArray } from '../db/sql-arrays.js';
-import { asUrgentReads } from '../db/urgent-reads.js';
 import type { Corpus } from './corpus.js';
 import { filterToSql } from './filter-sql.js';
 import { hybridCandidates } from './hybrid-candidates.js';
@@ -34,11 +33,7 @@ export const PAYLOAD_ALONG_MAX_CANDIDATES = 50;
  * fusion. A row read after is shown only if it still matches the filter (one may have changed or
  * gone since).
  */
-export function searchRows<Row>(engine: RetrievalEngine, db: Db, corpus: Corpus, query: string, options: RowSearchOptions): Promise<RowHit<Row>[]> {
-  return asUrgentReads(() => searchAndRead<Row>(engine, db, corpus, query, options));
-}
-
-async function searchAndRead<Row>(engine: RetrievalEngine, db: Db, corpus: Corpus, query: string, options: RowSearchOptions): Promise<RowHit<Row>[]> {
+export async function searchRows<Row>(engine: RetrievalEngine, db: Db, corpus: Corpus, query: string, options: RowSearchOptions): Promise<RowHit<Row>[]> {
   const { topK, filter, payload } = options;
   // Vector and text modes rank their own topK; hybrid fuses wider lists.
   const candidateK = options.mode === 'hybrid' ? hybridCandidates(topK) : topK;

@@ -6,6 +6,7 @@ import { ensureVectorSpace } from '../../src/db/vector-space.js';
 import { createDocumentSearch } from '../../src/documents/document-search.js';
 import { createDocumentStore } from '../../src/documents/document-store.js';
 import { createPgMemoryStore } from '../../src/memory/pg-memory-store.js';
+import { createTurnSearch } from '../../src/conversations/turn-search.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 
 describe("a search's statements, on PGlite's shared connection", () => {
@@ -33,7 +34,7 @@ describe("a search's statements, on PGlite's shared connection", () => {
     await database.close();
   });
 
-  it('marks every statement of a memory search as urgent, the rows read after fusion included, and none of a save', async () => {
+  it('marks every statement of a memory search as urgent, the rows read after fusion and a search as of a moment included, and none of a save', async () => {
     const store = createPgMemoryStore({ db: database.db, embedder });
     await store.save({ key: 'tea', content: 'Alice drinks green tea every afternoon', tags: ['drinks'] });
     urgency = [];
@@ -43,8 +44,22 @@ describe("a search's statements, on PGlite's shared connection", () => {
     expect(urgency.length).toBeGreaterThanOrEqual(3);
     expect(urgency.every(Boolean)).toBe(true);
     urgency = [];
+    const then = await store.search('green tea', { asOf: new Date(), tagsAll: ['drinks'] });
+    expect(then.map((h) => h.memory.key)).toEqual(['tea']);
+    expect(urgency.length).toBeGreaterThanOrEqual(3);
+    expect(urgency.every(Boolean)).toBe(true);
+    urgency = [];
     await store.save({ key: 'coffee', content: 'Bob takes his coffee black' });
     expect(urgency.some(Boolean)).toBe(false);
+  });
+
+  it('marks every statement of a turn search as urgent', async () => {
+    const turns = createTurnSearch({ db: database.db, embedder });
+    urgency = [];
+    await turns.search('green tea', { agentId: 'default', mode: 'hybrid' });
+    await turns.searchConversations('green tea', { agentId: 'default', mode: 'hybrid' });
+    expect(urgency.length).toBeGreaterThanOrEqual(4);
+    expect(urgency.every(Boolean)).toBe(true);
   });
 
   it("marks every statement of a document search as urgent, the passages' chunks included", async () => {
