@@ -17,6 +17,7 @@
  *   BENCH_ASOF=0 BENCH_BY_CONVERSATION=0 …                    # without asOf and groupBy (a server before them)
  *   BENCH_SEARCH='{"weights":{"vector":1,"text":2,"k":60}}' … # extra fields for every search (tuning)
  *   BENCH_TUNE='{"conversationDecay":[1,0.9],"timeWindowBoost":[0,0.5]}' … # a grid of re-ranking options (library, hybrid)
+ *   BENCH_TUNE='{"conversationVector":[1,2],"conversationK":[10,20]}' …  # sessions as groupBy "conversation" ranks them
  *
  * `asOf` is the end of the question's day: the release dates 181 sessions later on the day the
  * question is asked (8 of them answer sessions), though they come before it in the haystack.
@@ -27,6 +28,7 @@ import { sql } from 'drizzle-orm';
 import { createAppContext } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
 import { queryRows } from '../../src/db/query-rows.js';
+import { CONVERSATION_FUSION_WEIGHTS, type RankableTurn, rankConversations } from '../../src/conversations/conversation-ranking.js';
 import { createEmbedder } from '../../src/embeddings/create-embedder.js';
 import { InMemoryBm25Index } from '../../src/retrieval/bm25/bm25.js';
 import { freshServerDatabase } from './lib/fresh-server-database.js';
@@ -275,7 +277,7 @@ async function tune(
   questions: LongMemEvalQuestion[],
   sessionsOf: (q: LongMemEvalQuestion) => { id: string; turns: ReturnType<typeof sessionTurns>['turns'] }[],
   conversationOf: Map<string, string>,
-  search: (options: Record<string, unknown>) => Promise<{ hits: Hit[] }>,
+  search: (options: Record<string, unknown>) => Promise<{ hits: (Hit & RankableTurn)[] }>,
 ) {
   const names = Object.keys(TUNE!);
   let grid: Record<string, number>[] = [{}];
@@ -290,7 +292,7 @@ async function tune(
       const asked = longMemEvalDate(q.question_date);
       const asOf = new Date(Date.UTC(asked.getUTCFullYear(), asked.getUTCMonth(), asked.getUTCDate(), 23, 59, 59));
       // `vector` and `k` are the fusion weights' (text stays 1); the others are search options.
-      const { vector, k, sessionSecond, ...rest } = options;
+      const { vector, k, sessionSecond, conversationVector, conversationK, ...rest } = options;
       const weights = vector === undefined && k === undefined ? {} : { weights: { vector: vector ?? 0.3, text: 1, k: k ?? 20 } };
       const { hits } = await search({ query: q.question, agentId: AGENT, userId: q.question_id, topK: TOP_K, mode: 'hybrid', asOf, ...rest, ...weights });
       let sessions = [...new Set(hits.map((h) => h.conversationId))];
@@ -301,6 +303,15 @@ async function tune(
           (best.get(h.conversationId) ?? best.set(h.conversationId, []).get(h.conversationId)!).push(h.score);
         const score = (c: string) => best.get(c)!.reduce((sum, x, i) => sum + x * sessionSecond ** i, 0);
         sessions = [...sessions].sort((a, b) => score(b) - score(a));
+      }
+      if (conversationVector !== undefined || conversationK !== undefined) {
+        // Sessions as `groupBy: "conversation"` ranks them, with these weights.
+        const weights = {
+          ...CONVERSATION_FUSION_WEIGHTS,
+          ...(conversationVector !== undefined && { vector: conversationVector }),
+          ...(conversationK !== undefined && { k: conversationK }),
+        };
+        sessions = rankConversations(hits, { weights }).map((c) => c.conversationId);
       }
       const turns = hits.slice(0, 10).map((h) => `${h.conversationId}#${h.turn}`);
       const all = (wanted: string[], got: string[]) => (wanted.length > 0 && wanted.every((w) => got.includes(w)) ? 1 : 0);

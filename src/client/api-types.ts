@@ -1694,7 +1694,7 @@ export interface components {
         ConversationHit: {
             /** Format: uuid */
             conversationId: string;
-            /** @description Its turns' scores, best first, each further one counting half the one before. */
+            /** @description Weighted RRF over the sides: each side's weight / (k + the rank of the conversation's best turn among that side's candidates). */
             score: number;
             /** @description Its turns among the candidates, best first. */
             turns: components["schemas"]["TurnHit"][];
@@ -7036,7 +7036,7 @@ export interface operations {
                      */
                     asOf?: string;
                     /**
-                     * @description `turn`: the best `topK` turns, one conversation never filling the list alone. `conversation`: the best `topK` conversations, ranked by their best turns (the best counts whole, the next half, the one after a quarter…), each with its turns among the candidates.
+                     * @description `turn`: the best `topK` turns, one conversation never filling the list alone. `conversation`: the best `topK` conversations, ranked by their best turn on each side (the vector side counting double), each with its turns among the candidates.
                      * @default turn
                      * @enum {string}
                      */

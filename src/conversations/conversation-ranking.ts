@@ -1,37 +1,63 @@
+import type { FusionWeights } from '../retrieval/fusion-weights.js';
+
 /**
- * What each further turn of a conversation adds to its score when conversations are ranked: the
- * best turn counts whole, the second SHARE of its score, the third SHARE², and so on. A session
- * that several turns match is likelier to hold the answer than one a single turn brushes. Chosen
- * on LongMemEval's tuning part (`npm run bench:longmemeval` with BENCH_TUNE, hybrid, sessions of the
- * 50 candidate turns): session R_all@5 / @10 0.89 / 0.95 by the best turn alone, 0.89 / 0.95 at 0.3,
- * 0.90 / 0.98 at 0.5, 0.89 / 0.98 at 0.7, 0.90 / 0.97 at 1 (a plain sum), where
- * single-session-preference's R_all@5 fell from 0.83 to 0.75.
+ * How conversations are ranked: weighted reciprocal rank fusion in which a conversation takes, on
+ * each side, the rank of its best turn among that side's candidates, weight / (k + rank), summed
+ * over the sides. The vector side counts twice the text side here, where a turn's fusion gives it
+ * half (TURN_FUSION_WEIGHTS_BY_EMBEDDER): BM25 pins the turn that says the question's words, but
+ * whether a session is about the question is what the embedder reads better. Chosen on
+ * LongMemEval's tuning part (`npm run bench:longmemeval` with BENCH_TUNE, hybrid, sessions of the
+ * 50 candidate turns), session R_all@5 / @10: 0.90 / 0.98 by the turns' fused scores (the best
+ * whole, the next half, and so on), 0.90 / 0.95 at vector 0.5, 0.90 / 0.99 at 1, 0.94 / 0.99 at 2
+ * and 0.94 / 0.98 at 3 (k 20); at vector 2, k 5 0.93, k 10 0.94, k 40 0.93. Counting a
+ * conversation's further turns too (each at 0.3 or 0.5 of the one before) gave 0.93–0.94, its rank
+ * among conversations instead of its best turn's 0.93 at best.
  */
-export const CONVERSATION_TURN_SHARE = 0.5;
+export const CONVERSATION_FUSION_WEIGHTS: Readonly<FusionWeights> = Object.freeze({ vector: 2, text: 1, k: 20 });
+
+/** A turn as conversations are ranked by it: its score, and its rank among each side's candidates. */
+export interface RankableTurn {
+  conversationId: string;
+  score: number;
+  ranks: { vector: number | null; text: number | null };
+}
+
+export interface ConversationRankingOptions<T> {
+  /** Each side's weight and RRF's k; default CONVERSATION_FUSION_WEIGHTS. */
+  weights?: FusionWeights;
+  /** A conversation holding a turn this accepts (said inside the query's time window) scores (1 + boost) times as much. */
+  favoured?: (turn: T) => boolean;
+  boost?: number;
+}
 
 /** A conversation found by its turns. */
 export interface RankedConversation<T> {
   conversationId: string;
-  /** Its turns' scores, best first, each further one counting `share` times the one before. */
+  /** The fused score of its best turn on each side (see CONVERSATION_FUSION_WEIGHTS). */
   score: number;
   /** Its turns among the hits, best first. */
   turns: T[];
 }
 
-/** The conversations of a list of hits, best first by their turns' scores; ties keep the hits' order. */
-export function rankConversations<T extends { score: number; conversationId: string }>(
-  hits: readonly T[],
-  share = CONVERSATION_TURN_SHARE,
-): RankedConversation<T>[] {
+/** The conversations of a list of hits, best first; ties keep the order of their first hits. */
+export function rankConversations<T extends RankableTurn>(hits: readonly T[], options: ConversationRankingOptions<T> = {}): RankedConversation<T>[] {
+  const { vector, text, k = 60 } = options.weights ?? CONVERSATION_FUSION_WEIGHTS;
   const byConversation = new Map<string, T[]>();
   for (const hit of hits) {
     const turns = byConversation.get(hit.conversationId);
     if (turns) turns.push(hit);
     else byConversation.set(hit.conversationId, [hit]);
   }
+  // A side where none of the conversation's turns was a candidate adds nothing.
+  const side = (weight: number, turns: readonly T[], rankOf: (turn: T) => number | null) => {
+    const best = Math.min(...turns.map((t) => rankOf(t) ?? Infinity));
+    return best === Infinity ? 0 : weight / (k + best);
+  };
   const ranked = [...byConversation].map(([conversationId, unsorted]) => {
     const turns = [...unsorted].sort((a, b) => b.score - a.score);
-    return { conversationId, score: turns.reduce((sum, t, i) => sum + t.score * share ** i, 0), turns };
+    const fused = side(vector, turns, (t) => t.ranks.vector) + side(text, turns, (t) => t.ranks.text);
+    const favoured = options.favoured !== undefined && turns.some(options.favoured);
+    return { conversationId, score: favoured ? fused * (1 + (options.boost ?? 0)) : fused, turns };
   });
   // Stable: conversations of equal score stay in the order their best turns came.
   return ranked.sort((a, b) => b.score - a.score);

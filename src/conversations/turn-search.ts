@@ -6,7 +6,7 @@ import { turnFusionWeightsFor } from './turn-fusion-weights.js';
 import { type TenantCorpusOptions, createRetrievalEngine } from '../retrieval/retrieval-engine.js';
 import { searchRows } from '../retrieval/row-search.js';
 import type { SearchMode } from '../retrieval/search-mode.js';
-import { favourTimeWindow } from '../retrieval/time-window-boost.js';
+import { TIME_WINDOW_BOOST, favourTimeWindow, insideTimeWindow } from '../retrieval/time-window-boost.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
 import { type TimeWindow, readTimeWindow } from '../text/time-window.js';
 import { diversifyByConversation } from './conversation-diversity.js';
@@ -28,8 +28,8 @@ export interface TurnSearchOptions extends TurnFilter {
   conversationDecay?: number;
   /** Turns of a conversation before the decay starts (see `SAME_CONVERSATION_FREE_TURNS`). */
   conversationFreeTurns?: number;
-  /** What each further turn adds to a conversation's score when they are ranked (see `CONVERSATION_TURN_SHARE`). */
-  conversationTurnShare?: number;
+  /** How conversations are ranked by their turns' ranks on each side (see `CONVERSATION_FUSION_WEIGHTS`); for tuning. */
+  conversationWeights?: FusionWeights;
   signal?: AbortSignal;
 }
 
@@ -39,7 +39,7 @@ export interface TurnSearchResult {
   timeWindow: TimeWindow | null;
 }
 
-/** A conversation found by its best turns (see `CONVERSATION_TURN_SHARE`), with those turns. */
+/** A conversation found by its best turns (see `CONVERSATION_FUSION_WEIGHTS`), with those turns. */
 export type ConversationHit = RankedConversation<TurnHit>;
 
 export interface ConversationSearchResult {
@@ -128,7 +128,11 @@ export function createTurnSearch(options: TenantCorpusOptions): TurnSearch {
 
   async function searchConversations(query: string, opts: TurnSearchOptions): Promise<ConversationSearchResult> {
     const { hits, timeWindow } = await candidates(query, opts);
-    return { conversations: rankConversations(hits, opts.conversationTurnShare).slice(0, opts.topK ?? 10), timeWindow };
+    const ranked = rankConversations(hits, {
+      weights: opts.conversationWeights,
+      ...(timeWindow && { favoured: (hit: TurnHit) => insideTimeWindow(hit.at, timeWindow), boost: opts.timeWindowBoost ?? TIME_WINDOW_BOOST }),
+    });
+    return { conversations: ranked.slice(0, opts.topK ?? 10), timeWindow };
   }
 
   return { search, searchConversations, weights };

@@ -22,11 +22,12 @@ export function favourTimeWindow<T extends { score: number }>(
   boost = TIME_WINDOW_BOOST,
 ): T[] {
   if (!window || boost === 0) return [...hits];
-  const inside = (hit: T) => {
-    const at = dateOf(hit).getTime();
-    return at >= window.from.getTime() && at <= window.to.getTime();
-  };
   // Scores may be cosine similarities below zero: the gain is on the magnitude, so it always helps.
-  const boosted = hits.map((hit) => (inside(hit) ? { ...hit, score: hit.score + Math.abs(hit.score) * boost } : hit));
+  const boosted = hits.map((hit) => (insideTimeWindow(dateOf(hit), window) ? { ...hit, score: hit.score + Math.abs(hit.score) * boost } : hit));
   return boosted.sort((a, b) => b.score - a.score);
+}
+
+/** Whether a moment falls inside the window, both ends included. */
+export function insideTimeWindow(at: Date, window: TimeWindow): boolean {
+  return at.getTime() >= window.from.getTime() && at.getTime() <= window.to.getTime();
 }

@@ -1,27 +1,44 @@
 import { describe, expect, it } from 'vitest';
-import { rankConversations } from '../../src/conversations/conversation-ranking.js';
+import { CONVERSATION_FUSION_WEIGHTS, rankConversations } from '../../src/conversations/conversation-ranking.js';
 
-const hit = (conversationId: string, score: number) => ({ conversationId, score });
+const hit = (conversationId: string, score: number, vector: number | null, text: number | null, at = 0) => ({
+  conversationId,
+  score,
+  ranks: { vector, text },
+  at,
+});
 
 describe('rankConversations', () => {
-  it('ranks a conversation several turns match above one a single better turn matches', () => {
-    const hits = [hit('one', 1), hit('many', 0.8), hit('many', 0.7), hit('many', 0.6)];
-    const ranked = rankConversations(hits, 0.5);
-    expect(ranked.map((c) => c.conversationId)).toEqual(['many', 'one']);
-    expect(ranked[0]!.score).toBeCloseTo(0.8 + 0.35 + 0.15);
-    expect(ranked[0]!.turns.map((t) => t.score)).toEqual([0.8, 0.7, 0.6]);
+  it('fuses the rank of each conversation’s best turn on each side, the vector side counting double', () => {
+    // "words" holds the text side's first turn; "topic" the vector side's first and the text side's third.
+    const hits = [hit('words', 0.9, 40, 1), hit('topic', 0.8, 1, 3), hit('topic', 0.5, 2, null), hit('words', 0.4, null, 2)];
+    const ranked = rankConversations(hits);
+    expect(ranked.map((c) => c.conversationId)).toEqual(['topic', 'words']);
+    const { vector, text, k } = CONVERSATION_FUSION_WEIGHTS;
+    expect(ranked[0]!.score).toBeCloseTo(vector / (k! + 1) + text / (k! + 3), 12);
+    expect(ranked[1]!.score).toBeCloseTo(vector / (k! + 40) + text / (k! + 1), 12);
   });
 
-  it('ranks by the best turn alone at a share of 0, ties in the order of the hits', () => {
-    const hits = [hit('a', 0.5), hit('b', 0.9), hit('a', 0.5), hit('c', 0.5)];
-    expect(rankConversations(hits, 0).map((c) => [c.conversationId, c.score])).toEqual([
-      ['b', 0.9],
-      ['a', 0.5],
-      ['c', 0.5],
-    ]);
+  it('ranks by the text side alone when its weight is all there is, best turn first', () => {
+    const hits = [hit('a', 1, 1, 2), hit('b', 0.9, 2, 1)];
+    expect(rankConversations(hits, { weights: { vector: 0, text: 1, k: 20 } }).map((c) => c.conversationId)).toEqual(['b', 'a']);
+    expect(rankConversations(hits, { weights: { vector: 1, text: 0, k: 20 } }).map((c) => c.conversationId)).toEqual(['a', 'b']);
+  });
+
+  it('counts a side a conversation has no turn on as nothing (vector and text modes), ties in the order of the hits', () => {
+    const hits = [hit('a', 3, null, 2), hit('b', 2, null, 1), hit('c', 1, null, 2)];
+    expect(rankConversations(hits).map((c) => c.conversationId)).toEqual(['b', 'a', 'c']);
+  });
+
+  it('favours a conversation with a turn the time window holds', () => {
+    const hits = [hit('before', 1, 1, 1, 0), hit('then', 0.9, 2, 2, 5)];
+    expect(rankConversations(hits).map((c) => c.conversationId)).toEqual(['before', 'then']);
+    const favoured = rankConversations(hits, { favoured: (t) => t.at === 5, boost: 0.5 });
+    expect(favoured.map((c) => c.conversationId)).toEqual(['then', 'before']);
+    expect(favoured[0]!.score).toBeCloseTo(1.5 * (2 / 22 + 1 / 22), 12);
   });
 
   it('sorts each conversation’s turns best first whatever order they came in', () => {
-    expect(rankConversations([hit('a', 0.2), hit('a', 0.9)], 0.5)[0]!.turns.map((t) => t.score)).toEqual([0.9, 0.2]);
+    expect(rankConversations([hit('a', 0.2, 1, null), hit('a', 0.9, 2, null)])[0]!.turns.map((t) => t.score)).toEqual([0.9, 0.2]);
   });
 });

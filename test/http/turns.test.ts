@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/app-context.js';
+import { CONVERSATION_FUSION_WEIGHTS } from '../../src/conversations/conversation-ranking.js';
 import { deleteConversationTurns } from '../../src/conversations/turn-index.js';
 import { call, clearConversations, clearMemories, createApp, createTestContext } from './http-test-context.js';
 
@@ -181,7 +182,7 @@ describe('POST /v1/turns/search as of a moment, by conversation', () => {
     expect(unread.body.hits).toHaveLength(2);
   });
 
-  it('groups by conversation: conversations ranked by their best turn, each with its turns', async () => {
+  it('groups by conversation: conversations ranked by their best turns, each with its turns', async () => {
     const long = await importConversation(
       ['Our cat Miso likes the sofa.', 'Miso the cat sleeps all day.', 'Miso the cat ate my plant.', 'Miso the cat hates the vet.'].map((question, i) => ({
         question,
@@ -193,14 +194,17 @@ describe('POST /v1/turns/search as of a moment, by conversation', () => {
     const res = await call(app, 'POST', '/v1/turns/search', { query: 'Miso the cat', agentId: 'tim', groupBy: 'conversation', mode: 'text' });
     expect(res.status).toBe(200);
     expect(res.body.timeWindow).toBeNull();
-    const conversations = res.body.conversations as { conversationId: string; score: number; turns: { conversationId: string; score: number }[] }[];
+    const conversations = res.body.conversations as {
+      conversationId: string;
+      score: number;
+      turns: { conversationId: string; score: number; ranks: { vector: number | null; text: number | null } }[];
+    }[];
     expect(conversations.map((c) => c.conversationId).sort()).toEqual([long, other].sort());
     for (const c of conversations) {
       expect(c.turns.every((t) => t.conversationId === c.conversationId)).toBe(true);
-      expect(c.score).toBeCloseTo(
-        c.turns.reduce((sum, t, i) => sum + t.score * 0.5 ** i, 0),
-        10,
-      );
+      // Text mode: the text side alone, at the rank of the conversation's best turn.
+      const { text, k } = CONVERSATION_FUSION_WEIGHTS;
+      expect(c.score).toBeCloseTo(text / (k! + Math.min(...c.turns.map((t) => t.ranks.text!))), 10);
       expect(c.turns.map((t) => t.score)).toEqual([...c.turns.map((t) => t.score)].sort((a, b) => b - a));
     }
     expect(conversations.find((c) => c.conversationId === long)!.turns).toHaveLength(4);

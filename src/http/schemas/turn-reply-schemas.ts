@@ -24,7 +24,9 @@ export const turnHitSchema = z
 export const conversationHitSchema = z
   .object({
     conversationId: z.uuid(),
-    score: z.number().meta({ description: "Its turns' scores, best first, each further one counting half the one before." }),
+    score: z.number().meta({
+      description: "Weighted RRF over the sides: each side's weight / (k + the rank of the conversation's best turn among that side's candidates).",
+    }),
     turns: z.array(turnHitSchema).meta({ description: 'Its turns among the candidates, best first.' }),
   })
   .meta({ id: 'ConversationHit' });

@@ -31,8 +31,8 @@ export function searchTurnsBody(maxTopK: number) {
           .meta({
             description:
               '`turn`: the best `topK` turns, one conversation never filling the list alone. `conversation`: the best `topK` ' +
-              'conversations, ranked by their best turns (the best counts whole, the next half, the one after a quarter…), each ' +
-              'with its turns among the candidates.',
+              'conversations, ranked by their best turn on each side (the vector side counting double), each with its turns ' +
+              'among the candidates.',
           }),
       })
       // Refused rather than ignored: the client expects something these cannot give.
