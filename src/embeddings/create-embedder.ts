@@ -19,7 +19,8 @@ export type EmbeddingConfig = Pick<
   | 'EMBEDDING_WORKER_NICENESS'
   | 'EMBEDDING_BASE_URL'
   | 'EMBEDDING_API_KEY'
->;
+> &
+  Partial<Pick<Config, 'DATABASE_URL'>>;
 
 export const DEFAULT_OPENAI_EMBEDDING_MODEL = 'text-embedding-3-small';
 
@@ -42,6 +43,9 @@ export async function createEmbedder(config: EmbeddingConfig): Promise<Embedder>
   const spec = localSpec(config, workers);
   const poolOptions = async () => ({
     workers,
+    // Embedded, the database shares the event loop's core and the pool keeps one worker less
+    // (see EmbeddingPoolOptions.minWorkers); beside a database server it keeps them all.
+    ...(config.DATABASE_URL && { minWorkers: workers }),
     batchSize: config.EMBEDDING_BATCH_SIZE,
     niceness: config.EMBEDDING_WORKER_NICENESS,
     countTokens: await tokenCounterFor(config),

@@ -6,8 +6,13 @@ import { BIG_BATCH_TEXTS, type EmbeddedBatch, type EmbedderIdentity, type Embedd
 import { splitIntoBatches } from './split-into-batches.js';
 
 export interface EmbeddingPoolOptions {
-  /** Worker threads; default os.availableParallelism(). Each holds its own copy of the model. */
+  /** Most worker threads; default os.availableParallelism(). Each holds its own copy of the model. */
   workers?: number;
+  /**
+   * Workers kept running; default one less than `workers` (at least one). The others start when
+   * bulk work (a batch of BIG_BATCH_TEXTS or more) finds every worker busy, and stop after 30 s idle.
+   */
+  minWorkers?: number;
   /** Most texts per task sent to a worker (smaller calls are split evenly across workers). Default 32. */
   batchSize?: number;
   /** Give up replacing workers after this many replacements in a row fail to start. Default 3. */
@@ -46,6 +51,20 @@ const TASKS_PER_WORKER = 8;
  * and 452–463 MB at 8 MB, in the same time within this machine's noise.
  */
 const WORKER_YOUNG_GENERATION_MB = 8;
+
+/**
+ * Workers kept for small calls (queries, saves) when `minWorkers` is not given: one core is left to
+ * the event loop and the embedded database, which runs on it. On two cores with PGlite (`npm run
+ * bench:load`, 32 clients), keeping one of two did 16.8 and 17.7 requests a second against 15.9 and
+ * 16.5, and 22.8 saves a second beside a searching client against 18.0, the search as fast; a bulk
+ * import of turns with one worker alone was 25% slower (10.3 against 13.7 turns/s), which is why
+ * the last still starts for bulk work. Beside a PostgreSQL server the same choice made searches
+ * wait behind saves for their query's vector (p50 beside 16 writers 63.7 → 122.6 ms), so
+ * createEmbedder keeps every worker there.
+ */
+function defaultMinWorkers(workers: number): number {
+  return Math.max(1, workers - 1);
+}
 
 /**
  * Runs a local embedder in a pool of worker threads, for real parallelism: the bundled model's
@@ -99,7 +118,7 @@ export class EmbeddingPool implements Embedder {
     return new EmbeddingPool(workersStarter(spec, { ...options, workers }), identity, workers, options.batchSize ?? 32, options.countTokens);
   }
 
-  /** Live workers, including replacements still starting; before a lazy pool starts, those it will start. */
+  /** Live workers, including those still starting; before a lazy pool starts, the most it may run. */
   get size(): number {
     return this.pool ? this.pool.size : this.closed ? 0 : this.workers;
   }
@@ -120,9 +139,10 @@ export class EmbeddingPool implements Embedder {
     if (texts.length === 0) return [];
     const pool = this.pool ?? (await this.startOnce());
 
-    // A call smaller than workers x batchSize is cut finer so that every worker gets a share;
-    // batch size barely moves single-thread throughput, idle workers do.
-    const batchSize = Math.min(this.batchSize, Math.ceil(texts.length / Math.max(1, this.size)));
+    // A call smaller than workers x batchSize is cut finer so that every worker the pool may run
+    // gets a share (a share that finds the others busy starts one); batch size barely moves
+    // single-thread throughput, idle workers do.
+    const batchSize = Math.min(this.batchSize, Math.ceil(texts.length / this.workers));
     const batches = await pool.runAll(splitIntoBatches(texts, batchSize), { signal: options.signal, urgent: options.urgent });
     return batches.flatMap(({ count, vectors }) => unflatten(vectors, count, this.dimensions));
   }
@@ -167,6 +187,7 @@ function workersStarter(spec: EmbedderModuleSpec, options: EmbeddingPoolOptions 
       entryUrl: siblingModuleUrl('embedding-worker'),
       init: { spec },
       workers,
+      minWorkers: Math.min(workers, options.minWorkers ?? defaultMinWorkers(workers)),
       tasksPerWorker: TASKS_PER_WORKER,
       roomFor: (texts: string[]) => (texts.length >= BIG_BATCH_TEXTS ? 2 : TASKS_PER_WORKER),
       maxFailedRestarts: options.maxFailedRestarts ?? 3,

@@ -16,8 +16,15 @@ export interface WorkerPoolOptions<Init, Task = unknown> {
   entryUrl: string;
   /** Structured-cloneable; every worker's setup gets it. */
   init: Init;
-  /** Worker threads, each with its own copy of whatever its setup loads. */
+  /** Worker threads, each with its own copy of whatever its setup loads: the most the pool runs. */
   workers: number;
+  /**
+   * Workers kept running; default `workers`. Past them a worker is started when a task that
+   * wants a worker of its own (roomFor below tasksPerWorker) finds none idle, or when every
+   * worker is full, and stopped once it has idled for `idleTimeoutMs` (default 30 s).
+   */
+  minWorkers?: number;
+  idleTimeoutMs?: number;
   /**
    * Tasks a worker holds at once. 1: the one it runs. 2: also the next, which it then starts
    * without waiting for this thread to take the result and send more. More: those it holds wait
@@ -51,6 +58,9 @@ interface PendingTask<Task, Result> {
   /** Times sent again because its worker died before starting it. */
   resent: number;
 }
+
+/** How long a worker past minWorkers may idle before it stops: a model costs about a second to load again. */
+const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
 
 /** A task whose workers keep dying before they start it is failed rather than sent forever. */
 const MAX_RESENDS = 3;
@@ -99,8 +109,9 @@ export class WorkerPool<Task, Result, Info, Init = unknown> {
     this.piscina = new Piscina({
       ...moduleWorkerEntry(options.entryUrl),
       workerData: { init: options.init, ...(options.niceness && { niceness: options.niceness }) } satisfies PoolWorkerData<Init>,
-      minThreads: options.workers,
+      minThreads: options.minWorkers ?? options.workers,
       maxThreads: options.workers,
+      idleTimeout: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
       concurrentTasksPerWorker: options.tasksPerWorker,
       // A task that found no free worker waits at the head of the queue, not the tail.
       stricterFIFO: true,
@@ -118,8 +129,11 @@ export class WorkerPool<Task, Result, Info, Init = unknown> {
   }
 
   static async start<Task, Result, Info, Init>(options: WorkerPoolOptions<Init, Task>): Promise<WorkerPool<Task, Result, Info, Init>> {
-    const count = options.workers;
-    if (!Number.isInteger(count) || count < 1) throw new RangeError(`workers must be a positive integer, got ${count}`);
+    const count = options.minWorkers ?? options.workers;
+    if (!Number.isInteger(options.workers) || options.workers < 1) throw new RangeError(`workers must be a positive integer, got ${options.workers}`);
+    if (!Number.isInteger(count) || count < 1 || count > options.workers) {
+      throw new RangeError(`minWorkers must be an integer from 1 to workers (${options.workers}), got ${count}`);
+    }
     const pool = new WorkerPool<Task, Result, Info, Init>(options);
     try {
       await new Promise<void>((resolve, reject) => {
@@ -237,16 +251,32 @@ export class WorkerPool<Task, Result, Info, Init = unknown> {
     action(task);
   }
 
-  /** The least busy worker that has set up and has `room` (see roomFor): idle ones first, then one to hold the task. */
+  /**
+   * The least busy worker that has set up and has `room` (see roomFor): idle ones first, then one
+   * to hold the task. A task that wants a worker of its own gets none (piscina then starts one, up
+   * to `workers`) while none is idle and the pool may grow. Other tasks go to the workers the pool
+   * keeps (the longest running) while one has room, so that those started for bulk work idle and
+   * stop once it is done.
+   */
   private pickWorker(workers: PiscinaWorker[], room = this.options.tasksPerWorker): PiscinaWorker | null {
     const limit = Math.min(room, this.options.tasksPerWorker);
-    let best: PiscinaWorker | null = null;
-    for (const worker of workers) {
-      if (!this.ready.has(worker.id) || worker.terminating || worker.destroyed) continue;
-      if (worker.currentUsage >= limit) continue;
-      if (best === null || worker.currentUsage < best.currentUsage) best = worker;
+    const open = workers.filter((w) => this.ready.has(w.id) && !w.terminating && !w.destroyed && w.currentUsage < limit);
+    const leastBusy = (among: PiscinaWorker[]) =>
+      among.reduce<PiscinaWorker | null>((best, w) => (best === null || w.currentUsage < best.currentUsage ? w : best), null);
+    const wantsOwn = limit < this.options.tasksPerWorker;
+    if (wantsOwn) {
+      const best = leastBusy(open);
+      return best !== null && best.currentUsage > 0 && this.growing() ? null : best;
     }
-    return best;
+    // A Set keeps the order its workers started in.
+    const kept = new Set([...this.started].slice(0, this.options.minWorkers ?? this.options.workers));
+    return leastBusy(open.filter((w) => kept.has(w.id))) ?? leastBusy(open);
+  }
+
+  /** Whether a worker is setting up, or one may be started: a task that wants a worker of its own waits for it rather than behind another. */
+  private growing(): boolean {
+    const threads = this.piscina.threads;
+    return threads.length < this.options.workers || threads.some((t) => !this.ready.has(t.threadId) && !this.failedToStart.has(t.threadId));
   }
 
   private onWorkerMessage(message: unknown): void {

@@ -32,7 +32,8 @@ describe('EmbeddingPool with the bundled model', () => {
     expect(pool.id).toBe('bundled:use-lite');
     expect(pool.dimensions).toBe(512);
     expect(pool.maxInputTokens).toBe(128);
-    expect(pool.size).toBe(2);
+    // One worker kept; the other starts for bulk work.
+    expect(pool.size).toBe(1);
   });
 
   it('returns the in-process vectors, in order', async () => {
@@ -62,14 +63,14 @@ describe('EmbeddingPool with the bundled model', () => {
 describe('EmbeddingPool dispatch and failure handling', () => {
   let pool: EmbeddingPool;
   beforeAll(async () => {
-    pool = await EmbeddingPool.start(scripted(), { workers: 2, batchSize: 2 });
+    pool = await EmbeddingPool.start(scripted(), { workers: 2, minWorkers: 2, batchSize: 2 });
   });
   afterAll(async () => {
     await pool?.close();
   });
 
   it('spreads a call smaller than workers x batch size over all workers', async () => {
-    const wide = await EmbeddingPool.start(scripted(), { workers: 2, batchSize: 32 });
+    const wide = await EmbeddingPool.start(scripted(), { workers: 2, minWorkers: 2, batchSize: 32 });
     try {
       const start = performance.now();
       await wide.embed(['slow', 'slow']);
@@ -77,6 +78,22 @@ describe('EmbeddingPool dispatch and failure handling', () => {
       expect(performance.now() - start).toBeLessThan(550);
     } finally {
       await wide.close();
+    }
+  });
+
+  it('keeps a worker less than it may run, and starts the last for bulk work that finds the others busy', async () => {
+    const elastic = await EmbeddingPool.start(scripted(), { workers: 2, batchSize: 32 });
+    try {
+      expect(elastic.size).toBe(1);
+      // Small calls beside a busy worker wait for it.
+      await Promise.all([elastic.embed(['slow']), elastic.embed(['a']), elastic.embed(['b'])]);
+      expect(elastic.size).toBe(1);
+      // A call of 16 is cut in two batches of 8, each big enough for a worker of its own.
+      const bulk = ['slow', ...Array.from({ length: 15 }, (_, i) => `t${i}`)];
+      expect(await elastic.embed(bulk)).toHaveLength(16);
+      expect(elastic.size).toBe(2);
+    } finally {
+      await elastic.close();
     }
   });
 

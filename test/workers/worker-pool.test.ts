@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WorkerPool, type WorkerPoolOptions } from '../../src/workers/worker-pool.js';
 import type { ScriptedInit, ScriptedTask } from './support/scripted-pool-worker.js';
 
@@ -102,6 +102,57 @@ describe('WorkerPool', () => {
     await expect(held).rejects.toThrow('caller gave up');
     expect(await running).toBe('running');
     expect(await pool.run({ op: 'history' })).toEqual(['running']);
+  });
+
+  describe('past minWorkers', () => {
+    const elastic = {
+      workers: 2,
+      minWorkers: 1,
+      idleTimeoutMs: 200,
+      tasksPerWorker: 8,
+      roomFor: (task: unknown) => ((task as ScriptedTask).op === 'sleep' ? 2 : 8),
+    };
+
+    it('starts a worker for a task that wants one of its own while the others are busy, and stops it once idle', async () => {
+      const pool = await start(elastic);
+      expect(pool.size).toBe(1);
+      let firstDone = false;
+      const first = pool.run({ op: 'sleep', ms: 3000, value: 'first' }).then((value) => {
+        firstDone = true;
+        return value;
+      });
+      // Held behind the first, it would wait three seconds: it waits for a worker of its own instead.
+      expect(await pool.run({ op: 'sleep', ms: 1, value: 'second' })).toBe('second');
+      expect(firstDone).toBe(false);
+      expect(pool.size).toBe(2);
+      expect(await first).toBe('first');
+      await vi.waitFor(() => expect(pool.size).toBe(1), { timeout: 5000, interval: 50 });
+      expect(await pool.run({ op: 'echo', value: 'after' })).toBe('after');
+    });
+
+    it('sends other tasks to the workers it keeps, so that one started for bulk work idles and stops', async () => {
+      const pool = await start(elastic);
+      const first = pool.run({ op: 'sleep', ms: 1500, value: 'first' });
+      expect(await pool.run({ op: 'sleep', ms: 1, value: 'bulk' })).toBe('bulk');
+      expect(pool.size).toBe(2);
+      // The started worker is idle and the kept one busy: small tasks still wait for the kept one.
+      expect(await Promise.all([pool.run({ op: 'echo', value: 'x' }), pool.run({ op: 'echo', value: 'y' })])).toEqual(['x', 'y']);
+      await first;
+      expect(await pool.run({ op: 'history' })).toEqual(['first', 'x', 'y']);
+      await vi.waitFor(() => expect(pool.size).toBe(1), { timeout: 5000, interval: 50 });
+    });
+
+    it('keeps the tasks a busy worker can hold on the workers it keeps', async () => {
+      const pool = await start(elastic);
+      const busy = pool.run({ op: 'sleep', ms: 300, value: 'busy' });
+      expect(await Promise.all(['a', 'b', 'c'].map((value) => pool.run({ op: 'echo', value })))).toEqual(['a', 'b', 'c']);
+      await busy;
+      expect(pool.size).toBe(1);
+    });
+
+    it('refuses more workers kept than it may run', async () => {
+      await expect(start({ workers: 1, minWorkers: 2 })).rejects.toThrow(RangeError);
+    });
   });
 
   it('gives a task only to a worker with the room roomFor asks for, else it waits in the pool', async () => {
