@@ -268,8 +268,10 @@ export class WorkerPool<Task, Result, Info, Init = unknown> {
       const best = leastBusy(open);
       return best !== null && best.currentUsage > 0 && this.growing() ? null : best;
     }
+    const keeps = this.options.minWorkers ?? this.options.workers;
+    if (keeps >= this.options.workers) return leastBusy(open);
     // A Set keeps the order its workers started in.
-    const kept = new Set([...this.started].slice(0, this.options.minWorkers ?? this.options.workers));
+    const kept = new Set([...this.started].slice(0, keeps));
     return leastBusy(open.filter((w) => kept.has(w.id))) ?? leastBusy(open);
   }
 
