@@ -1,8 +1,8 @@
-/** A logistic regression over an embedder's vectors: the probability that a text is an injection. */
+/** A logistic regression over a text's features (an embedder's vector, its words hashed): the probability that it is an injection. */
 export interface LogisticModel {
   weights: readonly number[];
   bias: number;
-  score(vector: readonly number[]): number;
+  score(features: readonly number[]): number;
 }
 
 export function logisticModel(weights: readonly number[], bias: number): LogisticModel {

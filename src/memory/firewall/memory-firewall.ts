@@ -4,6 +4,7 @@ import { readsAsEnglish } from './english-text.js';
 import { type QuarantineReason, describesUser, ruleReasons } from './firewall-rules.js';
 import { logisticModel } from './injection-classifier.js';
 import { INJECTION_CLASSIFIER } from './injection-classifier-weights.js';
+import { lexicalFeatures } from './lexical-features.js';
 import { concurrencyLimit } from '../../util/concurrency-limit.js';
 import type { SecondOpinion, SecondOpinionVerdict } from './second-opinion.js';
 
@@ -63,8 +64,8 @@ const SENSITIVE_CUES =
 /**
  * Whether a second opinion could change a verdict: a quarantine by the classifier alone, its
  * score near the threshold (`release`); or a text the screen let through that the classifier
- * scored near it, or that it could not score (about the user, screened by the rules alone) and
- * that touches what injections are after (`quarantine`).
+ * scored near it, or that is about the user or could not be scored, and touches what injections
+ * are after (`quarantine`).
  */
 export function borderlineOf(
   text: string,
@@ -74,16 +75,21 @@ export function borderlineOf(
 ): 'release' | 'quarantine' | undefined {
   if (reasons.length === 1 && reasons[0] === 'similar_to_injection') return score !== null && score < threshold + BORDERLINE_BAND ? 'release' : undefined;
   if (reasons.length > 0) return undefined;
-  if (score !== null && classifierScreens(text)) return score >= threshold - BORDERLINE_BAND ? 'quarantine' : undefined;
-  return SENSITIVE_CUES.test(text) ? 'quarantine' : undefined;
+  const scored = score !== null && classifierScreens(text);
+  if (scored && score >= threshold - BORDERLINE_BAND) return 'quarantine';
+  // A wish that serves someone else reads like the user's own to rules and classifier alike.
+  return (!scored || describesUser(text)) && SENSITIVE_CUES.test(text) ? 'quarantine' : undefined;
 }
 
 const classifier = logisticModel(INJECTION_CLASSIFIER.weights, INJECTION_CLASSIFIER.bias);
 
-/** The classifier's scores of texts, embedded by the embedder it was trained on. */
+/** The classifier's scores of texts: their vectors by the embedder it was trained on, and their words (lexical-features.ts). */
 export async function injectionScores(embedder: Embedder, texts: readonly string[]): Promise<number[]> {
   if (texts.length === 0) return [];
-  return (await embedder.embed([...texts])).map((vector) => classifier.score(vector));
+  const { lexicalBuckets } = INJECTION_CLASSIFIER;
+  return (await embedder.embed([...texts])).map((vector, i) =>
+    classifier.score(lexicalBuckets > 0 ? [...vector, ...lexicalFeatures(texts[i]!, lexicalBuckets)] : vector),
+  );
 }
 
 /**

@@ -31,7 +31,8 @@ describe('the memory firewall', () => {
 
   it("adds the classifier's reason past the threshold under the embedder it was trained on", async () => {
     // A fake in the trained space: vectors along the weights (far past the threshold) or against them.
-    const { weights } = INJECTION_CLASSIFIER;
+    // Only the embedder's part of the weights: the words' part (lexical-features.ts) follows it.
+    const weights = INJECTION_CLASSIFIER.weights.slice(0, INJECTION_CLASSIFIER.weights.length - INJECTION_CLASSIFIER.lexicalBuckets);
     const norm = weights.reduce((sum, w) => sum + w * w, 0);
     const along = (k: number) => weights.map((w) => (k * w) / norm);
     const embedder: Embedder = {
@@ -55,6 +56,6 @@ describe('the memory firewall', () => {
   it('was trained on the bundled embedder', async () => {
     const { BUNDLED_USE_ID } = await import('../../../src/embeddings/bundled-use-embedder.js');
     expect(INJECTION_CLASSIFIER.embedderId).toBe(BUNDLED_USE_ID);
-    expect(INJECTION_CLASSIFIER.weights).toHaveLength(512);
+    expect(INJECTION_CLASSIFIER.weights).toHaveLength(512 + INJECTION_CLASSIFIER.lexicalBuckets);
   });
 });
