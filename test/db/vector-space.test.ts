@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.js';
 import { queryRows } from '../../src/db/query-rows.js';
 import { PGVECTOR_HNSW_DEFAULTS, VECTOR_TABLES, ensureVectorSpace } from '../../src/db/vector-space.js';
+import { createPgMemoryStore } from '../../src/memory/pg-memory-store.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 import { describeOnDrivers } from '../support/database-drivers.js';
 
@@ -35,6 +36,37 @@ describeOnDrivers('vector space', (driver) => {
       await database.db.execute(sql.raw(`CREATE INDEX ${chunks.indexName} ON chunks USING hnsw (embedding vector_cosine_ops)`));
       await ensureVectorSpace(database.db, createHashEmbedder(16));
       expect(await optionsOf(chunks.indexName)).toBeNull();
+    });
+  });
+
+  describe('vectors stored in the row', () => {
+    let database: Database;
+    const embedder = createHashEmbedder(512);
+
+    beforeAll(async () => {
+      database = await driver.open();
+      await ensureVectorSpace(database.db, embedder);
+    });
+    afterAll(() => database?.close());
+
+    const toastBytes = async (table: string) => {
+      const [row] = await queryRows<{ bytes: number }>(
+        database.db,
+        sql`SELECT coalesce(pg_total_relation_size(nullif(reltoastrelid, 0)), 0)::int AS bytes FROM pg_class WHERE relname = ${table}`,
+      );
+      return Number(row?.bytes);
+    };
+
+    it('keeps 512-d memory vectors and their text out of the TOAST table, and moves a text too large for a page', async () => {
+      const store = createPgMemoryStore({ db: database.db, embedder, tenantId: 'inline' });
+      const words = (n: number, seed: number) => Array.from({ length: n }, (_, i) => ((i + 1) * 7919 * (seed + 3)).toString(36)).join(' ');
+      const before = await toastBytes('memories');
+      for (let i = 0; i < 20; i++) await store.save({ key: `note-${i}`, content: `The user keeps notes: ${words(40, i)}` });
+      expect(await toastBytes('memories')).toBe(before);
+
+      await store.save({ key: 'long', content: words(3_000, 99) });
+      expect(await toastBytes('memories')).toBeGreaterThan(before);
+      expect((await store.get('long'))?.content).toBe(words(3_000, 99));
     });
   });
 });
