@@ -21,6 +21,11 @@ const repoRoot = resolve(fileURLToPath(import.meta.url), '../..');
 const file = resolve(repoRoot, '../shared/datasets/squad/squad-v1.1-dev-tuning.json');
 const QUESTIONS = Number(process.env.BENCH_QUESTIONS ?? 2000);
 const CANDIDATES = 50;
+// Vector feedback settings [turns, weight] swept beside the plain vector side (turn-search.ts VECTOR_FEEDBACK).
+const FEEDBACK: [number, number][] = [
+  [10, 3],
+  [5, 1],
+];
 
 interface Squad {
   data: { title: string; paragraphs: { context: string; qas: { question: string; answers: { text: string }[] }[] }[] }[];
@@ -84,7 +89,18 @@ try {
       .slice(0, CANDIDATES)
       .map((x) => x.id);
     const textHits = indexes.get(q.article)!.search(q.text, { topK: CANDIDATES });
-    return { q, vector, text: textHits.map((h) => h.id), textScores: textHits.map((h) => h.score) };
+    // The query's vector moved toward its nearest sentences' mean, as turn search's VECTOR_FEEDBACK does.
+    const feedbackRanked = (turns: number, weight: number) => {
+      const nearest = vector.slice(0, turns).map((id) => sentenceVectors[sentences.findIndex((s) => s.id === id)]!);
+      const moved = questionVectors[qi]!.map((x, d) => x + (weight * nearest.reduce((sum, v) => sum + v[d]!, 0)) / nearest.length);
+      return members
+        .map((i) => ({ id: sentences[i]!.id, s: dot(sentenceVectors[i]!, moved) }))
+        .sort((x, y) => y.s - x.s)
+        .slice(0, CANDIDATES)
+        .map((x) => x.id);
+    };
+    const feedback = new Map(FEEDBACK.map(([turns, weight]) => [`${turns}/${weight}`, feedbackRanked(turns, weight)]));
+    return { q, vector, feedback, text: textHits.map((h) => h.id), textScores: textHits.map((h) => h.score) };
   });
   const recallAt = (ranked: (l: (typeof lists)[number]) => string[], n: number) =>
     lists.reduce(
@@ -116,6 +132,33 @@ try {
             { ids: l.text, weight: 1 },
           ],
           k,
+        ).map((h) => h.id),
+      );
+    }
+  }
+  for (const [turns, weight] of FEEDBACK) {
+    const key = `${turns}/${weight}`;
+    row(`vector with feedback ${key} alone`, (l) => l.feedback.get(key)!);
+    for (const w of [0.25, 0.5, 1]) {
+      row(`vector 0.5, feedback ${key} ${w}, text 1, k 20`, (l) =>
+        fuse(
+          [
+            { ids: l.vector, weight: 0.5 },
+            { ids: l.feedback.get(key)!, weight: w },
+            { ids: l.text, weight: 1 },
+          ],
+          20,
+        ).map((h) => h.id),
+      );
+    }
+    for (const w of [0.5, 1, 1.5, 2]) {
+      row(`vector with feedback ${key} ${w}, text 1, k 20`, (l) =>
+        fuse(
+          [
+            { ids: l.feedback.get(key)!, weight: w },
+            { ids: l.text, weight: 1 },
+          ],
+          20,
         ).map((h) => h.id),
       );
     }

@@ -18,6 +18,7 @@
  *   BENCH_SEARCH='{"weights":{"vector":1,"text":2,"k":60}}' … # extra fields for every search (tuning)
  *   BENCH_TUNE='{"conversationDecay":[1,0.9],"timeWindowBoost":[0,0.5]}' … # a grid of re-ranking options (library, hybrid)
  *   BENCH_TUNE='{"conversationVector":[1,2],"conversationK":[10,20]}' …  # sessions as groupBy "conversation" ranks them
+ *   BENCH_TUNE='{"feedbackTurns":[0,10],"feedbackWeight":[1,3]}' …       # the vector side's feedback (vector-feedback.ts)
  *
  * `asOf` is the end of the question's day: the release dates 181 sessions later on the day the
  * question is asked (8 of them answer sessions), though they come before it in the haystack.
@@ -29,6 +30,7 @@ import { createAppContext } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
 import { queryRows } from '../../src/db/query-rows.js';
 import { CONVERSATION_FUSION_WEIGHTS, type RankableTurn, rankConversations } from '../../src/conversations/conversation-ranking.js';
+import { CONVERSATION_VECTOR_FEEDBACK } from '../../src/conversations/vector-feedback.js';
 import { createEmbedder } from '../../src/embeddings/create-embedder.js';
 import { InMemoryBm25Index } from '../../src/retrieval/bm25/bm25.js';
 import { freshServerDatabase } from './lib/fresh-server-database.js';
@@ -218,6 +220,7 @@ async function main() {
       }
       if (BY_CONVERSATION) {
         // Sessions as groupBy "conversation" ranks them (hybrid); its turns in that order.
+        const t0 = performance.now();
         const { conversations } = await post<{ conversations: { turns: Hit[] }[] }>('/v1/turns/search', {
           query: q.question,
           agentId: AGENT,
@@ -227,6 +230,7 @@ async function main() {
           ...(AS_OF ? { asOf } : {}),
           ...EXTRA,
         });
+        (latency.get('by conversation') ?? latency.set('by conversation', []).get('by conversation')!).push(performance.now() - t0);
         add(
           'by conversation',
           q.question_type,
@@ -259,10 +263,10 @@ async function main() {
       console.log([`${t} (${recall.get(`${retrievers[0]}|${t}`)?.n ?? 0})`.padEnd(26), ...cells].join(''));
     }
     console.log('\nsearch latency through HTTP, ms p50 / p95:');
-    for (const mode of MODES) {
+    for (const mode of [...MODES, ...(BY_CONVERSATION ? (['by conversation'] as const) : [])]) {
       const xs = latency.get(mode) ?? [];
       console.log(
-        `  ${mode.padEnd(8)} ${pct(xs, 50).toFixed(1)} / ${pct(xs, 95).toFixed(1)}  (${xs.length} searches, ${Number(stored) || turnCount} turns in the tenant)`,
+        `  ${mode.padEnd(15)} ${pct(xs, 50).toFixed(1)} / ${pct(xs, 95).toFixed(1)}  (${xs.length} searches, ${Number(stored) || turnCount} turns in the tenant)`,
       );
     }
   } finally {
@@ -282,9 +286,12 @@ async function tune(
   const names = Object.keys(TUNE!);
   let grid: Record<string, number>[] = [{}];
   for (const name of names) grid = grid.flatMap((g) => TUNE![name]!.map((v) => ({ ...g, [name]: v })));
-  console.log(`${names.join(' × ')}: session R_all@5 / session R_all@10 / turn R_all@10 (all, multi-session, temporal-reasoning, single-session-preference)`);
+  console.log(
+    `${names.join(' × ')}: session R_all@5 / session R_all@10 / turn R_all@10 (all, multi-session, temporal-reasoning, single-session-preference), search p50 through the library`,
+  );
   for (const options of grid) {
     const sums = new Map<string, number[]>();
+    const took: number[] = [];
     for (const q of questions) {
       const idOf = (sessionId: string) => conversationOf.get(`${q.question_id}/${sessionId}`)!;
       const evidence = sessionsOf(q).flatMap((s) => s.turns.flatMap((t, i) => (t.hasAnswer ? [`${idOf(s.id)}#${i + 1}`] : [])));
@@ -292,9 +299,29 @@ async function tune(
       const asked = longMemEvalDate(q.question_date);
       const asOf = new Date(Date.UTC(asked.getUTCFullYear(), asked.getUTCMonth(), asked.getUTCDate(), 23, 59, 59));
       // `vector` and `k` are the fusion weights' (text stays 1); the others are search options.
-      const { vector, k, sessionSecond, conversationVector, conversationK, ...rest } = options;
+      const { vector, k, sessionSecond, conversationVector, conversationK, feedbackTurns, feedbackWeight, ...rest } = options;
       const weights = vector === undefined && k === undefined ? {} : { weights: { vector: vector ?? 0.3, text: 1, k: k ?? 20 } };
-      const { hits } = await search({ query: q.question, agentId: AGENT, userId: q.question_id, topK: TOP_K, mode: 'hybrid', asOf, ...rest, ...weights });
+      // As searchConversations: sessions ranked by conversation use its feedback unless the grid sets one.
+      const byConversation = conversationVector !== undefined || conversationK !== undefined;
+      const feedback =
+        feedbackTurns !== undefined
+          ? { vectorFeedback: { turns: feedbackTurns, weight: feedbackWeight ?? 1 } }
+          : byConversation
+            ? { vectorFeedback: CONVERSATION_VECTOR_FEEDBACK }
+            : {};
+      const t0 = performance.now();
+      const { hits } = await search({
+        query: q.question,
+        agentId: AGENT,
+        userId: q.question_id,
+        topK: TOP_K,
+        mode: 'hybrid',
+        asOf,
+        ...rest,
+        ...weights,
+        ...feedback,
+      });
+      took.push(performance.now() - t0);
       let sessions = [...new Set(hits.map((h) => h.conversationId))];
       if (sessionSecond !== undefined) {
         // Sessions by their turns' scores, each further one counting sessionSecond^i (an experiment).
@@ -304,7 +331,7 @@ async function tune(
         const score = (c: string) => best.get(c)!.reduce((sum, x, i) => sum + x * sessionSecond ** i, 0);
         sessions = [...sessions].sort((a, b) => score(b) - score(a));
       }
-      if (conversationVector !== undefined || conversationK !== undefined) {
+      if (byConversation) {
         // Sessions as `groupBy: "conversation"` ranks them, with these weights.
         const weights = {
           ...CONVERSATION_FUSION_WEIGHTS,
@@ -329,7 +356,7 @@ async function tune(
       return `${(s5! / n!).toFixed(2)}/${(s10! / n!).toFixed(2)}/${(t10! / n!).toFixed(2)}`;
     };
     console.log(
-      `${JSON.stringify(options).padEnd(48)} ${['all', 'multi-session', 'temporal-reasoning', 'single-session-preference'].map((t) => cell(t).padStart(15)).join('')}`,
+      `${JSON.stringify(options).padEnd(48)} ${['all', 'multi-session', 'temporal-reasoning', 'single-session-preference'].map((t) => cell(t).padStart(15)).join('')}  p50 ${pct(took, 50).toFixed(1)} ms`,
     );
   }
 }

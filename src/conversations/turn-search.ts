@@ -1,4 +1,8 @@
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../db/query-rows.js';
 import { turns } from '../db/schema/index.js';
+import { uuidArray } from '../db/sql-arrays.js';
+import { l2Normalize } from '../embeddings/l2-normalize.js';
 import { asUrgentReads } from '../db/urgent-reads.js';
 import { defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
 import type { FusionWeights } from '../retrieval/fusion-weights.js';
@@ -10,6 +14,7 @@ import { TIME_WINDOW_BOOST, favourTimeWindow, insideTimeWindow } from '../retrie
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
 import { type TimeWindow, readTimeWindow } from '../text/time-window.js';
 import { diversifyByConversation } from './conversation-diversity.js';
+import { CONVERSATION_VECTOR_FEEDBACK, type VectorFeedback } from './vector-feedback.js';
 import { type RankedConversation, rankConversations } from './conversation-ranking.js';
 import { type TenantScoped, tenantScoped } from '../tenancy/tenant-scoped.js';
 import { TURN_CORPUS, type TurnFilter, turnFilter, turnKeysAnalyzer } from './turn-corpus.js';
@@ -30,6 +35,8 @@ export interface TurnSearchOptions extends TurnFilter {
   conversationFreeTurns?: number;
   /** How conversations are ranked by their turns' ranks on each side (see `CONVERSATION_FUSION_WEIGHTS`); for tuning. */
   conversationWeights?: FusionWeights;
+  /** Pseudo-relevance feedback on the vector side; default none for turns, CONVERSATION_VECTOR_FEEDBACK for conversations; for tuning. */
+  vectorFeedback?: VectorFeedback;
   signal?: AbortSignal;
 }
 
@@ -103,14 +110,18 @@ export function createTurnSearch(options: TenantCorpusOptions): TurnSearch {
   const weights = Object.freeze({ ...(options.weights ?? turnFusionWeightsFor(options.embedder.id)) });
 
   /** The candidates, best first, with the time window's boost applied; read as a caller waits for them (asUrgentReads). */
-  const candidates = (query: string, opts: TurnSearchOptions) => asUrgentReads(() => rankedCandidates(query, opts));
+  const candidates = (query: string, opts: TurnSearchOptions, feedback = opts.vectorFeedback) => asUrgentReads(() => rankedCandidates(query, opts, feedback));
 
-  async function rankedCandidates(query: string, opts: TurnSearchOptions): Promise<TurnSearchResult> {
+  async function rankedCandidates(query: string, opts: TurnSearchOptions, feedback: VectorFeedback | undefined): Promise<TurnSearchResult> {
     // Without an asOf nothing stored is later than now: no condition to add.
     const timeWindow = readTimeWindow(query, opts.asOf ?? new Date());
+    const mode = opts.mode ?? 'hybrid';
+    const filter = turnFilter(tenantId, opts);
+    const vector = feedback && feedback.turns > 0 && mode !== 'text' ? await withFeedback(query, filter, feedback, opts.signal) : undefined;
     const rows = await searchRows<TurnRow>(engine, db, TURN_CORPUS, query, {
-      mode: opts.mode ?? 'hybrid',
-      filter: turnFilter(tenantId, opts),
+      ...(vector && { vector }),
+      mode,
+      filter,
       topK: Math.max(opts.topK ?? 10, CANDIDATES),
       weights: opts.weights ?? weights,
       minScore: opts.minScore,
@@ -121,13 +132,26 @@ export function createTurnSearch(options: TenantCorpusOptions): TurnSearch {
     return { hits: favourTimeWindow(hits, (h) => h.at, timeWindow, opts.timeWindowBoost), timeWindow };
   }
 
+  /** The query's vector moved toward its nearest turns' mean (see VectorFeedback). */
+  async function withFeedback(query: string, filter: ReturnType<typeof turnFilter>, feedback: VectorFeedback, signal?: AbortSignal): Promise<number[]> {
+    const q = await engine.embedQuery(query, signal, true);
+    const nearest = await engine.vectorCandidates(TURN_CORPUS, q, filter, feedback.turns, undefined, false);
+    if (nearest.length === 0) return q;
+    const [row] = await queryRows<{ mean: string }>(
+      db,
+      sql`SELECT avg(${turns.embedding})::text AS mean FROM ${turns} WHERE ${turns.id} = ANY(${uuidArray(nearest.map((h) => h.id))})`,
+    );
+    const mean = row ? (JSON.parse(row.mean) as number[]) : [];
+    return l2Normalize(q.map((x, i) => x + feedback.weight * (mean[i] ?? 0)));
+  }
+
   async function search(query: string, opts: TurnSearchOptions): Promise<TurnSearchResult> {
     const { hits, timeWindow } = await candidates(query, opts);
     return { hits: diversifyByConversation(hits, opts.conversationDecay, opts.conversationFreeTurns).slice(0, opts.topK ?? 10), timeWindow };
   }
 
   async function searchConversations(query: string, opts: TurnSearchOptions): Promise<ConversationSearchResult> {
-    const { hits, timeWindow } = await candidates(query, opts);
+    const { hits, timeWindow } = await candidates(query, opts, opts.vectorFeedback ?? CONVERSATION_VECTOR_FEEDBACK);
     const ranked = rankConversations(hits, {
       weights: opts.conversationWeights,
       ...(timeWindow && { favoured: (hit: TurnHit) => insideTimeWindow(hit.at, timeWindow), boost: opts.timeWindowBoost ?? TIME_WINDOW_BOOST }),

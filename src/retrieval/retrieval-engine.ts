@@ -83,7 +83,7 @@ export interface RetrievalEngine {
    * payload (for a corpus whose unit is its row), each hit brings those columns as `row`.
    */
   textCandidates(corpus: Corpus, query: string, filter: CorpusFilter, limit: number, payload?: Payload): Promise<TextCandidate[]>;
-  embedQuery(query: string, signal?: AbortSignal): Promise<number[]>;
+  embedQuery(query: string, signal?: AbortSignal, urgent?: boolean): Promise<number[]>;
 }
 
 const payloadIds = new WeakMap<Payload, number>();

@@ -7,6 +7,7 @@ import { createPgConversationStore } from '../../src/conversations/pg-conversati
 import { type TurnIndex, createTurnIndex } from '../../src/conversations/turn-index.js';
 import { turnBm25Text } from '../../src/conversations/turn-record.js';
 import { type TurnSearch, createTurnSearch } from '../../src/conversations/turn-search.js';
+import { CONVERSATION_VECTOR_FEEDBACK } from '../../src/conversations/vector-feedback.js';
 import { reindexStaleTurns } from '../../src/conversations/turn-text-index.js';
 import type { Database } from '../../src/db/database.js';
 import { queryRows } from '../../src/db/query-rows.js';
@@ -245,6 +246,42 @@ export function turnCorpusContract(driver: DatabaseDriver) {
       }
       expect((await acme.store.load(imported.id, 'imma'))!.indexedTurns).toEqual([1, 2]);
       await expectIndexExact('acme');
+    });
+
+    it("ranks conversations with the vector side's feedback, and turns without it unless asked", async () => {
+      const fb = tenant('feedback');
+      const one = (question: string, answer: string, day: number) =>
+        fb.store.import(exported('fb', [{ question, answer, at: `2025-04-${String(day).padStart(2, '0')}T09:00:00.000Z` }], 'ana'), 'fb', 'ana');
+      // Words repeated, so that the test embedder's 64 hashed buckets tell the two sessions alike.
+      const seen = await one('Saw the doctor about my knee.', 'Physiotherapy with Alvarez: knee physiotherapy, Alvarez physiotherapy twice a week.', 1);
+      const physio = await one('Physiotherapy with Alvarez moved to Friday.', 'Alvarez physiotherapy on Friday: knee physiotherapy with Alvarez.', 2);
+      const others = [
+        ['Planted tomatoes and basil in the garden.', 'Basil likes sun.'],
+        ['Booked train tickets to Porto.', 'Porto trip booked.'],
+        ['Bought a blue winter coat.', 'Nice coat.'],
+        ['Finished reading a novel about sailors.', 'Sailors novel done.'],
+        ['My cat knocked over a lamp.', 'Cats do that.'],
+        ['Learning to bake sourdough bread.', 'Bread takes time.'],
+      ];
+      for (const [i, [question, answer]] of others.entries()) await one(question!, answer!, 3 + i);
+      const asked = { agentId: 'fb', userId: 'ana', mode: 'vector' as const, topK: 8 };
+      const rankOf = (result: { conversations: { conversationId: string }[] }, id: string) =>
+        result.conversations.findIndex((c) => c.conversationId === id) + 1;
+
+      const plain = await fb.search.searchConversations('doctor', { ...asked, vectorFeedback: { turns: 0, weight: 0 } });
+      const fed = await fb.search.searchConversations('doctor', { ...asked, vectorFeedback: { turns: 1, weight: 3 } });
+      expect(rankOf(plain, seen.id)).toBe(1);
+      expect(rankOf(fed, seen.id)).toBe(1);
+      // The physiotherapy session never says "doctor": found through the first session's words.
+      expect(rankOf(plain, physio.id)).toBeGreaterThan(2);
+      expect(rankOf(fed, physio.id)).toBe(2);
+
+      // Conversations are ranked with CONVERSATION_VECTOR_FEEDBACK unless told otherwise; turns without any.
+      expect(await fb.search.searchConversations('doctor', asked)).toEqual(
+        await fb.search.searchConversations('doctor', { ...asked, vectorFeedback: CONVERSATION_VECTOR_FEEDBACK }),
+      );
+      expect(await fb.search.searchConversations('doctor', asked)).not.toEqual(plain);
+      expect(await fb.search.search('doctor', asked)).toEqual(await fb.search.search('doctor', { ...asked, vectorFeedback: { turns: 0, weight: 0 } }));
     });
 
     it('shows the same hits whether a search reads their rows with the candidates or after fusion', async () => {

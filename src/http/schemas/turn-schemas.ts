@@ -31,7 +31,8 @@ export function searchTurnsBody(maxTopK: number) {
           .meta({
             description:
               '`turn`: the best `topK` turns, one conversation never filling the list alone. `conversation`: the best `topK` ' +
-              'conversations, ranked by their best turn on each side (the vector side counting double), each with its turns ' +
+              'conversations, ranked by their best turn on each side (the vector side counting double, its query vector moved ' +
+              'toward its 10 nearest turns to find the sessions that speak of the subject in other words), each with its turns ' +
               'among the candidates.',
           }),
       })
