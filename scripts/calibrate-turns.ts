@@ -21,7 +21,7 @@ const repoRoot = resolve(fileURLToPath(import.meta.url), '../..');
 const file = resolve(repoRoot, '../shared/datasets/squad/squad-v1.1-dev-tuning.json');
 const QUESTIONS = Number(process.env.BENCH_QUESTIONS ?? 2000);
 const CANDIDATES = 50;
-// Vector feedback settings [turns, weight] swept beside the plain vector side (turn-search.ts VECTOR_FEEDBACK).
+// Vector feedback settings [turns, weight] swept beside the plain vector side (vector-feedback.ts).
 const FEEDBACK: [number, number][] = [
   [10, 3],
   [5, 1],
@@ -89,7 +89,7 @@ try {
       .slice(0, CANDIDATES)
       .map((x) => x.id);
     const textHits = indexes.get(q.article)!.search(q.text, { topK: CANDIDATES });
-    // The query's vector moved toward its nearest sentences' mean, as turn search's VECTOR_FEEDBACK does.
+    // The query's vector moved toward its nearest sentences' mean, as VectorFeedback does (vector-feedback.ts).
     const feedbackRanked = (turns: number, weight: number) => {
       const nearest = vector.slice(0, turns).map((id) => sentenceVectors[sentences.findIndex((s) => s.id === id)]!);
       const moved = questionVectors[qi]!.map((x, d) => x + (weight * nearest.reduce((sum, v) => sum + v[d]!, 0)) / nearest.length);

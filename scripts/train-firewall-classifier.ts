@@ -2,8 +2,9 @@
  * Trains the memory firewall's classifier: `npm run train:firewall`.
  *
  * A logistic regression over the bundled embedder's vectors of test/fixtures/memory-firewall/
- * tuning.jsonl (injections against facts), class-weighted, L2-regularized. The regularization, and
- * whether texts about the user are screened by it too, are chosen by 5-fold cross-validation on
+ * tuning.jsonl (injections against facts) and their words hashed into buckets (lexical-features.ts),
+ * class-weighted, L2-regularized. The buckets (none or some), the regularization, and whether texts
+ * about the user and in other languages are screened by it, are chosen by 5-fold cross-validation on
  * the tuning set alone: the most injections rules or classifier quarantine out of fold, at the
  * lowest threshold where they quarantine at most 1% of the facts out of fold. Writes
  * src/memory/firewall/injection-classifier-weights.ts; figures in docs/benchmarks/memory-firewall.md.

@@ -39,7 +39,7 @@ function wilson(k: number, n: number, z = 1.96): [number, number] {
 
 interface Scored extends Example {
   rules: boolean;
-  /** The classifier's score; -Infinity where it does not screen (about the user). */
+  /** The classifier's score; -Infinity where it does not screen (`classifierScreens`). */
   score: number;
 }
 
@@ -70,7 +70,7 @@ async function main() {
       embedder,
       examples.map((e) => e.text),
     );
-    // As screenReasons: a text about the user is screened by the rules alone, unless trained otherwise.
+    // As screenReasons: a text the classifier does not screen (`classifierScreens`) is left to the rules.
     return examples.map((e, i) => ({
       ...e,
       rules: ruleReasons(e.text).length > 0,
@@ -80,6 +80,7 @@ async function main() {
   const sets = [
     ['tuning set (in sample: the rules were written and the classifier trained on it)', fixture('tuning')],
     ['held-out half of the first set', fixture('held-out')],
+    ['sixth set (written blind, screened by two firewalls)', fixture('sixth-set')],
     ['fresh held-out set', fixture('fresh-held-out')],
   ] as const;
   console.log(`classifier threshold ${INJECTION_THRESHOLD} (${INJECTION_CLASSIFIER.trainedOn}, lambda ${INJECTION_CLASSIFIER.lambda})`);

@@ -7036,7 +7036,7 @@ export interface operations {
                      */
                     asOf?: string;
                     /**
-                     * @description `turn`: the best `topK` turns, one conversation never filling the list alone. `conversation`: the best `topK` conversations, ranked by their best turn on each side (the vector side counting double, its query vector moved toward its 10 nearest turns to find the sessions that speak of the subject in other words), each with its turns among the candidates.
+                     * @description `turn`: the best `topK` turns, one conversation never filling the list alone. `conversation`: the best `topK` conversations, ranked by their best turn on each side (the vector side counting double, its query vector moved toward its 10 nearest turns to find the sessions that speak of the subject in other words; a turn's vector score and `minScore` are then against that vector), each with its turns among the candidates.
                      * @default turn
                      * @enum {string}
                      */

@@ -117,7 +117,8 @@ export function createTurnSearch(options: TenantCorpusOptions): TurnSearch {
     const timeWindow = readTimeWindow(query, opts.asOf ?? new Date());
     const mode = opts.mode ?? 'hybrid';
     const filter = turnFilter(tenantId, opts);
-    const vector = feedback && feedback.turns > 0 && mode !== 'text' ? await withFeedback(query, filter, feedback, opts.signal) : undefined;
+    const vector =
+      feedback && feedback.turns > 0 && feedback.weight !== 0 && mode !== 'text' ? await withFeedback(query, filter, feedback, opts.signal) : undefined;
     const rows = await searchRows<TurnRow>(engine, db, TURN_CORPUS, query, {
       ...(vector && { vector }),
       mode,
@@ -137,11 +138,14 @@ export function createTurnSearch(options: TenantCorpusOptions): TurnSearch {
     const q = await engine.embedQuery(query, signal, true);
     const nearest = await engine.vectorCandidates(TURN_CORPUS, q, filter, feedback.turns, undefined, false);
     if (nearest.length === 0) return q;
-    const [row] = await queryRows<{ mean: string }>(
+    const [row] = await queryRows<{ mean: string | null }>(
       db,
-      sql`SELECT avg(${turns.embedding})::text AS mean FROM ${turns} WHERE ${turns.id} = ANY(${uuidArray(nearest.map((h) => h.id))})`,
+      sql`SELECT avg(${turns.embedding})::text AS mean FROM ${turns}
+        WHERE ${turns.tenantId} = ${tenantId} AND ${turns.id} = ANY(${uuidArray(nearest.map((h) => h.id))})`,
     );
-    const mean = row ? (JSON.parse(row.mean) as number[]) : [];
+    // Gone since they were found (a conversation deleted meanwhile): the query as it was.
+    if (!row?.mean) return q;
+    const mean = JSON.parse(row.mean) as number[];
     return l2Normalize(q.map((x, i) => x + feedback.weight * (mean[i] ?? 0)));
   }
 

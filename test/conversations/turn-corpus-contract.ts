@@ -249,39 +249,53 @@ export function turnCorpusContract(driver: DatabaseDriver) {
     });
 
     it("ranks conversations with the vector side's feedback, and turns without it unless asked", async () => {
-      const fb = tenant('feedback');
-      const one = (question: string, answer: string, day: number) =>
-        fb.store.import(exported('fb', [{ question, answer, at: `2025-04-${String(day).padStart(2, '0')}T09:00:00.000Z` }], 'ana'), 'fb', 'ana');
-      // Words repeated, so that the test embedder's 64 hashed buckets tell the two sessions alike.
-      const seen = await one('Saw the doctor about my knee.', 'Physiotherapy with Alvarez: knee physiotherapy, Alvarez physiotherapy twice a week.', 1);
-      const physio = await one('Physiotherapy with Alvarez moved to Friday.', 'Alvarez physiotherapy on Friday: knee physiotherapy with Alvarez.', 2);
-      const others = [
-        ['Planted tomatoes and basil in the garden.', 'Basil likes sun.'],
-        ['Booked train tickets to Porto.', 'Porto trip booked.'],
-        ['Bought a blue winter coat.', 'Nice coat.'],
-        ['Finished reading a novel about sailors.', 'Sailors novel done.'],
-        ['My cat knocked over a lamp.', 'Cats do that.'],
-        ['Learning to bake sourdough bread.', 'Bread takes time.'],
-      ];
-      for (const [i, [question, answer]] of others.entries()) await one(question!, answer!, 3 + i);
+      // Words counted in dimensions of their own (no hashed buckets to collide), in the store's 64.
+      const vocabulary = ['doctor', 'knee', 'alvarez', 'physiotherapy', 'garden', 'porto', 'coat', 'novel', 'lamp', 'bread'];
+      const keywords: typeof embedder = {
+        ...embedder,
+        embed: async (texts) =>
+          texts.map((text) => {
+            const v = new Array<number>(64).fill(0);
+            for (const word of text.toLowerCase().match(/\p{L}+/gu) ?? []) if (vocabulary.includes(word)) v[vocabulary.indexOf(word)]! += 1;
+            const norm = Math.hypot(...v);
+            return norm === 0 ? v.map((_, i) => (i === 63 ? 1 : 0)) : v.map((x) => x / norm);
+          }),
+      };
+      const index = createTurnIndex({ db: db(), embedder: keywords, tenantId: 'feedback' });
+      const store = createPgConversationStore({ db: db(), tenantId: 'feedback', turnIndex: index });
+      const search = createTurnSearch({ db: db(), embedder: keywords, tenantId: 'feedback' });
+      const one = (userId: string, question: string, answer: string, day: number) =>
+        store.import(exported('fb', [{ question, answer, at: `2025-04-${String(day).padStart(2, '0')}T09:00:00.000Z` }], userId), 'fb', userId);
+      const seen = await one(
+        'ana',
+        'Saw the doctor about my knee; the doctor sent me on.',
+        'Physiotherapy with Alvarez, physiotherapy twice a week, Alvarez physiotherapy.',
+        1,
+      );
+      const physio = await one('ana', 'Physiotherapy with Alvarez moved to Friday.', 'Alvarez physiotherapy on Friday for the knee.', 2);
+      const others = ['garden', 'porto', 'coat', 'novel', 'lamp', 'bread'];
+      for (const [i, word] of others.entries()) await one('ana', `A ${word}, a ${word} and a ${word}.`, `The doctor of ${word}s.`, 3 + i);
+      // Another user's session, nearer still: the feedback reads the asking user's turns only.
+      await one('bo', 'Saw the doctor: Alvarez physiotherapy.', 'Knee physiotherapy with Alvarez.', 1);
       const asked = { agentId: 'fb', userId: 'ana', mode: 'vector' as const, topK: 8 };
       const rankOf = (result: { conversations: { conversationId: string }[] }, id: string) =>
         result.conversations.findIndex((c) => c.conversationId === id) + 1;
 
-      const plain = await fb.search.searchConversations('doctor', { ...asked, vectorFeedback: { turns: 0, weight: 0 } });
-      const fed = await fb.search.searchConversations('doctor', { ...asked, vectorFeedback: { turns: 1, weight: 3 } });
+      const plain = await search.searchConversations('doctor', { ...asked, vectorFeedback: { turns: 0, weight: 0 } });
+      const fed = await search.searchConversations('doctor', { ...asked, vectorFeedback: { turns: 1, weight: 3 } });
       expect(rankOf(plain, seen.id)).toBe(1);
       expect(rankOf(fed, seen.id)).toBe(1);
-      // The physiotherapy session never says "doctor": found through the first session's words.
-      expect(rankOf(plain, physio.id)).toBeGreaterThan(2);
+      // The physiotherapy session never says "doctor": last without, second through the first session's words.
+      expect(rankOf(plain, physio.id)).toBe(8);
       expect(rankOf(fed, physio.id)).toBe(2);
+      expect(fed.conversations.flatMap((c) => c.turns.map((t) => t.userId))).toEqual(new Array(8).fill('ana'));
 
       // Conversations are ranked with CONVERSATION_VECTOR_FEEDBACK unless told otherwise; turns without any.
-      expect(await fb.search.searchConversations('doctor', asked)).toEqual(
-        await fb.search.searchConversations('doctor', { ...asked, vectorFeedback: CONVERSATION_VECTOR_FEEDBACK }),
+      expect(await search.searchConversations('doctor', asked)).toEqual(
+        await search.searchConversations('doctor', { ...asked, vectorFeedback: CONVERSATION_VECTOR_FEEDBACK }),
       );
-      expect(await fb.search.searchConversations('doctor', asked)).not.toEqual(plain);
-      expect(await fb.search.search('doctor', asked)).toEqual(await fb.search.search('doctor', { ...asked, vectorFeedback: { turns: 0, weight: 0 } }));
+      expect(await search.searchConversations('doctor', asked)).not.toEqual(plain);
+      expect(await search.search('doctor', asked)).toEqual(await search.search('doctor', { ...asked, vectorFeedback: { turns: 0, weight: 0 } }));
     });
 
     it('shows the same hits whether a search reads their rows with the candidates or after fusion', async () => {

@@ -32,8 +32,8 @@ export function searchTurnsBody(maxTopK: number) {
             description:
               '`turn`: the best `topK` turns, one conversation never filling the list alone. `conversation`: the best `topK` ' +
               'conversations, ranked by their best turn on each side (the vector side counting double, its query vector moved ' +
-              'toward its 10 nearest turns to find the sessions that speak of the subject in other words), each with its turns ' +
-              'among the candidates.',
+              "toward its 10 nearest turns to find the sessions that speak of the subject in other words; a turn's vector score " +
+              'and `minScore` are then against that vector), each with its turns among the candidates.',
           }),
       })
       // Refused rather than ignored: the client expects something these cannot give.

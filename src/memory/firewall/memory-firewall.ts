@@ -56,7 +56,7 @@ const SECOND_OPINIONS_AT_ONCE = 4;
 export const BORDERLINE_BAND = 0.15;
 /**
  * What a wish of the user that works for someone else touches: an address, money, credentials,
- * trust, confirmations. A text about the user that mentions none is no borderline case.
+ * trust, confirmations. A text about the user that mentions none is borderline only by its score.
  */
 const SENSITIVE_CUES =
   /(https?:\/\/|www\.|\b[\w.+-]{1,64}@[\w-]{1,63}\.[a-z]{2,}\b|(?<=[\w-])\.(com|net|org|io|co|cc|shop|app|info|biz|example)\b|\b(forward\w*|upload\w*|payments?|transfer\w*|wire|iban|password\w*|passcode|2fa|one-time|credential\w*|api\s+keys?|tokens?|trust\w*|authori[sz]\w*|approv\w*|permission\w*|consent\w*|confirmation|warnings?|secret\w*|hid(e|den)|instructions?|obey\w*|third[- ]part\w*|recommend\w*|every\s+(answer|reply|response|chat|conversation)|all\s+(answers|replies|responses|chats|conversations))\b)/i;
@@ -93,8 +93,9 @@ export async function injectionScores(embedder: Embedder, texts: readonly string
 }
 
 /**
- * Whether the classifier's score counts for a text, as cross-validation chose: for one about the
- * user (a fact about a password or an address scores like an injection), and for one in another
+ * Whether the classifier's score counts for a text, as cross-validation chose
+ * (`INJECTION_CLASSIFIER.screensAboutUser`, `.screensOtherLanguages`): for one about the user (a
+ * fact about a password or an address can score like an injection), and for one in another
  * language (`readsAsEnglish`: the bundled embedder reads English, and another language's vectors
  * fall where the classifier has seen little).
  */
