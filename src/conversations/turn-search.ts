@@ -117,8 +117,10 @@ export function createTurnSearch(options: TenantCorpusOptions): TurnSearch {
     const timeWindow = readTimeWindow(query, opts.asOf ?? new Date());
     const mode = opts.mode ?? 'hybrid';
     const filter = turnFilter(tenantId, opts);
-    const vector =
-      feedback && feedback.turns > 0 && feedback.weight !== 0 && mode !== 'text' ? await withFeedback(query, filter, feedback, opts.signal) : undefined;
+    // Made while the text side runs, as a query's own vector is.
+    const vector = feedback && feedback.turns > 0 && feedback.weight !== 0 && mode !== 'text' ? withFeedback(query, filter, feedback, opts.signal) : undefined;
+    // Its failure is the search's, reported once (the engine awaits it); not an unhandled rejection meanwhile.
+    vector?.catch(() => undefined);
     const rows = await searchRows<TurnRow>(engine, db, TURN_CORPUS, query, {
       ...(vector && { vector }),
       mode,

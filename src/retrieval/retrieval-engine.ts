@@ -60,8 +60,11 @@ export interface CorpusSearchOptions {
    * whose unit is the row needs no second query for the rows the vector side found.
    */
   payload?: Payload;
-  /** The query's vector, when the caller has it already (nothing is embedded then). */
-  vector?: number[];
+  /**
+   * The query's vector, or the promise of it, when the caller makes it (nothing is embedded then):
+   * the text side runs while it is made.
+   */
+  vector?: number[] | Promise<number[]>;
   signal?: AbortSignal;
 }
 
@@ -279,7 +282,7 @@ export function createRetrievalEngine(options: RetrievalEngineOptions): Retrieva
       return minScore === undefined ? hits : hits.filter((h) => h.score >= minScore);
     };
     // Urgent: the search waits for it, where a write's vector only delays its own commit.
-    const queryVector = () => (opts.vector ? Promise.resolve(opts.vector) : embedQuery(query, signal, true));
+    const queryVector = () => (opts.vector !== undefined ? Promise.resolve(opts.vector) : embedQuery(query, signal, true));
     // A unit that is its own row brings its payload from either side; a passage's would be its first chunk's, not the one shown.
     const textSide = () => side('text', () => textCandidates(corpus, query, filter, candidateK, corpus.unit ? undefined : opts.payload));
     if (mode === 'text') return rankUnits(mode, [], await textSide(), opts.weights);

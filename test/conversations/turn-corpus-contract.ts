@@ -296,6 +296,13 @@ export function turnCorpusContract(driver: DatabaseDriver) {
       );
       expect(await search.searchConversations('doctor', asked)).not.toEqual(plain);
       expect(await search.search('doctor', asked)).toEqual(await search.search('doctor', { ...asked, vectorFeedback: { turns: 0, weight: 0 } }));
+
+      // Made while the text side runs: a failed embedding fails the search once, in every mode that embeds.
+      const down = createTurnSearch({ db: db(), embedder: { ...keywords, embed: () => Promise.reject(new Error('model down')) }, tenantId: 'feedback' });
+      for (const mode of ['hybrid', 'vector'] as const) {
+        await expect(down.searchConversations('doctor', { ...asked, mode })).rejects.toThrow('model down');
+      }
+      expect((await down.searchConversations('doctor', { ...asked, mode: 'text' })).conversations.length).toBeGreaterThan(0);
     });
 
     it('shows the same hits whether a search reads their rows with the candidates or after fusion', async () => {
