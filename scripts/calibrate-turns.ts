@@ -72,6 +72,7 @@ try {
   };
   const sentenceVectors = await embedAll(sentences.map((s) => s.text));
   const questionVectors = await embedAll(sample.map((q) => q.text));
+  const vectorOf = new Map(sentences.map((s, i) => [s.id, sentenceVectors[i]!]));
   const byArticle = new Map<number, number[]>();
   sentences.forEach((s, i) => byArticle.set(s.article, [...(byArticle.get(s.article) ?? []), i]));
   const indexes = new Map<number, InMemoryBm25Index>();
@@ -91,7 +92,7 @@ try {
     const textHits = indexes.get(q.article)!.search(q.text, { topK: CANDIDATES });
     // The query's vector moved toward its nearest sentences' mean, as VectorFeedback does (vector-feedback.ts).
     const feedbackRanked = (turns: number, weight: number) => {
-      const nearest = vector.slice(0, turns).map((id) => sentenceVectors[sentences.findIndex((s) => s.id === id)]!);
+      const nearest = vector.slice(0, turns).map((id) => vectorOf.get(id)!);
       const moved = questionVectors[qi]!.map((x, d) => x + (weight * nearest.reduce((sum, v) => sum + v[d]!, 0)) / nearest.length);
       return members
         .map((i) => ({ id: sentences[i]!.id, s: dot(sentenceVectors[i]!, moved) }))
