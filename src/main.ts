@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { type AppContext, createAppContext } from './app-context.js';
+import { idleCollectionLog, startIdleCollection } from './util/idle-collection.js';
 import { type Config, ConfigError, loadConfig } from './config/config.js';
 import { isLoopbackHost } from './config/loopback-host.js';
 import { createEmbedder } from './embeddings/create-embedder.js';
@@ -42,6 +43,8 @@ async function main(): Promise<void> {
 
   // Every search reads its query's time expression: the first ones would pay the date parser's setup.
   prepareTimeWindowReader();
+  // What a burst of requests left on the heap goes back to the system once the server is idle.
+  const idleCollection = startIdleCollection({ onCollected: (c) => logger.debug(idleCollectionLog(c), 'heap collected after work') });
   const app = createApp(ctx);
   const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info: AddressInfo) => {
     const url = urlOf(config.HOST, info.port);
@@ -71,6 +74,7 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     stopping = true;
+    idleCollection.stop();
     const timeoutMs = config.SHUTDOWN_TIMEOUT_MS;
     logger.info({ signal, timeoutMs }, 'shutting down: refusing new connections, finishing requests in flight');
     setTimeout(() => {

@@ -1,4 +1,5 @@
 import { createAppContext } from './app-context.js';
+import { idleCollectionLog, startIdleCollection } from './util/idle-collection.js';
 import { type Config, ConfigError, loadConfig } from './config/config.js';
 import { createEmbedder } from './embeddings/create-embedder.js';
 import { createLogger } from './observability/logger.js';
@@ -30,10 +31,13 @@ async function main(): Promise<void> {
     throw err;
   });
   logger.info({ workerId: ctx.jobQueue.runner?.workerId, concurrency: config.JOB_CONCURRENCY, database: ctx.database.driver }, 'memrag worker consuming jobs');
+  // What a burst of jobs left on the heap goes back to the system once the queue is quiet.
+  const idleCollection = startIdleCollection({ onCollected: (c) => logger.debug(idleCollectionLog(c), 'heap collected after work') });
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) process.exit(1);
     stopping = true;
+    idleCollection.stop();
     logger.info({ signal }, 'worker stopping: jobs in progress go back to the queue');
     setTimeout(() => process.exit(1), config.SHUTDOWN_TIMEOUT_MS).unref();
     void ctx
