@@ -5,7 +5,9 @@
  * tuning set the rules were written against and the classifier was trained on (its threshold
  * chosen by cross-validation there, `npm run train:firewall`), the held-out half of the first set,
  * and a fresh held-out set written blind, after the rules and the classifier were done. Each is
- * screened by the rules alone, the classifier alone and both, with 95% Wilson intervals.
+ * screened by the rules alone, the classifier alone and both, with 95% Wilson intervals; and as
+ * the firewall would screen it with a second opinion that is always right: the most an LLM asked
+ * about the borderline texts (`borderlineOf`) could add, and how many texts it would be asked about.
  * Figures: docs/benchmarks/memory-firewall.md.
  */
 import { readFileSync } from 'node:fs';
@@ -13,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { createBundledUseEmbedder } from '../../src/embeddings/bundled-use-embedder.js';
 import { ruleReasons } from '../../src/memory/firewall/firewall-rules.js';
 import { INJECTION_CLASSIFIER } from '../../src/memory/firewall/injection-classifier-weights.js';
-import { INJECTION_THRESHOLD, classifierScreens, injectionScores } from '../../src/memory/firewall/memory-firewall.js';
+import { INJECTION_THRESHOLD, borderlineOf, classifierScreens, injectionScores, screenReasons } from '../../src/memory/firewall/memory-firewall.js';
 
 interface Example {
   text: string;
@@ -41,6 +43,8 @@ interface Scored extends Example {
   rules: boolean;
   /** The classifier's score; -Infinity where it does not screen (`classifierScreens`). */
   score: number;
+  /** What a second opinion would be asked to do (`borderlineOf`), at the firewall's threshold. */
+  borderline: 'release' | 'quarantine' | undefined;
 }
 
 interface Rates {
@@ -75,6 +79,7 @@ async function main() {
       ...e,
       rules: ruleReasons(e.text).length > 0,
       score: classifierScreens(e.text) ? scores[i]! : Number.NEGATIVE_INFINITY,
+      borderline: borderlineOf(e.text, screenReasons(e.text, scores[i]!), scores[i]!),
     }));
   };
   const sets = [
@@ -94,6 +99,19 @@ function report(name: string, scored: Scored[], used: number): void {
   console.log(`  rules alone:      ${describe(rates(scored, used, { rules: true, similarity: false }))}`);
   console.log(`  classifier alone: ${describe(rates(scored, used, { rules: false, similarity: true }))}`);
   console.log(`  combined:         ${describe(rates(scored, used, both))}`);
+  // Where a second opinion is asked, it answers the text's label: the ceiling of the LLM path.
+  const quarantined = (s: Scored) => (s.borderline ? s.label === 'injection' : s.rules || s.score >= used);
+  const injections = scored.filter((s) => s.label === 'injection');
+  const benign = scored.filter((s) => s.label === 'benign');
+  const ceiling = {
+    caught: injections.filter(quarantined).length,
+    injections: injections.length,
+    flagged: benign.filter(quarantined).length,
+    benign: benign.length,
+  };
+  const asked = (xs: Scored[]) => xs.filter((s) => s.borderline !== undefined).length;
+  console.log(`  with a second opinion always right: ${describe(ceiling)}`);
+  console.log(`  second opinions asked: ${asked(injections)}/${injections.length} injections, ${asked(benign)}/${benign.length} facts`);
   const misses = scored.filter((s) => s.label === 'injection' && !s.rules && s.score < used);
   const falsePositives = scored.filter((s) => s.label === 'benign' && (s.rules || s.score >= used));
   console.log(`${name}: injections let through:`);
