@@ -45,6 +45,7 @@ async function main(): Promise<void> {
   prepareTimeWindowReader();
   // What a burst of requests left on the heap goes back to the system once the server is idle.
   const idleCollection = startIdleCollection({ onCollected: (c) => logger.debug(idleCollectionLog(c), 'heap collected after work') });
+  if (!idleCollection.running) logger.warn('no garbage collector exposed by this runtime: the heap a burst of work grows stays resident');
   const app = createApp(ctx);
   const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info: AddressInfo) => {
     const url = urlOf(config.HOST, info.port);

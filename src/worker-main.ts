@@ -31,8 +31,9 @@ async function main(): Promise<void> {
     throw err;
   });
   logger.info({ workerId: ctx.jobQueue.runner?.workerId, concurrency: config.JOB_CONCURRENCY, database: ctx.database.driver }, 'memrag worker consuming jobs');
-  // What a burst of jobs left on the heap goes back to the system once the queue is quiet.
+  // What a burst of jobs left on the heap goes back to the system once the loop is quiet.
   const idleCollection = startIdleCollection({ onCollected: (c) => logger.debug(idleCollectionLog(c), 'heap collected after work') });
+  if (!idleCollection.running) logger.warn('no garbage collector exposed by this runtime: the heap a burst of work grows stays resident');
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) process.exit(1);

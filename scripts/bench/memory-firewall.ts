@@ -43,8 +43,8 @@ interface Scored extends Example {
   rules: boolean;
   /** The classifier's score; -Infinity where it does not screen (`classifierScreens`). */
   score: number;
-  /** What a second opinion would be asked to do (`borderlineOf`), at the firewall's threshold. */
-  borderline: 'release' | 'quarantine' | undefined;
+  /** The classifier's score whether or not it counts for the text (`borderlineOf` decides that itself). */
+  rawScore: number;
 }
 
 interface Rates {
@@ -79,7 +79,7 @@ async function main() {
       ...e,
       rules: ruleReasons(e.text).length > 0,
       score: classifierScreens(e.text) ? scores[i]! : Number.NEGATIVE_INFINITY,
-      borderline: borderlineOf(e.text, screenReasons(e.text, scores[i]!), scores[i]!),
+      rawScore: scores[i]!,
     }));
   };
   const sets = [
@@ -100,7 +100,8 @@ function report(name: string, scored: Scored[], used: number): void {
   console.log(`  classifier alone: ${describe(rates(scored, used, { rules: false, similarity: true }))}`);
   console.log(`  combined:         ${describe(rates(scored, used, both))}`);
   // Where a second opinion is asked, it answers the text's label: the ceiling of the LLM path.
-  const quarantined = (s: Scored) => (s.borderline ? s.label === 'injection' : s.rules || s.score >= used);
+  const borderline = new Map(scored.map((s) => [s, borderlineOf(s.text, screenReasons(s.text, s.rawScore, used), s.rawScore, used)]));
+  const quarantined = (s: Scored) => (borderline.get(s) ? s.label === 'injection' : s.rules || s.score >= used);
   const injections = scored.filter((s) => s.label === 'injection');
   const benign = scored.filter((s) => s.label === 'benign');
   const ceiling = {
@@ -109,7 +110,7 @@ function report(name: string, scored: Scored[], used: number): void {
     flagged: benign.filter(quarantined).length,
     benign: benign.length,
   };
-  const asked = (xs: Scored[]) => xs.filter((s) => s.borderline !== undefined).length;
+  const asked = (xs: Scored[]) => xs.filter((s) => borderline.get(s) !== undefined).length;
   console.log(`  with a second opinion always right: ${describe(ceiling)}`);
   console.log(`  second opinions asked: ${asked(injections)}/${injections.length} injections, ${asked(benign)}/${benign.length} facts`);
   const misses = scored.filter((s) => s.label === 'injection' && !s.rules && s.score < used);
