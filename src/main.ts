@@ -1,7 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { type AppContext, createAppContext } from './app-context.js';
-import { idleCollectionLog, startIdleCollection } from './util/idle-collection.js';
 import { type Config, ConfigError, loadConfig } from './config/config.js';
 import { isLoopbackHost } from './config/loopback-host.js';
 import { createEmbedder } from './embeddings/create-embedder.js';
@@ -11,6 +10,7 @@ import { drainServer } from './http/graceful-shutdown.js';
 import { createLogger } from './observability/logger.js';
 import { startTracing } from './observability/otel-setup.js';
 import { prepareTimeWindowReader } from './text/time-window.js';
+import { idleCollectionLog, startIdleCollection } from './util/idle-collection.js';
 
 // After the drain, closing the database and the embedder gets this long before we give up on them.
 const CLOSE_GRACE_MS = 5_000;

@@ -1,9 +1,9 @@
 import { createAppContext } from './app-context.js';
-import { idleCollectionLog, startIdleCollection } from './util/idle-collection.js';
 import { type Config, ConfigError, loadConfig } from './config/config.js';
 import { createEmbedder } from './embeddings/create-embedder.js';
 import { createLogger } from './observability/logger.js';
 import { startTracing } from './observability/otel-setup.js';
+import { idleCollectionLog, startIdleCollection } from './util/idle-collection.js';
 
 /**
  * `npm run worker`: job consumers only, no HTTP. Several run against one PostgreSQL server

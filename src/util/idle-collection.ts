@@ -33,11 +33,11 @@ export interface IdleCollectionOptions {
  * Collects the garbage a burst of work left, once the event loop goes quiet after it. V8 keeps the
  * heap it grew under load committed until its next full collection, which an idle process never
  * reaches: after the mixed load the server held ~100 MB of garbage resident for as long as it
- * stayed idle (docs/benchmarks/load.md). Collecting pauses the loop (tens of ms for a heap of a
- * few hundred MB: a request waiting on I/O meanwhile waits that much longer), so it runs only when
- * the last interval was quiet and the heap has grown by `minGrowthBytes` since the last one (or
- * since it started): at most once per quiet spell. What start-up leaves is mostly live (a
- * collection of the server's 92 MB heap at rest freed nothing and took 102 ms).
+ * stayed idle (docs/benchmarks/load.md). Collecting pauses the loop (131–148 ms after the mix: a
+ * request waiting on I/O meanwhile waits that much longer), so it runs only when the last interval
+ * was quiet and the heap has grown by `minGrowthBytes` since the last one (or since it started):
+ * at most once per quiet spell. What start-up leaves is mostly live (a collection of the server's
+ * 92 MB heap at rest freed nothing and took 102 ms).
  */
 export function startIdleCollection(options: IdleCollectionOptions = {}): IdleCollection {
   const gc = options.gc ?? exposedGc();
