@@ -21,6 +21,7 @@ import { TURN_CORPUS, turnFilter, turnKeysAnalyzer } from '../../src/conversatio
 import { InMemoryBm25Index } from '../../src/retrieval/bm25/bm25.js';
 import { dateInWords } from '../../src/text/date-in-words.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
+import { unit } from '../../testkit/vector-fixtures.js';
 import type { DatabaseDriver } from '../support/database-drivers.js';
 
 const embedder = createHashEmbedder(64);
@@ -257,8 +258,9 @@ export function turnCorpusContract(driver: DatabaseDriver) {
           texts.map((text) => {
             const v = new Array<number>(64).fill(0);
             for (const word of text.toLowerCase().match(/\p{L}+/gu) ?? []) if (vocabulary.includes(word)) v[vocabulary.indexOf(word)]! += 1;
-            const norm = Math.hypot(...v);
-            return norm === 0 ? v.map((_, i) => (i === 63 ? 1 : 0)) : v.map((x) => x / norm);
+            // A text without any of the words still needs a unit vector: one dimension of its own.
+            if (!v.some((x) => x !== 0)) v[63] = 1;
+            return unit(v);
           }),
       };
       const index = createTurnIndex({ db: db(), embedder: keywords, tenantId: 'feedback' });
