@@ -2,8 +2,9 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
  * `npm run test:quick` (TEST_QUICK=1): the edit-and-run loop. Unit and PGlite suites, two files at
- * a time; none of what needs a browser, a PostgreSQL server, a build or a spawned server, nor the
- * long-running suites (route fuzzing, 200-turn conversations). `npm test` runs everything.
+ * a time; none of what needs a browser, a PostgreSQL server, a build or a spawned server or CLI, nor
+ * the long-running suites (route fuzzing, 200-turn conversations, the model's worker pool, HNSW
+ * tables of thousands of rows). `npm test` runs everything.
  */
 const quick = process.env.TEST_QUICK === '1';
 const NOT_QUICK = [
@@ -18,6 +19,15 @@ const NOT_QUICK = [
   'test/memory/memory-store-at-scale.test.ts',
   // PGlite on disk, opened three times: about a minute on two cores.
   'test/db/pglite-backup.test.ts',
+  // Each example runs in a process of its own against a listening server (tsx starts each anew).
+  'test/examples/**',
+  // The CLI on a PGlite directory, through spawnSync: 20 s and more in which the worker cannot answer
+  // vitest, whose calls time out after 60 s ("Timeout calling onTaskUpdate") on a loaded machine.
+  'test/auth/keys-cli.test.ts',
+  // Worker threads running the bundled model, and 2,000-row HNSW tables: 30-50 s each on two cores.
+  'test/embeddings/embedding-pool.test.ts',
+  'test/db/filtered-vector-search.test.ts',
+  'test/db/vector-filter-stats.test.ts',
 ];
 
 export default defineConfig({

@@ -9,7 +9,13 @@ import type { ClientToolDeclaration } from './run-types.js';
 // since real-world tool schemas carry keywords such as `examples` that strict mode refuses.
 const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false, addUsedSchema: false });
 
-function compile(schema: Record<string, unknown>) {
+// Generators such as the AI SDK's (zod to JSON Schema) mark their schemas as draft-07 (or 04, 06),
+// a meta-schema Ajv2020 does not hold; the keywords tool parameters use read the same under 2020-12.
+const OLDER_DRAFT = /^https?:\/\/json-schema\.org\/draft-0[467]\/schema#?$/;
+
+function compile(declared: Record<string, unknown>) {
+  const { $schema, ...rest } = declared;
+  const schema = typeof $schema === 'string' && OLDER_DRAFT.test($schema) ? rest : declared;
   try {
     return ajv.compile(schema);
   } finally {

@@ -6,6 +6,9 @@ import { makeSnippet } from '../../src/retrieval/snippet.js';
 import { loadUseLiteTokenizer } from '../../src/embeddings/use-lite-tokenizer.js';
 import { BUNDLED_USE_MAX_INPUT_TOKENS } from '../../src/embeddings/bundled-use-embedder.js';
 import { loadCorpus } from '../../scripts/bench/lib/beir.js';
+import { sharedDataset } from '../support/shared-data.js';
+
+const scifact = sharedDataset('scifact', ['corpus.jsonl']);
 
 const words = (n: number) => Array.from({ length: n }, (_, i) => `word${i}`).join(' ');
 
@@ -72,10 +75,11 @@ describe('prepareChunks', () => {
 
   // Regression: chunks sized by the estimate alone could exceed USE lite's 128 tokens (the estimate
   // is low for up to 1.34x of real counts), and the model silently drops the rest.
-  it('keeps title + chunk within the bundled model window when counted by its tokenizer, on SciFact', async () => {
+  it('keeps title + chunk within the bundled model window when counted by its tokenizer, on SciFact', async ({ skip }) => {
+    skip(!scifact.present, scifact.skipReason);
     const tokenizer = await loadUseLiteTokenizer();
     const countTokens = (text: string) => tokenizer.countTokens(text);
-    const corpus = (await loadCorpus(new URL('../../../shared/datasets/scifact', import.meta.url).pathname)).slice(0, 150);
+    const corpus = (await loadCorpus(scifact.dir)).slice(0, 150);
     let chunkCount = 0;
     for (const doc of corpus) {
       const chunks = prepareChunks({

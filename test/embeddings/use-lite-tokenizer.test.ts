@@ -5,8 +5,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type UseLiteTokenizer, type UseLiteVocabulary, loadUseLiteTokenizer } from '../../src/embeddings/use-lite-tokenizer.js';
 import { loadCorpus } from '../../scripts/bench/lib/beir.js';
 import { seededRandom } from '../../testkit/vector-fixtures.js';
+import { sharedDataset } from '../support/shared-data.js';
 
-const SCIFACT = path.resolve(import.meta.dirname, '../../../shared/datasets/scifact');
+const scifact = sharedDataset('scifact', ['corpus.jsonl']);
 
 let fast: UseLiteTokenizer;
 let reference: { encode(text: string): number[] };
@@ -24,8 +25,9 @@ beforeAll(async () => {
 });
 
 describe('UseLiteTokenizer', () => {
-  it('gives the reference ids on SciFact titles and abstracts', async () => {
-    const corpus = (await loadCorpus(SCIFACT)).slice(0, 100);
+  it('gives the reference ids on SciFact titles and abstracts', async ({ skip }) => {
+    skip(!scifact.present, scifact.skipReason);
+    const corpus = (await loadCorpus(scifact.dir)).slice(0, 100);
     for (const doc of corpus) {
       for (const text of [doc.title, doc.text, doc.text.slice(0, 200)]) expect(fast.encode(text)).toEqual(reference.encode(text));
     }
