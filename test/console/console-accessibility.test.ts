@@ -100,6 +100,20 @@ describe.runIf(runs)('the console’s accessibility in headless Chromium', () =>
     await page.close();
   });
 
+  it('names the User field “User” alone, its help text being its description', async () => {
+    const { page, errors } = await openPage(browser);
+    await page.goto(`${server.base}/console`);
+    await page.getByRole('heading', { name: 'Memories', level: 1 }).waitFor();
+    expect(await page.getByRole('textbox', { name: 'User', exact: true }).count()).toBe(1);
+    expect(await accessibleNameOf(page, 'header.top #user-id')).toEqual({
+      name: 'User',
+      description:
+        "Memories, conversations and chats are this user's, beside the agent's shared memories. Empty: new memories and chats are shared, and the lists show every user's.",
+    });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it('lets the keyboard reach and scroll each table that scrolls sideways at a phone’s width', async () => {
     const { page, errors } = await openPage(browser);
     await page.setViewportSize(PHONE);
@@ -205,6 +219,12 @@ describe.runIf(runs)('the console’s accessibility in headless Chromium', () =>
       await page.getByLabel('Message').press('Enter');
       await page.getByRole('status').filter({ hasText: 'The answer is complete' }).waitFor();
       await scan(`chat ${at}`);
+      // On a phone the conversations are folded behind a button: scanned unfolded too.
+      if (viewport === PHONE) {
+        await page.getByRole('button', { name: /^Show \d+ conversations?$/ }).click();
+        await page.locator('.conversations li').first().waitFor();
+        await scan(`chat's unfolded conversations ${at}`);
+      }
       // The second pass's answer may cite the first pass's turn: whichever source comes last.
       await page
         .getByRole('button', { name: /^Source \d+: / })

@@ -135,8 +135,9 @@ describe.runIf(runs)('provenance in the console, in headless Chromium', () => {
     const row = page.getByRole('row', { name: /^home / });
     await row.waitFor();
     const cells = await row.getByRole('cell').allTextContents();
-    expect(cells.slice(0, 4)).toEqual([
+    expect(cells.slice(0, 5)).toEqual([
       'home',
+      'shared',
       'Ada lives in LisbonValid from 1 March 2026',
       'home',
       'You told me this on 3 March 2026: moved to Lisbon Open turn 2 of the conversation (and 3 later origins)',

@@ -7,12 +7,14 @@ import { PAGES, hrefOf, useRoute } from './hash-route.js';
 import { MemoriesPage } from './memories-page.js';
 import { SearchPage } from './search-page.js';
 import { SignIn } from './sign-in.js';
+import { storeUserId, storedUserId } from './user-scope.js';
 
 type Boot = { state: 'checking' } | { state: 'signed-in'; session: ApiSession } | { state: 'sign-in'; error?: string } | { state: 'failed'; error: string };
 
 export function App() {
   const [boot, setBoot] = useState<Boot>({ state: 'checking' });
   const [agentId, setAgentId] = useState('default');
+  const [userId, setUserId] = useState(storedUserId);
   const route = useRoute();
 
   useEffect(() => {
@@ -82,6 +84,25 @@ export function App() {
             Memories, conversations and chats are those of this agent id.
           </span>
         </div>
+        <div class="agent-picker user-picker">
+          <label for="user-id">User</label>
+          <input
+            id="user-id"
+            value={userId ?? ''}
+            placeholder="shared"
+            onChange={(e) => {
+              const next = e.currentTarget.value.trim() || undefined;
+              storeUserId(next);
+              setUserId(next);
+            }}
+            size={12}
+            aria-describedby="user-help"
+          />
+          <span id="user-help" class="visually-hidden">
+            Memories, conversations and chats are this user's, beside the agent's shared memories. Empty: new memories and chats are shared, and the lists show
+            every user's.
+          </span>
+        </div>
         {session.apiKey ? (
           <button type="button" onClick={signOut}>
             Sign out
@@ -93,10 +114,10 @@ export function App() {
         )}
       </header>
       <main id="main" tabIndex={-1}>
-        {route.page === 'memories' && <MemoriesPage session={session} agentId={agentId} params={route.params} />}
+        {route.page === 'memories' && <MemoriesPage session={session} agentId={agentId} userId={userId} params={route.params} />}
         {route.page === 'documents' && <DocumentsPage session={session} params={route.params} />}
         {route.page === 'search' && <SearchPage session={session} />}
-        {route.page === 'chat' && <ChatPage session={session} agentId={agentId} params={route.params} />}
+        {route.page === 'chat' && <ChatPage session={session} agentId={agentId} userId={userId} params={route.params} />}
         {route.page === 'agents' && <AgentsPage session={session} onUseAgent={setAgentId} />}
       </main>
     </>

@@ -13,13 +13,23 @@ import { type Range, parseRanges } from './marked-text.js';
 import { StatusLine } from './status-line.js';
 import { useStatus } from './use-status.js';
 
+interface Props {
+  session: ApiSession;
+  agentId: string;
+  /** The header's user: a new conversation is theirs, and the list shows theirs (everyone's without one). */
+  userId: string | undefined;
+  params: URLSearchParams;
+}
+
 /**
  * A streamed chat: conversations, the answer as it arrives, citations to open, tool calls, approvals.
  * `#/chat?conversation=…&turn=…&quote=…` opens a stored conversation at a turn (see `turnHref`).
  */
-export function ChatPage({ session, agentId, params }: { session: ApiSession; agentId: string; params: URLSearchParams }) {
+export function ChatPage({ session, agentId, userId, params }: Props) {
   const { status, say, fail } = useStatus();
   const [conversationId, setConversationId] = useState<string | undefined>(undefined);
+  // The user a conversation is with is fixed by its first turn: continuing it as anyone else is a 404.
+  const [conversationUser, setConversationUser] = useState<string | null>(null);
   const [turns, setTurns] = useState<ChatTurn[]>([]);
   const [message, setMessage] = useState('');
   const [busy, setBusy] = useState(false);
@@ -59,10 +69,12 @@ export function ChatPage({ session, agentId, params }: { session: ApiSession; ag
     setMessage('');
     const index = turns.length;
     setTurns((ts) => [...ts, newTurn(text)]);
+    const asUser = conversationId ? conversationUser : (userId ?? null);
+    if (!conversationId) setConversationUser(asUser);
     void follow(
       index,
       session.client.POST('/v1/chat', {
-        body: { message: text, agentId, stream: true, ...(conversationId ? { conversationId } : {}) },
+        body: { message: text, agentId, stream: true, ...(conversationId ? { conversationId } : {}), ...(asUser === null ? {} : { userId: asUser }) },
         parseAs: 'stream',
       }),
     );
@@ -80,6 +92,7 @@ export function ChatPage({ session, agentId, params }: { session: ApiSession; ag
     const { data, error, response } = await session.client.GET('/v1/conversations/{id}', { params: { path: { id }, query: { agentId } } });
     if (error) return fail(describeError(error, response));
     setConversationId(id);
+    setConversationUser(data.conversation.userId);
     const stored = turnsOf(id, data.messages);
     const linked = at && stored.some((t) => t.number === at.turn);
     setTurns(linked ? stored.map((t) => (t.number === at.turn ? { ...t, linked: at.quote ? { quote: at.quote } : {} } : t)) : stored);
@@ -103,11 +116,13 @@ export function ChatPage({ session, agentId, params }: { session: ApiSession; ag
       <ConversationList
         session={session}
         agentId={agentId}
+        {...(userId ? { userId } : {})}
         {...(conversationId ? { currentId: conversationId } : {})}
         refresh={listRefresh}
         onOpen={(id) => void open(id)}
         onNew={() => {
           setConversationId(undefined);
+          setConversationUser(null);
           setTurns([]);
           say('New conversation');
         }}
@@ -138,14 +153,26 @@ export function ChatPage({ session, agentId, params }: { session: ApiSession; ag
             aria-describedby="chat-help"
           />
           <span id="chat-help" class="muted">
-            Enter sends; Shift+Enter starts a new line.
+            Enter sends; Shift+Enter starts a new line. {describeChatUser(conversationId ? conversationUser : (userId ?? null))}
           </span>
           <button type="submit" disabled={busy}>
             {busy ? 'Answering…' : 'Send'}
           </button>
         </form>
       </section>
-      {opened && <CitationDialog session={session} source={opened} onClose={() => setOpened(undefined)} />}
+      {opened && (
+        <CitationDialog
+          session={session}
+          source={opened}
+          {...(conversationUser === null ? {} : { userId: conversationUser })}
+          onClose={() => setOpened(undefined)}
+        />
+      )}
     </div>
   );
+}
+
+/** Whom the chat answers as: what it recalls depends on it. */
+function describeChatUser(userId: string | null): string {
+  return userId === null ? 'As no user: shared memories only.' : `As user ${userId}: their memories and the shared ones.`;
 }

@@ -5,6 +5,7 @@ import { type CitedSource, sourceLabel } from './cited-answer.js';
 import { DocumentChunks } from './document-chunks.js';
 import { hrefOf, turnHref } from './hash-route.js';
 import { formatRanges } from './marked-text.js';
+import { lookUpMemory } from './memory-lookup.js';
 import { MemoryOrigins } from './memory-origins.js';
 import { ModalDialog } from './modal-dialog.js';
 import { describeValidTime } from './valid-time.js';
@@ -13,10 +14,10 @@ import { describeValidTime } from './valid-time.js';
  * A cited source, opened: the memory itself with where it came from, the document with the cited
  * chunk highlighted and its quotes marked, or the turn with a link to its conversation.
  */
-export function CitationDialog({ session, source, onClose }: { session: ApiSession; source: CitedSource; onClose: () => void }) {
+export function CitationDialog({ session, source, userId, onClose }: { session: ApiSession; source: CitedSource; userId?: string; onClose: () => void }) {
   return (
     <ModalDialog title={`[${source.id}] ${sourceLabel(source)}`} onClose={onClose}>
-      {source.kind === 'memory' && <CitedMemory session={session} source={source} />}
+      {source.kind === 'memory' && <CitedMemory session={session} source={source} {...(userId ? { userId } : {})} />}
       {source.kind === 'document' && <CitedDocument session={session} source={source} />}
       {source.kind === 'turn' && (
         <>
@@ -28,17 +29,16 @@ export function CitationDialog({ session, source, onClose }: { session: ApiSessi
   );
 }
 
-function CitedMemory({ session, source }: { session: ApiSession; source: Extract<CitedSource, { kind: 'memory' }> }) {
+/** `userId`: the conversation's user, whose memory of that key the citation is before a shared one. */
+function CitedMemory({ session, source, userId }: { session: ApiSession; source: Extract<CitedSource, { kind: 'memory' }>; userId?: string }) {
   const [memory, setMemory] = useState<Schemas['Memory'] | undefined>(undefined);
   const [error, setError] = useState('');
   useEffect(() => {
-    void session.client
-      .GET('/v1/memories/{key}', { params: { path: { key: source.key }, query: { agentId: source.agentId } } })
-      .then(({ data, error: failed, response }) => {
-        if (failed) setError(describeError(failed, response));
-        else setMemory(data.memory);
-      });
-  }, [source.key, source.agentId]);
+    void lookUpMemory(session, source.key, source.agentId, userId).then((found) => {
+      if ('error' in found) setError(found.error);
+      else setMemory(found.memory);
+    });
+  }, [source.key, source.agentId, userId]);
   // The citation's origins are those the memory had when it was cited; the memory's own where the citation carries none.
   const cited = source.sources ?? [];
   const origins = cited.length > 0 || !memory ? cited : memory.sources;
@@ -64,7 +64,7 @@ function CitedMemory({ session, source }: { session: ApiSession; source: Extract
           <MemoryOrigins origins={origins} />
         </section>
       )}
-      <a href={hrefOf('memories', { key: source.key })}>Open in Memories</a>
+      <a href={hrefOf('memories', { key: source.key, ...(memory?.userId ? { user: memory.userId } : {}) })}>Open in Memories</a>
     </div>
   );
 }

@@ -3,6 +3,7 @@ import type { Schemas } from '../../client/memrag-client.js';
 import { type ApiSession, describeError } from './api-session.js';
 import { MemoryOrigins } from './memory-origins.js';
 import { parseTagList } from './tag-list.js';
+import { memoryScope } from './user-scope.js';
 import { describeValidTime } from './valid-time.js';
 
 type Memory = Schemas['Memory'];
@@ -13,13 +14,16 @@ interface Props {
   agentId: string;
   /** The memory to edit; undefined for a new one. */
   memory?: Memory;
+  /** A new memory's user to start with (the header's); an edited memory stays its own user's. */
+  userId?: string;
   onSaved: (message: string) => void;
   onCancel: () => void;
 }
 
 /** Creates or edits one memory (content, tags, metadata) and shows where it came from and its history of changes. */
-export function MemoryEditor({ session, agentId, memory, onSaved, onCancel }: Props) {
+export function MemoryEditor({ session, agentId, memory, userId, onSaved, onCancel }: Props) {
   const [key, setKey] = useState(memory?.key ?? '');
+  const [owner, setOwner] = useState(userId ?? '');
   const [content, setContent] = useState(memory?.content ?? '');
   const [tags, setTags] = useState(memory?.tags.join(', ') ?? '');
   const [metadata, setMetadata] = useState(memory ? JSON.stringify(memory.metadata) : '{}');
@@ -36,9 +40,9 @@ export function MemoryEditor({ session, agentId, memory, onSaved, onCancel }: Pr
   useEffect(() => {
     if (!memory) return;
     void session.client
-      .GET('/v1/memories/{key}/history', { params: { path: { key: memory.key }, query: { agentId } } })
+      .GET('/v1/memories/{key}/history', { params: { path: { key: memory.key }, query: { agentId, ...memoryScope(memory) } } })
       .then(({ data }) => setHistory(data?.events ?? []));
-  }, [memory?.key, memory?.updatedAt]);
+  }, [memory?.key, memory?.userId, memory?.updatedAt]);
 
   const save = async (e: Event) => {
     e.preventDefault();
@@ -50,25 +54,35 @@ export function MemoryEditor({ session, agentId, memory, onSaved, onCancel }: Pr
       return;
     }
     const body = { content, tags: parseTagList(tags), metadata: parsedMetadata };
+    // An edit is saved where the memory lives: under another scope the same key would be a second memory.
+    const query = { agentId, ...(memory ? memoryScope(memory) : owner.trim() ? { userId: owner.trim() } : {}) };
     const { error: failed, response } =
       memory || key.trim()
-        ? await session.client.PUT('/v1/memories/{key}', { params: { path: { key: memory?.key ?? key.trim() }, query: { agentId } }, body })
-        : await session.client.POST('/v1/memories', { params: { query: { agentId } }, body });
+        ? await session.client.PUT('/v1/memories/{key}', { params: { path: { key: memory?.key ?? key.trim() }, query }, body })
+        : await session.client.POST('/v1/memories', { params: { query }, body });
     if (failed) return setError(describeError(failed, response));
     onSaved(memory ? `Saved ${memory.key}` : 'Memory saved');
   };
 
-  const title = memory ? `Edit memory ${memory.key}` : 'New memory';
+  const title = memory ? `Edit memory ${memory.key}${memory.userId === null ? '' : ` of ${memory.userId}`}` : 'New memory';
   const validTime = memory && describeValidTime(memory);
   return (
     <section class="panel" aria-labelledby="memory-editor-title">
       <h2 id="memory-editor-title">{title}</h2>
       <form onSubmit={save} class="stack">
-        {!memory && (
-          <label>
-            Key (optional: one is made up when left empty)
-            <input value={key} onInput={(e) => setKey(e.currentTarget.value)} />
-          </label>
+        {memory ? (
+          <p>{memory.userId === null ? 'Shared: recalled for every user of the agent.' : `The memory of user ${memory.userId}.`}</p>
+        ) : (
+          <>
+            <label>
+              Key (optional: one is made up when left empty)
+              <input value={key} onInput={(e) => setKey(e.currentTarget.value)} />
+            </label>
+            <label>
+              Its user (empty: shared by every user)
+              <input value={owner} onInput={(e) => setOwner(e.currentTarget.value)} spellcheck={false} />
+            </label>
+          </>
         )}
         <label>
           Content
