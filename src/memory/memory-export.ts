@@ -15,6 +15,8 @@ export interface ExportedMemoryEvent {
   validFrom: string | null;
   validUntil: string | null;
   expiresAt: string | null;
+  status: string | null;
+  quarantineReasons: string[] | null;
   actor: Record<string, unknown>;
   at: string;
 }
@@ -122,6 +124,8 @@ export async function* exportMemories(db: Db, tenantId: string, scope: MemoryExp
         validFrom: iso(e.validFrom),
         validUntil: iso(e.validUntil),
         expiresAt: iso(e.expiresAt),
+        status: e.status,
+        quarantineReasons: e.quarantineReasons,
         actor: e.actor,
         at: e.at.toISOString(),
       });

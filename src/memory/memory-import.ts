@@ -185,6 +185,8 @@ export function createMemoryImporter(options: MemoryImporterOptions) {
           validFrom: date(e.validFrom),
           validUntil: date(e.validUntil),
           expiresAt: date(e.expiresAt),
+          status: e.status ?? null,
+          quarantineReasons: e.quarantineReasons ?? null,
           actor: e.actor,
           at: new Date(e.at),
         })),

@@ -57,6 +57,8 @@ const memoryEventSchema = z.strictObject({
   validFrom: nullableTime,
   validUntil: nullableTime,
   expiresAt: nullableTime,
+  status: z.enum(['active', 'quarantined']).nullable().default(null),
+  quarantineReasons: z.array(z.string().max(256)).max(100).nullable().default(null),
   actor: jsonObject,
   at: timestamp,
 });
