@@ -31,8 +31,7 @@ const FORMAT_OF_TYPE: Record<string, DocumentFormat> = {
 
 // Where a server-side fetch must not reach: the host itself, private networks, link-local (cloud
 // metadata lives at 169.254.169.254 and fd00:ec2::254), and addresses that are not unicast.
-const BLOCKED = new BlockList();
-for (const [net, bits] of [
+const BLOCKED_IPV4: ReadonlyArray<readonly [string, number]> = [
   ['0.0.0.0', 8],
   ['10.0.0.0', 8],
   ['100.64.0.0', 10],
@@ -47,34 +46,54 @@ for (const [net, bits] of [
   ['203.0.113.0', 24],
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
-] as const)
+];
+
+/**
+ * IPv6 prefixes whose last 32 bits are an IPv4 address that the connection reaches: mapped
+ * (`::ffff:0:0/96`), translated (`::ffff:0:0:0/96`) and the well-known NAT64 prefix, which an
+ * IPv6-only network with DNS64 uses for every public IPv4 host. Judged by that IPv4 address.
+ */
+const IPV4_IN_IPV6 = ['::ffff:', '::ffff:0:', '64:ff9b::'] as const;
+
+const BLOCKED = new BlockList();
+for (const [net, bits] of BLOCKED_IPV4) {
   BLOCKED.addSubnet(net, bits, 'ipv4');
+  for (const prefix of IPV4_IN_IPV6) BLOCKED.addSubnet(`${prefix}${net}`, 96 + bits, 'ipv6');
+}
+
+const EMBEDS_IPV4 = new BlockList();
+for (const prefix of IPV4_IN_IPV6) EMBEDS_IPV4.addSubnet(`${prefix}0.0.0.0`, 96, 'ipv6');
+
+// Outside the prefixes above. `::/8` holds the unspecified and loopback addresses and the
+// IPv4-compatible form (`::a.b.c.d`, deprecated); the local-use NAT64 prefix and 6to4 reach IPv4
+// hosts through gateways whose side of the network is not ours to judge; `fec0::/10` is site-local.
+const BLOCKED_IPV6 = new BlockList();
 for (const [net, bits] of [
-  ['::', 128],
-  ['::1', 128],
+  ['::', 8],
+  ['64:ff9b:1::', 48],
+  ['2002::', 16],
+  ['2001:db8::', 32],
   ['fc00::', 7],
   ['fe80::', 10],
+  ['fec0::', 10],
   ['ff00::', 8],
-  ['2001:db8::', 32],
 ] as const)
-  BLOCKED.addSubnet(net, bits, 'ipv6');
+  BLOCKED_IPV6.addSubnet(net, bits, 'ipv6');
 
-/** Whether a server-side fetch may connect to `address` (an IP literal). */
+/**
+ * Whether a server-side fetch may connect to `address` (an IP literal). Decided by `net.BlockList`
+ * on the parsed address, never on its spelling, so every written form of one address agrees.
+ */
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return !BLOCKED.check(address, 'ipv4');
   if (family !== 6) return false;
-  const lower = address.toLowerCase();
-  // IPv4 inside IPv6 (mapped ::ffff:a.b.c.d, NAT64 64:ff9b::a.b.c.d): judged by the IPv4 address.
-  const embedded = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (embedded) return isPublicAddress(embedded[1]!);
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (hex) {
-    const n = (parseInt(hex[1]!, 16) << 16) | parseInt(hex[2]!, 16);
-    return isPublicAddress([n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.'));
-  }
-  return !BLOCKED.check(address, 'ipv6');
+  if (EMBEDS_IPV4.check(address, 'ipv6')) return !BLOCKED.check(address, 'ipv6');
+  return !BLOCKED_IPV6.check(address, 'ipv6');
 }
+
+/** Why a URL is refused, the same whatever its host resolves to: what a name maps to inside is not the requester's to learn. */
+export const NOT_PUBLIC = "the URL's host is not a public address";
 
 /**
  * Fetches a document for an ingest job, with limits on size, time, redirects and content types.
@@ -87,10 +106,14 @@ export function createUrlFetcher(options: UrlFetcherOptions): (url: string, sign
 
   const checkedLookup: LookupFunction = (hostname, lookupOptions, callback) => {
     dnsLookup(hostname, { ...lookupOptions, all: true }, (err, addresses) => {
+      // A name that does not resolve is refused as one that resolves inside: told apart, the two
+      // would let a requester map which internal names exist.
+      if (err && !options.allowPrivate && (err.code === 'ENOTFOUND' || err.code === 'ENODATA')) {
+        return callback(refuse(NOT_PUBLIC) as NodeJS.ErrnoException, '', 0);
+      }
       if (err) return callback(err, '', 0);
       const list = addresses as unknown as { address: string; family: number }[];
-      const bad = options.allowPrivate ? undefined : list.find((a) => !isPublicAddress(a.address));
-      if (bad) return callback(refuse(`${hostname} resolves to ${bad.address}, a private, loopback or link-local address`) as NodeJS.ErrnoException, '', 0);
+      if (!options.allowPrivate && list.some((a) => !isPublicAddress(a.address))) return callback(refuse(NOT_PUBLIC) as NodeJS.ErrnoException, '', 0);
       if (lookupOptions.all) return (callback as unknown as (e: null, a: typeof list) => void)(null, list);
       callback(null, list[0]!.address, list[0]!.family);
     });
@@ -100,7 +123,7 @@ export function createUrlFetcher(options: UrlFetcherOptions): (url: string, sign
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw refuse(`only http and https URLs are fetched, not ${url.protocol}`);
     const host = url.hostname.replace(/^\[|\]$/g, '');
     // An IP literal is connected to without any lookup: checked here instead.
-    if (isIP(host) && !options.allowPrivate && !isPublicAddress(host)) throw refuse(`${host} is a private, loopback or link-local address`);
+    if (isIP(host) && !options.allowPrivate && !isPublicAddress(host)) throw refuse(NOT_PUBLIC);
     const client = url.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
       const req = client.get(

@@ -23,7 +23,7 @@ export function corsFor(origins: readonly string[]): MiddlewareHandler | undefin
   if (origins.length === 0) return undefined;
   return cors({
     origin: origins.includes('*') ? '*' : [...origins],
-    allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
+    allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     // The X-Memrag-* headers name the user and the conversation on the OpenAI-compatible routes.
     allowHeaders: ['Authorization', 'Content-Type', 'Accept', 'X-Request-Id', 'X-Memrag-User-Id', 'X-Memrag-Conversation-Id'],
     // Without these a browser script cannot read the id to quote, or how long to back off.
