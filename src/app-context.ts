@@ -39,6 +39,7 @@ import { importJobHandler } from './portability/import-job.js';
 import { type MemoryExtractor, createMemoryExtractor } from './memory/extraction/memory-extractor.js';
 import { createLlmSummarizer } from './compaction/summarizer.js';
 import { queueBackfillIfNeeded } from './jobs/maintenance-jobs.js';
+import { backfillSteps } from './backfill-steps.js';
 import { createMemoryFirewall } from './memory/firewall/memory-firewall.js';
 import { llmSecondOpinion } from './memory/firewall/second-opinion.js';
 import { createPgMemoryStore } from './memory/pg-memory-store.js';
@@ -171,7 +172,7 @@ export async function createAppContext(config: Config, options: AppContextOption
     // Memories saved before their BM25 index existed, postings of another analyzer (memories,
     // turns), documents chunked before passages: brought up to date by a job (backfillJobHandler),
     // so that the server serves at once on a large store; text search misses them until it ends.
-    const backfill = await queueBackfillIfNeeded(database.db, config.JOB_MAX_ATTEMPTS);
+    const backfill = await queueBackfillIfNeeded(database.db, config.JOB_MAX_ATTEMPTS, backfillSteps(embedder));
     if (backfill) logger.info({ jobId: backfill.id }, 'start-up backfill of the BM25 indexes queued as a job');
     // Asked once now, so the server knows at start whether keys are required (main binds by it).
     await auth.isRequired();
@@ -233,6 +234,7 @@ export async function createAppContext(config: Config, options: AppContextOption
     embedder,
     logger,
     work: config.WORKERS_IN_PROCESS,
+    backfillSteps: backfillSteps(embedder),
     handlers: {
       ...(extractors && { extraction: createExtractionJobHandler({ logger, extractors, turnIndexes, conversations }) }),
       import: importJobHandler({ db: database.db, embedder, conversations, documents, afterBulkWrite }),

@@ -3,6 +3,7 @@ import type { Database } from '../db/database.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import { setJobQueueDepthSource } from '../observability/job-metrics.js';
 import type { Logger } from '../observability/logger.js';
+import type { BackfillStep } from '../retrieval/backfill-step.js';
 import { type TenantScoped, tenantScoped } from '../tenancy/tenant-scoped.js';
 import { ingestJobHandler, permanentIngestError } from './ingest-job.js';
 import { createJobLeases } from './job-leases.js';
@@ -30,10 +31,12 @@ export interface JobQueueOptions {
   work: boolean;
   /** Handlers of the kinds other features queue (`extraction`), beside ingestion and backfills. */
   handlers?: Partial<Record<JobKind, JobHandler>>;
+  /** What the start-up backfill job brings up to date: each corpus's step (src/backfill-steps.ts). */
+  backfillSteps: readonly BackfillStep[];
 }
 
 /** The job queue over the project's database, with this process's workers when it has any. */
-export function createJobQueue({ config, database, embedder, logger, work, handlers }: JobQueueOptions): JobQueue {
+export function createJobQueue({ config, database, embedder, logger, work, handlers, backfillSteps }: JobQueueOptions): JobQueue {
   const queue = createJobLeases(database.db);
   const unsetDepth = setJobQueueDepthSource(() => queue.depth());
   let runner: JobRunner | undefined;
@@ -62,7 +65,7 @@ export function createJobQueue({ config, database, embedder, logger, work, handl
       queue,
       db: database.db,
       // Not `reembed`: that is the CLI's, run with the new model (src/cli/reembed.ts).
-      handlers: { ...handlers, ingest, backfill: thenStatistics(backfillJobHandler({ db: database.db, embedder })) },
+      handlers: { ...handlers, ingest, backfill: thenStatistics(backfillJobHandler({ db: database.db, steps: backfillSteps })) },
       logger,
       concurrency: config.JOB_CONCURRENCY,
       leaseMs: config.JOB_LEASE_MS,

@@ -1,19 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import { indexUnindexedMemories } from '../memory/memory-text-index.js';
-import { turnKeysAnalyzer } from '../conversations/turn-corpus.js';
-import { reindexStaleTurns } from '../conversations/turn-text-index.js';
 import type { Db } from '../db/database.js';
 import { queryRows } from '../db/query-rows.js';
 import { reembedAll } from '../db/reembed.js';
 import { jobs } from '../db/schema/index.js';
-import { regroupLegacyPassages } from '../documents/passage-regrouping.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import { AnalyzerMismatchError } from '../retrieval/analyzer-mismatch-error.js';
+import type { BackfillStep } from '../retrieval/backfill-step.js';
 import { type Analyzer, defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
 import type { Logger } from '../observability/logger.js';
 import { createJobLeases } from './job-leases.js';
-import { type JobAttempt, type JobHandler, startJobRunner } from './job-runner.js';
+import { type JobHandler, startJobRunner } from './job-runner.js';
 import { FINAL_JOB_STATUSES, type Job, type JobProgress, PermanentJobError, SYSTEM_TENANT_ID } from './job-types.js';
 import { QUEUED_PROGRESS, jobColumns, toJob } from './job-rows.js';
 
@@ -21,21 +18,17 @@ import { QUEUED_PROGRESS, jobColumns, toJob } from './job-rows.js';
 const BACKFILL_LOCK_ID = 727274103;
 
 /**
- * Whether the BM25 indexes need the start-up upkeep: memories saved before their index existed,
- * postings of another analyzer (memories, turns), turns an interrupted rebuild left unindexed, or
- * documents chunked before passages. Memories' probe is answered by a partial index; turns' and
- * documents' scan their tables when nothing is left to do (as the start-up upkeep did before it
- * was a job), which a partial index each would spare.
+ * Whether the BM25 indexes need the start-up upkeep: whether any step (each corpus's, src/backfill-steps.ts)
+ * has work, asked in one query. Memories' probe is answered by a partial index; turns' and
+ * documents' scan their tables when nothing is left to do, which a partial index each would spare.
  */
-export async function backfillNeeded(db: Db, analyzer: Analyzer = defaultAnalyzer): Promise<boolean> {
-  const [row] = await queryRows<{ needed: boolean }>(
-    db,
-    sql`SELECT EXISTS (SELECT 1 FROM memories WHERE bm25_length IS NULL)
-            OR EXISTS (SELECT 1 FROM memory_corpus_stats WHERE analyzer_id <> ${analyzer.id})
-            OR EXISTS (SELECT 1 FROM turn_corpus_stats WHERE analyzer_id <> ${turnKeysAnalyzer(analyzer).id})
-            OR EXISTS (SELECT 1 FROM turns WHERE bm25_length IS NULL)
-            OR EXISTS (SELECT 1 FROM documents WHERE passage_tokens IS NULL) AS needed`,
+export async function backfillNeeded(db: Db, steps: readonly BackfillStep[], analyzer: Analyzer = defaultAnalyzer): Promise<boolean> {
+  if (steps.length === 0) return false;
+  const pending = sql.join(
+    steps.map((step) => sql`(${step.pending(analyzer)})`),
+    sql` OR `,
   );
+  const [row] = await queryRows<{ needed: boolean }>(db, sql`SELECT ${pending} AS needed`);
   return row?.needed === true;
 }
 
@@ -44,8 +37,13 @@ export async function backfillNeeded(db: Db, analyzer: Analyzer = defaultAnalyze
  * server serves at once on a large store, and the workers bring its indexes up to date meanwhile
  * (until then text search misses what is not indexed yet). The job, or undefined when none is needed.
  */
-export async function queueBackfillIfNeeded(db: Db, maxAttempts: number, analyzer: Analyzer = defaultAnalyzer): Promise<Job | undefined> {
-  if (!(await backfillNeeded(db, analyzer))) return undefined;
+export async function queueBackfillIfNeeded(
+  db: Db,
+  maxAttempts: number,
+  steps: readonly BackfillStep[],
+  analyzer: Analyzer = defaultAnalyzer,
+): Promise<Job | undefined> {
+  if (!(await backfillNeeded(db, steps, analyzer))) return undefined;
   return db.transaction(async (tx) => {
     await tx.execute(sql`SELECT pg_advisory_xact_lock(${BACKFILL_LOCK_ID})`);
     const [open] = await tx
@@ -63,38 +61,26 @@ export async function queueBackfillIfNeeded(db: Db, maxAttempts: number, analyze
 }
 
 /**
- * The start-up backfill, as a job: memories, then turns, then passages. Each step works in batches
- * of one transaction under the tenant's corpus lock and resumes where it stopped, so a retried job
- * (its worker died) does only what is left, and ingests and saves go on meanwhile.
+ * The start-up backfill, as a job: each step in turn (memories, then turns, then passages, as
+ * src/backfill-steps.ts lists them). Each step works in batches of one transaction under the
+ * tenant's corpus lock and resumes where it stopped, so a retried job (its worker died) does only
+ * what is left, and ingests and saves go on meanwhile.
  */
-export function backfillJobHandler(options: { db: Db; embedder: Pick<Embedder, 'countTokens'>; analyzer?: Analyzer }): JobHandler {
-  const { db } = options;
-  return async (attempt) => {
+export function backfillJobHandler(options: { db: Db; steps: readonly BackfillStep[]; analyzer?: Analyzer }): JobHandler {
+  const { db, steps, analyzer } = options;
+  return async ({ report }) => {
     try {
-      return await backfill(attempt.report);
+      const result: Record<string, unknown> = {};
+      for (const step of steps) {
+        Object.assign(result, await step.run({ db, analyzer, report: (done, total) => report({ stage: step.stage, done, total }) }));
+      }
+      return result;
     } catch (err) {
       // Documents' postings of another analyzer need a re-ingest (the error says how): no retry fixes that.
       if (err instanceof AnalyzerMismatchError) throw new PermanentJobError('analyzer_mismatch', err.message);
       throw err;
     }
   };
-
-  async function backfill(report: JobAttempt['report']): Promise<Record<string, unknown>> {
-    const [counts] = await queryRows<{ memories: number }>(db, sql`SELECT count(*)::int AS memories FROM memories WHERE bm25_length IS NULL`);
-    const unindexed = Number(counts?.memories ?? 0);
-    report({ stage: 'memories', done: 0, total: unindexed });
-    const memories = await indexUnindexedMemories(db, {
-      analyzer: options.analyzer,
-      // A rebuild (another analyzer) indexes more than were unindexed at the start.
-      onProgress: (indexed) => report({ stage: 'memories', done: indexed, total: Math.max(unindexed, indexed) }),
-    });
-    report({ stage: 'turns', done: 0, total: 1 });
-    const turns = await reindexStaleTurns(db, { analyzer: options.analyzer });
-    report({ stage: 'passages', done: 0, total: 1 });
-    const documents = await regroupLegacyPassages(db, { analyzer: options.analyzer, countTokens: options.embedder.countTokens?.bind(options.embedder) });
-    report({ stage: 'passages', done: 1, total: 1 });
-    return { memoriesIndexed: memories.indexed, memoriesRebuilt: memories.rebuilt, turnsReindexed: turns, documentsRegrouped: documents };
-  }
 }
 
 /** Queues a re-embedding of the whole store with `embedder` (the job's worker must have that very embedder). */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { expect, it } from 'vitest';
 import { type AppContext, createAppContext } from '../../src/app-context.js';
+import { backfillSteps } from '../../src/backfill-steps.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { Db } from '../../src/db/database.js';
 import { queryRows } from '../../src/db/query-rows.js';
@@ -48,7 +49,7 @@ describeOnDrivers('maintenance as jobs', (driver) => {
         await clearBm25Index(tx, MEMORY_BM25, 'default');
         await tx.execute(sql`UPDATE memories SET bm25_length = NULL`);
       });
-      expect(await backfillNeeded(first.database.db)).toBe(true);
+      expect(await backfillNeeded(first.database.db, backfillSteps(embedder))).toBe(true);
       await first.close();
 
       // Servers without workers serve at once, text search missing the memories for now, with one
@@ -86,7 +87,7 @@ describeOnDrivers('maintenance as jobs', (driver) => {
         progress: { stage: 'passages', done: 1, total: 1 },
         result: { memoriesIndexed: MEMORIES.length, memoriesRebuilt: false, turnsReindexed: 0, documentsRegrouped: 0 },
       });
-      expect(await backfillNeeded(db)).toBe(false);
+      expect(await backfillNeeded(db, backfillSteps(embedder))).toBe(false);
 
       // Indexed exactly as saves index: the same scores as the same memories saved in a tenant of their own.
       const fresh = worker.memories.forTenant('fresh');

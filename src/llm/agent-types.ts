@@ -1,0 +1,110 @@
+import type { LlmProvider, LlmResult } from './llm-provider.js';
+import type { ChatMessage, ToolCall, ToolSpec, Usage } from './messages.js';
+import type { PriceTable } from './pricing.js';
+import type { Tool } from './tool.js';
+
+export interface ToolResult {
+  content: string;
+  isError: boolean;
+  durationMs: number;
+}
+
+export interface AgentHooks {
+  /** May return a transformed copy; it shapes this request only and is not written to history. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a hook that returns nothing (void) leaves the messages as they are.
+  beforeLlm?(messages: ChatMessage[]): ChatMessage[] | void | Promise<ChatMessage[] | void>;
+  afterLlm?(result: LlmResult): void | Promise<void>;
+  beforeTool?(call: ToolCall): void | Promise<void>;
+  afterTool?(call: ToolCall, result: ToolResult): void | Promise<void>;
+}
+
+export type AgentEvent =
+  | { type: 'delta'; text: string; iteration: number }
+  | { type: 'tool_start'; call: ToolCall; iteration: number }
+  | { type: 'tool_end'; call: ToolCall; result: ToolResult; iteration: number };
+
+export interface AgentBudget {
+  maxTokens?: number;
+  maxCostUsd?: number;
+}
+
+/** A tool the client runs: advertised to the model, and a call to it pauses the turn. */
+export interface ClientTool extends ToolSpec {
+  /** Checks the model's arguments; an error message sends the call back to the model instead of pausing. */
+  validate?(args: unknown): string | undefined;
+}
+
+/** A person's answer to a call waiting for approval. */
+export interface ApprovalDecision {
+  approve: boolean;
+  reason?: string;
+}
+
+/** Where a paused turn stands: what it resumes from. Plain JSON, so it can be stored. */
+export interface AgentTurnState {
+  /** Messages produced so far this turn; the last assistant message has calls without results. */
+  newMessages: ChatMessage[];
+  usage: Usage & { totalTokens: number };
+  /** Model calls made so far. */
+  iterations: number;
+  /** Tools the tool search made visible; they stay visible for the rest of the turn. */
+  promoted: string[];
+}
+
+export interface AgentTurnOptions {
+  provider: LlmProvider;
+  systemPrompt?: string;
+  /** Conversation so far (no system message); not mutated. */
+  messages: ChatMessage[];
+  // biome-ignore lint/suspicious/noExplicitAny: tools are heterogeneous in their argument types; `any` keeps Tool<S> assignable here.
+  tools?: Tool<any>[];
+  /** Run by the client: a call to one pauses the turn until its output is given back (`resume`). */
+  clientTools?: ClientTool[];
+  /** Calls to these tools wait for a person's decision: the turn pauses before running them. */
+  needsApproval?: (call: ToolCall) => boolean;
+  /** With more tools than this, only `tool_search` and the tools it found are advertised. */
+  toolSearchThreshold?: number;
+  /** Continues a paused turn, with the client's tool outputs and the approval decisions, by call id. */
+  resume?: {
+    state: AgentTurnState;
+    outputs?: ReadonlyMap<string, string>;
+    decisions?: ReadonlyMap<string, ApprovalDecision>;
+  };
+  maxIterations?: number;
+  toolConcurrency?: number;
+  toolTimeoutMs?: number;
+  /** A single hook set or several, run in array order. */
+  hooks?: AgentHooks | AgentHooks[];
+  signal?: AbortSignal;
+  onEvent?: (event: AgentEvent) => void;
+  /** Defaults to streaming when `onEvent` is given, since only then is anyone watching deltas. */
+  stream?: boolean;
+  prices?: PriceTable;
+  budget?: AgentBudget;
+  /** How many times an empty reply is answered with a nudge before giving up. */
+  maxEmptyRetries?: number;
+}
+
+export type StopReason = 'completed' | 'max_iterations' | 'budget';
+
+/** Calls the turn waits on: approvals first, then the client's tools. */
+export interface PendingCalls {
+  approvals: ToolCall[];
+  clientCalls: ToolCall[];
+}
+
+export interface AgentTurnResult {
+  /** `paused` when calls wait for the client or a person (`pending`); resume with `state`. */
+  stopReason: StopReason | 'paused';
+  /** Messages produced during this turn, to append to the conversation. */
+  newMessages: ChatMessage[];
+  /** Text of the last assistant message ('' when the turn did not end with an answer). */
+  text: string;
+  usage: Usage & { totalTokens: number };
+  /** Undefined when the model has no entry in the price table. */
+  costUsd: number | undefined;
+  iterations: number;
+  pending?: PendingCalls;
+  /** What a paused turn resumes from. */
+  state: AgentTurnState;
+}
