@@ -326,12 +326,14 @@ export function createChatService(options: ChatServiceOptions): ChatService {
         signal,
         ...definedOnly(filters),
       });
-      emit({ type: 'retrieval', runId, conversationId, sources: recalled });
+      // Without a model the reply emits it, numbered as its answer cites them.
+      if (provider && live) emit({ type: 'retrieval', runId, conversationId, sources: recalled });
 
       if (!provider || !live) {
         const reply = await extractiveReply({ message, runId, conversationId, sources: recalled }, emit, {
           embedder: options.embedder,
           questionVector,
+          userId,
           signal,
         });
         await stored?.finish([

@@ -85,3 +85,15 @@ export class SourceList {
     return source;
   }
 }
+
+/**
+ * The sources numbered as an answer without a model cites them: the cited first, in the order
+ * it cites them (its [n] is the n-th of `citedIds`), then the rest in recall order. Copies: the
+ * numbers are the reply's, not the list's.
+ */
+export function numberedAsCited(sources: readonly Source[], citedIds: readonly number[]): Source[] {
+  const byId = new Map(sources.map((s) => [s.id, s]));
+  const cited = citedIds.flatMap((id) => byId.get(id) ?? []);
+  const rest = sources.filter((s) => !citedIds.includes(s.id));
+  return [...cited, ...rest].map((source, i) => ({ ...source, id: i + 1 }));
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { citedIds, extractCitations } from '../../src/chat/citations.js';
-import { SourceList } from '../../src/chat/sources.js';
+import { SourceList, numberedAsCited } from '../../src/chat/sources.js';
 
 function sources() {
   const list = new SourceList();
@@ -89,5 +89,19 @@ describe('extractCitations', () => {
     expect(extractCitations('You told me [3].', sources())).toEqual([
       { id: 3, kind: 'turn', conversationId: '0b5b8f47-6d0e-4d69-9a57-2f6f0e6a7c11', turn: 2, snippet: 'User: My locker code is 4512. Assistant: Noted.' },
     ]);
+  });
+});
+
+describe('numberedAsCited', () => {
+  it('numbers the cited sources from 1 in the order cited, then the rest in recall order, leaving the list as it was', () => {
+    const recalled = sources();
+    const numbered = numberedAsCited(recalled, [3, 2]);
+    expect(numbered.map((s) => [s.id, s.kind])).toEqual([
+      [1, 'turn'],
+      [2, 'document'],
+      [3, 'memory'],
+    ]);
+    expect(recalled.map((s) => s.id)).toEqual([1, 2, 3]);
+    expect(numberedAsCited(recalled, []).map((s) => [s.id, s.kind])).toEqual(recalled.map((s) => [s.id, s.kind]));
   });
 });

@@ -164,7 +164,9 @@ describe('replies match the OpenAPI document', () => {
 
   it('chat, conversations and the event stream', async () => {
     await call(app, 'POST', '/v1/memories', { key: 'drink', content: 'Alice prefers green tea', agentId: 'chatter' });
-    const answer = expectReply('POST', '/v1/chat', await call(app, 'POST', '/v1/chat', { message: 'What does Alice drink?', agentId: 'chatter' }), 200);
+    // A statement of the user's, which a later turn can quote (an assistant's answer never is).
+    const first = { message: 'Alice drinks mint tea at work. What does Alice drink?', agentId: 'chatter' };
+    const answer = expectReply('POST', '/v1/chat', await call(app, 'POST', '/v1/chat', first), 200);
     expect(answer.mode).toBe('extractive');
 
     await ctx.backgroundTasks.whenIdle();
@@ -178,7 +180,7 @@ describe('replies match the OpenAPI document', () => {
     const events = parseSse(await stream.text());
     expect(events.map((e) => e.event)).toContain('done');
     for (const { id: _id, ...event } of events) expectDocumented('POST', '/v1/chat', 200, event, 'text/event-stream');
-    // The first turn is recalled as a source, and cited.
+    // The first turn's statement is recalled as a source, and cited.
     const done = events.find((e) => e.event === 'done')!.data as any;
     expect(done.citations.map((c: { kind: string }) => c.kind)).toContain('turn');
     const turns = expectReply(

@@ -1,5 +1,6 @@
 import { type SentenceSpan, splitSentenceSpans } from '../../text/sentence-split.js';
 import { type Source, sourceText } from '../../retrieval/source.js';
+import { readsAsSentence } from './answer-sentence.js';
 
 /** A sentence an answer without a model may quote. */
 export interface AnswerCandidate {
@@ -18,7 +19,7 @@ export interface AnswerCandidate {
 
 /**
  * The sentences of the recalled sources: a document's whole passage (the answer is often a
- * sentence or two away from the chunk that matched), a memory whole, a past turn's statements.
+ * sentence or two away from the chunk that matched), a memory whole, what a user said in a past turn.
  */
 export function answerCandidates(sources: readonly Source[]): AnswerCandidate[] {
   const candidates: AnswerCandidate[] = [];
@@ -36,7 +37,11 @@ export function answerCandidates(sources: readonly Source[]): AnswerCandidate[] 
       const passage = source.passage ?? { start: source.start, text: source.text, sections: [{ start: 0, headingPath: source.headingPath }] };
       for (const whole of splitSentenceSpans(passage.text)) {
         const span = withoutHeadings(whole);
-        if (!span) continue;
+        // A heading or label answers nothing; the sentence after it starts a section, leaning on none before.
+        if (!span || !readsAsSentence(span.text)) {
+          previous = undefined;
+          continue;
+        }
         const section = passage.sections.findLast((s) => s.start <= span.start) ?? passage.sections[0];
         push({
           sourceId: source.id,
@@ -49,10 +54,12 @@ export function answerCandidates(sources: readonly Source[]): AnswerCandidate[] 
       }
       continue;
     }
-    for (const span of splitSentenceSpans(sourceText(source))) {
+    // A past turn is quoted for what the user said, never for the answer it got: an answer is no
+    // source of fact, and one quoted would be quoted again by the next answer, growing each time.
+    for (const span of splitSentenceSpans(source.kind === 'turn' ? source.question : sourceText(source))) {
       // A past turn's questions share the most words with a question asked again, and answer nothing.
       if (source.kind === 'turn' && span.text.endsWith('?')) continue;
-      // A past answer's [n] named that turn's sources: quoted now, they would point at this turn's.
+      // A user's message can carry [n] copied from an answer: quoted now, it would point at this turn's sources.
       const text = source.kind === 'turn' ? withoutCitationMarkers(span.text) : span.text;
       if (text) push({ sourceId: source.id, sourceRank, text, headingPath: [] });
     }

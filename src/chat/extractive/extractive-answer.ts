@@ -1,5 +1,6 @@
 import type { Embedder } from '../../embeddings/embedder.js';
 import { type AnswerCandidate, answerCandidates } from './answer-candidates.js';
+import { askerWords, namingTheAsker } from './asker.js';
 import { ANSWER_WEIGHTS, type AnswerWeights, LEXICAL_ANSWER_WEIGHTS, confidenceOf, scoreSentence } from './answer-weights.js';
 import { cosine } from '../../util/cosine.js';
 import { type SentenceFeatures, lexicalFeatures } from './sentence-features.js';
@@ -31,7 +32,10 @@ export interface Quote {
 
 export interface ExtractiveAnswer {
   answer: string;
-  /** Source ids in the order the answer cites them. */
+  /**
+   * Source ids in the order the answer cites them. The answer's [n] is the n-th of them, not a
+   * source's id: citations count from 1 in reading order whatever else was recalled.
+   */
   citedIds: number[];
   /** Per cited document source: the character ranges of the quoted sentences in the document's text. */
   quotes: Map<number, Quote[]>;
@@ -49,6 +53,8 @@ export interface ExtractiveOptions {
   embedded?: number;
   /** Default ANSWER_WEIGHTS with an embedder, LEXICAL_ANSWER_WEIGHTS without. */
   weights?: AnswerWeights;
+  /** Who asks: the question's "I" and "my" are matched as them (`askerWords`). */
+  userId?: string | null;
   signal?: AbortSignal;
 }
 
@@ -60,10 +66,20 @@ export interface ScoredCandidate extends AnswerCandidate {
   embedded?: boolean;
 }
 
-/** The candidate sentences with their features from words alone (no cosine yet). */
-export function lexicalCandidates(question: string, sources: readonly Source[]): ScoredCandidate[] {
+/**
+ * The candidate sentences with their features from words alone (no cosine yet). With `userId`, the
+ * question's "I" is matched as the user (`askerWords`), and so is the "I" of their past turns:
+ * those words are theirs, and carry the user's name as the context they are scored with.
+ */
+export function lexicalCandidates(question: string, sources: readonly Source[], userId?: string | null): ScoredCandidate[] {
   const base = answerCandidates(sources);
-  const { features } = lexicalFeatures(question, base);
+  const asker = askerWords(userId);
+  const asked = namingTheAsker(question, asker);
+  if (asker !== undefined && asked !== question) {
+    const turns = new Set(sources.filter((s) => s.kind === 'turn').map((s) => s.id));
+    for (const c of base) if (turns.has(c.sourceId)) c.headingPath = [asker];
+  }
+  const { features } = lexicalFeatures(asked, base);
   return base.map((c, i) => ({ ...c, features: features[i]!, order: i }));
 }
 
@@ -74,9 +90,10 @@ export function lexicalCandidates(question: string, sources: readonly Source[]):
 export async function scoreCandidates(
   question: string,
   sources: readonly Source[],
-  options: Pick<ExtractiveOptions, 'embedder' | 'embedded' | 'questionVector' | 'signal'> & { prescore?: AnswerWeights } = {},
+  options: Pick<ExtractiveOptions, 'embedder' | 'embedded' | 'questionVector' | 'userId' | 'signal'> & { prescore?: AnswerWeights } = {},
 ): Promise<{ candidates: ScoredCandidate[]; embedded: boolean }> {
-  const candidates = lexicalCandidates(question, sources);
+  // The embedder gets the question as asked: its vector may be on its way already.
+  const candidates = lexicalCandidates(question, sources, options.userId);
   const { embedder } = options;
   const limit = options.embedded ?? DEFAULT_EMBEDDED_SENTENCES;
   if (!embedder || limit <= 0 || candidates.length === 0) return { candidates, embedded: false };
@@ -110,7 +127,10 @@ export async function extractiveAnswer(question: string, sources: readonly Sourc
   const maxSentences = options.maxSentences ?? DEFAULT_MAX_SENTENCES;
   const { candidates, embedded } = await scoreCandidates(question, sources, options);
   const weights = options.weights ?? (embedded ? ANSWER_WEIGHTS : LEXICAL_ANSWER_WEIGHTS);
-  if (candidates.length === 0) return { answer: NOTHING_FOUND_ANSWER, citedIds: [], quotes: new Map(), declined: true };
+  if (candidates.length === 0) {
+    // Recalled, but with nothing to quote (a past turn that only asked): declined, naming them.
+    return sources.length === 0 ? { answer: NOTHING_FOUND_ANSWER, citedIds: [], quotes: new Map(), declined: true } : decline([], sources);
+  }
 
   const scored = candidates.map((c) => ({ c, score: scoreSentence(c.features, weights) }));
   // Ties go to the better-ranked source, then to the earlier sentence, so the result is stable.
@@ -151,6 +171,11 @@ export async function extractiveAnswer(question: string, sources: readonly Sourc
   // In reading order: a leaning sentence brings the one before it, which is not shown again later.
   const shown = new Set<string>();
   const parts: string[] = [];
+  const citedIds: number[] = [];
+  const numberOf = (sourceId: number) => {
+    if (!citedIds.includes(sourceId)) citedIds.push(sourceId);
+    return citedIds.indexOf(sourceId) + 1;
+  };
   for (const c of picked) {
     if (shown.has(place(c))) continue;
     const before = c.previous && LEANING.test(c.text) && !shown.has(place(c.previous)) ? c.previous : undefined;
@@ -160,17 +185,21 @@ export async function extractiveAnswer(question: string, sources: readonly Sourc
     }
     shown.add(place(c));
     quote(c);
-    parts.push(`${before ? `${before.text} ` : ''}${truncate(c.text)} [${c.sourceId}]`);
+    parts.push(`${before ? `${before.text} ` : ''}${truncate(c.text)} [${numberOf(c.sourceId)}]`);
   }
   for (const list of quotes.values()) list.sort((a, b) => a.start - b.start);
-  return { answer: parts.join(' '), citedIds: [...new Set(picked.map((c) => c.sourceId))], quotes, declined: false };
+  return { answer: parts.join(' '), citedIds, quotes, declined: false };
 }
 
-/** Says nothing answers, and names and cites the sources whose sentences came closest, best first. */
+/**
+ * Says nothing answers, and names and cites the sources whose sentences came closest, best first;
+ * without a sentence to rank, the best recalled.
+ */
 function decline(ranked: readonly AnswerCandidate[], sources: readonly Source[]): ExtractiveAnswer {
   const byId = new Map(sources.map((s) => [s.id, s]));
-  const citedIds = [...new Set(ranked.map((c) => c.sourceId))].slice(0, CLOSEST_SOURCES);
-  const named = citedIds.map((id) => `${nameOf(byId.get(id))} [${id}]`);
+  const closest = ranked.length > 0 ? ranked.map((c) => c.sourceId) : sources.map((s) => s.id);
+  const citedIds = [...new Set(closest)].slice(0, CLOSEST_SOURCES);
+  const named = citedIds.map((id, i) => `${nameOf(byId.get(id))} [${i + 1}]`);
   return { answer: `${NOT_ANSWERED_ANSWER} The closest sources: ${named.join('; ')}.`, citedIds, quotes: new Map(), declined: true };
 }
 

@@ -1,32 +1,36 @@
 import type { Embedder } from '../../embeddings/embedder.js';
 import type { ChatEvent, ChatReply } from '../chat-reply.js';
 import { toCitation } from '../citations.js';
+import { numberedAsCited } from '../sources.js';
 import type { Source } from '../../retrieval/source.js';
 import { type ExtractiveOptions, NO_LLM_NOTE, extractiveAnswer } from './extractive-answer.js';
 
-/** A turn's reply without a model: sentences quoted from the recalled sources, each cited. */
+/**
+ * A turn's reply without a model: sentences quoted from the recalled sources, each cited. Emits
+ * the turn's `retrieval` too: the sources are numbered as the answer cites them, so that each [n]
+ * means one source in the answer, its citations and the streamed sources alike.
+ */
 export async function extractiveReply(
   turn: { message: string; runId: string; conversationId: string; sources: Source[] },
   emit: (event: ChatEvent) => void,
-  options: Pick<ExtractiveOptions, 'embedder' | 'questionVector' | 'signal'>,
+  options: Pick<ExtractiveOptions, 'embedder' | 'questionVector' | 'userId' | 'signal'>,
 ): Promise<ChatReply> {
-  const { message, sources } = turn;
+  const { message, sources, runId, conversationId } = turn;
   const { answer, citedIds, quotes } = await extractiveAnswer(message, sources, options);
+  const numbered = numberedAsCited(sources, citedIds);
+  emit({ type: 'retrieval', runId, conversationId, sources: numbered });
   // One delta, so a streaming client renders both modes with the same code.
   emit({ type: 'delta', text: answer });
-  const byId = new Map(sources.map((s) => [s.id, s]));
   return {
-    runId: turn.runId,
+    runId,
     status: 'completed',
-    conversationId: turn.conversationId,
+    conversationId,
     answer,
     // From the ids picked, not by parsing the answer: source text may itself contain "[2]".
-    citations: citedIds.flatMap((id) => {
-      const source = byId.get(id);
-      if (!source) return [];
+    citations: numbered.slice(0, citedIds.length).map((source, i) => {
       const citation = toCitation(source);
-      const quoted = quotes.get(id);
-      return [citation.kind === 'document' && quoted ? { ...citation, quotes: quoted } : citation];
+      const quoted = quotes.get(citedIds[i]!);
+      return citation.kind === 'document' && quoted ? { ...citation, quotes: quoted } : citation;
     }),
     toolCalls: [],
     usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },

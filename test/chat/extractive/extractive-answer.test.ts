@@ -80,7 +80,7 @@ describe('answer types', () => {
   it('prefers the sentence holding the kind of answer asked for', async () => {
     const sources = memories('The tower was painted red again.', 'The tower was painted in 1954.');
     const { answer } = await extractiveAnswer('When was the tower painted?', sources, { maxSentences: 1 });
-    expect(answer).toBe('The tower was painted in 1954. [2]');
+    expect(answer).toBe('The tower was painted in 1954. [1]');
   });
 });
 
@@ -88,7 +88,7 @@ describe('extractiveAnswer', () => {
   it('finds the sentence that answers, though it shares a single word with the question', async () => {
     const sources = memories('Green tea is grown in China.', 'Keep tea in a dry tin.', 'Tea can be drunk hot or iced.');
     const { answer, citedIds } = await extractiveAnswer('How should I store tea?', sources, { embedder: conceptEmbedder, maxSentences: 1 });
-    expect(answer).toBe('Keep tea in a dry tin. [2]');
+    expect(answer).toBe('Keep tea in a dry tin. [1]');
     expect(citedIds).toEqual([2]);
     // Words alone cannot tell: the best-recalled memory wins.
     expect((await extractiveAnswer('How should I store tea?', sources, { maxSentences: 1 })).citedIds).toEqual([1]);
@@ -101,20 +101,20 @@ describe('extractiveAnswer', () => {
       'Alice drinks green tea every afternoon in the garden.',
     );
     const { answer } = await extractiveAnswer('What does Alice drink in the afternoon?', sources, { maxSentences: 1 });
-    expect(answer).toBe('Alice drinks green tea every afternoon in the garden. [3]');
+    expect(answer).toBe('Alice drinks green tea every afternoon in the garden. [1]');
   });
 
   it('works with an embedder that knows no meaning', async () => {
     const sources = memories('Alice prefers green tea.', 'Bob rides his bike to work.');
     const { answer } = await extractiveAnswer('Which bike does Bob ride to work?', sources, { embedder: createHashEmbedder(), maxSentences: 1 });
-    expect(answer).toBe('Bob rides his bike to work. [2]');
+    expect(answer).toBe('Bob rides his bike to work. [1]');
   });
 
   it('answers from words alone when the embedder fails', async () => {
     const failing = { embed: () => Promise.reject(new Error('model gone')) };
     const sources = memories('Alice prefers green tea.', 'Bob rides his bike to work.');
     const { answer } = await extractiveAnswer('Which bike does Bob ride to work?', sources, { embedder: failing, maxSentences: 1 });
-    expect(answer).toBe('Bob rides his bike to work. [2]');
+    expect(answer).toBe('Bob rides his bike to work. [1]');
   });
 
   it('declines when nothing answers, naming the closest sources', async () => {
@@ -139,9 +139,11 @@ describe('extractiveAnswer', () => {
     const sources = memories('Alice drinks green tea every afternoon.', 'Bob rides his bike to work.', 'Alice grows green tea in her garden.');
     const question = 'What tea does Alice drink in the afternoon?';
     const withoutVectors = await extractiveAnswer(question, sources, { maxSentences: 2 });
-    expect(withoutVectors.answer).toContain('Alice grows green tea in her garden. [3]');
-    const { answer } = await extractiveAnswer(question, sources, { embedder: createHashEmbedder(), embedded: 1, maxSentences: 2 });
-    expect(answer).toBe('Alice drinks green tea every afternoon. [1] Alice grows green tea in her garden. [3]');
+    expect(withoutVectors.answer).toContain('Alice grows green tea in her garden. [');
+    expect(withoutVectors.citedIds).toContain(3);
+    const { answer, citedIds } = await extractiveAnswer(question, sources, { embedder: createHashEmbedder(), embedded: 1, maxSentences: 2 });
+    expect(answer).toBe('Alice drinks green tea every afternoon. [1] Alice grows green tea in her garden. [2]');
+    expect(citedIds).toEqual([1, 3]);
   });
 
   it('quotes whole passages with their offsets in the document, and a leaning sentence with the one before', async () => {
@@ -193,7 +195,34 @@ describe('extractiveAnswer', () => {
     }
   });
 
-  it('quotes past turns, saying who said what, and never their questions', async () => {
+  it('never quotes a heading line of a PDF as a sentence (it answered "…4.2 million euros [2] Revenue [2] Costs [2]")', async () => {
+    const document =
+      'Annual results\nRevenue\nRevenue rose to 4.2 million euros in 2025.\nCosts\nOperating costs of the revenue team\nCosts fell by 3 percent.';
+    const hit: KnowledgeHit = {
+      documentId: 'd',
+      title: 'report.pdf',
+      chunkId: 'c',
+      headingPath: [],
+      start: 0,
+      end: document.length,
+      text: document,
+      score: 1,
+      passage: { start: 0, text: document, sections: [{ start: 0, headingPath: [] }] },
+    };
+    const list = new SourceList();
+    list.addDocument(hit);
+    const reply = await extractiveAnswer('What were the revenue and costs?', list.all(), { maxSentences: 3 });
+    expect(reply.answer).toBe('Revenue rose to 4.2 million euros in 2025. [1] Costs fell by 3 percent. [1]');
+  });
+
+  it("numbers its citations from 1 in the order it quotes them, whatever the sources' ids", async () => {
+    const sources = memories('Carol keeps bees on the roof.', 'Bob rides his bike to work.', 'Alice drinks green tea every afternoon.');
+    const { answer, citedIds } = await extractiveAnswer('What does Alice drink, and does Bob ride his bike to work?', sources, { maxSentences: 2 });
+    expect(answer).toBe('Bob rides his bike to work. [1] Alice drinks green tea every afternoon. [2]');
+    expect(citedIds).toEqual([2, 3]);
+  });
+
+  it('quotes what the user said in past turns, never their questions nor the answers they got', async () => {
     const list = new SourceList();
     const turn = (n: number, question: string, answer: string, score: number) =>
       list.addTurn({
@@ -209,14 +238,14 @@ describe('extractiveAnswer', () => {
       });
     turn(3, 'Remember that my locker code is 4512.', 'Noted: your locker code is 4512.', 0.3);
     turn(4, 'What is my locker code?', 'Your locker code is 4512.', 0.9);
-    const { answer } = await extractiveAnswer('What is my locker code?', list.all(), { maxSentences: 3 });
-    expect(answer).toContain('locker code is 4512');
-    expect(answer).not.toContain('?');
+    const { answer, citedIds } = await extractiveAnswer('What is my locker code?', list.all(), { maxSentences: 3 });
+    expect(answer).toBe('Remember that my locker code is 4512. [1]');
+    expect(citedIds).toEqual([1]);
   });
 });
 
 describe('a past answer recalled as a turn', () => {
-  it("is quoted without its own citation markers, which named that turn's sources", async () => {
+  it('is never quoted: each answer quoted the one before it, and grew with every question', async () => {
     const list = new SourceList();
     list.addTurn({
       conversationId: '0b5b8f47-6d0e-4d69-9a57-2f6f0e6a7c11',
@@ -229,11 +258,27 @@ describe('a past answer recalled as a turn', () => {
       score: 1,
       ranks: { vector: 1, text: 1 },
     });
-    const { answer } = await extractiveAnswer('Which tea does Alice prefer, and where does she buy it?', list.all());
-    // Only this turn's number: neither the old [1] nor [2, 3] is left in the quoted text.
-    expect(answer).toBe('Assistant: Alice prefers green tea in the afternoon. She buys it in Kyoto. [1]');
+    const { answer, citedIds } = await extractiveAnswer('Which tea does Alice prefer, and where does she buy it?', list.all());
+    expect(answer).toBe(`${NOT_ANSWERED_ANSWER} The closest sources: an earlier conversation [1].`);
+    expect(citedIds).toEqual([1]);
   });
 
+  it("quotes the user's own words without the citation markers they copied from an answer", async () => {
+    const list = new SourceList();
+    list.addTurn({
+      conversationId: '0b5b8f47-6d0e-4d69-9a57-2f6f0e6a7c11',
+      turn: 1,
+      question: 'Alice prefers green tea in the afternoon [1]. She buys it in Kyoto [2, 3].',
+      answer: 'Noted.',
+      at: now,
+      agentId: 'a',
+      userId: null,
+      score: 1,
+      ranks: { vector: 1, text: 1 },
+    });
+    const { answer } = await extractiveAnswer('Which tea does Alice prefer, and where does she buy it?', list.all());
+    expect(answer).toBe('Alice prefers green tea in the afternoon. She buys it in Kyoto. [1]');
+  });
   it('does not repeat a sentence it showed as the context of the one after it', async () => {
     const sources = memories('Alice prefers green tea in the afternoon. She buys it in Kyoto.');
     const { answer } = await extractiveAnswer('Which tea does Alice prefer, and where does she buy it?', sources);
