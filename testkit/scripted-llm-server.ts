@@ -36,6 +36,8 @@ export type ScriptedReply =
       usage?: { prompt_tokens: number; completion_tokens: number };
       /** Wait before sending headers. */
       delayMs?: number;
+      /** Wait for this to settle before sending headers: a reply held for as long as a test needs. */
+      holdUntil?: Promise<unknown>;
       /** Streaming only: characters of content per chunk, and of tool arguments per chunk. */
       chunkSize?: number;
       /** Streaming only: pause between chunks (abort-mid-stream tests). */
@@ -150,6 +152,7 @@ export async function startScriptedLlmServer(script: Script): Promise<ScriptedLl
 async function respond(res: ServerResponse, request: ScriptedRequest, step: ScriptedReply | undefined): Promise<void> {
   if (!step) return sendJson(res, 500, { error: { message: 'scripted LLM server: script exhausted', type: 'server_error' } });
   if (step.delayMs) await sleep(step.delayMs);
+  if (step.kind === 'reply' && step.holdUntil) await step.holdUntil.catch(() => undefined);
   if (res.destroyed) return;
   if (step.kind === 'error') {
     return sendJson(

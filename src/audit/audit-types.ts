@@ -3,12 +3,28 @@ import type { Page } from '../retrieval/page.js';
 
 /**
  * Who did an audited action: an API key (its id as the rate limiter names it, `env:1` or
- * `key:<uuid>`, and its name when it has one), or anyone on a server run without keys.
+ * `key:<uuid>`, and its name when it has one), anyone on a server run without keys, or an
+ * operator's command run on the database itself (`npm run keys`).
  */
-export type AuditActor = { type: 'api_key'; keyId: string; name: string | null } | { type: 'open' };
+export type AuditActor = { type: 'api_key'; keyId: string; name: string | null } | { type: 'open' } | { type: 'command'; command: string };
 
-/** The actions the log records. */
-export const AUDIT_ACTIONS = ['user.erased'] as const;
+/**
+ * The actions the log records: every admin operation that changes or takes out data (erasure,
+ * export, import, key management, agent deletion) and every deletion made through the API.
+ * Reading the log itself is not one: a log that recorded its reads would change with each look.
+ */
+export const AUDIT_ACTIONS = [
+  'user.erased',
+  'agent.deleted',
+  'memory.deleted',
+  'memories.deleted',
+  'conversation.deleted',
+  'document.deleted',
+  'tenant.exported',
+  'tenant.imported',
+  'key.created',
+  'key.revoked',
+] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** One recorded action: who, about which user, and figures; never the content it was about. */
@@ -32,6 +48,8 @@ export interface NewAuditEntry {
 export interface ListAuditOptions {
   /** Only the entries about this user. */
   userId?: string;
+  /** Only the entries of this action. */
+  action?: AuditAction;
   limit?: number;
   /** Opaque cursor from a previous page's `nextCursor`. */
   cursor?: string;

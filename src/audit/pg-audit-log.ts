@@ -54,7 +54,14 @@ export function createPgAuditLog(options: PgAuditLogOptions): AuditLog {
         at: auditLog.at,
       })
       .from(auditLog)
-      .where(and(eq(auditLog.tenantId, tenantId), opts.userId === undefined ? undefined : eq(auditLog.userId, opts.userId), afterEntry(opts.cursor)))
+      .where(
+        and(
+          eq(auditLog.tenantId, tenantId),
+          opts.userId === undefined ? undefined : eq(auditLog.userId, opts.userId),
+          opts.action === undefined ? undefined : eq(auditLog.action, opts.action),
+          afterEntry(opts.cursor),
+        ),
+      )
       .orderBy(desc(auditLog.id))
       .limit(limit + 1);
     return keysetPage(rows, limit, (r) => ({

@@ -1,5 +1,6 @@
 import type { Db } from '../db/database.js';
 import { hashApiKey } from './api-key-secret.js';
+import { ALL_SCOPES, type ApiKeyScope } from './api-key-scopes.js';
 import { anyApiKeyStored, findActiveApiKey } from './api-key-store.js';
 import type { EnvApiKey } from './env-api-keys.js';
 
@@ -10,6 +11,8 @@ export interface ApiKeyIdentity {
   keyId: string;
   /** A stored key's name (`npm run keys -- create --name`); `API_KEYS` entries have none. */
   name?: string;
+  /** What the key may do; `API_KEYS` entries have every scope. */
+  scopes: readonly ApiKeyScope[];
 }
 
 export interface ApiKeyAuthenticator {
@@ -27,6 +30,11 @@ export interface ApiKeyAuthenticator {
   isRequired(): Promise<boolean>;
   /** The last answer of `isRequired`, for what cannot wait (the OpenAPI document). */
   readonly required: boolean;
+  /**
+   * This process stored or revoked a key (`/v1/keys`): forgets every cached answer, so that the
+   * change holds from the next request here; other processes see it within the cache time.
+   */
+  keysChanged(): void;
 }
 
 export interface ApiKeyAuthenticatorOptions {
@@ -43,7 +51,7 @@ const CACHE_MAX_ENTRIES = 10_000;
 export function createApiKeyAuthenticator(options: ApiKeyAuthenticatorOptions): ApiKeyAuthenticator {
   const { db, cacheTtlMs } = options;
   const now = options.now ?? (() => performance.now());
-  const envByHash = new Map(options.envKeys.map((k, i) => [k.keyHash, { tenantId: k.tenantId, keyId: `env:${i + 1}` }]));
+  const envByHash = new Map(options.envKeys.map((k, i) => [k.keyHash, { tenantId: k.tenantId, keyId: `env:${i + 1}`, scopes: ALL_SCOPES }]));
   // Promises, so that concurrent requests with one uncached key share one query.
   const lookups = new Map<string, { answer: Promise<ApiKeyIdentity | null>; expires: number }>();
   let required = envByHash.size > 0;
@@ -57,7 +65,9 @@ export function createApiKeyAuthenticator(options: ApiKeyAuthenticatorOptions): 
     const cached = lookups.get(keyHash);
     if (cached && cached.expires > at) return cached.answer;
     if (cached) lookups.delete(keyHash);
-    const answer = findActiveApiKey(db, keyHash).then((row) => (row ? { tenantId: row.tenantId, keyId: `key:${row.id}`, name: row.name } : null));
+    const answer = findActiveApiKey(db, keyHash).then((row) =>
+      row ? { tenantId: row.tenantId, keyId: `key:${row.id}`, name: row.name, scopes: row.scopes } : null,
+    );
     // A failed lookup (database down) is not an answer: the next request asks again.
     answer.catch(() => lookups.delete(keyHash));
     if (cacheTtlMs > 0) {
@@ -79,9 +89,15 @@ export function createApiKeyAuthenticator(options: ApiKeyAuthenticatorOptions): 
     return required;
   }
 
+  function keysChanged(): void {
+    lookups.clear();
+    requiredCheck = undefined;
+  }
+
   return {
     authenticate,
     isRequired,
+    keysChanged,
     get required() {
       return required;
     },

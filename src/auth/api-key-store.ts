@@ -2,6 +2,7 @@ import { and, desc, eq, isNull, like, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.js';
 import { apiKeys } from '../db/schema/index.js';
 import { generateApiKey, hashApiKey } from './api-key-secret.js';
+import { ALL_SCOPES, type ApiKeyScope, normalizeScopes, storedScopes } from './api-key-scopes.js';
 
 /** A stored key as listings show it: never its hash. */
 export interface ApiKeyRecord {
@@ -9,6 +10,7 @@ export interface ApiKeyRecord {
   tenantId: string;
   name: string;
   prefix: string;
+  scopes: ApiKeyScope[];
   createdAt: Date;
   revokedAt: Date | null;
 }
@@ -18,23 +20,38 @@ const recordColumns = {
   tenantId: apiKeys.tenantId,
   name: apiKeys.name,
   prefix: apiKeys.prefix,
+  scopes: apiKeys.scopes,
   createdAt: apiKeys.createdAt,
   revokedAt: apiKeys.revokedAt,
 };
 
-/** Stores a new key for `tenantId`; the returned `key` is the only time it exists in clear. */
-export async function createApiKey(db: Db, input: { tenantId: string; name?: string }): Promise<ApiKeyRecord & { key: string }> {
+const asRecord = <T extends { scopes: string[] }>(row: T): T & { scopes: ApiKeyScope[] } => ({ ...row, scopes: storedScopes(row.scopes) });
+
+/**
+ * Stores a new key for `tenantId`; the returned `key` is the only time it exists in clear. Without
+ * `scopes` it gets all three, as the column's default gives keys stored before scopes existed;
+ * the CLI and `POST /v1/keys` choose their own default (`DEFAULT_NEW_KEY_SCOPES`).
+ */
+export async function createApiKey(
+  db: Db,
+  input: { tenantId: string; name?: string; scopes?: readonly ApiKeyScope[] },
+): Promise<ApiKeyRecord & { key: string }> {
   const { key, prefix } = generateApiKey();
   const [row] = await db
     .insert(apiKeys)
-    .values({ tenantId: input.tenantId, name: input.name ?? '', keyHash: hashApiKey(key), prefix })
+    .values({ tenantId: input.tenantId, name: input.name ?? '', keyHash: hashApiKey(key), prefix, scopes: normalizeScopes(input.scopes ?? ALL_SCOPES) })
     .returning(recordColumns);
-  return { ...row!, key };
+  return { ...asRecord(row!), key };
 }
 
-/** Every stored key, revoked ones included, newest first. */
-export async function listApiKeys(db: Db): Promise<ApiKeyRecord[]> {
-  return db.select(recordColumns).from(apiKeys).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
+/** Every stored key (or one tenant's), revoked ones included, newest first. */
+export async function listApiKeys(db: Db, options: { tenantId?: string } = {}): Promise<ApiKeyRecord[]> {
+  const rows = await db
+    .select(recordColumns)
+    .from(apiKeys)
+    .where(options.tenantId === undefined ? undefined : eq(apiKeys.tenantId, options.tenantId))
+    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
+  return rows.map(asRecord);
 }
 
 export type RevokeResult =
@@ -45,16 +62,25 @@ export type RevokeResult =
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Revokes the key with this id, or the one key whose prefix starts with `idOrPrefix`. */
-export async function revokeApiKey(db: Db, idOrPrefix: string): Promise<RevokeResult> {
+/**
+ * Revokes the key with this id, or the one key whose prefix starts with `idOrPrefix`; with
+ * `tenantId`, only among that tenant's keys (another tenant's key is `not_found`).
+ */
+export async function revokeApiKey(db: Db, idOrPrefix: string, options: { tenantId?: string } = {}): Promise<RevokeResult> {
   return db.transaction(async (tx) => {
     const escaped = idOrPrefix.replace(/[\\%_]/g, (c) => `\\${c}`);
     const byPrefix = like(apiKeys.prefix, `${escaped}%`);
     const matches = await tx
       .select(recordColumns)
       .from(apiKeys)
-      .where(UUID.test(idOrPrefix) ? or(eq(apiKeys.id, idOrPrefix), byPrefix) : byPrefix)
-      .for('update');
+      .where(
+        and(
+          UUID.test(idOrPrefix) ? or(eq(apiKeys.id, idOrPrefix), byPrefix) : byPrefix,
+          options.tenantId === undefined ? undefined : eq(apiKeys.tenantId, options.tenantId),
+        ),
+      )
+      .for('update')
+      .then((rows) => rows.map(asRecord));
     if (matches.length === 0) return { status: 'not_found' as const };
     if (matches.length > 1) return { status: 'ambiguous' as const, matches };
     const [match] = matches as [ApiKeyRecord];
@@ -64,17 +90,17 @@ export async function revokeApiKey(db: Db, idOrPrefix: string): Promise<RevokeRe
       .set({ revokedAt: sql`now()` })
       .where(and(eq(apiKeys.id, match.id), isNull(apiKeys.revokedAt)))
       .returning(recordColumns);
-    return { status: 'revoked' as const, key: revoked! };
+    return { status: 'revoked' as const, key: asRecord(revoked!) };
   });
 }
 
-/** The tenant (and the key's id and name) of the unrevoked key with this hash, or null. */
-export async function findActiveApiKey(db: Db, keyHash: string): Promise<{ id: string; tenantId: string; name: string } | null> {
+/** The tenant (and the key's id, name and scopes) of the unrevoked key with this hash, or null. */
+export async function findActiveApiKey(db: Db, keyHash: string): Promise<{ id: string; tenantId: string; name: string; scopes: ApiKeyScope[] } | null> {
   const [row] = await db
-    .select({ id: apiKeys.id, tenantId: apiKeys.tenantId, name: apiKeys.name })
+    .select({ id: apiKeys.id, tenantId: apiKeys.tenantId, name: apiKeys.name, scopes: apiKeys.scopes })
     .from(apiKeys)
     .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)));
-  return row ?? null;
+  return row ? asRecord(row) : null;
 }
 
 /**

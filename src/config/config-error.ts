@@ -1,7 +1,7 @@
 /**
  * A configuration the server cannot start with, naming the variables to fix. In a module of its
- * own so that the modules whose settings config.ts composes (compaction's) can throw it without
- * importing config.ts back.
+ * own so that the checks made after parsing (compaction's) can throw it without loading the
+ * environment's whole schema.
  */
 export class ConfigError extends Error {
   constructor(

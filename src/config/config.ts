@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { compactionModelsEnv } from '../compaction/compaction-config.js';
-import { RERANKERS } from '../retrieval/rerank/reranker-choice.js';
-import { parseEnvApiKeys } from '../auth/env-api-keys.js';
+import { compactionModelsEnv } from './compaction-models.js';
 import { ConfigError } from './config-error.js';
+import { parseEnvApiKeys } from './env-api-keys.js';
+import { RERANKERS } from './reranker-choice.js';
 
 const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
 
@@ -141,8 +141,12 @@ export const envSchema = z.object({
   MAX_CONCURRENT_REQUESTS: z.coerce.number().int().min(0).max(100_000).default(64),
   MAX_QUEUED_REQUESTS: z.coerce.number().int().min(0).max(1_000_000).default(512),
   QUEUE_TIMEOUT_MS: z.coerce.number().int().min(1).max(3_600_000).default(10_000),
-  // 0 turns rate limiting off.
-  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(0),
+  // Requests one tenant may run at once (src/http/middleware/tenant-admission.ts); unset: half of
+  // MAX_CONCURRENT_REQUESTS (see tenantMaxConcurrent), 0: no share.
+  TENANT_MAX_CONCURRENT: z.coerce.number().int().min(0).max(100_000).optional(),
+  // Per API key (per client address without one); 0 turns rate limiting off. The default, 200 a
+  // second, is far above what one user's clients send (docs/operations.md, "Admission").
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(12_000),
   // Bucket size; unset means one minute's worth, so a client may spend its minute at once.
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).max(1_000_000).optional(),
   TRUST_PROXY: bool.default(false),
@@ -208,5 +212,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const lines = parsed.error.issues.map((i) => `  ${String(i.path[0])}: ${i.message}`);
     throw new ConfigError(variables, `Invalid configuration:\n${lines.join('\n')}`);
   }
+  const { TENANT_MAX_CONCURRENT: tenantMax, MAX_CONCURRENT_REQUESTS: serverMax } = parsed.data;
+  if (tenantMax !== undefined && serverMax > 0 && tenantMax > serverMax) {
+    throw new ConfigError(
+      ['TENANT_MAX_CONCURRENT'],
+      `Invalid configuration:\n  TENANT_MAX_CONCURRENT: ${tenantMax} is more than MAX_CONCURRENT_REQUESTS (${serverMax}): a tenant cannot run more than the server`,
+    );
+  }
   return parsed.data;
+}
+
+/** A tenant's share of the admission slots: TENANT_MAX_CONCURRENT, or half of the server's; 0: none. */
+export function tenantMaxConcurrent(config: Pick<Config, 'TENANT_MAX_CONCURRENT' | 'MAX_CONCURRENT_REQUESTS'>): number {
+  if (config.TENANT_MAX_CONCURRENT !== undefined) return config.TENANT_MAX_CONCURRENT;
+  return config.MAX_CONCURRENT_REQUESTS > 0 ? Math.max(1, Math.floor(config.MAX_CONCURRENT_REQUESTS / 2)) : 0;
 }

@@ -1,6 +1,9 @@
+import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppContext } from '../app-context.js';
+import { tenantMaxConcurrent } from '../config/config.js';
+import type { ApiEnv } from './api-env.js';
 import { errorReplyForResponse } from './error-mapping.js';
 import { errorBody, payloadTooLarge } from './errors.js';
 import { apiKeyAuth } from './middleware/api-key-auth.js';
@@ -8,9 +11,11 @@ import { apiSecureHeaders, corsFor } from './middleware/browser-policies.js';
 import { closeOnUnreadBody } from './middleware/close-on-unread-body.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { concurrencyLimit } from './middleware/concurrency-limit.js';
+import { tenantAdmission } from './middleware/tenant-admission.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestLogging } from './middleware/request-logging.js';
 import { requestTimeout } from './middleware/request-timeout.js';
+import { requireRouteScope } from './middleware/require-scope.js';
 import { tracing } from './middleware/tracing.js';
 import { type ApiApp, createApiApp, declaredRoutes } from './openapi/define-route.js';
 import { createOpenApiDocument, openApiOptionsFrom } from './openapi/openapi-document.js';
@@ -22,6 +27,7 @@ import { createDocsRoutes, docsContentSecurityPolicy } from './routes/docs.js';
 import { createDocumentRoutes } from './routes/documents.js';
 import { createJobRoutes } from './routes/jobs.js';
 import { createAuditRoutes } from './routes/audit.js';
+import { createKeyRoutes } from './routes/keys.js';
 import { createUserRoutes } from './routes/users.js';
 import { createRunRoutes } from './routes/runs.js';
 import { createSearchRoutes } from './routes/search.js';
@@ -90,16 +96,19 @@ export function createApp(ctx: AppContext): ApiApp {
     const limit = rateLimit({ perMinute: RATE_LIMIT_PER_MINUTE, burst: RATE_LIMIT_BURST, identifyKey, trustProxy: ctx.config.TRUST_PROXY });
     for (const path of apiPaths) app.use(path, limit);
   }
+  // A request that would wait past its own timeout is answered at once instead.
+  const queueTimeoutMs = REQUEST_TIMEOUT_MS > 0 ? Math.min(ctx.config.QUEUE_TIMEOUT_MS, REQUEST_TIMEOUT_MS) : ctx.config.QUEUE_TIMEOUT_MS;
+  // Event streams last as long as their client listens: they would hold a slot for nothing.
+  const admitted =
+    (gate: MiddlewareHandler<ApiEnv>): MiddlewareHandler<ApiEnv> =>
+    (c, next) =>
+      /\/events$/.test(c.req.path) ? next() : gate(c, next);
   if (ctx.config.MAX_CONCURRENT_REQUESTS > 0) {
-    const admission = concurrencyLimit({
-      maxInFlight: ctx.config.MAX_CONCURRENT_REQUESTS,
-      maxQueued: ctx.config.MAX_QUEUED_REQUESTS,
-      // A request that would wait past its own timeout is answered at once instead.
-      queueTimeoutMs: REQUEST_TIMEOUT_MS > 0 ? Math.min(ctx.config.QUEUE_TIMEOUT_MS, REQUEST_TIMEOUT_MS) : ctx.config.QUEUE_TIMEOUT_MS,
-    });
-    // Event streams last as long as their client listens: they would hold a slot for nothing.
-    app.use('/v1/*', (c, next) => (/\/events$/.test(c.req.path) ? next() : admission(c, next)));
-    app.use('/mcp', admission);
+    // Before the key check, so that requests without a valid key are bounded too.
+    const admission = admitted(
+      concurrencyLimit({ maxInFlight: ctx.config.MAX_CONCURRENT_REQUESTS, maxQueued: ctx.config.MAX_QUEUED_REQUESTS, queueTimeoutMs }),
+    );
+    for (const path of apiPaths) app.use(path, admission);
   }
   if (REQUEST_TIMEOUT_MS > 0) {
     const timeout = requestTimeout(REQUEST_TIMEOUT_MS);
@@ -111,6 +120,14 @@ export function createApp(ctx: AppContext): ApiApp {
   // Always on: it also gives keyless servers their tenant (`default`), which every route needs.
   const keyAuth = apiKeyAuth(ctx.auth);
   for (const path of apiPaths) app.use(path, keyAuth);
+  // /mcp checks each tool call's scope itself (routes/mcp.ts): which tool is called is in the body.
+  app.use('/v1/*', requireRouteScope());
+  const maxPerTenant = tenantMaxConcurrent(ctx.config);
+  if (maxPerTenant > 0) {
+    // Behind the key check, which names the tenant: see tenantAdmission.
+    const share = admitted(tenantAdmission({ maxPerTenant, maxQueued: ctx.config.MAX_QUEUED_REQUESTS, queueTimeoutMs }));
+    for (const path of apiPaths) app.use(path, share);
+  }
   app.route('/v1/memories', createMemoryExtractionRoutes(ctx));
   app.route('/v1/memories', createMemoryRoutes(ctx));
   app.route('/v1/tags', createTagRoutes(ctx));
@@ -127,6 +144,9 @@ export function createApp(ctx: AppContext): ApiApp {
   app.route('/v1', createPortabilityRoutes(ctx));
   app.route('/v1', createOpenAiCompatibleRoutes(ctx));
   app.route('/mcp', createMcpRoutes(ctx));
+  // Last of the API: on a server without keys the first key created turns them on, so whatever walks
+  // the routes in order (the route fuzzer) reaches every other one before it.
+  app.route('/v1/keys', createKeyRoutes(ctx));
   app.route('/', createConsoleRoutes(ctx));
 
   app.notFound((c) => c.json(errorBody('not_found', `No route for ${c.req.method} ${c.req.path}`), 404));

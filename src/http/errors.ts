@@ -16,6 +16,8 @@ export type ErrorCode =
   | 'unsupported_media_type'
   | 'unprocessable_document'
   | 'unauthorized'
+  // A valid key without the scope the route needs (see middleware/require-scope.ts).
+  | 'forbidden'
   | 'http_error'
   | 'rate_limited'
   // The server is at its concurrency limit (see middleware/concurrency-limit.ts).

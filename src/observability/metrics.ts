@@ -34,6 +34,14 @@ export const httpRequestsShed = new Counter({
   registers: [metricsRegistry],
 });
 
+export const admissionWait = new Histogram({
+  name: 'memrag_admission_wait_seconds',
+  help: 'Time a request waited for admission (a server slot and a slot of its tenant, TENANT_MAX_CONCURRENT) before it ran, by tenant',
+  labelNames: ['tenant'] as const,
+  buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [metricsRegistry],
+});
+
 export const dbPoolWait = new Histogram({
   name: 'memrag_db_pool_wait_seconds',
   help: 'Time a query or transaction waited for a pooled PostgreSQL connection (zero while one is idle)',

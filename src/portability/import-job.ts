@@ -21,6 +21,18 @@ export const SYNC_IMPORT_MAX_RECORDS = 1_000;
 /** A line of a file as the request read it: a record checked against its schema, or why it was refused. */
 export type ImportItem = { line: number; record: ExportRecord } | { line: number; error: string };
 
+/**
+ * Errors an import job keeps, the first by line: a file of invalid lines is as long as the upload
+ * limit allows, and its result is read back by every `GET /v1/jobs`. `errorCount` counts them all.
+ */
+export const IMPORT_JOB_MAX_ERRORS = 100;
+
+/** An import job's result: the report, its errors cut to the first IMPORT_JOB_MAX_ERRORS. */
+export interface ImportJobResult extends ImportReport {
+  /** Every line not imported, those left out of `errors` included. */
+  errorCount: number;
+}
+
 /** What an import job's progress holds beside `stage`, `done` and `total` (items of the file): the counts so far. */
 export interface ImportProgress extends JobProgress {
   stage: 'import';
@@ -28,8 +40,13 @@ export interface ImportProgress extends JobProgress {
   skipped: number;
   /** Lines refused so far. */
   errors: number;
-  /** Records that failed to write so far (lines refused on reading are in the job's content): kept for a retry to resume. */
+  /**
+   * The first records that failed to write so far (lines refused on reading are in the job's
+   * content), at most IMPORT_JOB_MAX_ERRORS: kept for a retry to resume.
+   */
   writeErrors: Array<{ line: number; message: string }>;
+  /** Every record that failed to write so far. */
+  writeErrorCount?: number;
 }
 
 /**
@@ -75,12 +92,18 @@ export function importJobHandler(options: ImportJobOptions): JobHandler {
       },
       { batchFailure: 'throw' },
     );
+    // Write errors arise in line order, like the rest: those a resumed attempt no longer holds come
+    // after every one it holds, so they are never among the first errors of the result.
+    const writeErrors: ImportReport['errors'] = [];
+    let writeErrorCount = 0;
     if (resumed) {
       Object.assign(importer.report.imported, resumed.imported);
       importer.report.skipped = resumed.skipped;
       importer.report.errors.push(...resumed.writeErrors);
+      writeErrors.push(...resumed.writeErrors);
+      writeErrorCount = resumed.writeErrorCount;
     }
-    const writeErrors = new Set(importer.report.errors);
+    const unheld = () => writeErrorCount - writeErrors.length;
     // Lines refused on reading, before the resume point, are read again from the file.
     for (const item of items.slice(0, resumed?.done ?? 0)) if ('error' in item) importer.fail(item.line, item.error);
 
@@ -90,8 +113,9 @@ export function importJobHandler(options: ImportJobOptions): JobHandler {
       total: items.length,
       imported: { ...importer.report.imported },
       skipped: importer.report.skipped,
-      errors: importer.report.errors.length,
-      writeErrors: importer.report.errors.filter((e) => writeErrors.has(e)),
+      errors: importer.report.errors.length + unheld(),
+      writeErrors: writeErrors.slice(0, IMPORT_JOB_MAX_ERRORS),
+      writeErrorCount,
     });
     let wrote = false;
     try {
@@ -105,7 +129,10 @@ export function importJobHandler(options: ImportJobOptions): JobHandler {
           }
           const before = importer.report.errors.length;
           await importer.add(item.line, item.record);
-          for (const e of importer.report.errors.slice(before)) writeErrors.add(e);
+          for (const e of importer.report.errors.slice(before)) {
+            writeErrorCount += 1;
+            if (writeErrors.length < IMPORT_JOB_MAX_ERRORS) writeErrors.push(e);
+          }
         }
         await importer.flush();
         wrote = true;
@@ -114,7 +141,12 @@ export function importJobHandler(options: ImportJobOptions): JobHandler {
         await checkpoint();
       }
       const final = await importer.finish();
-      const result: ImportReport = { imported: final.imported, skipped: final.skipped, errors: final.errors };
+      const result: ImportJobResult = {
+        imported: final.imported,
+        skipped: final.skipped,
+        errors: final.errors.slice(0, IMPORT_JOB_MAX_ERRORS),
+        errorCount: final.errors.length + unheld(),
+      };
       report(progressAt(items.length));
       return result as unknown as Record<string, unknown>;
     } finally {
@@ -140,8 +172,12 @@ function parseItems(content: string): ImportItem[] {
 }
 
 /** Where a retried attempt starts: after the last batch its progress recorded. */
-function resumeFrom(progress: JobProgress, total: number): Pick<ImportProgress, 'done' | 'imported' | 'skipped' | 'writeErrors'> | undefined {
+function resumeFrom(
+  progress: JobProgress,
+  total: number,
+): (Pick<ImportProgress, 'done' | 'imported' | 'skipped' | 'writeErrors'> & { writeErrorCount: number }) | undefined {
   const p = progress as Partial<ImportProgress>;
   if (p.stage !== 'import' || typeof p.done !== 'number' || p.done <= 0 || p.done > total || !p.imported) return undefined;
-  return { done: p.done, imported: p.imported, skipped: p.skipped ?? 0, writeErrors: p.writeErrors ?? [] };
+  const writeErrors = p.writeErrors ?? [];
+  return { done: p.done, imported: p.imported, skipped: p.skipped ?? 0, writeErrors, writeErrorCount: p.writeErrorCount ?? writeErrors.length };
 }

@@ -17,17 +17,19 @@ export interface Mem0Item {
 }
 
 /**
- * A Mem0 memory as a memory of this server: its user and agent (else the defaults given), times,
- * categories as tags and metadata, keyed `mem0:<id>` with the id in `metadata.mem0Id`, so that
- * importing it again finds it. Its one history event is its creation, at Mem0's `created_at`.
+ * A Mem0 memory as a memory of the importing tenant: its user and agent (else the defaults given),
+ * times, categories as tags and metadata, keyed `mem0:<id>` with the id in `metadata.mem0Id`, so
+ * that importing it again finds it. Its one history event is its creation, at Mem0's `created_at`.
  */
-export function fromMem0(item: Mem0Item, defaults: { agentId?: string; userId?: string | null }, importedAt: Date): ExportedMemory {
+export function fromMem0(item: Mem0Item, defaults: { tenantId: string; agentId?: string; userId?: string | null }, importedAt: Date): ExportedMemory {
   const createdAt = item.created_at ?? importedAt.toISOString();
   const updatedAt = item.updated_at ?? createdAt;
   const metadata = { ...(item.metadata ?? {}), mem0Id: item.id, ...(item.hash ? { mem0Hash: item.hash } : {}) };
   const tags = normalizeTags(item.categories ?? []);
-  // The memory id is derived from Mem0's, so the row and its history name the same memory.
-  const id = derivedUuid(`mem0\u0000${item.id}`);
+  // Derived from Mem0's id, so the row and its history name the same memory, and from the tenant:
+  // memory ids are one key space over every tenant, and two tenants importing the same Mem0 id
+  // must not meet there (the second would find the id taken, and so learn the first imported it).
+  const id = mem0MemoryId(defaults.tenantId, item.id);
   return {
     id,
     agentId: item.agent_id ?? defaults.agentId ?? DEFAULT_AGENT_ID,
@@ -58,9 +60,16 @@ export function fromMem0(item: Mem0Item, defaults: { agentId?: string; userId?: 
         validFrom: null,
         validUntil: null,
         expiresAt: null,
+        status: 'active',
+        quarantineReasons: [],
         actor: { type: 'api' },
         at: createdAt,
       },
     ],
   };
+}
+
+/** The memory id a tenant's import gives a Mem0 memory: the same on every import into that tenant. */
+export function mem0MemoryId(tenantId: string, mem0Id: string): string {
+  return derivedUuid(`mem0\u0000${tenantId}\u0000${mem0Id}`);
 }

@@ -39,7 +39,7 @@ describe('API key authenticator', () => {
   it('trusts a lookup for the cache time: a revoked key works until it ends, then never again', async () => {
     const { auth, advance, queries } = withClock(5_000);
     const created = await createApiKey(database.db, { tenantId: 'acme', name: 'ops' });
-    expect(await auth.authenticate(created.key)).toEqual({ tenantId: 'acme', keyId: `key:${created.id}`, name: 'ops' });
+    expect(await auth.authenticate(created.key)).toEqual({ tenantId: 'acme', keyId: `key:${created.id}`, name: 'ops', scopes: ['read', 'write', 'admin'] });
     const asked = queries();
     // Concurrent and repeated requests within the cache time share the one lookup.
     await Promise.all([auth.authenticate(created.key), auth.authenticate(created.key)]);
@@ -67,8 +67,8 @@ describe('API key authenticator', () => {
 
   it('asks the database every time with a cache time of 0, and never for API_KEYS entries', async () => {
     const { auth, queries } = withClock(0, parseEnvApiKeys('first, beta:second').keys);
-    expect(await auth.authenticate('second')).toEqual({ tenantId: 'beta', keyId: 'env:2' });
-    expect(await auth.authenticate('first')).toEqual({ tenantId: 'default', keyId: 'env:1' });
+    expect(await auth.authenticate('second')).toEqual({ tenantId: 'beta', keyId: 'env:2', scopes: ['read', 'write', 'admin'] });
+    expect(await auth.authenticate('first')).toEqual({ tenantId: 'default', keyId: 'env:1', scopes: ['read', 'write', 'admin'] });
     expect(queries()).toBe(0);
     expect(auth.required).toBe(true);
     await auth.authenticate('unknown');
@@ -89,5 +89,23 @@ describe('API key authenticator', () => {
     await expect(auth.authenticate(created.key)).rejects.toThrow('database down');
     fail = false;
     expect(await auth.authenticate(created.key)).toMatchObject({ tenantId: 'acme' });
+  });
+
+  it('forgets every cached answer when this process changes keys, so a change holds at the next request', async () => {
+    const clock = withClock(60_000);
+    const created = await createApiKey(database.db, { tenantId: 'acme', scopes: ['read'] });
+    expect(await clock.auth.authenticate(created.key)).toMatchObject({ scopes: ['read'] });
+    await revokeApiKey(database.db, created.id);
+    expect(await clock.auth.authenticate(created.key)).not.toBeNull();
+    clock.auth.keysChanged();
+    expect(await clock.auth.authenticate(created.key)).toBeNull();
+  });
+
+  // Keys stored before scopes existed: the migration's default gives them what they had, everything.
+  it('reads a key stored without scopes back with all three', async () => {
+    const key = 'mrk_stored-before-scopes-existed';
+    await database.db.execute(sql`INSERT INTO api_keys (tenant_id, key_hash, prefix) VALUES ('legacy', ${hashApiKey(key)}, 'mrk_stored')`);
+    const auth = createApiKeyAuthenticator({ db: database.db, envKeys: [], cacheTtlMs: 0 });
+    expect(await auth.authenticate(key)).toMatchObject({ tenantId: 'legacy', scopes: ['read', 'write', 'admin'] });
   });
 });

@@ -59,7 +59,7 @@ describe('GET /v1/audit', () => {
       ['userId=has%20space', 'userId'],
       ['userId=a%00b', 'userId'],
       [`userId=${'u'.repeat(129)}`, 'userId'],
-      ['action=user.erased', 'action'],
+      ['action=user.deleted', 'action'],
     ];
     for (const [query, field] of cases) {
       const res = await call(app, 'GET', `/v1/audit?${query}`);

@@ -72,6 +72,7 @@ describe('the import job handler', () => {
       imported: { memories: 250, conversations: 0, agents: 0, documents: 0, historyEvents: 0 },
       skipped: 0,
       errors: [{ line: 252, message: 'not valid JSON: boom' }],
+      errorCount: 1,
     });
 
     // The first batch's progress is recorded, the second batch is written but its progress lost with the worker.
@@ -86,6 +87,7 @@ describe('the import job handler', () => {
       imported: { memories: 150, conversations: 0, agents: 0, documents: 0, historyEvents: 0 },
       skipped: 100,
       errors: [{ line: 252, message: 'not valid JSON: boom' }],
+      errorCount: 1,
     });
     expect(await rows('crashed')).toEqual(await rows('clean'));
   });

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 /**
@@ -13,6 +14,11 @@ export const apiKeys = pgTable(
     name: text('name').notNull().default(''),
     keyHash: text('key_hash').notNull(),
     prefix: text('prefix').notNull(),
+    /**
+     * What the key may do: `read`, `write`, `admin` (src/auth/api-key-scopes.ts). The default is
+     * all three, so keys stored before scopes existed keep doing what they did.
+     */
+    scopes: text('scopes').array().notNull().default(sql`'{read,write,admin}'::text[]`),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     /** Set once: a revoked key is refused, and kept so that listings show what it was. */
     revokedAt: timestamp('revoked_at', { withTimezone: true }),

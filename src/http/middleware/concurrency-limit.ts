@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { httpRequestsShed } from '../../observability/metrics.js';
 import { errorBody } from '../errors.js';
+import { AdmissionSlots } from './admission-slots.js';
 
 export interface ConcurrencyLimitOptions {
   /** Requests run at once; the rest wait in arrival order. */
@@ -11,8 +12,23 @@ export interface ConcurrencyLimitOptions {
   queueTimeoutMs: number;
 }
 
-interface Waiter {
-  admit(): void;
+/**
+ * The server-wide slot a request holds, on its context for the tenant's gate behind the key check
+ * (tenant-admission.ts): a request past its tenant's share gives this slot back while it waits,
+ * so that it does not keep other tenants out, and takes it again before it runs.
+ */
+export interface AdmissionTicket {
+  slots: AdmissionSlots;
+  /** When the request arrived and when its wait must end, `performance.now()` times. */
+  arrivedAt: number;
+  deadline: number;
+  holding: boolean;
+}
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    admission: AdmissionTicket;
+  }
 }
 
 /**
@@ -22,58 +38,39 @@ interface Waiter {
  * its client and adding to every later request's wait. A waiting request whose client hangs up
  * leaves the queue without running. A request counts until its handler has answered (for a
  * stream, until its headers).
+ *
+ * It runs before the key check, so requests with no key or a wrong one are bounded too; the
+ * tenant's share is checked behind the key check, against the same slots.
  */
 export function concurrencyLimit(options: ConcurrencyLimitOptions): MiddlewareHandler {
   const { maxInFlight, maxQueued, queueTimeoutMs } = options;
-  const retryAfter = String(Math.max(1, Math.ceil(queueTimeoutMs / 1000)));
-  const queue: Waiter[] = [];
-  let inFlight = 0;
-
-  const release = () => {
-    const next = queue.shift();
-    if (next) next.admit();
-    else inFlight--;
-  };
+  const retryAfter = String(retryAfterSeconds(queueTimeoutMs));
+  const slots = new AdmissionSlots(maxInFlight, maxQueued);
 
   return async (c, next) => {
-    if (inFlight < maxInFlight) {
-      inFlight++;
-    } else {
-      const shed = (reason: 'queue_full' | 'queue_timeout', message: string) => {
-        httpRequestsShed.inc({ reason });
-        c.header('Retry-After', retryAfter);
-        return c.json(errorBody('overloaded', message), 503);
-      };
-      if (queue.length >= maxQueued) return shed('queue_full', `The server is at capacity (${maxInFlight} running, ${maxQueued} waiting); retry later`);
-      const signal = c.req.raw.signal;
-      if (signal.aborted) return c.body(null, 499 as never);
-      const outcome = await new Promise<'admitted' | 'timeout' | 'gone'>((resolve) => {
-        const leave = (why: 'timeout' | 'gone') => {
-          const at = queue.indexOf(waiter);
-          if (at >= 0) queue.splice(at, 1);
-          resolve(why);
-        };
-        const timer = setTimeout(() => leave('timeout'), queueTimeoutMs);
-        const onAbort = () => leave('gone');
-        // The slot passes from the request that leaves to this one: inFlight stays as it is.
-        const waiter: Waiter = {
-          admit: () => {
-            clearTimeout(timer);
-            signal.removeEventListener('abort', onAbort);
-            resolve('admitted');
-          },
-        };
-        queue.push(waiter);
-        signal.addEventListener('abort', onAbort, { once: true });
-      });
-      if (outcome === 'timeout') return shed('queue_timeout', `The server is at capacity: the request waited ${queueTimeoutMs} ms without a turn; retry later`);
-      // Nobody is listening for the answer, and nothing was run.
-      if (outcome === 'gone') return c.body(null, 499 as never);
+    const arrivedAt = performance.now();
+    const outcome = await slots.take(c.req.raw.signal, arrivedAt + queueTimeoutMs);
+    if (outcome === 'gone') return c.body(null, 499 as never);
+    if (outcome !== 'admitted') {
+      httpRequestsShed.inc({ reason: outcome });
+      c.header('Retry-After', retryAfter);
+      const message =
+        outcome === 'queue_full'
+          ? `The server is at capacity (${maxInFlight} running, ${maxQueued} waiting); retry later`
+          : `The server is at capacity: the request waited ${queueTimeoutMs} ms without a turn; retry later`;
+      return c.json(errorBody('overloaded', message), 503);
     }
+    const ticket: AdmissionTicket = { slots, arrivedAt, deadline: arrivedAt + queueTimeoutMs, holding: true };
+    c.set('admission', ticket);
     try {
       await next();
     } finally {
-      release();
+      if (ticket.holding) slots.release();
     }
   };
+}
+
+/** Whole seconds, at least one: a client told to retry in 0 s would retry at once. */
+export function retryAfterSeconds(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
 }

@@ -212,6 +212,7 @@ function errorsOf(route: RouteConfig, own: StatusError[], options: OpenApiDocume
     description: `Invalid request: \`validation_error\` names each offending field in \`details\`, a query parameter the route does not declare included${hasBody ? '; `invalid_json` for a body that is not JSON' : ''}.`,
   });
   if (isApi && options.apiKeys) common.push({ status: 401, codes: ['unauthorized'], description: 'No API key, or not a valid one.' });
+  if (isApi && options.apiKeys) common.push({ status: 403, codes: ['forbidden'], description: 'The API key lacks the scope this route needs.' });
   if (hasBody) common.push({ status: 413, codes: ['payload_too_large'], description: 'The body is past the size limit.' });
   if (isApi && options.rateLimit) {
     common.push({
@@ -237,6 +238,13 @@ function errorsOf(route: RouteConfig, own: StatusError[], options: OpenApiDocume
   }
   // Event streams are never queued (see http/middleware/concurrency-limit.ts).
   if (isApi && options.admission && !route.path.endsWith('/events')) {
+    common.push({
+      status: 429,
+      codes: ['rate_limited'],
+      description:
+        "Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run.",
+      headers: retryAfterHeader('Seconds until a request will be accepted.'),
+    });
     common.push({
       status: 503,
       codes: ['overloaded'],

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { AgentSettings } from '../../agents/agent-config.js';
 import { type AgentDeployment, deploymentIssues } from '../../agents/deployment-check.js';
 import type { AppContext } from '../../app-context.js';
+import { recordAudit } from '../audit-record.js';
 import type { ApiEnv } from '../api-env.js';
 import { notFound, validationError } from '../errors.js';
 import { TAGS } from '../openapi/api-tags.js';
@@ -120,6 +121,7 @@ export function createAgentRoutes(ctx: AppContext): ApiRoutes {
   defineRoute(routes, deleteAgentRoute, async (c) => {
     const { id } = idParam(c, agentIdParams);
     if (!(await agentsOf(c).delete(id))) throw agentMissing(id);
+    await recordAudit(ctx, c, { action: 'agent.deleted', details: { id } });
     return c.body(null, 204);
   });
 

@@ -16,7 +16,8 @@ export function createAuditRoutes(ctx: AppContext): ApiRoutes {
     path: '/',
     operationId: 'listAuditEntries',
     tags: [TAGS.audit],
-    summary: 'List audit entries, newest first (by user, cursor pagination)',
+    summary: 'List audit entries, newest first (by user or action, cursor pagination)',
+    description: 'Needs the `admin` scope. Reads are not recorded: a log that recorded its own reads would change with every look at it.',
     request: { query: listAuditQuery },
     responses: { 200: jsonReply('One page.', auditPageSchema) },
   });

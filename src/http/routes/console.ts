@@ -5,6 +5,7 @@ import type { AppContext } from '../../app-context.js';
 import { createConsoleAssets } from '../../console/console-assets.js';
 import { CONSOLE_CSP } from '../../console/console-csp.js';
 import { consolePage } from '../../console/console-page.js';
+import { trailingSlashRedirect } from '../middleware/trailing-slash-redirect.js';
 import { TAGS } from '../openapi/api-tags.js';
 import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-route.js';
 import { jsonReply } from '../openapi/route-responses.js';
@@ -31,6 +32,8 @@ export function createConsoleRoutes(ctx: AppContext): ApiRoutes {
     responses: { 200: { description: 'An HTML page; its script renders the rest.', content: text('text/html') } },
   });
   defineRoute(routes, pageRoute, (c) => c.html(consolePage));
+  // Not a route of the document: the same page, spelled with a slash.
+  routes.use('/console/', trailingSlashRedirect());
 
   const scriptRoute = createRoute({
     method: 'get',

@@ -2,6 +2,7 @@ import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
+import { recordAudit } from '../audit-record.js';
 import { ConversationNotFoundError } from '../../conversations/conversation-types.js';
 import { DEFAULT_AGENT_ID } from '../../memory/memory-types.js';
 import type { ApiEnv } from '../api-env.js';
@@ -163,8 +164,12 @@ export function createConversationRoutes(ctx: AppContext): ApiRoutes {
     const { agentId = DEFAULT_AGENT_ID, cascade } = parseQuery(c, deleteConversationQuery);
     const conversations = conversationsOf(c);
     if (!(await conversations.get(id, agentId))) throw new ConversationNotFoundError(id, agentId);
-    await ctx.memories.forTenant(tenantOf(c)).forgetConversation(id, { cascade: cascade === 'memories' });
+    const forgotten = await ctx.memories.forTenant(tenantOf(c)).forgetConversation(id, { cascade: cascade === 'memories' });
     if (!(await conversations.delete(id, agentId))) throw new ConversationNotFoundError(id, agentId);
+    await recordAudit(ctx, c, {
+      action: 'conversation.deleted',
+      details: { id, agentId, memoriesDeleted: forgotten.deleted, memoriesMarked: forgotten.marked },
+    });
     return c.body(null, 204);
   });
 

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { TAGS } from '../openapi/api-tags.js';
 import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-route.js';
 import type { OpenApiDocument } from '../openapi/openapi-document.js';
+import { trailingSlashRedirect } from '../middleware/trailing-slash-redirect.js';
 import { header, json } from '../openapi/route-responses.js';
 import { type DocsAsset, docsAssetParams } from '../schemas/docs-schemas.js';
 import { parseWith } from '../validate.js';
@@ -106,6 +107,8 @@ export function createDocsRoutes(buildDocument: () => OpenApiDocument): ApiRoute
     responses: { 200: { description: 'An HTML page.', content: { 'text/html': { schema: z.string() } } } },
   });
   defineRoute(routes, docsRoute, (c) => c.html(PAGE));
+  // Not a route of the document: the same page, spelled with a slash.
+  routes.use('/docs/', trailingSlashRedirect());
 
   const docsAssetRoute = createRoute({
     method: 'get',

@@ -2,6 +2,7 @@ import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
+import { recordAudit } from '../audit-record.js';
 import type { IngestDocumentInput } from '../../documents/ingest/ingest-pipeline.js';
 import type { IngestResult } from '../../documents/stored-document.js';
 import { detectFormat } from '../../documents/parsers/document-format.js';
@@ -157,6 +158,7 @@ export function createDocumentRoutes(ctx: AppContext): ApiRoutes {
   defineRoute(routes, deleteDocumentRoute, async (c) => {
     const { id } = idParam(c, documentIdParams);
     if (!(await documentsOf(c).delete(id))) throw documentNotFound(id);
+    await recordAudit(ctx, c, { action: 'document.deleted', details: { id } });
     return c.body(null, 204);
   });
 

@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import type { AppContext } from '../../app-context.js';
 import { createMcpServer } from '../../mcp/mcp-server.js';
 import type { ApiEnv } from '../api-env.js';
+import { refuseMcpCallsWithoutScope } from '../mcp-tool-scopes.js';
 import { tenantOf } from '../tenant-context.js';
 
 /**
@@ -25,6 +26,9 @@ export function createMcpRoutes(ctx: AppContext): Hono<ApiEnv> {
     } catch {
       return c.json(jsonRpcError(-32700, 'Parse error: the body is not JSON'), 400);
     }
+    // Each tool needs the scope of the route it stands for, as that route does over /v1.
+    const refused = refuseMcpCallsWithoutScope(c, parsedBody);
+    if (refused) return refused;
     const server = createMcpServer(ctx, { tenantId: tenantOf(c), signal: c.req.raw.signal });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);

@@ -5,11 +5,12 @@ import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, type ExportRecord } from '../../portability/export-lines.js';
 import { fromMem0 } from '../../portability/mem0-memories.js';
-import { type ImportItem, SYNC_IMPORT_MAX_RECORDS, queueImport, recordsOf } from '../../portability/import-job.js';
+import { IMPORT_JOB_MAX_ERRORS, type ImportItem, SYNC_IMPORT_MAX_RECORDS, queueImport, recordsOf } from '../../portability/import-job.js';
 import { IMPORT_MEMORY_BATCH, type ImportReport, createTenantImport } from '../../portability/tenant-import.js';
 import { tenantExport } from '../../portability/tenant-export.js';
 import type { ApiEnv } from '../api-env.js';
 import { invalidJson, validationError } from '../errors.js';
+import { recordAudit } from '../audit-record.js';
 import { jobView } from '../job-view.js';
 import { ndjsonLines } from '../ndjson-lines.js';
 import { TAGS } from '../openapi/api-tags.js';
@@ -74,6 +75,7 @@ export function createPortabilityRoutes(ctx: AppContext): ApiRoutes {
   });
   defineRoute(routes, exportRoute, async (c) => {
     const { agentId, userId, include } = parseQuery(c, exportQuery);
+    await recordAudit(ctx, c, { action: 'tenant.exported', userId: userId ?? null, details: { agentId: agentId ?? null, include: include ?? null } });
     const lines = tenantExport(partsOf(c), {
       ...(agentId !== undefined ? { agentId } : {}),
       ...(userId !== undefined ? { userId } : {}),
@@ -112,7 +114,8 @@ export function createPortabilityRoutes(ctx: AppContext): ApiRoutes {
       '1-based position as `line`. The upload size limit applies, not the body limit. The file is read and checked first; ' +
       `one of more than ${MAX_SYNC} records (lines after the header; Mem0: items), or any with \`async=true\`, is then stored with an ` +
       '`import` job and answered `202 {job}` (follow it at `/v1/jobs/{id}`: its progress counts items done of `total` with the ' +
-      'counts so far, its result is the report); `async=false` imports even a larger file within the request.',
+      `counts so far, its result is the report, with the first ${IMPORT_JOB_MAX_ERRORS} \`errors\` by line and \`errorCount\` counting them all); ` +
+      '`async=false` imports even a larger file within the request.',
     request: {
       query: importQuery,
       body: {
@@ -131,7 +134,7 @@ export function createPortabilityRoutes(ctx: AppContext): ApiRoutes {
     responses: {
       200: jsonReply('What was imported, skipped and refused.', importReplySchema),
       202: jsonReply(
-        `Queued as an \`import\` job (\`async=true\`, or more than ${MAX_SYNC} records): follow it at \`Location\`; its result is the report.`,
+        `Queued as an \`import\` job (\`async=true\`, or more than ${MAX_SYNC} records): follow it at \`Location\`; its result is the report, its \`errors\` the first ${IMPORT_JOB_MAX_ERRORS} (\`errorCount\`: all of them).`,
         jobReplySchema,
         z.object({ Location: header('The job: `/v1/jobs/{id}`.') }),
       ),
@@ -157,7 +160,7 @@ export function createPortabilityRoutes(ctx: AppContext): ApiRoutes {
       for (const [i, raw] of (Array.isArray(parsedBody) ? parsedBody : parsedBody.results).entries()) {
         const parsed = mem0ItemSchema.safeParse(raw);
         if (!parsed.success) fail(i + 1, describeIssues(parsed.error));
-        else accept(i + 1, { type: 'memory', ...fromMem0(parsed.data, { agentId: query.agentId, userId: query.userId }, importedAt) });
+        else accept(i + 1, { type: 'memory', ...fromMem0(parsed.data, { tenantId: tenantOf(c), agentId: query.agentId, userId: query.userId }, importedAt) });
       }
     } else {
       let sawHeader = false;
@@ -195,6 +198,7 @@ export function createPortabilityRoutes(ctx: AppContext): ApiRoutes {
     if (atomic && importer.report.errors.length > 0) return c.json(await importer.finish(), 200);
     if (query.async === 'true' || (query.async === undefined && items.length > SYNC_IMPORT_MAX_RECORDS)) {
       const job = await queueImport(ctx.jobs.forTenant(tenantOf(c)), items, { format: query.format });
+      await recordAudit(ctx, c, { action: 'tenant.imported', details: { format: query.format ?? 'memrag', jobId: job.id, lines: items.length } });
       c.header('Location', `/v1/jobs/${job.id}`);
       return c.json({ job: jobView(job) }, 202);
     }
@@ -205,6 +209,10 @@ export function createPortabilityRoutes(ctx: AppContext): ApiRoutes {
       await importer.add(line, record);
     }
     const report: ImportReport = await importer.finish();
+    await recordAudit(ctx, c, {
+      action: 'tenant.imported',
+      details: { format: query.format ?? 'memrag', lines: items.length, imported: report.imported, skipped: report.skipped, errors: report.errors.length },
+    });
     return c.json(report, 200);
   });
 

@@ -8,6 +8,7 @@ export const AUDIT_LIMITS = { pageDefault: 50, pageMax: 200, cursorMaxChars: 512
 
 export const listAuditQuery = z.strictObject({
   userId: userIdSchema.optional().meta({ description: 'Only the entries about this user.' }),
+  action: z.enum(AUDIT_ACTIONS).optional().meta({ description: 'Only the entries of this action.' }),
   limit: queryInt(1, AUDIT_LIMITS.pageMax).default(AUDIT_LIMITS.pageDefault),
   cursor: z.string().max(AUDIT_LIMITS.cursorMaxChars).optional(),
 });
@@ -20,6 +21,7 @@ const actorSchema = z
       name: z.string().nullable().meta({ description: "A stored key's name; null for `API_KEYS` entries and keys created without one." }),
     }),
     z.object({ type: z.literal('open') }).meta({ description: 'The server ran without API keys.' }),
+    z.object({ type: z.literal('command'), command: z.string() }).meta({ description: "An operator's command run on the database itself (`npm run keys`)." }),
   ])
   .meta({ id: 'AuditActor', description: 'Who acted.' });
 
@@ -32,7 +34,10 @@ export const auditEntrySchema = z
     details: z.record(z.string(), z.unknown()).meta({
       description:
         '`user.erased`: `erased` (the counts the erasure answered), `originsMarked` (`memories` and `historyEvents` of other scopes whose origins in the ' +
-        "user's conversations lost their quotes) and `completed` (false while it runs, and for good when it was cut short: a second erasure finishes it). Never content.",
+        "user's conversations lost their quotes) and `completed` (false while it runs, and for good when it was cut short: a second erasure finishes it). " +
+        'Deletions name what went: `memory.deleted` (`key`, `agentId`), `memories.deleted` (`agentId`, the tag filter, `deleted`: the count), ' +
+        '`conversation.deleted`, `document.deleted` and `agent.deleted` (`id`). `tenant.exported` (`agentId`), `tenant.imported` (`jobId`, `bytes`), ' +
+        '`key.created` and `key.revoked` (`keyId`, `prefix`, `scopes`). Never content.',
     }),
     at: z.iso.datetime().meta({ description: 'When the action started.' }),
   })

@@ -74,7 +74,8 @@ export function chatBody(maxTopK: number) {
       description:
         "The user the turn is with: memories are recalled from theirs and the agent's shared ones, the memory tools write theirs, " +
         'past turns come from their other conversations. A conversation keeps the user of its first turn: continuing it with ' +
-        'another (or none) is a 404. Absent: no user, and only shared memories are recalled.',
+        'another (or none) is a 404. Absent: no user; only the shared memories and past turns of conversations with no user are ' +
+        'recalled, and the memory tools write shared memories.',
     }),
     tagsAny: tagsSchema.optional(),
     tagsAll: tagsSchema.optional(),

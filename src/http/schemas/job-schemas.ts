@@ -9,10 +9,9 @@ export const jobIdParams = z.strictObject({ id: z.uuid('must be a job id (a UUID
 
 export const listJobsQuery = z.strictObject({
   status: z.enum(JOB_STATUSES).optional(),
-  kind: z
-    .enum(TENANT_JOB_KINDS)
-    .optional()
-    .meta({ description: "Only jobs of this kind: `ingest` (one document), `batch`, or `extraction` (a chat turn's facts into memories)." }),
+  kind: z.enum(TENANT_JOB_KINDS).optional().meta({
+    description: "Only jobs of this kind: `ingest` (one document), `batch`, `extraction` (a chat turn's facts into memories), or `import` (`POST /v1/import`).",
+  }),
   limit: queryInt(1, DOCUMENT_LIMITS.pageMax).default(DOCUMENT_LIMITS.pageDefault),
   cursor: z.string().max(DOCUMENT_LIMITS.cursorMaxChars).optional(),
 });

@@ -118,7 +118,9 @@ export const queryInt = (min: number, max: number) =>
 
 const tagFilterFields = {
   agentId: agentIdSchema.optional(),
-  userId: userIdSchema.optional(),
+  userId: userIdSchema.optional().meta({
+    description: "Only this user's memories (with `includeShared`, the agent's shared ones too). Absent: every user's memories and the shared ones.",
+  }),
   tagsAny: tagsSchema.optional(),
   tagsAll: tagsSchema.optional(),
   tagsNone: tagsSchema.optional(),
@@ -139,7 +141,7 @@ const memoryFields = {
   tags: tagsSchema.optional(),
   metadata: metadataSchema.optional(),
   agentId: agentIdSchema.optional(),
-  userId: userIdSchema.optional(),
+  userId: userIdSchema.optional().meta({ description: "The user whose memory it is. Absent: the agent's shared memory, recalled in every user's chats." }),
   ttlSeconds: ttlSecondsSchema.optional(),
   expiresAt: expiresAtSchema.optional(),
   ...validTimeFields,
@@ -184,7 +186,12 @@ export const patchMemoryBody = z
 export const keyParams = z.strictObject({ key: keySchema });
 
 /** `?agentId=&userId=`: routes addressing one memory, and body routes (which also take them in the body). */
-export const agentIdQuery = z.strictObject({ agentId: agentIdSchema.optional(), userId: userIdSchema.optional() });
+export const agentIdQuery = z.strictObject({
+  agentId: agentIdSchema.optional(),
+  userId: userIdSchema.optional().meta({
+    description: "The user whose memory it is. Absent: the agent's shared memory of the key, never a user's (a search without it spans every user's).",
+  }),
+});
 
 /** Reading one memory: its scope, and the moment (record and valid time) it is read at. */
 export const getMemoryQuery = z.strictObject({ ...agentIdQuery.shape, ...readMomentQueryFields });

@@ -111,7 +111,10 @@ export const completionRequestSchema = z
       .int()
       .nullish()
       .refine((n) => n === null || n === undefined || n === 1, 'memrag answers one choice: n must be 1'),
-    user: userIdSchema.optional().meta({ description: 'The user whose memories and past turns are recalled (else the `X-Memrag-User-Id` header).' }),
+    user: userIdSchema.optional().meta({
+      description:
+        "The user whose memories and past turns are recalled (else the `X-Memrag-User-Id` header). Neither: the agent's shared memories only, and past turns of conversations with no user.",
+    }),
     tools: clientToolsSchema.optional().meta({ description: 'Tools the client runs: a call comes back as `tool_calls` with `finish_reason: "tool_calls"`.' }),
   })
   .meta({ id: 'ChatCompletionRequest' });

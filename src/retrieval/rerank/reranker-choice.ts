@@ -1,3 +1,2 @@
-/** The rerankers a search can ask for, by name; `cross-encoder` exists only with RERANKER_MODEL. */
-export const RERANKERS = ['none', 'lexical', 'cross-encoder'] as const;
-export type RerankerChoice = (typeof RERANKERS)[number];
+// The names are declared in src/config, under the features, which checks RERANKER_DEFAULT against them.
+export { RERANKERS, type RerankerChoice } from '../../config/reranker-choice.js';

@@ -214,6 +214,10 @@ export function knownBases(seeds: FuzzSeeds): Record<string, BaseRequest> {
     },
     'POST /v1/search': { params: {}, query: [], body: { query: 'green tea', topK: 3, candidateK: 20, mode: 'hybrid', reranker: 'lexical', tagsAny: ['tea'] } },
     'GET /v1/export': { params: {}, query: [['agentId', 'default']] },
+    'GET /v1/keys': { params: {}, query: [] },
+    'DELETE /v1/keys/:id': { params: { id: absent }, query: [] },
+    // Accepted, it stores a key and so turns authentication on: the app mounts it last (see src/http/app.ts).
+    'POST /v1/keys': { params: {}, query: [], body: { name: 'fuzz', scopes: ['read'] } },
     // One line, the header: an export of nothing, which imports nothing.
     'POST /v1/import': {
       params: {},

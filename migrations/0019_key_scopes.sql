@@ -1,0 +1,1 @@
+ALTER TABLE "api_keys" ADD COLUMN "scopes" text[] DEFAULT '{read,write,admin}'::text[] NOT NULL;

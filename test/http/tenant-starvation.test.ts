@@ -1,0 +1,130 @@
+import type { Hono } from 'hono';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppContext } from '../../src/app-context.js';
+import { reply, type ScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
+import { appWithScriptedLlm, createTestContext } from './http-test-context.js';
+
+/**
+ * Issue 52, finding 2: with slots shared by every tenant, and chats exempt from the request
+ * timeout, one tenant's long chats can take every slot and leave another tenant's read to wait
+ * out the queue timeout and answer 503. Here the model holds each reply until the test lets it
+ * go: tenant A's chats hold their slots for as long as the test needs.
+ */
+describe('one tenant saturating admission with long chats', () => {
+  let ctx: AppContext;
+  let app: Hono;
+  let llm: ScriptedLlmServer;
+  let letRepliesGo!: () => void;
+  const held = new Promise<void>((resolve) => (letRepliesGo = resolve));
+
+  beforeAll(async () => {
+    // Four slots in all, so two a tenant; a short queue timeout, so that A's chats past its share
+    // are refused (and a B that waits behind A is refused too) within the test.
+    ctx = await createTestContext({
+      API_KEYS: 'tenant-a:key-a,tenant-b:key-b',
+      MAX_CONCURRENT_REQUESTS: '4',
+      MAX_QUEUED_REQUESTS: '16',
+      QUEUE_TIMEOUT_MS: '1000',
+    });
+    ({ app, llm } = await appWithScriptedLlm(ctx, () => reply.text('A considered answer.', { holdUntil: held })));
+  });
+  afterAll(async () => {
+    letRepliesGo();
+    await llm?.close();
+    await ctx?.close();
+  });
+
+  const as = (key: string, path: string, body?: unknown) =>
+    app.request(path, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+
+  it('exports memrag_admission_wait_seconds by tenant on /metrics after a request', async () => {
+    expect((await as('key-b', '/v1/tags')).status).toBe(200);
+    const metrics = await (await app.request('/metrics')).text();
+    expect(metrics).toMatch(/^memrag_admission_wait_seconds_count\{tenant="tenant-b"\} [1-9]\d*$/m);
+    expect(metrics).toMatch(/^memrag_admission_wait_seconds_bucket\{le="0\.001",tenant="tenant-b"\} \d+$/m);
+  });
+
+  it("answers tenant B's read while tenant A's chats hold A's share; A's chats past its share get 429 with Retry-After", async () => {
+    const chats = Array.from({ length: 6 }, (_, i) => as('key-a', '/v1/chat', { message: `Question ${i} about tea?` }));
+    // A's first chats reach the model and are held there.
+    while (llm.requests.length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+
+    const read = await as('key-b', '/v1/memories');
+    expect(read.status).toBe(200);
+    // B was answered while A still held its slots, and A never ran more than its share.
+    expect(llm.requests.length).toBe(2);
+
+    // The four past A's share waited for a turn that never came while the first two were held.
+    const refusedLater = await Promise.all(chats.slice(2));
+    for (const refused of refusedLater) {
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe('1');
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('rate_limited');
+    }
+    expect(llm.requests.length).toBe(2);
+
+    letRepliesGo();
+    const answered = await Promise.all(chats.slice(0, 2));
+    expect(answered.map((res) => res.status)).toEqual([200, 200]);
+  });
+});
+
+/**
+ * A streamed chat answers its headers at once and runs its turn after them: released at its
+ * headers, its slot would let one tenant run any number of turns at once by asking for streams.
+ */
+describe('one tenant saturating admission with streamed chats', () => {
+  let ctx: AppContext;
+  let app: Hono;
+  let llm: ScriptedLlmServer;
+  let letRepliesGo!: () => void;
+  const held = new Promise<void>((resolve) => (letRepliesGo = resolve));
+
+  beforeAll(async () => {
+    ctx = await createTestContext({
+      API_KEYS: 'tenant-a:key-a,tenant-b:key-b',
+      MAX_CONCURRENT_REQUESTS: '4',
+      MAX_QUEUED_REQUESTS: '16',
+      QUEUE_TIMEOUT_MS: '1000',
+    });
+    ({ app, llm } = await appWithScriptedLlm(ctx, () => reply.text('A streamed answer.', { holdUntil: held })));
+  });
+  afterAll(async () => {
+    letRepliesGo();
+    await llm?.close();
+    await ctx?.close();
+  });
+
+  const post = (key: string, path: string, body: unknown) =>
+    app.request(path, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+
+  it("holds a streamed chat's slot until its stream ends: A's next chat waits, B's read is answered", async () => {
+    const streams = await Promise.all([0, 1].map((i) => post('key-a', '/v1/chat', { message: `Streamed ${i} about tea?`, stream: true })));
+    expect(streams.map((res) => res.headers.get('content-type'))).toEqual([
+      expect.stringContaining('text/event-stream'),
+      expect.stringContaining('text/event-stream'),
+    ]);
+    while (llm.requests.length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+
+    const third = await post('key-a', '/v1/chat', { message: 'A third question about tea?' });
+    expect(third.status).toBe(429);
+    expect(llm.requests.length).toBe(2);
+    const read = await app.request('/v1/memories', { headers: { authorization: 'Bearer key-b' } });
+    expect(read.status).toBe(200);
+
+    letRepliesGo();
+    const bodies = await Promise.all(streams.map((res) => res.text()));
+    for (const text of bodies) expect(text).toContain('A streamed answer.');
+    // Both streams ended: A's share is free again.
+    const after = await post('key-a', '/v1/chat', { message: 'And now, about tea?' });
+    expect(after.status).toBe(200);
+  });
+});
