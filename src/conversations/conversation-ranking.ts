@@ -22,12 +22,9 @@ export interface RankableTurn {
   ranks: { vector: number | null; text: number | null };
 }
 
-export interface ConversationRankingOptions<T> {
+export interface ConversationRankingOptions {
   /** Each side's weight and RRF's k; default CONVERSATION_FUSION_WEIGHTS. */
   weights?: FusionWeights;
-  /** A conversation holding a turn this accepts (said inside the query's time window) scores (1 + boost) times as much. */
-  favoured?: (turn: T) => boolean;
-  boost?: number;
 }
 
 /** A conversation found by its turns. */
@@ -40,7 +37,7 @@ export interface RankedConversation<T> {
 }
 
 /** The conversations of a list of hits, best first; ties keep the order of their first hits. */
-export function rankConversations<T extends RankableTurn>(hits: readonly T[], options: ConversationRankingOptions<T> = {}): RankedConversation<T>[] {
+export function rankConversations<T extends RankableTurn>(hits: readonly T[], options: ConversationRankingOptions = {}): RankedConversation<T>[] {
   const { vector, text, k = 60 } = options.weights ?? CONVERSATION_FUSION_WEIGHTS;
   const byConversation = new Map<string, T[]>();
   for (const hit of hits) {
@@ -55,9 +52,7 @@ export function rankConversations<T extends RankableTurn>(hits: readonly T[], op
   };
   const ranked = [...byConversation].map(([conversationId, unsorted]) => {
     const turns = [...unsorted].sort((a, b) => b.score - a.score);
-    const fused = side(vector, turns, (t) => t.ranks.vector) + side(text, turns, (t) => t.ranks.text);
-    const favoured = options.favoured !== undefined && turns.some(options.favoured);
-    return { conversationId, score: favoured ? fused * (1 + (options.boost ?? 0)) : fused, turns };
+    return { conversationId, score: side(vector, turns, (t) => t.ranks.vector) + side(text, turns, (t) => t.ranks.text), turns };
   });
   // Stable: conversations of equal score stay in the order their best turns came.
   return ranked.sort((a, b) => b.score - a.score);

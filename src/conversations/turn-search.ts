@@ -10,7 +10,7 @@ import { turnFusionWeightsFor } from './turn-fusion-weights.js';
 import { type TenantCorpusOptions, createRetrievalEngine } from '../retrieval/retrieval-engine.js';
 import { searchRows } from '../retrieval/row-search.js';
 import type { SearchMode } from '../retrieval/search-mode.js';
-import { TIME_WINDOW_BOOST, favourTimeWindow, insideTimeWindow } from '../retrieval/time-window-boost.js';
+import { favourByRank, insideTimeWindow } from '../retrieval/time-window-boost.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
 import { type TimeWindow, readTimeWindow } from '../text/time-window.js';
 import { diversifyByConversation } from './conversation-diversity.js';
@@ -27,7 +27,7 @@ export interface TurnSearchOptions extends TurnFilter {
   minScore?: number;
   /** Overrides the configured fusion weights for this query. */
   weights?: FusionWeights;
-  /** What a turn inside the query's time window gains (see `TIME_WINDOW_BOOST`); for tuning. */
+  /** What a turn or conversation inside the query's time window gains, in places (see `TIME_WINDOW_RANK_BOOST`); for tuning. */
   timeWindowBoost?: number;
   /** What each further turn of a conversation keeps (see `SAME_CONVERSATION_DECAY`); 1 leaves the order as ranked. */
   conversationDecay?: number;
@@ -109,7 +109,7 @@ export function createTurnSearch(options: TenantCorpusOptions): TurnSearch {
   const engine = createRetrievalEngine({ ...options, analyzer: turnKeysAnalyzer(options.analyzer ?? defaultAnalyzer) });
   const weights = Object.freeze({ ...(options.weights ?? turnFusionWeightsFor(options.embedder.id)) });
 
-  /** The candidates, best first, with the time window's boost applied; read as a caller waits for them (asUrgentReads). */
+  /** The candidates, best first, and the query's time window; read as a caller waits for them (asUrgentReads). */
   const candidates = (query: string, opts: TurnSearchOptions, feedback = opts.vectorFeedback) => asUrgentReads(() => rankedCandidates(query, opts, feedback));
 
   async function rankedCandidates(query: string, opts: TurnSearchOptions, feedback: VectorFeedback | undefined): Promise<TurnSearchResult> {
@@ -132,7 +132,7 @@ export function createTurnSearch(options: TenantCorpusOptions): TurnSearch {
       signal: opts.signal,
     });
     const hits = rows.map(({ row, score, ranks }) => ({ ...row, at: new Date(row.at), userId: row.userId === '' ? null : row.userId, score, ranks }));
-    return { hits: favourTimeWindow(hits, (h) => h.at, timeWindow, opts.timeWindowBoost), timeWindow };
+    return { hits, timeWindow };
   }
 
   /** The query's vector moved toward its nearest turns' mean (see VectorFeedback). */
@@ -153,16 +153,18 @@ export function createTurnSearch(options: TenantCorpusOptions): TurnSearch {
 
   async function search(query: string, opts: TurnSearchOptions): Promise<TurnSearchResult> {
     const { hits, timeWindow } = await candidates(query, opts);
-    return { hits: diversifyByConversation(hits, opts.conversationDecay, opts.conversationFreeTurns).slice(0, opts.topK ?? 10), timeWindow };
+    // The window re-orders what diversity ordered: diversity re-sorts by score, which the window leaves alone.
+    const diverse = diversifyByConversation(hits, opts.conversationDecay, opts.conversationFreeTurns);
+    const favoured = timeWindow ? favourByRank(diverse, (h) => insideTimeWindow(h.at, timeWindow), opts.timeWindowBoost) : diverse;
+    return { hits: favoured.slice(0, opts.topK ?? 10), timeWindow };
   }
 
   async function searchConversations(query: string, opts: TurnSearchOptions): Promise<ConversationSearchResult> {
     const { hits, timeWindow } = await candidates(query, opts, opts.vectorFeedback ?? CONVERSATION_VECTOR_FEEDBACK);
-    const ranked = rankConversations(hits, {
-      weights: opts.conversationWeights,
-      ...(timeWindow && { favoured: (hit: TurnHit) => insideTimeWindow(hit.at, timeWindow), boost: opts.timeWindowBoost ?? TIME_WINDOW_BOOST }),
-    });
-    return { conversations: ranked.slice(0, opts.topK ?? 10), timeWindow };
+    const ranked = rankConversations(hits, { weights: opts.conversationWeights });
+    // A conversation with a turn said inside the window is favoured by place, as a turn is.
+    const favoured = timeWindow ? favourByRank(ranked, (c) => c.turns.some((t) => insideTimeWindow(t.at, timeWindow)), opts.timeWindowBoost) : ranked;
+    return { conversations: favoured.slice(0, opts.topK ?? 10), timeWindow };
   }
 
   return { search, searchConversations, weights };

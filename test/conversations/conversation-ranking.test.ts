@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { CONVERSATION_FUSION_WEIGHTS, rankConversations } from '../../src/conversations/conversation-ranking.js';
 
-const hit = (conversationId: string, score: number, vector: number | null, text: number | null, at = 0) => ({
+const hit = (conversationId: string, score: number, vector: number | null, text: number | null) => ({
   conversationId,
   score,
   ranks: { vector, text },
-  at,
 });
 
 describe('rankConversations', () => {
@@ -28,14 +27,6 @@ describe('rankConversations', () => {
   it('counts a side a conversation has no turn on as nothing (vector and text modes), ties in the order of the hits', () => {
     const hits = [hit('a', 3, null, 2), hit('b', 2, null, 1), hit('c', 1, null, 2)];
     expect(rankConversations(hits).map((c) => c.conversationId)).toEqual(['b', 'a', 'c']);
-  });
-
-  it('favours a conversation with a turn the time window holds', () => {
-    const hits = [hit('before', 1, 1, 1, 0), hit('then', 0.9, 2, 2, 5)];
-    expect(rankConversations(hits).map((c) => c.conversationId)).toEqual(['before', 'then']);
-    const favoured = rankConversations(hits, { favoured: (t) => t.at === 5, boost: 0.5 });
-    expect(favoured.map((c) => c.conversationId)).toEqual(['then', 'before']);
-    expect(favoured[0]!.score).toBeCloseTo(1.5 * (2 / 22 + 1 / 22), 12);
   });
 
   it('sorts each conversation’s turns best first whatever order they came in', () => {

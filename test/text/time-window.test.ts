@@ -60,6 +60,31 @@ describe('readTimeWindow', () => {
     }
   });
 
+  it('reads no day from "first" in a comparison, and the month, not the 1st, from "the first … in June"', () => {
+    for (const query of [
+      'Which device did I set up first, the smart thermostat or the new router?',
+      'Who became a parent first, Rachel or Alex?',
+      'Which seeds were started first, the tomatoes or the marigolds?',
+    ]) {
+      expect(window(query), query).toBeNull();
+    }
+    expect(window('How many days before the first BBQ event in June did I buy the grill?')).toEqual({
+      from: '2022-06-01T00:00:00.000Z',
+      to: '2022-07-01T00:00:00.000Z',
+      text: 'June',
+    });
+  });
+
+  it('reads "N days ago" and "N weeks ago" against asOf, whatever the clock says', () => {
+    const later = new Date('2024-07-01T00:00:00Z');
+    expect(readTimeWindow('the social media activity I did 5 days ago', later)!.from.toISOString()).toBe('2024-06-23T12:00:00.000Z');
+    expect(window('the business milestone I mentioned four weeks ago')).toEqual({
+      from: '2022-12-09T02:21:00.000Z',
+      to: '2023-01-06T02:21:00.000Z',
+      text: 'four weeks ago',
+    });
+  });
+
   it('never reaches past asOf', () => {
     for (const query of ['last week', 'this year', 'recently', 'three days ago', 'yesterday']) {
       expect(readTimeWindow(query, asOf)!.to.getTime(), query).toBeLessThanOrEqual(asOf.getTime());
