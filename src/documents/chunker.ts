@@ -125,7 +125,8 @@ export function chunkText(source: string, options: ChunkOptions): Chunk[] {
     if (level === 0) cuts = cuts.filter((cut, i) => !onlyHeadings(i === 0 ? start : cuts[i - 1]!, cut));
     const bounds = [start, ...cuts, end];
     const pieces: Range[] = [];
-    for (let i = 0; i + 1 < bounds.length; i++) pieces.push(...atomize(bounds[i]!, bounds[i + 1]!, level + 1));
+    // Appended one by one: spread into push, a few hundred thousand pieces overflow the call stack.
+    for (let i = 0; i + 1 < bounds.length; i++) for (const piece of atomize(bounds[i]!, bounds[i + 1]!, level + 1)) pieces.push(piece);
     return pieces;
   };
 
@@ -194,9 +195,9 @@ export function chunkText(source: string, options: ChunkOptions): Chunk[] {
     // with the first subsection instead of becoming a chunk of one line.
     let carry = Number.POSITIVE_INFINITY;
     if (section.children.length > 0 && onlyHeadings(start, introEnd)) carry = start;
-    else blocks.push(...splitRange(start, introEnd, section.path));
+    else for (const block of splitRange(start, introEnd, section.path)) blocks.push(block);
     for (const child of section.children) {
-      blocks.push(...chunkSection(child, carry));
+      for (const block of chunkSection(child, carry)) blocks.push(block);
       carry = Number.POSITIVE_INFINITY;
     }
     return blocks;

@@ -66,12 +66,26 @@ function spanOf(components: chrono.ParsedComponents, asOf: Date): { from: Date; 
  */
 export function readTimeWindow(query: string, asOf: Date): TimeWindow | null {
   const reference = { instant: asOf, timezone: 0 };
-  for (const result of parser.parse(query, reference, { forwardDate: false })) {
-    const window = windowOf(result, asOf);
-    if (window) return { ...window, text: result.text };
+  // chrono's time grows faster than its text when the text holds many dates (its refiners compare
+  // results pairwise), so a long query is read in overlapping pieces, the first that names a
+  // window winning. A result is taken from a piece only if it starts before the overlap: a phrase
+  // is far shorter than the overlap, so it ends inside the piece; one starting later may be cut
+  // short, and the next piece, starting there, reads it whole.
+  for (let start = 0; start < query.length; start += READ_PIECE - READ_OVERLAP) {
+    const last = start + READ_PIECE >= query.length;
+    for (const result of parser.parse(query.slice(start, start + READ_PIECE), reference, { forwardDate: false })) {
+      if (!last && result.index >= READ_PIECE - READ_OVERLAP) break;
+      const window = windowOf(result, asOf);
+      if (window) return { ...window, text: result.text };
+    }
+    if (last) break;
   }
   return null;
 }
+
+/** Characters chrono reads at once, and how much of them the next piece reads again: far longer than any time phrase. */
+const READ_PIECE = 2_000;
+const READ_OVERLAP = 500;
 
 /**
  * Pays chrono's setup now rather than in the first searches: its first reading took 18 ms and the

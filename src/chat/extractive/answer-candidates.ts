@@ -18,6 +18,14 @@ export interface AnswerCandidate {
 }
 
 /**
+ * How much of one memory or one past message is read for answer sentences. Splitting and scoring
+ * are linear but run on the event loop, and a recorded message may hold a megabyte (300 ms and
+ * more of a core): reading a bounded head keeps every chat's cost bounded whatever was stored.
+ * A sentence past it is not quoted; its source is still recalled and cited.
+ */
+export const SOURCE_CHARS_READ = 20_000;
+
+/**
  * The sentences of the recalled sources: a document's whole passage (the answer is often a
  * sentence or two away from the chunk that matched), a memory whole, what a user said in a past turn.
  */
@@ -56,7 +64,8 @@ export function answerCandidates(sources: readonly Source[]): AnswerCandidate[] 
     }
     // A past turn is quoted for what the user said, never for the answer it got: an answer is no
     // source of fact, and one quoted would be quoted again by the next answer, growing each time.
-    for (const span of splitSentenceSpans(source.kind === 'turn' ? source.question : sourceText(source))) {
+    const said = source.kind === 'turn' ? source.question : sourceText(source);
+    for (const span of splitSentenceSpans(said.length > SOURCE_CHARS_READ ? said.slice(0, SOURCE_CHARS_READ) : said)) {
       // A past turn's questions share the most words with a question asked again, and answer nothing.
       if (source.kind === 'turn' && span.text.endsWith('?')) continue;
       // A user's message can carry [n] copied from an answer: quoted now, it would point at this turn's sources.

@@ -1,3 +1,6 @@
+import { sentenceSegments } from '../../text/sentence-segments.js';
+import { windowedSegments } from '../../text/windowed-segments.js';
+
 /**
  * Where a piece of text may be cut, from the most to the least natural place. Each function
  * returns offsets strictly inside `text`, ascending; a cut at `p` means the left piece ends at `p`.
@@ -5,9 +8,16 @@
  */
 export type BoundaryFinder = (text: string) => number[];
 
-const sentenceSegmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 const wordSegmenter = new Intl.Segmenter('en', { granularity: 'word' });
 const graphemeSegmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+/**
+ * How far from a window's end a word or grapheme boundary must be for text beyond the window not to
+ * move it: their rules look a character or two ahead (past combining marks); a dictionary word
+ * this close to a cut may be placed otherwise, which only moves where a piece may be cut.
+ */
+const LOOK_AHEAD = 64;
+const settledBefore = (part: string): number => part.length - LOOK_AHEAD;
 
 /** After each run of blank lines, so a paragraph keeps its trailing separator. */
 export const paragraphBoundaries: BoundaryFinder = (text) => {
@@ -25,7 +35,7 @@ export const paragraphBoundaries: BoundaryFinder = (text) => {
  */
 export const sentenceBoundaries: BoundaryFinder = (text) => {
   const cuts: number[] = [];
-  for (const segment of sentenceSegmenter.segment(text.replace(/[\r\n]/g, ' '))) {
+  for (const segment of sentenceSegments(text.replace(/[\r\n]/g, ' '))) {
     if (segment.index > 0) cuts.push(segment.index);
   }
   return cuts;
@@ -41,9 +51,11 @@ export const lineBoundaries: BoundaryFinder = (text) => {
 /** Where a whitespace run ends: a word keeps its punctuation ("(see", "below).") together. */
 export const whitespaceWordBoundaries: BoundaryFinder = (text) => {
   const cuts: number[] = [];
-  for (const match of text.matchAll(/\s+(?=\S)/g)) {
+  // A whole run and a test of what follows it, not `\s+(?=\S)`: that retries a trailing run from
+  // each of its characters, quadratic in its length.
+  for (const match of text.matchAll(/\s+/g)) {
     const cut = match.index + match[0].length;
-    if (cut > 0) cuts.push(cut);
+    if (cut > 0 && cut < text.length) cuts.push(cut);
   }
   return cuts;
 };
@@ -51,7 +63,7 @@ export const whitespaceWordBoundaries: BoundaryFinder = (text) => {
 /** Dictionary-based word starts, for scripts written without spaces (Chinese, Japanese, Thai). */
 export const unicodeWordBoundaries: BoundaryFinder = (text) => {
   const cuts: number[] = [];
-  for (const segment of wordSegmenter.segment(text)) {
+  for (const segment of windowedSegments(wordSegmenter, text, settledBefore)) {
     if (segment.index > 0 && segment.isWordLike) cuts.push(segment.index);
   }
   return cuts;
@@ -60,7 +72,7 @@ export const unicodeWordBoundaries: BoundaryFinder = (text) => {
 /** User-perceived characters: never half of a surrogate pair or of an emoji sequence. */
 export const graphemeBoundaries: BoundaryFinder = (text) => {
   const cuts: number[] = [];
-  for (const segment of graphemeSegmenter.segment(text)) if (segment.index > 0) cuts.push(segment.index);
+  for (const segment of windowedSegments(graphemeSegmenter, text, settledBefore)) if (segment.index > 0) cuts.push(segment.index);
   return cuts;
 };
 

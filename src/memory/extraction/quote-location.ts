@@ -39,7 +39,8 @@ const slice = (message: string, start: number, end: number): MemoryQuote => ({ t
 
 /** The message folded (lower case, one space per run of whitespace, straight quotes), each folded unit mapped back to its source span. */
 function fold(text: string): { folded: string; starts: number[]; ends: number[] } {
-  let folded = '';
+  // Units gathered in an array and joined once: a string grown a unit at a time and asked for its last unit is copied whole at each ask.
+  const units: string[] = [];
   const starts: number[] = [];
   const ends: number[] = [];
   let index = 0;
@@ -47,8 +48,8 @@ function fold(text: string): { folded: string; starts: number[]; ends: number[] 
     const at = index;
     index += char.length;
     if (/\s/u.test(char)) {
-      if (folded !== '' && !folded.endsWith(' ')) {
-        folded += ' ';
+      if (units.length > 0 && units.at(-1) !== ' ') {
+        units.push(' ');
         starts.push(at);
         ends.push(index);
       }
@@ -56,14 +57,14 @@ function fold(text: string): { folded: string; starts: number[]; ends: number[] 
     }
     // Lower-casing may lengthen a character ("İ" is two units lowered): each unit maps to the whole of it.
     for (const unit of (CURLY.get(char) ?? char).toLowerCase()) {
-      folded += unit;
+      units.push(unit);
       for (let i = 0; i < unit.length; i++) {
         starts.push(at);
         ends.push(index);
       }
     }
   }
-  return { folded, starts, ends };
+  return { folded: units.join(''), starts, ends };
 }
 
 function looseIndexOf(message: string, quote: string): { start: number; end: number } | undefined {
