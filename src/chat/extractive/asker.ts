@@ -6,8 +6,8 @@ const NUMERAL_BEFORE = /\S\s+\p{Lu}[\p{L}\p{N}'-]*\s+$/u;
 /**
  * The words a question's first person is matched as, for a turn with a user: "user alice" for
  * alice. A user's memories name them, by name or as "the user" (as extraction writes them), never
- * as "I": read as glue, the pronoun left "What do I drink?" without the one word it shares with
- * alice's memory, and it was declined where "What does Alice drink?" is answered from it.
+ * as "I": read as glue, the pronoun would leave "What do I drink?" without the one word it shares
+ * with alice's memory, declined where "What does Alice drink?" is answered from it.
  */
 export function askerWords(userId: string | null | undefined): string | undefined {
   if (!userId) return undefined;
