@@ -2,7 +2,7 @@
 // checks every import against them; this file is their source of truth.
 
 /** Folders that hold a feature: what the shared layers below them must not reach into. */
-const FEATURES = 'agents|audit|auth|background|chat|cli|compaction|conversations|documents|jobs|llm|mcp|memory|portability|runs|users|http|console';
+const FEATURES = 'agents|audit|auth|background|chat|cli|compaction|conversations|documents|jobs|llm|mcp|memory|portability|runs|users|api|http|console';
 
 /** Entry points: everything else under src/ must be reachable from one of them. */
 const ENTRY_POINTS = [
@@ -25,6 +25,16 @@ module.exports = {
       name: 'no-cycles',
       comment: 'An import cycle makes two modules one: neither can be read, tested or moved alone.',
       severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'no-folder-cycles',
+      comment:
+        'Two folders that import each other are one feature in two places: neither can be read or moved alone, ' +
+        'even when no single file closes the loop (a lower floor that reaches back up, two features that share internals).',
+      severity: 'error',
+      scope: 'folder',
       from: { path: '^src/' },
       to: { circular: true },
     },
@@ -52,10 +62,27 @@ module.exports = {
     },
     {
       name: 'http-only-from-edges',
-      comment: 'HTTP is an edge: nothing under it imports it, the composition root (app-context.ts) included; what it needs from there is passed in.',
+      comment:
+        'HTTP is an edge: nothing under it imports it, the composition root (app-context.ts) and MCP included; what it ' +
+        'needs from there is passed in, and what HTTP and MCP share is in src/api.',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/(http/|mcp/|main\\.ts$)' },
+      from: { path: '^src/', pathNot: '^src/(http/|main\\.ts$)' },
       to: { path: '^src/http/' },
+    },
+    {
+      name: 'api-only-from-edges',
+      comment:
+        "src/api is the API's contract (request and reply schemas, the error table, deadlines) that HTTP and MCP both serve: only they and main.ts use it.",
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(api/|http/|mcp/|main\\.ts$)' },
+      to: { path: '^src/api/' },
+    },
+    {
+      name: 'api-imports-no-edge',
+      comment: 'The contract stands under both edges: it imports neither of them, nor the composition root that wires them.',
+      severity: 'error',
+      from: { path: '^src/api/' },
+      to: { path: '^src/((http|mcp|console|cli)/|app-context\\.ts$|main\\.ts$|worker-main\\.ts$)' },
     },
     {
       name: 'composition-root-only-from-edges',

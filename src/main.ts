@@ -1,23 +1,65 @@
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
-import { type AppContext, createAppContext } from './app-context.js';
+import type { AppContext } from './app-context.js';
 import { type Config, ConfigError, loadConfig } from './config/config.js';
-import { isLoopbackHost } from './config/loopback-host.js';
-import { createEmbedder } from './embeddings/create-embedder.js';
-import { createApp } from './http/app.js';
-import { describeError } from './http/error-mapping.js';
-import { drainServer } from './http/graceful-shutdown.js';
+import { createPgliteDirectory, pgliteDirectoryToCreate } from './db/pglite-first-start.js';
 import { createLogger } from './observability/logger.js';
-import { startTracing } from './observability/otel-setup.js';
-import { prepareTimeWindowReader } from './text/time-window.js';
-import { idleCollectionLog, startIdleCollection } from './util/idle-collection.js';
 
 // After the drain, closing the database and the embedder gets this long before we give up on them.
 const CLOSE_GRACE_MS = 5_000;
 
+/**
+ * The server's modules, loaded once the first start's database creation is under way: loading
+ * them takes seconds of one core (under tsx, their compilation too), which the creation, in a
+ * child process, can spend on another.
+ */
+async function loadServerModules() {
+  const [nodeServer, appContext, loopback, embedders, http, errorMapping, shutdown, otel, timeWindow, idle] = await Promise.all([
+    import('@hono/node-server'),
+    import('./app-context.js'),
+    import('./config/loopback-host.js'),
+    import('./embeddings/create-embedder.js'),
+    import('./http/app.js'),
+    import('./api/error-mapping.js'),
+    import('./http/graceful-shutdown.js'),
+    import('./observability/otel-setup.js'),
+    import('./text/time-window.js'),
+    import('./util/idle-collection.js'),
+  ]);
+  return { ...nodeServer, ...appContext, ...loopback, ...embedders, ...http, ...errorMapping, ...shutdown, ...otel, ...timeWindow, ...idle };
+}
+
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger(config.LOG_LEVEL);
+  const newDataDir = pgliteDirectoryToCreate(config);
+  let created: Promise<void> | undefined;
+  if (newDataDir) {
+    logger.info(
+      { dataDir: newDataDir },
+      `first start: creating the embedded database in ${newDataDir} (PostgreSQL's initdb in WebAssembly, then the schema's migrations); ` +
+        'this takes several times as long as a restart, which skips it',
+    );
+    const started = performance.now();
+    created = createPgliteDirectory(newDataDir).then(() =>
+      logger.info({ dataDir: newDataDir, durationMs: Math.round(performance.now() - started) }, 'first start: embedded database created'),
+    );
+    // Awaited below; a failure must not surface first as an unhandled rejection while modules load.
+    created.catch(() => {});
+  }
+  const {
+    serve,
+    createAppContext,
+    isLoopbackHost,
+    createEmbedder,
+    createApp,
+    describeError,
+    drainServer,
+    startTracing,
+    prepareTimeWindowReader,
+    idleCollectionLog,
+    startIdleCollection,
+  } = await loadServerModules();
+  await created;
   // Before anything that makes spans; nothing is loaded without an OTLP endpoint.
   const tracing = await startTracing(config, logger);
   const embedder = await createEmbedder(config);

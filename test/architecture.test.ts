@@ -49,4 +49,28 @@ describe('the dependency rules (docs/ARCHITECTURE.md)', () => {
       'db-imports-no-feature: src/db/leak.ts -> src/chat/chat-service.ts',
     ]);
   });
+
+  it('name the folders of a loop between folders that no file cycle closes', async () => {
+    const tree = mkdtempSync(join(scratch, 'folders-'));
+    const write = (path: string, text: string) => {
+      mkdirSync(dirname(join(tree, path)), { recursive: true });
+      writeFileSync(join(tree, path), text);
+    };
+    write('tsconfig.json', JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true } }));
+    // config/limits.ts -> compaction/budget.ts, and compaction/window.ts -> config/defaults.ts: four files, no file cycle.
+    write('src/config/defaults.ts', 'export const defaults = 1;\n');
+    write('src/config/limits.ts', "import { budget } from '../compaction/budget.js';\nexport const limits = budget;\n");
+    write('src/compaction/budget.ts', 'export const budget = 2;\n');
+    write('src/compaction/window.ts', "import { defaults } from '../config/defaults.js';\nexport const window = defaults;\n");
+    write(
+      'src/main.ts',
+      "import { limits } from './config/limits.js';\nimport { window } from './compaction/window.js';\nexport const main = limits + window;\n",
+    );
+    const violations = await violationsIn(tree);
+    expect(violations.filter((v) => v.startsWith('no-cycles'))).toEqual([]);
+    expect(violations.filter((v) => v.startsWith('no-folder-cycles')).sort()).toEqual([
+      'no-folder-cycles: src/compaction -> src/config (cycle: src/config -> src/compaction)',
+      'no-folder-cycles: src/config -> src/compaction (cycle: src/compaction -> src/config)',
+    ]);
+  });
 });

@@ -24,7 +24,7 @@ import { queryRows } from '../../src/db/query-rows.js';
 import { memories } from '../../src/db/schema/index.js';
 import { createEmbedder } from '../../src/embeddings/create-embedder.js';
 import { createApp } from '../../src/http/app.js';
-import { describeError } from '../../src/http/error-mapping.js';
+import { describeError } from '../../src/api/error-mapping.js';
 import { indexUnindexedMemories } from '../../src/memory/memory-text-index.js';
 import { IMPORT_MEMORY_BATCH, type ImportReport } from '../../src/portability/tenant-import.js';
 import { freshServerDatabase } from './lib/fresh-server-database.js';

@@ -160,7 +160,7 @@ export interface paths {
         put?: never;
         /**
          * Search memories (hybrid, vector or BM25)
-         * @description Hybrid by default: vector and BM25 candidates, filtered by agent and tags in SQL, fused by weighted reciprocal rank fusion. `minScore` is a cosine threshold on the vector side (refused in text mode). `userId` narrows to one user (with `includeShared`, the agent's shared memories too); `metadata` filters on top-level metadata keys in SQL (`{"project":"apollo","priority":{"$gte":2}}`). Invalidated, quarantined and expired memories are left out (`includeInvalid` brings the invalidated back, `includeQuarantined` the quarantined). The agent and user ids may come in the body or the query string, not both with different values.
+         * @description Hybrid by default: vector and BM25 candidates, filtered by agent and tags in SQL, fused by weighted reciprocal rank fusion. `minScore` is a cosine threshold on the vector side (refused in text mode). `userId` narrows to one user (with `includeShared`, the agent's shared memories too); without it, every user's memories are searched. `metadata` filters on top-level metadata keys in SQL (`{"project":"apollo","priority":{"$gte":2}}`). Invalidated, quarantined and expired memories are left out (`includeInvalid` brings the invalidated back, `includeQuarantined` the quarantined). The agent and user ids may come in the body or the query string, not both with different values.
          */
         post: operations["searchMemories"];
         delete?: never;
@@ -178,7 +178,7 @@ export interface paths {
         };
         /**
          * List memories (tag and metadata filters, cursor pagination)
-         * @description `metadata` is a JSON filter on top-level metadata keys, e.g. `{"project":"apollo","priority":{"$gte":2}}` (operators `$eq $ne $in $nin $gt $gte $lt $lte $exists`, `$and`/`$or`). Invalidated memories are left out unless `includeInvalid=true`, quarantined ones unless `includeQuarantined=true` or `status=quarantined` (the review queue); expired ones always are. `asOf`: the memories as they were then, from their history. `validAt` (default now): only facts that held then.
+         * @description `metadata` is a JSON filter on top-level metadata keys, e.g. `{"project":"apollo","priority":{"$gte":2}}` (operators `$eq $ne $in $nin $gt $gte $lt $lte $exists`, `$and`/`$or`). Invalidated memories are left out unless `includeInvalid=true`, quarantined ones unless `includeQuarantined=true` or `status=quarantined` (the review queue); expired ones always are. `asOf`: the memories as they were then, from their history. `validAt` (default now): only facts that held then. `userId` narrows to one user (with `includeShared`, the agent's shared memories too); without it, every user's memories are listed.
          */
         get: operations["listMemories"];
         put?: never;
@@ -189,7 +189,7 @@ export interface paths {
         post: operations["saveMemory"];
         /**
          * Delete every memory with given tags
-         * @description The filter comes in the query string or in a JSON body (same fields), not both. `tagsAny` or `tagsAll` must name a tag: `tagsNone` alone would delete almost everything.
+         * @description The filter comes in the query string or in a JSON body (same fields), not both. `tagsAny` or `tagsAll` must name a tag: `tagsNone` alone would delete almost everything. Without `userId`, every user's matching memories are deleted.
          */
         delete: operations["deleteMemoriesByTags"];
         options?: never;
@@ -812,7 +812,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List audit entries, newest first (by user, cursor pagination) */
+        /**
+         * List audit entries, newest first (by user or action, cursor pagination)
+         * @description Needs the `admin` scope. Reads are not recorded: a log that recorded its own reads would change with every look at it.
+         */
         get: operations["listAuditEntries"];
         put?: never;
         post?: never;
@@ -853,7 +856,7 @@ export interface paths {
         put?: never;
         /**
          * Import an export of `GET /v1/export` (NDJSON), or Mem0 memories (`format=mem0`)
-         * @description Into the request's tenant, keeping keys, ids (when free), times and history; memories are embedded with this server's embedder and indexed for search. Idempotent: records the tenant holds already (a memory's scope and key, a conversation's id, an agent's id) are counted in `skipped` and left as they are. A line that is not JSON, of an unknown `type` or against the schema is reported in `errors` with its 1-based number, and the rest is imported; with `atomic=true`, nothing is imported when any line fails. The first line must be the header: another format or version is a 400. With `format=mem0` the body is Mem0's export JSON (`{"results": [...]}` or the plain array): each item becomes a memory keyed `mem0:<id>`, its `categories` as tags and its id in `metadata.mem0Id`; an item's error names its 1-based position as `line`. The upload size limit applies, not the body limit. The file is read and checked first; one of more than 1,000 records (lines after the header; Mem0: items), or any with `async=true`, is then stored with an `import` job and answered `202 {job}` (follow it at `/v1/jobs/{id}`: its progress counts items done of `total` with the counts so far, its result is the report); `async=false` imports even a larger file within the request.
+         * @description Into the request's tenant, keeping keys, ids (when free), times and history; memories are embedded with this server's embedder and indexed for search. Idempotent: records the tenant holds already (a memory's scope and key, a conversation's id, an agent's id) are counted in `skipped` and left as they are. A line that is not JSON, of an unknown `type` or against the schema is reported in `errors` with its 1-based number, and the rest is imported; with `atomic=true`, nothing is imported when any line fails. The first line must be the header: another format or version is a 400. With `format=mem0` the body is Mem0's export JSON (`{"results": [...]}` or the plain array): each item becomes a memory keyed `mem0:<id>`, its `categories` as tags and its id in `metadata.mem0Id`; an item's error names its 1-based position as `line`. The upload size limit applies, not the body limit. The file is read and checked first; one of more than 1,000 records (lines after the header; Mem0: items), or any with `async=true`, is then stored with an `import` job and answered `202 {job}` (follow it at `/v1/jobs/{id}`: its progress counts items done of `total` with the counts so far, its result is the report, with the first 100 `errors` by line and `errorCount` counting them all); `async=false` imports even a larger file within the request.
          */
         post: operations["importTenant"];
         delete?: never;
@@ -914,6 +917,47 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the tenant's API keys, revoked ones included, newest first */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * Create an API key; its secret is in this reply only
+         * @description For the request's tenant, with the scopes asked for (default `read` and `write`). The first key stored turns authentication on: from the next request every `/v1` call needs a key. Recorded in the audit log (`key.created`).
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key
+         * @description Refused from the next request in this process, and within API_KEY_CACHE_MS on other servers. Kept in listings as revoked. Revoking the last key never opens the API. Recorded in the audit log (`key.revoked`).
+         */
+        delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2089,11 +2133,11 @@ export interface components {
         AuditEntry: {
             id: number;
             /** @enum {string} */
-            action: "user.erased";
+            action: "user.erased" | "agent.deleted" | "memory.deleted" | "memories.deleted" | "conversation.deleted" | "document.deleted" | "tenant.exported" | "tenant.imported" | "key.created" | "key.revoked";
             /** @description The user the action was about. */
             userId: string | null;
             actor: components["schemas"]["AuditActor"];
-            /** @description `user.erased`: `erased` (the counts the erasure answered), `originsMarked` (`memories` and `historyEvents` of other scopes whose origins in the user's conversations lost their quotes) and `completed` (false while it runs, and for good when it was cut short: a second erasure finishes it). Never content. */
+            /** @description `user.erased`: `erased` (the counts the erasure answered), `originsMarked` (`memories` and `historyEvents` of other scopes whose origins in the user's conversations lost their quotes) and `completed` (false while it runs, and for good when it was cut short: a second erasure finishes it). Deletions name what went: `memory.deleted` (`key`, `agentId`), `memories.deleted` (`agentId`, the tag filter, `deleted`: the count), `conversation.deleted`, `document.deleted` and `agent.deleted` (`id`). `tenant.exported` (`agentId`, `include`; the user exported, if one), `tenant.imported` (`format` and `lines`, with `jobId` for a job, or `imported`, `skipped` and `errors` counts when done at once), `key.created` and `key.revoked` (`keyId`, `prefix`, `scopes`). Never content. */
             details: {
                 [key: string]: unknown;
             };
@@ -2114,6 +2158,10 @@ export interface components {
         } | {
             /** @constant */
             type: "open";
+        } | {
+            /** @constant */
+            type: "command";
+            command: string;
         };
         /** @description The export's first line. */
         ExportHeader: {
@@ -2186,6 +2234,10 @@ export interface components {
                 validFrom: string | null;
                 validUntil: string | null;
                 expiresAt: string | null;
+                /** @default null */
+                status: ("active" | "quarantined") | null;
+                /** @default null */
+                quarantineReasons: string[] | null;
                 actor: {
                     [key: string]: unknown;
                 };
@@ -2436,7 +2488,7 @@ export interface components {
                 [key: string]: unknown;
             }) | null;
             n?: number | null;
-            /** @description The user whose memories and past turns are recalled (else the `X-Memrag-User-Id` header). */
+            /** @description The user whose memories and past turns are recalled (else the `X-Memrag-User-Id` header). Neither: the agent's shared memories only, and past turns of conversations with no user. */
             user?: string;
             /** @description Tools the client runs: a call comes back as `tool_calls` with `finish_reason: "tool_calls"`. */
             tools?: components["schemas"]["ClientTool"][];
@@ -2501,6 +2553,27 @@ export interface components {
             object: "model";
             created: number;
             owned_by: string;
+        };
+        ApiKeyList: {
+            items: components["schemas"]["ApiKey"][];
+        };
+        /** @description A stored key: never its secret, nor its hash. */
+        ApiKey: {
+            /** Format: uuid */
+            id: string;
+            tenantId: string;
+            name: string;
+            /** @description The key's first characters: enough to tell keys apart, far too few to use one. */
+            prefix: string;
+            scopes: ("read" | "write" | "admin")[];
+            /** Format: date-time */
+            createdAt: string;
+            revokedAt: string | null;
+        };
+        CreatedApiKey: {
+            /** @description The secret, shown this once: only its hash is stored. */
+            key: string;
+            apiKey: components["schemas"]["ApiKey"];
         };
         ConsoleServerReply: {
             /** @description Whether `/v1` wants `Authorization: Bearer <key>` now; false on a keyless loopback server. */
@@ -2956,6 +3029,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description The body is past the size limit. */
             413: {
                 headers: {
@@ -2972,7 +3061,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -3081,6 +3170,7 @@ export interface operations {
                      */
                     validAt?: string;
                     agentId?: string;
+                    /** @description Only this user's memories (with `includeShared`, the agent's shared ones too). Absent: every user's memories and the shared ones. */
                     userId?: string;
                     tagsAny?: string[];
                     tagsAll?: string[];
@@ -3140,6 +3230,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description The body is past the size limit. */
             413: {
                 headers: {
@@ -3156,7 +3262,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -3297,7 +3403,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -3387,6 +3509,7 @@ export interface operations {
                     /** @description A JSON object, at most 65536 bytes as JSON and 32 levels deep. */
                     metadata?: Record<string, unknown>;
                     agentId?: string;
+                    /** @description The user whose memory it is. Absent: the agent's shared memory, recalled in every user's chats. */
                     userId?: string;
                     /** @description Seconds from now until the memory expires. */
                     ttlSeconds?: number;
@@ -3453,6 +3576,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description The body is past the size limit. */
             413: {
                 headers: {
@@ -3469,7 +3608,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -3560,6 +3699,7 @@ export interface operations {
             content: {
                 "application/json": {
                     agentId?: string;
+                    /** @description Only this user's memories (with `includeShared`, the agent's shared ones too). Absent: every user's memories and the shared ones. */
                     userId?: string;
                     tagsAny?: string[];
                     tagsAll?: string[];
@@ -3609,6 +3749,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description The body is past the size limit. */
             413: {
                 headers: {
@@ -3625,7 +3781,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -3754,6 +3910,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description No such memory for this agent and user. */
             404: {
                 headers: {
@@ -3770,7 +3942,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -3862,6 +4034,7 @@ export interface operations {
                     /** @description A JSON object, at most 65536 bytes as JSON and 32 levels deep. */
                     metadata?: Record<string, unknown>;
                     agentId?: string;
+                    /** @description The user whose memory it is. Absent: the agent's shared memory, recalled in every user's chats. */
                     userId?: string;
                     /** @description Seconds from now until the memory expires. */
                     ttlSeconds?: number;
@@ -3928,6 +4101,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description The body is past the size limit. */
             413: {
                 headers: {
@@ -3944,7 +4133,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -4069,6 +4258,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description No such memory for this agent and user. */
             404: {
                 headers: {
@@ -4085,7 +4290,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -4228,6 +4433,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description No such memory for this agent and user. */
             404: {
                 headers: {
@@ -4260,7 +4481,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -4351,6 +4572,7 @@ export interface operations {
                         /** @description A JSON object, at most 65536 bytes as JSON and 32 levels deep. */
                         metadata?: Record<string, unknown>;
                         agentId?: string;
+                        /** @description The user whose memory it is. Absent: the agent's shared memory, recalled in every user's chats. */
                         userId?: string;
                         /** @description Seconds from now until the memory expires. */
                         ttlSeconds?: number;
@@ -4407,6 +4629,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description The body is past the size limit. */
             413: {
                 headers: {
@@ -4423,7 +4661,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -4550,6 +4788,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description No such history for this key. */
             404: {
                 headers: {
@@ -4566,7 +4820,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -4693,6 +4947,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description No such memory for this agent and user. */
             404: {
                 headers: {
@@ -4725,7 +4995,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -4856,7 +5126,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -4940,7 +5226,7 @@ export interface operations {
                     /** Format: uuid */
                     conversationId?: string;
                     agentId?: string;
-                    /** @description The user the turn is with: memories are recalled from theirs and the agent's shared ones, the memory tools write theirs, past turns come from their other conversations. A conversation keeps the user of its first turn: continuing it with another (or none) is a 404. Absent: no user, and only shared memories are recalled. */
+                    /** @description The user the turn is with: memories are recalled from theirs and the agent's shared ones, the memory tools write theirs, past turns come from their other conversations. A conversation keeps the user of its first turn: continuing it with another (or none) is a 404. Absent: no user; only the shared memories and past turns of conversations with no user are recalled, and the memory tools write shared memories. */
                     userId?: string;
                     tagsAny?: string[];
                     tagsAll?: string[];
@@ -4996,6 +5282,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description No such conversation for this agent and user: `conversationId` belongs to another agent, or another user. */
             404: {
                 headers: {
@@ -5044,7 +5346,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). The LLM provider rate-limits the server. */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. The LLM provider rate-limits the server. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -5188,7 +5490,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -5399,6 +5717,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description The body is past the size limit. */
             413: {
                 headers: {
@@ -5415,7 +5749,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -5541,6 +5875,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description No such conversation for this agent. */
             404: {
                 headers: {
@@ -5557,7 +5907,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -5682,6 +6032,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description No such conversation for this agent. */
             404: {
                 headers: {
@@ -5698,7 +6064,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -5907,6 +6273,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description No such conversation for this agent. */
             404: {
                 headers: {
@@ -5923,7 +6305,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -6058,6 +6440,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description No such conversation for this agent and user: the id belongs to another agent, or another user. */
             404: {
                 headers: {
@@ -6106,7 +6504,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -6228,6 +6626,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description No such run. */
             404: {
                 headers: {
@@ -6244,7 +6658,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -6380,6 +6794,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description No such run. */
             404: {
                 headers: {
@@ -6428,7 +6858,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -6565,6 +6995,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description No such run. */
             404: {
                 headers: {
@@ -6613,7 +7059,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -6735,6 +7181,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description No such run. */
             404: {
                 headers: {
@@ -6767,7 +7229,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -6883,6 +7345,22 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -7086,6 +7564,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description The body is past the size limit. */
             413: {
                 headers: {
@@ -7102,7 +7596,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -7227,7 +7721,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -7353,6 +7863,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description An agent with this id exists already. */
             409: {
                 headers: {
@@ -7385,7 +7911,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -7508,6 +8034,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description No such agent. */
             404: {
                 headers: {
@@ -7524,7 +8066,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -7645,6 +8187,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description No such agent. */
             404: {
                 headers: {
@@ -7661,7 +8219,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -7788,6 +8346,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description No such agent. */
             404: {
                 headers: {
@@ -7820,7 +8394,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -7948,6 +8522,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description No such agent. */
             404: {
                 headers: {
@@ -7964,7 +8554,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -8089,6 +8679,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description No such agent or version. */
             404: {
                 headers: {
@@ -8105,7 +8711,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -8236,7 +8842,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -8477,6 +9099,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description The body is past the size limit. Too large to ingest within the request: send it with `async: true`. */
             413: {
                 headers: {
@@ -8525,7 +9163,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -8648,6 +9286,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description No such document. */
             404: {
                 headers: {
@@ -8664,7 +9318,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -8785,6 +9439,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description No such document. */
             404: {
                 headers: {
@@ -8801,7 +9471,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -8929,6 +9599,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description No such document. */
             404: {
                 headers: {
@@ -8945,7 +9631,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -9089,6 +9775,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description The body is past the size limit. */
             413: {
                 headers: {
@@ -9105,7 +9807,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -9228,6 +9930,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description No such job. */
             404: {
                 headers: {
@@ -9244,7 +9962,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -9371,7 +10089,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -9494,6 +10228,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description No such job. */
             404: {
                 headers: {
@@ -9526,7 +10276,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -9649,6 +10399,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description No such job. */
             404: {
                 headers: {
@@ -9681,7 +10447,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -9798,6 +10564,22 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -9942,7 +10724,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -10016,6 +10814,7 @@ export interface operations {
         parameters: {
             query?: {
                 userId?: string;
+                action?: "user.erased" | "agent.deleted" | "memory.deleted" | "memories.deleted" | "conversation.deleted" | "document.deleted" | "tenant.exported" | "tenant.imported" | "key.created" | "key.revoked";
                 /** @description Items per page. */
                 limit?: number;
                 /** @description The previous page's `nextCursor`. */
@@ -10068,7 +10867,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -10195,7 +11010,23 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -10297,7 +11128,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportReport"];
                 };
             };
-            /** @description Queued as an `import` job (`async=true`, or more than 1,000 records): follow it at `Location`; its result is the report. */
+            /** @description Queued as an `import` job (`async=true`, or more than 1,000 records): follow it at `Location`; its result is the report, its `errors` the first 100 (`errorCount`: all of them). */
             202: {
                 headers: {
                     /** @description The job: `/v1/jobs/{id}`. */
@@ -10340,6 +11171,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
             /** @description The body is past the size limit. */
             413: {
                 headers: {
@@ -10356,7 +11203,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -10467,6 +11314,15 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAiError"];
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
             /** @description No agent by that model name, or the conversation named by header is another agent's or user's. */
             404: {
                 headers: {
@@ -10503,7 +11359,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAiError"];
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -10590,7 +11446,16 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAiError"];
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -10670,6 +11535,15 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAiError"];
                 };
             };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
             /** @description No agent by that model name. */
             404: {
                 headers: {
@@ -10679,7 +11553,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAiError"];
                 };
             };
-            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). */
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
             429: {
                 headers: {
                     /** @description Seconds until a request will be accepted. */
@@ -10717,6 +11591,460 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every key of the tenant: never a secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyList"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable" | "overloaded";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Names the key in listings and in the audit log. */
+                    name?: string;
+                    /** @description What the key may do; default `read` and `write`. */
+                    scopes?: ("read" | "write" | "admin")[];
+                    /** @description The key's tenant; default the request's. Another tenant only on a server running without keys (listening on loopback): that is how the first key of each tenant is made while the server runs. */
+                    tenantId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The key, and its secret. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedApiKey"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included; `invalid_json` for a body that is not JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error" | "invalid_json";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The API key lacks the scope this route needs. Another tenant was named while the server requires keys, a scope the calling key lacks was asked for, or a keyless server was asked by a web page (not a loopback JSON request). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The body is past the size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable" | "overloaded";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the document, conversation or agent. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked key (revoked before, if it was). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such API key of this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable" | "overloaded";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
                 };
             };
         };

@@ -1,11 +1,11 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppContext } from '../app-context.js';
 import { tenantMaxConcurrent } from '../config/config.js';
 import type { ApiEnv } from './api-env.js';
-import { errorReplyForResponse } from './error-mapping.js';
-import { errorBody, payloadTooLarge } from './errors.js';
+import { errorReplyForResponse } from '../api/error-mapping.js';
+import { errorBody, payloadTooLarge } from '../api/errors.js';
 import { apiKeyAuth } from './middleware/api-key-auth.js';
 import { apiSecureHeaders, corsFor } from './middleware/browser-policies.js';
 import { closeOnUnreadBody } from './middleware/close-on-unread-body.js';
@@ -98,11 +98,16 @@ export function createApp(ctx: AppContext): ApiApp {
   }
   // A request that would wait past its own timeout is answered at once instead.
   const queueTimeoutMs = REQUEST_TIMEOUT_MS > 0 ? Math.min(ctx.config.QUEUE_TIMEOUT_MS, REQUEST_TIMEOUT_MS) : ctx.config.QUEUE_TIMEOUT_MS;
-  // Event streams last as long as their client listens: they would hold a slot for nothing.
+  // A run's or a job's event stream lasts as long as its client listens: it would hold a slot for
+  // nothing. Only those: any other path ending in /events (a memory's key) is a request like others.
+  const isEventStream = (c: Context) => c.req.method === 'GET' && /^\/v1\/(runs|jobs)\/[^/]+\/events$/.test(c.req.path);
   const admitted =
     (gate: MiddlewareHandler<ApiEnv>): MiddlewareHandler<ApiEnv> =>
     (c, next) =>
-      /\/events$/.test(c.req.path) ? next() : gate(c, next);
+      isEventStream(c) ? next() : gate(c, next);
+  // A tenant at its share must still be able to look at its runs and stop a runaway one.
+  const isRunControl = (c: Context) =>
+    (c.req.method === 'GET' && /^\/v1\/runs\/[^/]+$/.test(c.req.path)) || (c.req.method === 'POST' && /^\/v1\/runs\/[^/]+\/cancel$/.test(c.req.path));
   if (ctx.config.MAX_CONCURRENT_REQUESTS > 0) {
     // Before the key check, so that requests without a valid key are bounded too.
     const admission = admitted(
@@ -126,7 +131,8 @@ export function createApp(ctx: AppContext): ApiApp {
   if (maxPerTenant > 0) {
     // Behind the key check, which names the tenant: see tenantAdmission.
     const share = admitted(tenantAdmission({ maxPerTenant, maxQueued: ctx.config.MAX_QUEUED_REQUESTS, queueTimeoutMs }));
-    for (const path of apiPaths) app.use(path, share);
+    const shareUnlessRunControl: MiddlewareHandler<ApiEnv> = (c, next) => (isRunControl(c) ? next() : share(c, next));
+    for (const path of apiPaths) app.use(path, shareUnlessRunControl);
   }
   app.route('/v1/memories', createMemoryExtractionRoutes(ctx));
   app.route('/v1/memories', createMemoryRoutes(ctx));

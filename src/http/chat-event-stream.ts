@@ -4,7 +4,8 @@ import type { ChatEvent, ChatListener, TurnReply } from '../chat/chat-service.js
 import type { Source } from '../retrieval/source.js';
 import type { LiveRun } from '../runs/live-runs.js';
 import type { Logger } from '../observability/logger.js';
-import { errorReplyFor } from './error-mapping.js';
+import { errorReplyFor } from '../api/error-mapping.js';
+import { heldUntilDone } from './middleware/tenant-admission.js';
 
 /** A chat event as one SSE frame: `event: <name>` and `data: <JSON>`; undefined when it is not sent. */
 export function toSseFrame(event: ChatEvent, logger: Logger): { event: string; data: unknown } | undefined {
@@ -70,21 +71,24 @@ function frameWriter(stream: SSEStreamingApi, logger: Logger) {
  * `Last-Event-ID` for a grace period, after which a run nobody listens to is aborted.
  */
 export function streamTurn(c: Context, logger: Logger, run: (listener: ChatListener) => Promise<TurnReply>): Response {
-  return streamSSE(c, async (stream) => {
-    const gone = new AbortController();
-    const leave = () => gone.abort();
-    stream.onAbort(leave);
-    c.req.raw.signal.addEventListener('abort', leave, { once: true });
-    const writer = frameWriter(stream, logger);
-    try {
-      await run({ stream: true, gone: gone.signal, onEvent: (event, seq) => writer.write(seq, event) });
-    } catch {
-      // Already sent as an `error` event (or nobody is listening any more).
-    } finally {
-      c.req.raw.signal.removeEventListener('abort', leave);
-      await writer.drained();
-    }
-  });
+  return streamSSE(
+    c,
+    heldUntilDone(c, async (stream: SSEStreamingApi) => {
+      const gone = new AbortController();
+      const leave = () => gone.abort();
+      stream.onAbort(leave);
+      c.req.raw.signal.addEventListener('abort', leave, { once: true });
+      const writer = frameWriter(stream, logger);
+      try {
+        await run({ stream: true, gone: gone.signal, onEvent: (event, seq) => writer.write(seq, event) });
+      } catch {
+        // Already sent as an `error` event (or nobody is listening any more).
+      } finally {
+        c.req.raw.signal.removeEventListener('abort', leave);
+        await writer.drained();
+      }
+    }),
+  );
 }
 
 /** Replays a live run's events after `after`, then follows it to its end (or until the client leaves). */

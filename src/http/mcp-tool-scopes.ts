@@ -10,6 +10,7 @@ import { ROUTE_SCOPES, type RouteKey } from './route-scopes.js';
 export const MCP_TOOL_ROUTES: Record<string, RouteKey> = {
   search_memories: 'POST /v1/memories/search',
   save_memory: 'PUT /v1/memories/{key}',
+  get_memory: 'GET /v1/memories/{key}',
   delete_memory: 'DELETE /v1/memories/{key}',
   list_tags: 'GET /v1/tags',
   search_knowledge: 'POST /v1/search',

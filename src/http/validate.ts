@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
-import { type FieldIssue, invalidJson, validationError } from './errors.js';
+import { type FieldIssue, invalidJson, validationError } from '../api/errors.js';
 
 /** Where a value came from; names the whole input in messages about it. */
 export type InputSource = 'body' | 'query' | 'path';

@@ -66,11 +66,14 @@ for (const prefix of IPV4_IN_IPV6) EMBEDS_IPV4.addSubnet(`${prefix}0.0.0.0`, 96,
 
 // Outside the prefixes above. `::/8` holds the unspecified and loopback addresses and the
 // IPv4-compatible form (`::a.b.c.d`, deprecated); the local-use NAT64 prefix and 6to4 reach IPv4
-// hosts through gateways whose side of the network is not ours to judge; `fec0::/10` is site-local.
+// hosts through gateways whose side of the network is not ours to judge, as Teredo (`2001::/32`)
+// does with an IPv4 address written inverted; `100::/64` discards; `fec0::/10` is site-local.
 const BLOCKED_IPV6 = new BlockList();
 for (const [net, bits] of [
   ['::', 8],
   ['64:ff9b:1::', 48],
+  ['100::', 64],
+  ['2001::', 32],
   ['2002::', 16],
   ['2001:db8::', 32],
   ['fc00::', 7],

@@ -3,10 +3,13 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.js';
-import { notFound } from '../http/errors.js';
-import { chatBody } from '../http/schemas/chat-schemas.js';
-import { ingestJsonBody, searchBody } from '../http/schemas/document-schemas.js';
-import { agentIdQuery, keySchema, saveMemoryBody, searchMemoriesBody, tagCountsQuery } from '../http/schemas/memory-schemas.js';
+import { memoryDeletedEntry } from '../api/memory-audit-entries.js';
+import { memoryNotFound, missingMemoryError } from '../api/memory-not-found.js';
+import { chatBody } from '../api/schemas/chat-schemas.js';
+import { ingestJsonBody, searchBody } from '../api/schemas/document-schemas.js';
+import { agentIdQuery, getMemoryQuery, keySchema, saveMemoryBody, searchMemoriesBody, tagCountsQuery } from '../api/schemas/memory-schemas.js';
+import { readMoment } from '../api/schemas/valid-time-schema.js';
+import type { AuditActor } from '../audit/audit-types.js';
 import { DEFAULT_AGENT_ID } from '../memory/memory-types.js';
 import { withDeadline } from './tool-deadline.js';
 import { errorResult, jsonResult } from './tool-results.js';
@@ -16,6 +19,8 @@ export interface McpServerOptions {
   tenantId: string;
   /** The HTTP request's signal: a client that goes away cancels the searches, ingestion and chat it started. */
   signal?: AbortSignal;
+  /** Who the request's key says is calling: the audit log's "who" of what the tools delete. */
+  actor: AuditActor;
 }
 
 const INSTRUCTIONS =
@@ -29,7 +34,7 @@ const INSTRUCTIONS =
  * schemas (so limits and refusals are the same) and its replies as JSON text. A new server is
  * built per request (see ../http/routes/mcp.ts), which is cheap: it only registers closures.
  */
-export function createMcpServer(ctx: AppContext, { tenantId, signal }: McpServerOptions): McpServer {
+export function createMcpServer(ctx: AppContext, { tenantId, signal, actor }: McpServerOptions): McpServer {
   const server = new McpServer({ name: 'memrag', version: '0.1.0' }, { instructions: INSTRUCTIONS });
   const memories = ctx.memories.forTenant(tenantId);
   const maxTopK = ctx.config.MAX_TOP_K;
@@ -52,7 +57,8 @@ export function createMcpServer(ctx: AppContext, { tenantId, signal }: McpServer
       description:
         'Find saved memories relevant to a query, best first, as `{"hits":[{"memory":{key,content,tags,...},"score"}]}`. ' +
         'Hybrid (vector + BM25) by default; `mode` "vector" or "text" uses one side. `agentId` defaults to "default"; ' +
-        "`userId` narrows to one user's memories (with `includeShared`, the agent's shared ones too). `tagsAny`, " +
+        "`userId` narrows to one user's memories (with `includeShared`, the agent's shared ones too); without it, every " +
+        "user's memories and the shared ones are searched. `tagsAny`, " +
         '`tagsAll`, `tagsNone` and `metadata` filter before ranking.',
       inputSchema: searchMemoriesBody(maxTopK),
       annotations: { readOnlyHint: true, openWorldHint: false },
@@ -68,12 +74,35 @@ export function createMcpServer(ctx: AppContext, { tenantId, signal }: McpServer
       description:
         'Save a fact for later, or replace the memory with the same `key` (fields left out are cleared). Without `key`, a ' +
         'new UUID is the key. `agentId` defaults to "default"; with `userId` it is that user\'s memory, without it the ' +
-        'agent\'s shared one. Answers `{"memory":{...},"created":true|false}`.',
+        'agent\'s shared one, recalled in every user\'s chats. Answers `{"memory":{...},"created":true|false}`.',
       inputSchema: saveMemoryBody,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
     // The model chose these words: screened by the firewall as the chat's own tool is.
     (body) => answer('save_memory', () => memories.save({ ...body, key: body.key ?? randomUUID(), untrusted: true })),
+  );
+
+  server.registerTool(
+    'get_memory',
+    {
+      title: 'Read a memory',
+      description:
+        'Read the memory with this `key` in the scope of `agentId` (default "default") and `userId` (absent: the agent\'s ' +
+        'shared memory of the key, never a user\'s), as `{"memory":{key,content,tags,...}}`. `asOf`: as it was then; ' +
+        '`validAt` (default now): only if its fact held then, else an error saying when it holds.',
+      inputSchema: getMemoryQuery.extend({ key: keySchema }),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    ({ key, ...query }) =>
+      answer('get_memory', async () => {
+        const { asOf, validAt, ...scope } = readMoment(query);
+        const moment = { ...(asOf ? { asOf } : {}), ...(validAt ? { validAt } : {}) };
+        const memory = await memories.get(key, scope, moment);
+        if (!memory) throw await missingMemoryError(memories, key, scope, moment);
+        // A model never reads what the firewall held back from it, as in search_memories.
+        if (memory.status === 'quarantined') throw memoryNotFound(key, scope);
+        return { memory };
+      }),
   );
 
   server.registerTool(
@@ -88,11 +117,8 @@ export function createMcpServer(ctx: AppContext, { tenantId, signal }: McpServer
     },
     ({ key, ...scope }) =>
       answer('delete_memory', async () => {
-        if (!(await memories.delete(key, scope))) {
-          throw notFound(
-            `No memory with key ${JSON.stringify(key)}${scope.agentId ? ` for agent ${JSON.stringify(scope.agentId)}` : ''}${scope.userId ? ` and user ${JSON.stringify(scope.userId)}` : ''}`,
-          );
-        }
+        if (!(await memories.delete(key, scope))) throw memoryNotFound(key, scope);
+        await ctx.audit.forTenant(tenantId).record({ ...memoryDeletedEntry(key, scope), actor });
         return { deleted: true };
       }),
   );
@@ -103,7 +129,8 @@ export function createMcpServer(ctx: AppContext, { tenantId, signal }: McpServer
       title: 'List tags',
       description:
         'The tags of the memories and how many memories carry each, as `{"tags":[{"tag","count"}]}`; the same filters as ' +
-        'search_memories narrow what is counted; `agentId` defaults to "default".',
+        "search_memories narrow what is counted (without `userId`, every user's memories and the shared ones are); " +
+        '`agentId` defaults to "default".',
       // The query-string schema, but with a JSON boolean where the query string has "true"/"false".
       inputSchema: tagCountsQuery.extend({ includeShared: z.boolean().optional().meta({ description: "With `userId`: the agent's shared memories too." }) }),
       annotations: { readOnlyHint: true, openWorldHint: false },
@@ -150,7 +177,9 @@ export function createMcpServer(ctx: AppContext, { tenantId, signal }: McpServer
       description:
         "Answer a message from the agent's memories and the documents, citing them as [n]: " +
         '`{"answer","citations":[{id,kind,...}],"conversationId","mode"}`. Pass the returned `conversationId` back to ' +
-        'continue the conversation. Without an LLM configured on the server the answer is extractive (quoted sources).',
+        "continue the conversation. With `userId` it recalls that user's memories and the agent's shared ones; without it, " +
+        'the shared memories only, and the memories it saves are shared. Without an LLM configured on the server the ' +
+        'answer is extractive (quoted sources).',
       // No client tools: an MCP client is the tool host of its own model, not of ours.
       inputSchema: chatBody(maxTopK).omit({ stream: true, tools: true }),
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },

@@ -1,5 +1,5 @@
-import { raceDeadline } from '../http/deadline.js';
-import { HttpError } from '../http/errors.js';
+import { raceDeadline } from '../api/deadline.js';
+import { HttpError } from '../api/errors.js';
 
 /**
  * Runs `work` with a signal that aborts at `ms` (or with `signal`), and fails with a

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { errorReplyFor } from '../http/error-mapping.js';
+import { errorReplyFor } from '../api/error-mapping.js';
 
 /** A tool's answer: the same JSON the REST route would reply, as text, which every MCP client can show to its model. */
 export function jsonResult(value: unknown): CallToolResult {

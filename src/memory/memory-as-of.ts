@@ -1,4 +1,4 @@
-import type { QuarantineReason } from './firewall/firewall-rules.js';
+import type { QuarantineReason } from './quarantine-reasons.js';
 import { type SQL, and, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.js';
 import { queryRows } from '../db/query-rows.js';

@@ -1,11 +1,11 @@
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { type SQL, getTableColumns, sql } from 'drizzle-orm';
 import { memories } from '../db/schema/index.js';
-import type { QuarantineReason } from './firewall/firewall-rules.js';
+import type { QuarantineReason } from './quarantine-reasons.js';
 import type { Memory, MemoryActor, MemoryOrigin, MemoryQuote, MemoryStatus } from './memory-types.js';
 
 /**
- * The memory store's rows and the SQL pieces its writes share (pg-memory-store.ts): how a row
+ * The memory store's rows and the SQL pieces its writes share (memory-write.ts and its callers): how a row
  * reads as a Memory, what a write targets and finds locked, when two facts or times are the same.
  * @internal
  */

@@ -3,7 +3,7 @@ import type { MetadataFilter } from '../retrieval/metadata-filter.js';
 import type { Page } from '../retrieval/page.js';
 import type { SearchMode } from '../retrieval/search-mode.js';
 import type { TimeWindow } from '../text/time-window.js';
-import type { QuarantineReason } from './firewall/firewall-rules.js';
+import type { QuarantineReason } from './quarantine-reasons.js';
 
 export const DEFAULT_AGENT_ID = 'default';
 
@@ -100,8 +100,8 @@ export interface ValidTime {
 export interface ReadMoment {
   /** The memory as it was then, from its history; absent: as it is now. */
   asOf?: Date;
-  /** Only facts valid at this moment (default now). */
-  validAt?: Date;
+  /** Only facts valid at this moment (default now); null: whenever the fact holds. */
+  validAt?: Date | null;
 }
 
 export interface SaveMemoryInput extends MemoryScope, ValidTime {

@@ -103,7 +103,9 @@ export function importJobHandler(options: ImportJobOptions): JobHandler {
       writeErrors.push(...resumed.writeErrors);
       writeErrorCount = resumed.writeErrorCount;
     }
-    const unheld = () => writeErrorCount - writeErrors.length;
+    // The report holds every error of this attempt and the resumed attempt's first ones: those
+    // the resumed attempt counted but no longer holds are added to its count.
+    const carried = resumed ? resumed.writeErrorCount - resumed.writeErrors.length : 0;
     // Lines refused on reading, before the resume point, are read again from the file.
     for (const item of items.slice(0, resumed?.done ?? 0)) if ('error' in item) importer.fail(item.line, item.error);
 
@@ -113,7 +115,7 @@ export function importJobHandler(options: ImportJobOptions): JobHandler {
       total: items.length,
       imported: { ...importer.report.imported },
       skipped: importer.report.skipped,
-      errors: importer.report.errors.length + unheld(),
+      errors: importer.report.errors.length + carried,
       writeErrors: writeErrors.slice(0, IMPORT_JOB_MAX_ERRORS),
       writeErrorCount,
     });
@@ -145,7 +147,7 @@ export function importJobHandler(options: ImportJobOptions): JobHandler {
         imported: final.imported,
         skipped: final.skipped,
         errors: final.errors.slice(0, IMPORT_JOB_MAX_ERRORS),
-        errorCount: final.errors.length + unheld(),
+        errorCount: final.errors.length + carried,
       };
       report(progressAt(items.length));
       return result as unknown as Record<string, unknown>;

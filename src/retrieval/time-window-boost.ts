@@ -32,7 +32,7 @@ export function favourTimeWindow<T extends { score: number }>(
  * conversations): from place p it rises to place round(p / (1 + boost)), ahead of the hit there,
  * so the 2nd and 3rd rise one place, the 9th three, the 30th ten. On rank-fused scores a gain on
  * the score acts as a filter: they lie close together (a hybrid turn list's first and twelfth
- * within 15%), and a window as wide as a month lifted every candidate in it above the evidence
+ * within 15%), and a window as wide as a month would lift every candidate in it above the evidence
  * said outside it that a comparison needs (test/conversations/episodic-recall-regressions.test.ts).
  * By place, a hit outside the window falls to about 1.5 times its place at most: the 2nd to the
  * 3rd, the 3rd to the 5th. On LongMemEval's tuning part (docs/benchmarks/longmemeval.md) 0, 0.5

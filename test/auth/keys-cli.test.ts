@@ -121,7 +121,7 @@ describe('src/cli/keys.ts', () => {
     expect(listed.stdout).toContain(created.stdout.slice(0, 12));
   });
 
-  // Issue 53: a key made beside a running server on its PGlite directory was lost, and the store damaged.
+  // Two processes on one PGlite directory lose one's writes and damage the store: the CLI never opens a held one.
   it('refuses a DATA_DIR another process holds when no server answers, saying what to do', () => {
     const held = mkdtempSync(join(tmpdir(), 'memrag-keys-held-'));
     writeFileSync(join(held, 'postmaster.pid'), '-42\n');

@@ -140,7 +140,7 @@ describe.runIf(runs)('the console as one user or another, in headless Chromium',
     await page.getByRole('link', { name: 'Chat' }).click();
     await page.getByRole('heading', { name: 'Chat', level: 1 }).waitFor();
 
-    // No user: every user's conversations; Dave's, continued, stays his (it was a 404 without his id).
+    // No user: every user's conversations; Dave's, continued, stays his (continued without his id, it would 404).
     await actAs(page, '');
     await expect.poll(() => page.locator('.conversations li').count()).toBe(2);
     const daves = page.locator('.conversations li').filter({ hasText: 'with dave' });

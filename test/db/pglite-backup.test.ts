@@ -6,7 +6,7 @@ import { type AppContext, createAppContext } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
 import { runBackupCli, runRestoreCli } from '../../src/db/backup-cli.js';
 import { openDatabase } from '../../src/db/database.js';
-import { describeError } from '../../src/http/error-mapping.js';
+import { describeError } from '../../src/api/error-mapping.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 import { call, createApp } from '../http/http-test-context.js';
 

@@ -61,7 +61,7 @@ describe('examples/', () => {
     90_000,
   );
 
-  // Regression: the typed client's memory was saved without a user, so every user's chat recalled it.
+  // A memory saved without a user is shared: every user's chat would recall the example's.
   it("saves typed-client.ts's memory as Ada's, not as a shared one", async () => {
     await runExample('typed-client.ts');
     const memories = ctx.memories.forTenant('default');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/app-context.js';
 import { CONSOLE_CSP } from '../../src/console/console-csp.js';
-import { consoleServerReplySchema } from '../../src/http/schemas/console-schemas.js';
+import { consoleServerReplySchema } from '../../src/api/schemas/console-schemas.js';
 import { createApp, createTestContext } from './http-test-context.js';
 
 describe('GET /console and its assets', () => {

@@ -14,8 +14,8 @@ import {
 } from '../../src/llm/llm-errors.js';
 import { ConversationNotFoundError } from '../../src/conversations/conversation-types.js';
 import { DocumentParseError } from '../../src/documents/parsers/document-parse-error.js';
-import { errorReplyFor, errorReplyForResponse } from '../../src/http/error-mapping.js';
-import { notFound, validationError } from '../../src/http/errors.js';
+import { errorReplyFor, errorReplyForResponse } from '../../src/api/error-mapping.js';
+import { notFound, validationError } from '../../src/api/errors.js';
 import { InvalidCursorError } from '../../src/retrieval/cursor.js';
 import { RerankerUnavailableError } from '../../src/retrieval/rerank/reranker-unavailable-error.js';
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type AppContext, createAppContext } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createEmbedder } from '../../src/embeddings/create-embedder.js';
-import { describeError } from '../../src/http/error-mapping.js';
+import { describeError } from '../../src/api/error-mapping.js';
 import { type ListeningServer, listen } from '../robustness/support/listening-server.js';
 import { parseSse } from '../support/parse-sse.js';
 import { call, clearConversations, clearMemories, createApp, createTestContext } from './http-test-context.js';
@@ -157,7 +157,7 @@ describe("a PDF's headings", () => {
     expect(uploaded.status).toBe(201);
 
     // The PDF's text: "Quarterly report\nRevenue grew by 12 percent in the third quarter.\n\nOutlook\nWe expect steady growth…".
-    // Its headings were quoted after the answer: "Revenue grew by 12 percent in the third quarter. [1] Quarterly report [1] Outlook [1]".
+    // Its headings are no answer: never "Revenue grew by 12 percent in the third quarter. [1] Quarterly report [1] Outlook [1]".
     const res = await call(app, 'POST', '/v1/chat', { message: 'How did revenue grow in the quarterly report, and what is the outlook?' });
     expect(res.body.mode).toBe('extractive');
     expect(res.body.answer).toContain('Revenue grew by 12 percent in the third quarter. [1]');

@@ -4,7 +4,7 @@ import type { Hono } from 'hono';
 import { type AppContext, createAppContext, createTenantChat, createTenantExtractors } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createApp as createHttpApp } from '../../src/http/app.js';
-import { describeError } from '../../src/http/error-mapping.js';
+import { describeError } from '../../src/api/error-mapping.js';
 import { createLlmProvider } from '../../src/llm/llm-provider.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 import { type Script, type ScriptedLlmServer, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';

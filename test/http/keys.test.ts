@@ -29,7 +29,22 @@ describe('/v1/keys', () => {
     await ctx?.close();
   });
 
-  // Issue 53: a key created beside a running server did not take effect until a restart.
+  it("a keyless server's first key is refused to a web page: cross-site, a foreign origin or host, a form's body", async () => {
+    const refused: Record<string, string>[] = [
+      { 'content-type': 'application/json', 'sec-fetch-site': 'cross-site' },
+      { 'content-type': 'application/json', origin: 'http://attacker.example' },
+      { 'content-type': 'application/json', host: 'rebound.attacker.example:3000' },
+      { 'content-type': 'text/plain' },
+    ];
+    for (const headers of refused) {
+      const res = await app.request('/v1/keys', { method: 'POST', headers, body: JSON.stringify({ tenantId: 'victim', scopes: ['admin', 'read', 'write'] }) });
+      expect(res.status, JSON.stringify(headers)).toBe(403);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('forbidden');
+    }
+    // Nothing was made: the server still answers without a key.
+    expect((await send(app, 'GET', '/v1/tags')).status).toBe(200);
+  });
+
   it('a key created through a server without keys turns authentication on at its next request', async () => {
     expect((await send(app, 'GET', '/v1/tags')).status).toBe(200);
     const created = await send(app, 'POST', '/v1/keys', undefined, { tenantId: 'acme', name: 'ops', scopes: ['admin', 'read', 'write'] });
@@ -58,13 +73,20 @@ describe('/v1/keys', () => {
     expect((await send(app, 'GET', '/v1/tags', app2.body.key)).status).toBe(200);
     expect((await send(app, 'GET', '/v1/keys', app2.body.key)).status).toBe(403);
 
+    // A key gives no more than it holds: an admin-only key cannot mint a key that reads.
+    const adminOnly = (await send(app, 'POST', '/v1/keys', admin, { name: 'admin-only', scopes: ['admin'] })).body.key;
+    const escalated = await send(app, 'POST', '/v1/keys', adminOnly, { scopes: ['read', 'write', 'admin'] });
+    expect(escalated.status).toBe(403);
+    expect(escalated.body.error.message).toContain('read, write');
+    expect((await send(app, 'POST', '/v1/keys', adminOnly, { name: 'another-admin', scopes: ['admin'] })).status).toBe(201);
+
     const other = await send(app, 'POST', '/v1/keys', admin, { tenantId: 'beta' });
     expect(other.status).toBe(403);
     expect(other.body.error).toMatchObject({ code: 'forbidden', message: expect.stringContaining('own tenant only') });
 
     const listed = await send(app, 'GET', '/v1/keys', admin);
     expect(listed.status).toBe(200);
-    expect(listed.body.items.map((k: { name: string }) => k.name)).toEqual(['app', 'ops']);
+    expect(listed.body.items.map((k: { name: string }) => k.name)).toEqual(['another-admin', 'admin-only', 'app', 'ops']);
     expect(JSON.stringify(listed.body)).not.toContain(app2.body.key);
     expect(JSON.stringify(listed.body)).not.toContain(admin);
   });

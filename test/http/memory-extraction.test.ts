@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLlmProvider } from '../../src/llm/llm-provider.js';
 import { type AppContext, createAppContext } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
-import { describeError } from '../../src/http/error-mapping.js';
+import { describeError } from '../../src/api/error-mapping.js';
 import { FACT_EXTRACTION_INSTRUCTIONS, MEMORY_DECISION_INSTRUCTIONS } from '../../src/memory/extraction/extraction-prompts.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 import { type ScriptedLlmServer, type ScriptedRequest, reply, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';

@@ -5,7 +5,7 @@ import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AppContext, createAppContext } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
-import { describeError } from '../../src/http/error-mapping.js';
+import { describeError } from '../../src/api/error-mapping.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 import { queryRows } from '../../src/db/query-rows.js';
 import { describeOnDrivers } from '../support/database-drivers.js';

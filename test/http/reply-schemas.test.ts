@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLlmProvider } from '../../src/llm/llm-provider.js';
 import type { AppContext } from '../../src/app-context.js';
 import { toOpenApiPath } from '../../src/http/openapi/openapi-document.js';
-import { errorReplySchema } from '../../src/http/schemas/error-reply-schemas.js';
+import { errorReplySchema } from '../../src/api/schemas/error-reply-schemas.js';
 import { reply as llmReply, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
 import { type JsonReply, call, createApp, createTestContext } from './http-test-context.js';
 import { type DeclaredOperation, declaredOperations } from './openapi/declared-operations.js';

@@ -67,6 +67,17 @@ describe('one tenant saturating admission with long chats', () => {
     }
     expect(llm.requests.length).toBe(2);
 
+    // A memory whose key is "events" is a write like any other, not an event stream out of the gate.
+    const eventsKey = await app.request('/v1/memories/events', {
+      method: 'PUT',
+      headers: { authorization: 'Bearer key-a', 'content-type': 'application/json' },
+      body: JSON.stringify({ content: 'Not an event stream' }),
+    });
+    expect(eventsKey.status).toBe(429);
+    // At its share, A can still look at a run and cancel one: here, one that does not exist.
+    expect((await as('key-a', '/v1/runs/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    expect((await as('key-a', '/v1/runs/00000000-0000-4000-8000-000000000000/cancel', {})).status).toBe(404);
+
     letRepliesGo();
     const answered = await Promise.all(chats.slice(0, 2));
     expect(answered.map((res) => res.status)).toEqual([200, 200]);
@@ -113,6 +124,8 @@ describe('one tenant saturating admission with streamed chats', () => {
       expect.stringContaining('text/event-stream'),
     ]);
     while (llm.requests.length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+    // A client that hangs up leaves its turn running (to be reconnected to): the slot stays held.
+    await streams[0]?.body?.cancel();
 
     const third = await post('key-a', '/v1/chat', { message: 'A third question about tea?' });
     expect(third.status).toBe(429);
@@ -121,8 +134,8 @@ describe('one tenant saturating admission with streamed chats', () => {
     expect(read.status).toBe(200);
 
     letRepliesGo();
-    const bodies = await Promise.all(streams.map((res) => res.text()));
-    for (const text of bodies) expect(text).toContain('A streamed answer.');
+    expect(await streams[1]?.text()).toContain('A streamed answer.');
+    await ctx.backgroundTasks.whenIdle();
     // Both streams ended: A's share is free again.
     const after = await post('key-a', '/v1/chat', { message: 'And now, about tea?' });
     expect(after.status).toBe(200);

@@ -34,6 +34,8 @@ describe('isPublicAddress', () => {
     ['2002:7f00:1::', '6to4 of loopback'],
     ['2002:808:808::1', '6to4, whatever it embeds'],
     ['fec0::1', 'site-local'],
+    ['2001:0:4136:e378:8000:63bf:80ff:fffe', 'Teredo (an inverted IPv4 inside)'],
+    ['100::1', 'discard-only'],
     ['FEC0::1', 'site-local, upper case'],
     ['fd00:ec2::254', 'unique local (AWS metadata)'],
     ['fe80::1', 'link-local'],

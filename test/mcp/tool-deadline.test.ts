@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HttpError } from '../../src/http/errors.js';
+import { HttpError } from '../../src/api/errors.js';
 import { withDeadline } from '../../src/mcp/tool-deadline.js';
 import { errorResult } from '../../src/mcp/tool-results.js';
 

@@ -3,7 +3,7 @@ import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import type { AppContext } from '../../src/app-context.js';
-import { memorySchema } from '../../src/http/schemas/memory-reply-schemas.js';
+import { memorySchema } from '../../src/api/schemas/memory-reply-schemas.js';
 import { type StoredOrigin, toOrigins } from '../../src/memory/memory-rows.js';
 import { DEFAULT_AGENT_ID, type Memory, type MemoryScope, type MemoryStore } from '../../src/memory/memory-types.js';
 import type { DatabaseDriver } from '../support/database-drivers.js';

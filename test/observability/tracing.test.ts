@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type AppContext, createAppContext } from '../../src/app-context.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { Embedder } from '../../src/embeddings/embedder.js';
-import { describeError } from '../../src/http/error-mapping.js';
+import { describeError } from '../../src/api/error-mapping.js';
 import { createLlmProvider } from '../../src/llm/llm-provider.js';
 import { instrumentLlmProvider } from '../../src/observability/instrumented-llm.js';
 import { otlpTracesUrl, startTracing } from '../../src/observability/otel-setup.js';

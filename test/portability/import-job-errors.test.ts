@@ -63,4 +63,24 @@ describe('the errors an import job keeps', () => {
     expect(reported.at(-1)).toMatchObject({ stage: 'import', done: 250, errors: 200, writeErrorCount: 150 });
     expect((reported.at(-1) as ImportProgress).writeErrors).toHaveLength(IMPORT_JOB_MAX_ERRORS);
   });
+
+  it('counts each write error once when one attempt has more than 100 of them', async () => {
+    // Agents whose dates do not read: every one fails to write, line by line.
+    const agents = Array.from({ length: 150 }, (_, i) => ({
+      line: i + 2,
+      record: { type: 'agent', id: `broken-${i}`, version: 1, settings: { name: 'Broken' }, createdAt: 'not a date', updatedAt: 'nope', versions: [] },
+    }));
+    const job = { ...claimed({ stage: 'import', done: 0, total: agents.length }), attempt: 1, content: agents.map((i) => JSON.stringify(i)).join('\n') };
+    const reported: JobProgress[] = [];
+    const result = (await importJobHandler({ db: ctx.database.db, embedder: ctx.embedder, conversations: ctx.conversations, documents: ctx.documents })({
+      job,
+      signal: new AbortController().signal,
+      report: (p) => reported.push(p),
+      async checkpoint() {},
+      async complete() {},
+    })) as { errors: unknown[]; errorCount: number };
+    expect(result.errorCount).toBe(150);
+    expect(result.errors).toHaveLength(IMPORT_JOB_MAX_ERRORS);
+    expect(reported.at(-1)).toMatchObject({ errors: 150, writeErrorCount: 150 });
+  });
 });

@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { ApiKeyAuthenticator } from '../../auth/api-key-authenticator.js';
 import { DEFAULT_TENANT_ID } from '../../tenancy/tenant-id.js';
 import type { ApiEnv } from '../api-env.js';
-import { errorBody } from '../errors.js';
+import { errorBody } from '../../api/errors.js';
 
 /**
  * `Authorization: Bearer <key>` → the key's tenant, for `tenantOf(c)`; 401 otherwise. Without

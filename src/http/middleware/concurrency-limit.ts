@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { httpRequestsShed } from '../../observability/metrics.js';
-import { errorBody } from '../errors.js';
+import { errorBody } from '../../api/errors.js';
 import { AdmissionSlots } from './admission-slots.js';
 
 export interface ConcurrencyLimitOptions {

@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { getConnInfo } from '@hono/node-server/conninfo';
-import { errorBody } from '../errors.js';
+import { errorBody } from '../../api/errors.js';
 import { bearerToken } from './api-key-auth.js';
 import { TokenBuckets } from './token-buckets.js';
 

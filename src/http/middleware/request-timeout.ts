@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
-import { raceDeadline } from '../deadline.js';
-import { HttpError } from '../errors.js';
+import { raceDeadline } from '../../api/deadline.js';
+import { HttpError } from '../../api/errors.js';
 
 /**
  * A 504 `request_timeout` JSON error once a request has run for `ms`. hono/timeout only races

@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { ApiKeyScope } from '../../auth/api-key-scopes.js';
 import type { ApiEnv } from '../api-env.js';
-import { errorBody } from '../errors.js';
+import { errorBody } from '../../api/errors.js';
 import { scopeOfRequest } from '../route-scopes.js';
 
 /**

@@ -1,7 +1,7 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { admissionWait } from '../../observability/metrics.js';
 import type { ApiEnv } from '../api-env.js';
-import { errorBody } from '../errors.js';
+import { errorBody } from '../../api/errors.js';
 import { AdmissionSlots, type SlotOutcome } from './admission-slots.js';
 import { type AdmissionTicket, retryAfterSeconds } from './concurrency-limit.js';
 
@@ -87,13 +87,41 @@ export function tenantAdmission(options: TenantAdmissionOptions): MiddlewareHand
       release();
       throw error;
     }
-    // A streamed chat runs its turn after its headers: its slot is held until the stream ends,
-    // or a tenant could run any number of turns at once by asking for streams.
+    // A streamed chat runs its turn after its headers, and goes on after its client leaves (to be
+    // reconnected to): its slot is held until the turn ends, or a tenant could run any number of
+    // turns at once by asking for streams and hanging up.
+    const heldUntil = c.get('admissionHeldUntil');
+    if (heldUntil) {
+      heldUntil.then(release, release);
+      return;
+    }
     const body = c.res.body;
     if (body && (c.res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
       c.res = new Response(releasingOnEnd(body, release), c.res);
     } else {
       release();
+    }
+  };
+}
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    admissionHeldUntil: Promise<unknown>;
+  }
+}
+
+/**
+ * Wraps a streamed reply's work so that its tenant's admission slot is held until the work ends,
+ * not until the response does: a turn streamed to a client who left still runs.
+ */
+export function heldUntilDone<T extends unknown[]>(c: Context, work: (...args: T) => Promise<void>): (...args: T) => Promise<void> {
+  let done!: () => void;
+  c.set('admissionHeldUntil', new Promise<void>((resolve) => (done = resolve)));
+  return async (...args) => {
+    try {
+      await work(...args);
+    } finally {
+      done();
     }
   };
 }

@@ -1,5 +1,5 @@
 import type { TurnReply } from '../../chat/chat-service.js';
-import type { CompletionMessage } from '../schemas/openai-schemas.js';
+import type { CompletionMessage } from '../../api/schemas/openai-schemas.js';
 
 /** What every object of one completion shares. */
 export interface CompletionIdentity {

@@ -1,9 +1,10 @@
 import type { Context } from 'hono';
-import { streamSSE } from 'hono/streaming';
+import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
 import type { ChatEvent, ChatListener, TurnReply } from '../../chat/chat-service.js';
 import type { Logger } from '../../observability/logger.js';
-import { errorReplyFor } from '../error-mapping.js';
+import { errorReplyFor } from '../../api/error-mapping.js';
 import { type CompletionIdentity, approvalNotice, chunkOf, finishReasonOf, memragField, usageOf } from './completion-reply.js';
+import { heldUntilDone } from '../middleware/tenant-admission.js';
 import { openAiErrorOf } from './openai-error.js';
 
 export interface CompletionStreamOptions {
@@ -22,40 +23,43 @@ export interface CompletionStreamOptions {
  */
 export function streamCompletion(c: Context, logger: Logger, options: CompletionStreamOptions, run: (listener: ChatListener) => Promise<TurnReply>): Response {
   const { identity } = options;
-  return streamSSE(c, async (stream) => {
-    const gone = new AbortController();
-    const leave = () => gone.abort();
-    stream.onAbort(leave);
-    c.req.raw.signal.addEventListener('abort', leave, { once: true });
-    let writes = Promise.resolve();
-    const send = (data: unknown) => {
-      writes = writes.then(() => (stream.aborted ? undefined : stream.writeSSE({ data: typeof data === 'string' ? data : JSON.stringify(data) })));
-    };
-    let streamed = '';
-    const onEvent = (event: ChatEvent) => {
-      if (event.type !== 'delta' || event.text === '') return;
-      streamed += event.text;
-      send(chunkOf(identity, { content: event.text }));
-    };
-    send(chunkOf(identity, { role: 'assistant', content: '' }));
-    try {
-      const reply = await run({ stream: true, gone: gone.signal, onEvent, threadKeyOf: (done) => options.threadKeyOf(done, streamed) });
-      if (reply.status === 'requires_action') {
-        const calls = reply.requiredAction?.toolCalls ?? [];
-        send(chunkOf(identity, { tool_calls: calls.map((call, index) => ({ index, ...call })) }));
-      } else if (reply.status === 'requires_approval') {
-        send(chunkOf(identity, { content: approvalNotice(reply.runId) }));
+  return streamSSE(
+    c,
+    heldUntilDone(c, async (stream: SSEStreamingApi) => {
+      const gone = new AbortController();
+      const leave = () => gone.abort();
+      stream.onAbort(leave);
+      c.req.raw.signal.addEventListener('abort', leave, { once: true });
+      let writes = Promise.resolve();
+      const send = (data: unknown) => {
+        writes = writes.then(() => (stream.aborted ? undefined : stream.writeSSE({ data: typeof data === 'string' ? data : JSON.stringify(data) })));
+      };
+      let streamed = '';
+      const onEvent = (event: ChatEvent) => {
+        if (event.type !== 'delta' || event.text === '') return;
+        streamed += event.text;
+        send(chunkOf(identity, { content: event.text }));
+      };
+      send(chunkOf(identity, { role: 'assistant', content: '' }));
+      try {
+        const reply = await run({ stream: true, gone: gone.signal, onEvent, threadKeyOf: (done) => options.threadKeyOf(done, streamed) });
+        if (reply.status === 'requires_action') {
+          const calls = reply.requiredAction?.toolCalls ?? [];
+          send(chunkOf(identity, { tool_calls: calls.map((call, index) => ({ index, ...call })) }));
+        } else if (reply.status === 'requires_approval') {
+          send(chunkOf(identity, { content: approvalNotice(reply.runId) }));
+        }
+        send({ ...chunkOf(identity, {}, finishReasonOf(reply)), memrag: memragField(reply) });
+        if (options.includeUsage) send({ ...identity, object: 'chat.completion.chunk', choices: [], usage: usageOf(reply) });
+        send('[DONE]');
+      } catch (error) {
+        const described = errorReplyFor(error);
+        if (described.status === 500) logger.error({ err: error }, 'completion stream failed');
+        send(openAiErrorOf(described.status, described.body));
+      } finally {
+        c.req.raw.signal.removeEventListener('abort', leave);
+        await writes;
       }
-      send({ ...chunkOf(identity, {}, finishReasonOf(reply)), memrag: memragField(reply) });
-      if (options.includeUsage) send({ ...identity, object: 'chat.completion.chunk', choices: [], usage: usageOf(reply) });
-      send('[DONE]');
-    } catch (error) {
-      const described = errorReplyFor(error);
-      if (described.status === 500) logger.error({ err: error }, 'completion stream failed');
-      send(openAiErrorOf(described.status, described.body));
-    } finally {
-      c.req.raw.signal.removeEventListener('abort', leave);
-      await writes;
-    }
-  });
+    }),
+  );
 }

@@ -1,6 +1,6 @@
 import type { ChatMessage } from '../../llm/messages.js';
-import { validationError } from '../errors.js';
-import { type CompletionMessage, textOf } from '../schemas/openai-schemas.js';
+import { validationError } from '../../api/errors.js';
+import { type CompletionMessage, textOf } from '../../api/schemas/openai-schemas.js';
 
 /** What a completion request asks of a turn, read from its messages. */
 export interface CompletionTurn {

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import type { ErrorBody } from '../errors.js';
+import type { ErrorBody } from '../../api/errors.js';
 
 /** The routes that answer as OpenAI does, errors included. */
 export const OPENAI_COMPATIBLE_PATHS = ['/v1/chat/completions', '/v1/models', '/v1/models/*'] as const;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type CompletionMessage, textOf } from '../schemas/openai-schemas.js';
+import { type CompletionMessage, textOf } from '../../api/schemas/openai-schemas.js';
 
 /**
  * A hash of a thread's messages as its client holds them (system messages left out: they are

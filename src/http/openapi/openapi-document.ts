@@ -1,12 +1,12 @@
 import type { RouteConfig } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
-import { errorReplySchema, errorReplyWith } from '../schemas/error-reply-schemas.js';
+import { errorReplySchema, errorReplyWith } from '../../api/schemas/error-reply-schemas.js';
 import { TAGS, TAG_DESCRIPTIONS } from './api-tags.js';
 import { type JsonSchema, JsonSchemaComponents } from './json-schema-components.js';
 import { type ErrorSpec, type RouteResponse, errorSpecOf, retryAfterHeader } from './route-responses.js';
 import { isOpenAiCompatiblePath } from '../openai-compatible/openai-error.js';
-import { openAiErrorSchema } from '../schemas/openai-schemas.js';
+import { openAiErrorSchema } from '../../api/schemas/openai-schemas.js';
 
 /**
  * How this server is configured, where that changes what a client sees (limits, keys, errors).

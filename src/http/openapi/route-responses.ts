@@ -1,7 +1,7 @@
 import type { RouteConfig } from '@hono/zod-openapi';
 import { z } from 'zod';
-import type { ErrorCode } from '../errors.js';
-import { errorReplyWith } from '../schemas/error-reply-schemas.js';
+import type { ErrorCode } from '../../api/errors.js';
+import { errorReplyWith } from '../../api/schemas/error-reply-schemas.js';
 
 /** One reply of a route declaration (`createRoute`'s `responses[status]`). */
 export type RouteResponse = Exclude<RouteConfig['responses'][string], { $ref: string }>;

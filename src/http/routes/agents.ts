@@ -7,12 +7,19 @@ import { type AgentDeployment, deploymentIssues } from '../../agents/deployment-
 import type { AppContext } from '../../app-context.js';
 import { recordAudit } from '../audit-record.js';
 import type { ApiEnv } from '../api-env.js';
-import { notFound, validationError } from '../errors.js';
+import { notFound, validationError } from '../../api/errors.js';
 import { TAGS } from '../openapi/api-tags.js';
 import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-route.js';
 import { errorResponse, header, jsonBody, jsonReply, notFoundResponse } from '../openapi/route-responses.js';
-import { agentPageSchema, agentSchema, agentVersionPageSchema, agentVersionSchema } from '../schemas/agent-reply-schemas.js';
-import { agentIdParams, agentVersionParams, createAgentBody, listAgentVersionsQuery, listAgentsQuery, patchAgentBody } from '../schemas/agent-schemas.js';
+import { agentPageSchema, agentSchema, agentVersionPageSchema, agentVersionSchema } from '../../api/schemas/agent-reply-schemas.js';
+import {
+  agentIdParams,
+  agentVersionParams,
+  createAgentBody,
+  listAgentVersionsQuery,
+  listAgentsQuery,
+  patchAgentBody,
+} from '../../api/schemas/agent-schemas.js';
 import { tenantOf } from '../tenant-context.js';
 import { idParam, parseBody, parseQuery, parseWith } from '../validate.js';
 

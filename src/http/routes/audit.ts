@@ -3,7 +3,7 @@ import type { AppContext } from '../../app-context.js';
 import { TAGS } from '../openapi/api-tags.js';
 import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-route.js';
 import { jsonReply } from '../openapi/route-responses.js';
-import { auditPageSchema, listAuditQuery } from '../schemas/audit-schemas.js';
+import { auditPageSchema, listAuditQuery } from '../../api/schemas/audit-schemas.js';
 import { tenantOf } from '../tenant-context.js';
 import { parseQuery } from '../validate.js';
 

@@ -5,8 +5,8 @@ import { streamTurn } from '../chat-event-stream.js';
 import { TAGS } from '../openapi/api-tags.js';
 import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-route.js';
 import { errorResponse, jsonBody, notFoundResponse, retryAfterHeader } from '../openapi/route-responses.js';
-import { chatStreamEventSchema, turnReplySchema } from '../schemas/chat-reply-schemas.js';
-import { chatBody } from '../schemas/chat-schemas.js';
+import { chatStreamEventSchema, turnReplySchema } from '../../api/schemas/chat-reply-schemas.js';
+import { chatBody } from '../../api/schemas/chat-schemas.js';
 import { tenantOf } from '../tenant-context.js';
 import { parseBody } from '../validate.js';
 
@@ -65,7 +65,7 @@ export function createChatRoutes(ctx: AppContext): ApiRoutes {
 
     if (!streaming) {
       // The request's signal fires when the client disconnects, which cancels the LLM call and tools.
-      // A failure (the LLM's included) is answered by the app's error handler: see ../error-mapping.ts.
+      // A failure (the LLM's included) is answered by the app's error handler: see ../../api/error-mapping.ts.
       return c.json(await service.chat({ ...request, stream: false, signal: c.req.raw.signal }));
     }
     return streamTurn(c, ctx.logger, (listener) => service.chat({ ...request, ...listener }));

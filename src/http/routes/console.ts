@@ -9,7 +9,7 @@ import { trailingSlashRedirect } from '../middleware/trailing-slash-redirect.js'
 import { TAGS } from '../openapi/api-tags.js';
 import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-route.js';
 import { jsonReply } from '../openapi/route-responses.js';
-import { consoleServerReplySchema } from '../schemas/console-schemas.js';
+import { consoleServerReplySchema } from '../../api/schemas/console-schemas.js';
 
 // Revalidated on each load rather than cached: the assets change whenever the server's code does.
 const NO_CACHE = { 'Cache-Control': 'no-cache' };

@@ -14,7 +14,7 @@ import {
   conversationReplySchema,
   importConversationReplySchema,
   recordTurnReplySchema,
-} from '../schemas/conversation-reply-schemas.js';
+} from '../../api/schemas/conversation-reply-schemas.js';
 import {
   conversationAgentQuery,
   deleteConversationQuery,
@@ -23,7 +23,7 @@ import {
   importConversationQuery,
   listConversationsQuery,
   recordTurnBody,
-} from '../schemas/conversation-schemas.js';
+} from '../../api/schemas/conversation-schemas.js';
 import { tenantOf } from '../tenant-context.js';
 import { idParam, parseBody, parseQuery } from '../validate.js';
 

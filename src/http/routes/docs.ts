@@ -9,7 +9,7 @@ import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-
 import type { OpenApiDocument } from '../openapi/openapi-document.js';
 import { trailingSlashRedirect } from '../middleware/trailing-slash-redirect.js';
 import { header, json } from '../openapi/route-responses.js';
-import { type DocsAsset, docsAssetParams } from '../schemas/docs-schemas.js';
+import { type DocsAsset, docsAssetParams } from '../../api/schemas/docs-schemas.js';
 import { parseWith } from '../validate.js';
 
 /**

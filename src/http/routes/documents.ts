@@ -7,16 +7,16 @@ import type { IngestDocumentInput } from '../../documents/ingest/ingest-pipeline
 import type { IngestResult } from '../../documents/stored-document.js';
 import { detectFormat } from '../../documents/parsers/document-format.js';
 import type { ApiEnv } from '../api-env.js';
-import { HttpError, invalidJson, notFound, validationError } from '../errors.js';
+import { HttpError, invalidJson, notFound, validationError } from '../../api/errors.js';
 import { jobView } from '../job-view.js';
 import type { JobInput } from '../../jobs/job-store.js';
 import type { Job } from '../../jobs/job-types.js';
-import { jobReplySchema } from '../schemas/job-schemas.js';
+import { jobReplySchema } from '../../api/schemas/job-schemas.js';
 import { TAGS } from '../openapi/api-tags.js';
 import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-route.js';
 import { errorResponse, header, json, jsonReply, notFoundResponse } from '../openapi/route-responses.js';
-import { chunkPageSchema, documentPageSchema, documentReplySchema, ingestReplySchema } from '../schemas/document-reply-schemas.js';
-import { TAG_LIST_PARAMS } from '../schemas/memory-schemas.js';
+import { chunkPageSchema, documentPageSchema, documentReplySchema, ingestReplySchema } from '../../api/schemas/document-reply-schemas.js';
+import { TAG_LIST_PARAMS } from '../../api/schemas/memory-schemas.js';
 import {
   documentIdParams,
   ingestBatchBody,
@@ -25,13 +25,13 @@ import {
   ingestUrlBody,
   listChunksQuery,
   listDocumentsQuery,
-} from '../schemas/document-schemas.js';
+} from '../../api/schemas/document-schemas.js';
 import { tenantOf } from '../tenant-context.js';
 import { idParam, parseQuery, parseWith, readJsonBody } from '../validate.js';
 
 /**
  * `/v1/documents`: ingest (JSON text or a multipart file upload), list, read, list chunks, delete.
- * Parse errors become 415 (unsupported type) or 422 (corrupt or empty file): see ../error-mapping.ts.
+ * Parse errors become 415 (unsupported type) or 422 (corrupt or empty file): see ../../api/error-mapping.ts.
  */
 export function createDocumentRoutes(ctx: AppContext): ApiRoutes {
   // The request's tenant's documents only: another tenant's id is a 404, like a missing one.

@@ -5,12 +5,12 @@ import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
 import { FINAL_JOB_STATUSES, type Job } from '../../jobs/job-types.js';
 import type { ApiEnv } from '../api-env.js';
-import { HttpError, notFound } from '../errors.js';
+import { HttpError, notFound } from '../../api/errors.js';
 import { jobView } from '../job-view.js';
 import { TAGS } from '../openapi/api-tags.js';
 import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-route.js';
 import { errorResponse, jsonReply, notFoundResponse } from '../openapi/route-responses.js';
-import { jobEventSchema, jobIdParams, jobPageSchema, jobReplySchema, listJobsQuery } from '../schemas/job-schemas.js';
+import { jobEventSchema, jobIdParams, jobPageSchema, jobReplySchema, listJobsQuery } from '../../api/schemas/job-schemas.js';
 import { tenantOf } from '../tenant-context.js';
 import { parseQuery, parseWith } from '../validate.js';
 

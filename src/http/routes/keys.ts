@@ -3,11 +3,12 @@ import type { AppContext } from '../../app-context.js';
 import { DEFAULT_NEW_KEY_SCOPES } from '../../auth/api-key-scopes.js';
 import { type ApiKeyRecord, createApiKey, listApiKeys, revokeApiKey } from '../../auth/api-key-store.js';
 import { actorOf } from '../audit-record.js';
-import { HttpError, notFound } from '../errors.js';
+import { notTheOperator } from '../operator-request.js';
+import { HttpError, notFound } from '../../api/errors.js';
 import { TAGS } from '../openapi/api-tags.js';
 import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-route.js';
 import { errorResponse, jsonBody, jsonReply, notFoundResponse } from '../openapi/route-responses.js';
-import { createKeyBody, createdKeySchema, keyIdParams, keyListSchema } from '../schemas/key-schemas.js';
+import { createKeyBody, createdKeySchema, keyIdParams, keyListSchema } from '../../api/schemas/key-schemas.js';
 import { tenantOf } from '../tenant-context.js';
 import { idParam, parseWith, readJsonBody } from '../validate.js';
 
@@ -80,19 +81,30 @@ export function createKeyRoutes(ctx: AppContext): ApiRoutes {
     request: { body: jsonBody(createKeyBody, false) },
     responses: {
       201: jsonReply('The key, and its secret.', createdKeySchema),
-      403: errorResponse({ codes: ['forbidden'], description: 'Another tenant was named while the server requires keys.' }),
+      403: errorResponse({
+        codes: ['forbidden'],
+        description:
+          'Another tenant was named while the server requires keys, a scope the calling key lacks was asked for, or a keyless server was asked by a web page (not a loopback JSON request).',
+      }),
     },
   });
   defineRoute(routes, createKeyRoute, async (c) => {
+    const caller = c.get('apiKey');
+    // A keyless server serves every request as `default` and listens on loopback only: its caller is
+    // the operator, once the request shows it is not a web page's.
+    const stranger = caller === undefined ? notTheOperator(c) : undefined;
+    if (stranger) throw new HttpError(403, 'forbidden', `The first key is made by the server's operator, not by ${stranger}.`);
     // No body at all asks for the defaults.
     const body = parseWith(createKeyBody, (await readJsonBody(c)) ?? {}, 'body');
     const own = tenantOf(c);
     const tenantId = body.tenantId ?? own;
-    // A keyless server serves every request as `default` and listens on loopback only: its caller is the operator.
-    if (tenantId !== own && c.get('apiKey') !== undefined) {
+    if (tenantId !== own && caller !== undefined) {
       throw new HttpError(403, 'forbidden', `A key creates keys for its own tenant only (${JSON.stringify(own)}), not for ${JSON.stringify(tenantId)}.`);
     }
     const scopes = body.scopes ?? DEFAULT_NEW_KEY_SCOPES;
+    // A key gives no more than it holds: an admin-only key cannot mint one that reads.
+    const beyond = caller === undefined ? [] : scopes.filter((scope) => !caller.scopes.includes(scope));
+    if (beyond.length > 0) throw new HttpError(403, 'forbidden', `This key lacks the scope ${beyond.join(', ')}: it cannot give it to a new key.`);
     const created = await db.transaction(async (tx) => {
       const key = await createApiKey(tx, { tenantId, name: body.name ?? '', scopes });
       await ctx.audit

@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import type { AppContext } from '../../app-context.js';
 import { createMcpServer } from '../../mcp/mcp-server.js';
 import type { ApiEnv } from '../api-env.js';
+import { actorOf } from '../audit-record.js';
 import { refuseMcpCallsWithoutScope } from '../mcp-tool-scopes.js';
 import { tenantOf } from '../tenant-context.js';
 
@@ -29,7 +30,7 @@ export function createMcpRoutes(ctx: AppContext): Hono<ApiEnv> {
     // Each tool needs the scope of the route it stands for, as that route does over /v1.
     const refused = refuseMcpCallsWithoutScope(c, parsedBody);
     if (refused) return refused;
-    const server = createMcpServer(ctx, { tenantId: tenantOf(c), signal: c.req.raw.signal });
+    const server = createMcpServer(ctx, { tenantId: tenantOf(c), signal: c.req.raw.signal, actor: actorOf(c) });
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {

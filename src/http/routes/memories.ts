@@ -3,9 +3,12 @@ import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
-import type { MemoryScope, SaveMemoryResult } from '../../memory/memory-types.js';
+import { recordAudit } from '../audit-record.js';
+import { DEFAULT_AGENT_ID, type MemoryScope, type SaveMemoryResult } from '../../memory/memory-types.js';
 import type { ApiEnv } from '../api-env.js';
-import { HttpError, notFound, validationError } from '../errors.js';
+import { HttpError, notFound, validationError } from '../../api/errors.js';
+import { memoryDeletedEntry } from '../../api/memory-audit-entries.js';
+import { describeScope, memoryNotFound, missingMemoryError } from '../../api/memory-not-found.js';
 import { TAGS } from '../openapi/api-tags.js';
 import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-route.js';
 import { errorResponse, header, jsonBody, jsonReply, notFoundResponse } from '../openapi/route-responses.js';
@@ -17,7 +20,7 @@ import {
   memoryReplySchema,
   memorySearchReplySchema,
   saveMemoryReplySchema,
-} from '../schemas/memory-reply-schemas.js';
+} from '../../api/schemas/memory-reply-schemas.js';
 import {
   TAG_LIST_PARAMS,
   agentIdQuery,
@@ -30,9 +33,9 @@ import {
   putMemoryBody,
   saveMemoryBody,
   searchMemoriesBody,
-} from '../schemas/memory-schemas.js';
-import { metadataFilterFromQuery } from '../schemas/metadata-filter-schema.js';
-import { readMoment } from '../schemas/valid-time-schema.js';
+} from '../../api/schemas/memory-schemas.js';
+import { metadataFilterFromQuery } from '../../api/schemas/metadata-filter-schema.js';
+import { readMoment } from '../../api/schemas/valid-time-schema.js';
 import { readTimeWindow } from '../../text/time-window.js';
 import { tenantOf } from '../tenant-context.js';
 import { parseBody, parseQuery, parseWith, queryObject, readJsonBody } from '../validate.js';
@@ -57,7 +60,7 @@ export function createMemoryRoutes(ctx: AppContext): ApiRoutes {
     description:
       'Hybrid by default: vector and BM25 candidates, filtered by agent and tags in SQL, fused by weighted reciprocal rank ' +
       'fusion. `minScore` is a cosine threshold on the vector side (refused in text mode). `userId` narrows to one user ' +
-      "(with `includeShared`, the agent's shared memories too); `metadata` filters on top-level metadata keys in SQL " +
+      "(with `includeShared`, the agent's shared memories too); without it, every user's memories are searched. `metadata` filters on top-level metadata keys in SQL " +
       '(`{"project":"apollo","priority":{"$gte":2}}`). Invalidated, quarantined and expired memories are left out (`includeInvalid` ' +
       'brings the invalidated back, `includeQuarantined` the quarantined). The agent and user ids may come in the body or the query string, not both with different values.',
     request: { query: agentIdQuery, body: jsonBody(searchBody) },
@@ -195,7 +198,7 @@ export function createMemoryRoutes(ctx: AppContext): ApiRoutes {
     const { key } = keyOf(c);
     const { asOf, validAt, ...scope } = readMoment(parseQuery(c, getMemoryQuery));
     const memory = await memoriesOf(c).get(key, scope, { ...(asOf ? { asOf } : {}), ...(validAt ? { validAt } : {}) });
-    if (!memory) throw memoryNotFound(key, scope);
+    if (!memory) throw await missingMemoryError(memoriesOf(c), key, scope, { ...(asOf ? { asOf } : {}), ...(validAt ? { validAt } : {}) });
     return c.json({ memory });
   });
 
@@ -239,6 +242,7 @@ export function createMemoryRoutes(ctx: AppContext): ApiRoutes {
     const { key } = keyOf(c);
     const scope = queryScope(c);
     if (!(await memoriesOf(c).delete(key, scope))) throw memoryNotFound(key, scope);
+    await recordAudit(ctx, c, memoryDeletedEntry(key, scope));
     return c.body(null, 204);
   });
 
@@ -252,7 +256,8 @@ export function createMemoryRoutes(ctx: AppContext): ApiRoutes {
       '`metadata` is a JSON filter on top-level metadata keys, e.g. `{"project":"apollo","priority":{"$gte":2}}` ' +
       '(operators `$eq $ne $in $nin $gt $gte $lt $lte $exists`, `$and`/`$or`). Invalidated memories are left out unless ' +
       '`includeInvalid=true`, quarantined ones unless `includeQuarantined=true` or `status=quarantined` (the review queue); expired ones always are. `asOf`: the memories as they were then, from their history. ' +
-      '`validAt` (default now): only facts that held then.',
+      '`validAt` (default now): only facts that held then. `userId` narrows to one user (with `includeShared`, the ' +
+      "agent's shared memories too); without it, every user's memories are listed.",
     request: { query: listMemoriesQuery },
     responses: { 200: jsonReply('One page, newest first.', memoryPageSchema) },
   });
@@ -270,7 +275,7 @@ export function createMemoryRoutes(ctx: AppContext): ApiRoutes {
     summary: 'Delete every memory with given tags',
     description:
       'The filter comes in the query string or in a JSON body (same fields), not both. `tagsAny` or `tagsAll` must name a ' +
-      'tag: `tagsNone` alone would delete almost everything.',
+      "tag: `tagsNone` alone would delete almost everything. Without `userId`, every user's matching memories are deleted.",
     request: { query: deleteByTagsInput, body: jsonBody(deleteByTagsInput, false) },
     responses: { 200: jsonReply('How many were deleted.', deleteByTagsReplySchema) },
   });
@@ -281,7 +286,10 @@ export function createMemoryRoutes(ctx: AppContext): ApiRoutes {
       throw validationError([{ path: '', message: 'give the filter in the body or in the query string, not both' }]);
     }
     const filter = body === undefined ? parseWith(deleteByTagsInput, query, 'query') : parseWith(deleteByTagsInput, body, 'body');
-    return c.json({ deleted: await memoriesOf(c).deleteByTags(filter) });
+    const deleted = await memoriesOf(c).deleteByTags(filter);
+    // The tags stay out: a tag can say as much as the content it labels.
+    await recordAudit(ctx, c, { action: 'memories.deleted', userId: filter.userId ?? null, details: { agentId: filter.agentId ?? DEFAULT_AGENT_ID, deleted } });
+    return c.json({ deleted });
   });
 
   return routes;
@@ -308,14 +316,6 @@ function oneScope(body: MemoryScope, query: MemoryScope, prefix = ''): { agentId
     if (value !== undefined) scope[field] = value;
   }
   return scope;
-}
-
-function describeScope(scope: MemoryScope): string {
-  return `${scope.agentId ? ` for agent ${JSON.stringify(scope.agentId)}` : ''}${scope.userId ? ` and user ${JSON.stringify(scope.userId)}` : ''}`;
-}
-
-function memoryNotFound(key: string, scope: MemoryScope) {
-  return notFound(`No memory with key ${JSON.stringify(key)}${describeScope(scope)}`);
 }
 
 function replySaved(c: Context, result: SaveMemoryResult) {

@@ -1,11 +1,11 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { AppContext } from '../../app-context.js';
 import { DEFAULT_AGENT_ID } from '../../memory/memory-types.js';
-import { HttpError } from '../errors.js';
+import { HttpError } from '../../api/errors.js';
 import { TAGS } from '../openapi/api-tags.js';
 import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-route.js';
 import { errorResponse, jsonBody, jsonReply } from '../openapi/route-responses.js';
-import { extractMemoriesBody, extractMemoriesReplySchema } from '../schemas/memory-extraction-schemas.js';
+import { extractMemoriesBody, extractMemoriesReplySchema } from '../../api/schemas/memory-extraction-schemas.js';
 import { tenantOf } from '../tenant-context.js';
 import { parseBody } from '../validate.js';
 

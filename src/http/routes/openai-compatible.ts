@@ -8,7 +8,7 @@ import type { ChatListener, TurnReply } from '../../chat/chat-service.js';
 import { DEFAULT_AGENT_ID } from '../../memory/memory-types.js';
 import { RunConflictError } from '../../runs/run-types.js';
 import type { ApiEnv } from '../api-env.js';
-import { HttpError, validationError } from '../errors.js';
+import { HttpError, validationError } from '../../api/errors.js';
 import { completionOf, replyMessage } from '../openai-compatible/completion-reply.js';
 import { streamCompletion } from '../openai-compatible/completion-stream.js';
 import { readCompletionTurn } from '../openai-compatible/completion-turn.js';
@@ -16,7 +16,7 @@ import { threadKey } from '../openai-compatible/thread-key.js';
 import { TAGS } from '../openapi/api-tags.js';
 import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-route.js';
 import { errorResponse, jsonBody, jsonReply } from '../openapi/route-responses.js';
-import { agentIdSchema, userIdSchema } from '../schemas/memory-schemas.js';
+import { agentIdSchema, userIdSchema } from '../../api/schemas/memory-schemas.js';
 import {
   IGNORED_COMPLETION_PARAMETERS,
   completionChunkSchema,
@@ -24,7 +24,7 @@ import {
   completionRequestSchema,
   modelListSchema,
   modelSchema,
-} from '../schemas/openai-schemas.js';
+} from '../../api/schemas/openai-schemas.js';
 import { tenantOf } from '../tenant-context.js';
 import { parseBody, parseWith } from '../validate.js';
 

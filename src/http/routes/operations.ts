@@ -3,11 +3,11 @@ import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
 import { metricsRegistry } from '../../observability/metrics.js';
 import { checkReadiness } from '../../observability/readiness.js';
-import { errorBody } from '../errors.js';
+import { errorBody } from '../../api/errors.js';
 import { TAGS } from '../openapi/api-tags.js';
 import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-route.js';
 import { jsonReply } from '../openapi/route-responses.js';
-import { healthReplySchema, notReadyReplySchema, readyReplySchema } from '../schemas/operations-reply-schemas.js';
+import { healthReplySchema, notReadyReplySchema, readyReplySchema } from '../../api/schemas/operations-reply-schemas.js';
 
 /**
  * `/healthz` and `/readyz` for load balancers and orchestrators (alive; take traffic or not),

@@ -9,7 +9,7 @@ import { IMPORT_JOB_MAX_ERRORS, type ImportItem, SYNC_IMPORT_MAX_RECORDS, queueI
 import { IMPORT_MEMORY_BATCH, type ImportReport, createTenantImport } from '../../portability/tenant-import.js';
 import { tenantExport } from '../../portability/tenant-export.js';
 import type { ApiEnv } from '../api-env.js';
-import { invalidJson, validationError } from '../errors.js';
+import { invalidJson, validationError } from '../../api/errors.js';
 import { recordAudit } from '../audit-record.js';
 import { jobView } from '../job-view.js';
 import { ndjsonLines } from '../ndjson-lines.js';
@@ -28,8 +28,8 @@ import {
   mem0BodySchema,
   mem0ItemSchema,
   memoryLineSchema,
-} from '../schemas/portability-schemas.js';
-import { jobReplySchema } from '../schemas/job-schemas.js';
+} from '../../api/schemas/portability-schemas.js';
+import { jobReplySchema } from '../../api/schemas/job-schemas.js';
 import { tenantOf } from '../tenant-context.js';
 import { parseQuery, parseWith, readJsonBody, toFieldIssues } from '../validate.js';
 

@@ -4,13 +4,13 @@ import { z } from 'zod';
 import type { AppContext } from '../../app-context.js';
 import type { ResumeAnswers } from '../../chat/chat-service.js';
 import type { ApiEnv } from '../api-env.js';
-import { HttpError } from '../errors.js';
+import { HttpError } from '../../api/errors.js';
 import { streamLiveRun, streamTurn } from '../chat-event-stream.js';
 import { TAGS } from '../openapi/api-tags.js';
 import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-route.js';
 import { errorResponse, jsonBody, jsonReply, notFoundResponse } from '../openapi/route-responses.js';
-import { chatStreamEventSchema, runSchema, turnReplySchema } from '../schemas/chat-reply-schemas.js';
-import { approvalsBody, runIdParams, toolOutputsBody } from '../schemas/run-schemas.js';
+import { chatStreamEventSchema, runSchema, turnReplySchema } from '../../api/schemas/chat-reply-schemas.js';
+import { approvalsBody, runIdParams, toolOutputsBody } from '../../api/schemas/run-schemas.js';
 import { tenantOf } from '../tenant-context.js';
 import { parseBody, parseWith } from '../validate.js';
 

@@ -3,8 +3,8 @@ import type { AppContext } from '../../app-context.js';
 import { TAGS } from '../openapi/api-tags.js';
 import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-route.js';
 import { jsonBody, jsonReply } from '../openapi/route-responses.js';
-import { searchReplySchema } from '../schemas/document-reply-schemas.js';
-import { searchBody } from '../schemas/document-schemas.js';
+import { searchReplySchema } from '../../api/schemas/document-reply-schemas.js';
+import { searchBody } from '../../api/schemas/document-schemas.js';
 import { tenantOf } from '../tenant-context.js';
 import { parseBody } from '../validate.js';
 

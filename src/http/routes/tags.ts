@@ -3,8 +3,8 @@ import type { AppContext } from '../../app-context.js';
 import { TAGS } from '../openapi/api-tags.js';
 import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-route.js';
 import { jsonReply } from '../openapi/route-responses.js';
-import { tagCountsReplySchema } from '../schemas/memory-reply-schemas.js';
-import { TAG_LIST_PARAMS, tagCountsQuery } from '../schemas/memory-schemas.js';
+import { tagCountsReplySchema } from '../../api/schemas/memory-reply-schemas.js';
+import { TAG_LIST_PARAMS, tagCountsQuery } from '../../api/schemas/memory-schemas.js';
 import { tenantOf } from '../tenant-context.js';
 import { parseQuery } from '../validate.js';
 

@@ -4,8 +4,8 @@ import { DEFAULT_AGENT_ID } from '../../memory/memory-types.js';
 import { TAGS } from '../openapi/api-tags.js';
 import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-route.js';
 import { jsonBody, jsonReply } from '../openapi/route-responses.js';
-import { turnSearchReplySchema } from '../schemas/turn-reply-schemas.js';
-import { searchTurnsBody } from '../schemas/turn-schemas.js';
+import { turnSearchReplySchema } from '../../api/schemas/turn-reply-schemas.js';
+import { searchTurnsBody } from '../../api/schemas/turn-schemas.js';
 import { tenantOf } from '../tenant-context.js';
 import { parseBody } from '../validate.js';
 

@@ -1,11 +1,11 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { AppContext } from '../../app-context.js';
 import type { AuditActor } from '../../audit/audit-types.js';
-import { validationError } from '../errors.js';
+import { validationError } from '../../api/errors.js';
 import { TAGS } from '../openapi/api-tags.js';
 import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-route.js';
 import { jsonReply } from '../openapi/route-responses.js';
-import { userErasureReplySchema, userIdParams } from '../schemas/user-schemas.js';
+import { userErasureReplySchema, userIdParams } from '../../api/schemas/user-schemas.js';
 import { tenantOf } from '../tenant-context.js';
 import { parseWith } from '../validate.js';
 

@@ -1,17 +1,9 @@
+import type { QuarantineReason } from '../quarantine-reasons.js';
+
 /**
  * The firewall's rules: what makes a memory's text read as an instruction to an assistant rather
  * than a fact about the user or the world. Each rule names its reason; a text may trip several.
  */
-export const QUARANTINE_REASONS = [
-  'override',
-  'standing_order',
-  'role_marker',
-  'exfiltration',
-  'hidden_text',
-  'similar_to_injection',
-  'second_opinion',
-] as const;
-export type QuarantineReason = (typeof QUARANTINE_REASONS)[number];
 
 const OVERRIDE = [
   /\b(ignore|disregard|forget|override|bypass|skip|drop|abandon|discard)\b[^.!?\n]{0,40}\b(previous|prior|above|earlier|preceding|original|all|any|your|system|safety|existing|initial)\b[^.!?\n]{0,30}\b(instructions?|prompts?|rules|guidelines|directives|constraints|programming|guardrails|polic(y|ies)|messages?|context|restrictions)\b/i,

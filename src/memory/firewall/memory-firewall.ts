@@ -1,7 +1,8 @@
 import type { Embedder } from '../../embeddings/embedder.js';
-import type { MemoryActor } from '../memory-types.js';
+import type { FirewallVerdict, MemoryWriteScreen } from '../memory-write-screen.js';
+import type { QuarantineReason } from '../quarantine-reasons.js';
 import { readsAsEnglish } from './english-text.js';
-import { type QuarantineReason, describesUser, ruleReasons } from './firewall-rules.js';
+import { describesUser, ruleReasons } from './firewall-rules.js';
 import { logisticModel } from './injection-classifier.js';
 import { INJECTION_CLASSIFIER } from './injection-classifier-weights.js';
 import { lexicalFeatures } from './lexical-features.js';
@@ -12,15 +13,6 @@ import type { SecondOpinion, SecondOpinionVerdict } from './second-opinion.js';
 export const MEMORY_FIREWALL_MODES = ['model', 'all', 'off'] as const;
 export type MemoryFirewallMode = (typeof MEMORY_FIREWALL_MODES)[number];
 
-export interface FirewallVerdict {
-  status: 'active' | 'quarantined';
-  reasons: QuarantineReason[];
-  /** The classifier's probability that the text is an injection; null without the embedder it was trained on. */
-  injectionScore: number | null;
-  /** What the second opinion said, when it was asked (a borderline text) and answered. */
-  secondOpinion?: 'injection' | 'fact';
-}
-
 /**
  * The classifier's score from which a memory reads as an injection, chosen with it by
  * cross-validation on the tuning set (scripts/train-firewall-classifier.ts; figures in
@@ -29,11 +21,9 @@ export interface FirewallVerdict {
  */
 export const INJECTION_THRESHOLD: number = INJECTION_CLASSIFIER.threshold;
 
-export interface MemoryFirewall {
+/** The memory store's write screen (memory-write-screen.ts), by the rules and the classifier. */
+export interface MemoryFirewall extends MemoryWriteScreen {
   readonly mode: MemoryFirewallMode;
-  /** Whether a write by `actor` is screened; `untrusted` marks the API writes a model makes (MCP). */
-  screens(actor: MemoryActor, untrusted?: boolean): boolean;
-  screen(texts: readonly string[]): Promise<FirewallVerdict[]>;
 }
 
 export interface MemoryFirewallOptions {

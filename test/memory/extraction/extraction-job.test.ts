@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type AppContext, createAppContext } from '../../../src/app-context.js';
 import { loadConfig } from '../../../src/config/config.js';
 import { queryRows } from '../../../src/db/query-rows.js';
-import { describeError } from '../../../src/http/error-mapping.js';
+import { describeError } from '../../../src/api/error-mapping.js';
 import { createLlmProvider } from '../../../src/llm/llm-provider.js';
 import { FACT_EXTRACTION_INSTRUCTIONS, MEMORY_DECISION_INSTRUCTIONS } from '../../../src/memory/extraction/extraction-prompts.js';
 import { createHashEmbedder } from '../../../testkit/hash-embedder.js';

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { z } from 'zod';
 import type { DeclaredOperation } from '../../http/openapi/declared-operations.js';
-import { TAG_LIST_PARAMS } from '../../../src/http/schemas/memory-schemas.js';
+import { TAG_LIST_PARAMS } from '../../../src/api/schemas/memory-schemas.js';
 import { queryObject } from '../../../src/http/validate.js';
 
 /** What the oracle could tell about a request; `unknown` where the route has no schema for that part. */

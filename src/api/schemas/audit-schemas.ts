@@ -36,7 +36,8 @@ export const auditEntrySchema = z
         '`user.erased`: `erased` (the counts the erasure answered), `originsMarked` (`memories` and `historyEvents` of other scopes whose origins in the ' +
         "user's conversations lost their quotes) and `completed` (false while it runs, and for good when it was cut short: a second erasure finishes it). " +
         'Deletions name what went: `memory.deleted` (`key`, `agentId`), `memories.deleted` (`agentId`, the tag filter, `deleted`: the count), ' +
-        '`conversation.deleted`, `document.deleted` and `agent.deleted` (`id`). `tenant.exported` (`agentId`), `tenant.imported` (`jobId`, `bytes`), ' +
+        '`conversation.deleted`, `document.deleted` and `agent.deleted` (`id`). `tenant.exported` (`agentId`, `include`; the user exported, if one), `tenant.imported` (`format` and `lines`, with `jobId` for a job, ' +
+        'or `imported`, `skipped` and `errors` counts when done at once), ' +
         '`key.created` and `key.revoked` (`keyId`, `prefix`, `scopes`). Never content.',
     }),
     at: z.iso.datetime().meta({ description: 'When the action started.' }),

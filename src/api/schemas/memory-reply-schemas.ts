@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { QUARANTINE_REASONS } from '../../memory/firewall/firewall-rules.js';
+import { QUARANTINE_REASONS } from '../../memory/quarantine-reasons.js';
 import { timeWindowSchema } from './time-window-schema.js';
 
 /** What the memory routes answer. Dates travel as ISO 8601 strings (JSON has no dates). */
