@@ -66,8 +66,13 @@ describe('scopes of API keys, route by route', () => {
     );
   });
 
-  const request = (method: string, path: string, key: string) =>
-    app.request(path.replace(/\{[^}]+\}/g, ABSENT), { method, headers: { authorization: `Bearer ${key}` } });
+  // A key gives a new key only scopes it holds: one with admin alone asks for admin alone.
+  const BODIES: Record<string, unknown> = { 'POST /v1/keys': { scopes: ['admin'] } };
+  const request = (method: string, path: string, key: string) => {
+    const body = BODIES[`${method} ${path}`];
+    const headers: Record<string, string> = { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
+    return app.request(path.replace(/\{[^}]+\}/g, ABSENT), { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  };
 
   for (const [route, scope] of Object.entries(ROUTE_SCOPES)) {
     if (scope === 'public') continue;
