@@ -22,14 +22,14 @@ const bench = await openKnowledgeBench(resolve(folder), split);
 try {
   const measure = (rank: (c: (typeof bench.candidates)[number]) => string[]): RetrievalMetrics =>
     evaluate(new Map(bench.candidates.map((c) => [c.query.id, documentRanking(rank(c), bench.docsOfChunk)])), bench.qrels);
-  const text = measure((c) => rankedPassages(c, 'text', { vector: 0, text: 1 }));
-  const vector = measure((c) => rankedPassages(c, 'vector', { vector: 1, text: 0 }));
+  const text = measure((c) => rankedPassages(c, 'text', { signals: { vector: 0, text: 1 } }));
+  const vector = measure((c) => rankedPassages(c, 'vector', { signals: { vector: 1, text: 0 } }));
   console.log(`\n${bench.embedder.id}: BM25 alone nDCG@10 ${text.ndcgAt10.toFixed(4)}, vector alone ${vector.ndcgAt10.toFixed(4)}\n`);
 
   const results: { vector: number; k: number; m: RetrievalMetrics }[] = [];
   for (const k of [20, 60]) {
     for (const w of [0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.7, 1, 1.5, 2]) {
-      results.push({ vector: w, k, m: measure((c) => rankedPassages(c, 'hybrid', { vector: w, text: 1, k })) });
+      results.push({ vector: w, k, m: measure((c) => rankedPassages(c, 'hybrid', { signals: { vector: w, text: 1 }, k })) });
     }
   }
   console.log('| vector weight (text 1) | k | nDCG@10 | Recall@100 | vs BM25 |');

@@ -304,7 +304,7 @@ async function tune(
       const asOf = new Date(Date.UTC(asked.getUTCFullYear(), asked.getUTCMonth(), asked.getUTCDate(), 23, 59, 59));
       // `vector` and `k` are the fusion weights' (text stays 1); the others are search options.
       const { vector, k, sessionSecond, conversationVector, conversationK, feedbackTurns, feedbackWeight, ...rest } = options;
-      const weights = vector === undefined && k === undefined ? {} : { weights: { vector: vector ?? 0.3, text: 1, k: k ?? 20 } };
+      const weights = vector === undefined && k === undefined ? {} : { weights: { signals: { vector: vector ?? 0.3, text: 1 }, k: k ?? 20 } };
       // As searchConversations: sessions ranked by conversation use its feedback unless the grid sets one.
       const byConversation = conversationVector !== undefined || conversationK !== undefined;
       const feedback =
@@ -339,7 +339,7 @@ async function tune(
         // Sessions as `groupBy: "conversation"` ranks them, with these weights.
         const weights = {
           ...CONVERSATION_FUSION_WEIGHTS,
-          ...(conversationVector !== undefined && { vector: conversationVector }),
+          signals: { ...CONVERSATION_FUSION_WEIGHTS.signals, ...(conversationVector !== undefined && { vector: conversationVector }) },
           ...(conversationK !== undefined && { k: conversationK }),
         };
         sessions = rankConversations(hits, { weights }).map((c) => c.conversationId);

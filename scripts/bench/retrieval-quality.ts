@@ -28,7 +28,7 @@ try {
   const variants: [string, (c: (typeof bench.candidates)[number]) => string[]][] = [
     ['vector', (c) => rankedPassages(c, 'vector', weights)],
     ['text (BM25)', (c) => rankedPassages(c, 'text', weights)],
-    [`hybrid (vector ${weights.vector} : text ${weights.text}, k ${weights.k ?? 60})`, (c) => rankedPassages(c, 'hybrid', weights)],
+    [`hybrid (vector ${weights.signals.vector} : text ${weights.signals.text}, k ${weights.k ?? 60})`, (c) => rankedPassages(c, 'hybrid', weights)],
     ['hybrid + lexical rerank', (c) => lexicallyReranked(bench, c, weights, RERANK_DEPTH)],
   ];
   console.log(`\n${bench.embedder.id}, ${bench.candidates.length} judged ${split} queries of ${dir}\n`);

@@ -1,4 +1,5 @@
 import type { FusionWeights } from '../retrieval/fusion-weights.js';
+import type { SignalRanks } from '../retrieval/signal.js';
 
 /**
  * How conversations are ranked: weighted reciprocal rank fusion in which a conversation takes, on
@@ -13,17 +14,17 @@ import type { FusionWeights } from '../retrieval/fusion-weights.js';
  * conversation's further turns too (each at 0.3 or 0.5 of the one before) gave 0.93–0.94, its rank
  * among conversations instead of its best turn's 0.93 at best.
  */
-export const CONVERSATION_FUSION_WEIGHTS: Readonly<FusionWeights> = Object.freeze({ vector: 2, text: 1, k: 20 });
+export const CONVERSATION_FUSION_WEIGHTS: Readonly<FusionWeights> = Object.freeze({ signals: { vector: 2, text: 1 }, k: 20 });
 
 /** A turn as conversations are ranked by it: its score, and its rank among each side's candidates. */
 export interface RankableTurn {
   conversationId: string;
   score: number;
-  ranks: { vector: number | null; text: number | null };
+  ranks: SignalRanks;
 }
 
 export interface ConversationRankingOptions {
-  /** Each side's weight and RRF's k; default CONVERSATION_FUSION_WEIGHTS. */
+  /** Each signal's weight and RRF's k; default CONVERSATION_FUSION_WEIGHTS. */
   weights?: FusionWeights;
 }
 
@@ -38,21 +39,22 @@ export interface RankedConversation<T> {
 
 /** The conversations of a list of hits, best first; ties keep the order of their first hits. */
 export function rankConversations<T extends RankableTurn>(hits: readonly T[], options: ConversationRankingOptions = {}): RankedConversation<T>[] {
-  const { vector, text, k = 60 } = options.weights ?? CONVERSATION_FUSION_WEIGHTS;
+  const { signals, k = 60 } = options.weights ?? CONVERSATION_FUSION_WEIGHTS;
   const byConversation = new Map<string, T[]>();
   for (const hit of hits) {
     const turns = byConversation.get(hit.conversationId);
     if (turns) turns.push(hit);
     else byConversation.set(hit.conversationId, [hit]);
   }
-  // A side where none of the conversation's turns was a candidate adds nothing.
-  const side = (weight: number, turns: readonly T[], rankOf: (turn: T) => number | null) => {
-    const best = Math.min(...turns.map((t) => rankOf(t) ?? Infinity));
+  // A signal where none of the conversation's turns was a candidate adds nothing.
+  const side = (weight: number, turns: readonly T[], name: string) => {
+    const best = Math.min(...turns.map((t) => t.ranks[name] ?? Infinity));
     return best === Infinity ? 0 : weight / (k + best);
   };
+  const weighted = Object.entries(signals);
   const ranked = [...byConversation].map(([conversationId, unsorted]) => {
     const turns = [...unsorted].sort((a, b) => b.score - a.score);
-    return { conversationId, score: side(vector, turns, (t) => t.ranks.vector) + side(text, turns, (t) => t.ranks.text), turns };
+    return { conversationId, score: weighted.reduce((score, [name, weight]) => score + side(weight, turns, name), 0), turns };
   });
   // Stable: conversations of equal score stay in the order their best turns came.
   return ranked.sort((a, b) => b.score - a.score);

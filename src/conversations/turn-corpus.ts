@@ -1,8 +1,14 @@
 import { turns } from '../db/schema/index.js';
 import { TURN_BM25 } from '../retrieval/bm25/bm25-index.js';
 import type { Analyzer } from '../retrieval/bm25/analyzer.js';
+import type { GroupedRanking, Reordering } from '../retrieval/boost.js';
 import type { Corpus } from '../retrieval/corpus.js';
 import { type CorpusFilter, corpusFilter } from '../retrieval/filter.js';
+import type { FusionWeights } from '../retrieval/fusion-weights.js';
+import type { SignalRanks } from '../retrieval/signal.js';
+import { type TimeWindowContext, insideTimeWindow, timeWindowBoost } from '../retrieval/time-window-boost.js';
+import { diversifyByConversation } from './conversation-diversity.js';
+import { type RankedConversation, rankConversations } from './conversation-ranking.js';
 import { TURN_KEYS_VERSION } from './turn-record.js';
 
 /** What to do when the BM25 index of turns was built by another analyzer. */
@@ -26,6 +32,61 @@ export const TURN_CORPUS: Corpus = Object.freeze({
     at: turns.at,
   },
   reindexRemedy: TURN_REINDEX_REMEDY,
+});
+
+/** A past turn found by a search. */
+export interface TurnHit {
+  conversationId: string;
+  turn: number;
+  question: string;
+  answer: string;
+  /** When the question was asked. */
+  at: Date;
+  agentId: string;
+  /** Null for a conversation without a user. */
+  userId: string | null;
+  /** Hybrid: the fused score. Vector: cosine similarity. Text: BM25. */
+  score: number;
+  /** 1-based rank of the turn in each signal's candidates, null where it was not among them. */
+  ranks: SignalRanks;
+}
+
+/** What a turn search's re-orderings read: the query's time window, and the tuning a search may set. */
+export interface TurnRankingContext extends TimeWindowContext {
+  /** See `SAME_CONVERSATION_DECAY`. */
+  conversationDecay?: number;
+  /** See `SAME_CONVERSATION_FREE_TURNS`. */
+  conversationFreeTurns?: number;
+  /** See `CONVERSATION_FUSION_WEIGHTS`. */
+  conversationWeights?: FusionWeights;
+}
+
+/**
+ * What re-orders the turns a search fused: no conversation filling the list alone
+ * (`SAME_CONVERSATION_DECAY`), then the turns said inside the query's time window favoured by
+ * place (TIME_WINDOW_RANK_BOOST). In that order: diversity re-sorts by score, which the window
+ * leaves alone.
+ */
+export const TURN_BOOSTS: readonly Reordering<TurnHit, TurnRankingContext>[] = Object.freeze([
+  {
+    kind: 'step',
+    name: 'conversationDiversity',
+    apply: (hits, { conversationDecay, conversationFreeTurns }) => diversifyByConversation(hits, conversationDecay, conversationFreeTurns),
+  },
+  timeWindowBoost<TurnHit>('by place', (hit, window) => insideTimeWindow(hit.at, window)),
+]);
+
+/**
+ * What `groupBy: "conversation"` does with the fused turns: group them into their conversations
+ * (ranked by their best turns, `CONVERSATION_FUSION_WEIGHTS`), then favour by place a
+ * conversation with a turn said inside the window, as a turn is.
+ */
+export const CONVERSATION_BOOSTS: GroupedRanking<TurnHit, RankedConversation<TurnHit>, TurnRankingContext> = Object.freeze({
+  group: {
+    name: 'conversation',
+    apply: (hits: readonly TurnHit[], context: TurnRankingContext) => rankConversations(hits, { weights: context.conversationWeights }),
+  },
+  steps: [timeWindowBoost<RankedConversation<TurnHit>>('by place', (c, window) => c.turns.some((t) => insideTimeWindow(t.at, window)))],
 });
 
 /**

@@ -1,4 +1,4 @@
-import { DEFAULT_FUSION_WEIGHTS, type FusionWeights } from '../retrieval/fusion-weights.js';
+import { DEFAULT_FUSION_WEIGHTS, type FusionWeights, copyFusionWeights } from '../retrieval/fusion-weights.js';
 
 /**
  * Fusion weights of the turns corpus per embedder, chosen on two tuning sets. `npm run
@@ -13,9 +13,9 @@ import { DEFAULT_FUSION_WEIGHTS, type FusionWeights } from '../retrieval/fusion-
  * on chat logs for 0.0035 of SQuAD's hit@5.
  */
 export const TURN_FUSION_WEIGHTS_BY_EMBEDDER: Readonly<Record<string, FusionWeights>> = Object.freeze({
-  'bundled:use-lite': { vector: 0.5, text: 1, k: 20 },
+  'bundled:use-lite': { signals: { vector: 0.5, text: 1 }, k: 20 },
 });
 
 export function turnFusionWeightsFor(embedderId: string): FusionWeights {
-  return { ...(TURN_FUSION_WEIGHTS_BY_EMBEDDER[embedderId] ?? DEFAULT_FUSION_WEIGHTS) };
+  return copyFusionWeights(TURN_FUSION_WEIGHTS_BY_EMBEDDER[embedderId] ?? DEFAULT_FUSION_WEIGHTS);
 }

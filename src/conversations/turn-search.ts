@@ -5,19 +5,27 @@ import { uuidArray } from '../db/sql-arrays.js';
 import { l2Normalize } from '../embeddings/l2-normalize.js';
 import { asUrgentReads } from '../db/urgent-reads.js';
 import { defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
-import type { FusionWeights } from '../retrieval/fusion-weights.js';
+import { type FusionWeights, copyFusionWeights } from '../retrieval/fusion-weights.js';
 import { turnFusionWeightsFor } from './turn-fusion-weights.js';
 import { type TenantCorpusOptions, createRetrievalEngine } from '../retrieval/retrieval-engine.js';
 import { searchRows } from '../retrieval/row-search.js';
 import type { SearchMode } from '../retrieval/search-mode.js';
-import { favourByRank, insideTimeWindow } from '../retrieval/time-window-boost.js';
+import { type BoostWeights, applyBoosts } from '../retrieval/boost.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
 import { type TimeWindow, readTimeWindow } from '../text/time-window.js';
-import { diversifyByConversation } from './conversation-diversity.js';
 import { CONVERSATION_VECTOR_FEEDBACK, type VectorFeedback } from './vector-feedback.js';
-import { type RankedConversation, rankConversations } from './conversation-ranking.js';
+import type { RankedConversation } from './conversation-ranking.js';
 import { type TenantScoped, tenantScoped } from '../tenancy/tenant-scoped.js';
-import { TURN_CORPUS, type TurnFilter, turnFilter, turnKeysAnalyzer } from './turn-corpus.js';
+import {
+  CONVERSATION_BOOSTS,
+  TURN_BOOSTS,
+  TURN_CORPUS,
+  type TurnFilter,
+  type TurnHit,
+  type TurnRankingContext,
+  turnFilter,
+  turnKeysAnalyzer,
+} from './turn-corpus.js';
 
 export interface TurnSearchOptions extends TurnFilter {
   topK?: number;
@@ -29,6 +37,8 @@ export interface TurnSearchOptions extends TurnFilter {
   weights?: FusionWeights;
   /** What a turn or conversation inside the query's time window gains, in places (see `TIME_WINDOW_RANK_BOOST`); for tuning. */
   timeWindowBoost?: number;
+  /** The turn corpus's boost weights by name (`{ timeWindow: 0.5 }`, see TURN_BOOSTS), over `timeWindowBoost`; for tuning. */
+  boosts?: BoostWeights;
   /** What each further turn of a conversation keeps (see `SAME_CONVERSATION_DECAY`); 1 leaves the order as ranked. */
   conversationDecay?: number;
   /** Turns of a conversation before the decay starts (see `SAME_CONVERSATION_FREE_TURNS`). */
@@ -54,22 +64,7 @@ export interface ConversationSearchResult {
   timeWindow: TimeWindow | null;
 }
 
-/** A past turn found by a search. */
-export interface TurnHit {
-  conversationId: string;
-  turn: number;
-  question: string;
-  answer: string;
-  /** When the question was asked. */
-  at: Date;
-  agentId: string;
-  /** Null for a conversation without a user. */
-  userId: string | null;
-  /** Hybrid: the fused score. Vector: cosine similarity. Text: BM25. */
-  score: number;
-  /** 1-based rank of the turn in each side's candidates, null where it was not among them. */
-  ranks: { vector: number | null; text: number | null };
-}
+export type { TurnHit } from './turn-corpus.js';
 
 /**
  * Episodic recall: a tenant's past turns by meaning and by words, as of a moment (`asOf`, default
@@ -107,7 +102,7 @@ export function createTurnSearch(options: TenantCorpusOptions): TurnSearch {
   const { db } = options;
   const tenantId = options.tenantId ?? DEFAULT_TENANT_ID;
   const engine = createRetrievalEngine({ ...options, analyzer: turnKeysAnalyzer(options.analyzer ?? defaultAnalyzer) });
-  const weights = Object.freeze({ ...(options.weights ?? turnFusionWeightsFor(options.embedder.id)) });
+  const weights = Object.freeze(copyFusionWeights(options.weights ?? turnFusionWeightsFor(options.embedder.id)));
 
   /** The candidates, best first, and the query's time window; read as a caller waits for them (asUrgentReads). */
   const candidates = (query: string, opts: TurnSearchOptions, feedback = opts.vectorFeedback) => asUrgentReads(() => rankedCandidates(query, opts, feedback));
@@ -151,19 +146,21 @@ export function createTurnSearch(options: TenantCorpusOptions): TurnSearch {
     return l2Normalize(q.map((x, i) => x + feedback.weight * (mean[i] ?? 0)));
   }
 
+  /** What the corpus's boosts and steps read of a search (see TURN_BOOSTS), and the boost weights it sets. */
+  const rankingOf = (opts: TurnSearchOptions, timeWindow: TimeWindow | null): [TurnRankingContext, BoostWeights] => [
+    { timeWindow, conversationDecay: opts.conversationDecay, conversationFreeTurns: opts.conversationFreeTurns, conversationWeights: opts.conversationWeights },
+    { timeWindow: opts.timeWindowBoost, ...opts.boosts },
+  ];
+
   async function search(query: string, opts: TurnSearchOptions): Promise<TurnSearchResult> {
     const { hits, timeWindow } = await candidates(query, opts);
-    // The window re-orders what diversity ordered: diversity re-sorts by score, which the window leaves alone.
-    const diverse = diversifyByConversation(hits, opts.conversationDecay, opts.conversationFreeTurns);
-    const favoured = timeWindow ? favourByRank(diverse, (h) => insideTimeWindow(h.at, timeWindow), opts.timeWindowBoost) : diverse;
+    const favoured = applyBoosts(TURN_BOOSTS, hits, ...rankingOf(opts, timeWindow));
     return { hits: favoured.slice(0, opts.topK ?? 10), timeWindow };
   }
 
   async function searchConversations(query: string, opts: TurnSearchOptions): Promise<ConversationSearchResult> {
     const { hits, timeWindow } = await candidates(query, opts, opts.vectorFeedback ?? CONVERSATION_VECTOR_FEEDBACK);
-    const ranked = rankConversations(hits, { weights: opts.conversationWeights });
-    // A conversation with a turn said inside the window is favoured by place, as a turn is.
-    const favoured = timeWindow ? favourByRank(ranked, (c) => c.turns.some((t) => insideTimeWindow(t.at, timeWindow)), opts.timeWindowBoost) : ranked;
+    const favoured = applyBoosts(CONVERSATION_BOOSTS, hits, ...rankingOf(opts, timeWindow));
     return { conversations: favoured.slice(0, opts.topK ?? 10), timeWindow };
   }
 

@@ -5,7 +5,8 @@ import { uuidArray } from '../db/sql-arrays.js';
 import { asUrgentReads } from '../db/urgent-reads.js';
 import { defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
 import { type TagFilter, type TagFilterInput, corpusFilter } from '../retrieval/filter.js';
-import { type FusionWeights, fusionWeightsFor } from '../retrieval/fusion-weights.js';
+import { type FusionWeights, copyFusionWeights, fusionWeightsFor } from '../retrieval/fusion-weights.js';
+import type { SignalRanks } from '../retrieval/signal.js';
 import type { RankedUnit, TextCandidate, VectorCandidate } from '../retrieval/rank-units.js';
 import { LexicalReranker } from '../retrieval/rerank/lexical-reranker.js';
 import type { Reranker } from '../retrieval/rerank/reranker.js';
@@ -45,7 +46,7 @@ export interface SearchHit extends KnowledgeHit {
   /** The part of the chunk around the first query term, with `…` where it was cut. */
   snippet: string;
   /** 1-based rank of the chunk's passage in each retriever's candidates, null where it was not among them. */
-  ranks: { vector: number | null; text: number | null };
+  ranks: SignalRanks;
   /** The reranker's score, when one was used; `score` stays the first stage's. */
   rerankScore?: number;
 }
@@ -88,7 +89,7 @@ export function createDocumentSearch(options: DocumentSearchOptions): DocumentSe
   const tenantId = options.tenantId ?? DEFAULT_TENANT_ID;
   const analyzer = options.analyzer ?? defaultAnalyzer;
   const engine = createRetrievalEngine({ ...options, analyzer });
-  const weights = Object.freeze({ ...(options.weights ?? fusionWeightsFor(options.embedder.id)) });
+  const weights = Object.freeze(options.weights ? copyFusionWeights(options.weights) : fusionWeightsFor(options.embedder.id));
   const lexical = options.lexicalReranker ?? new LexicalReranker({ analyzer });
   const citing = new LexicalReranker({ analyzer });
   const rerankerByChoice: Partial<Record<RerankerChoice, Reranker>> = { lexical, 'cross-encoder': options.crossEncoderReranker };

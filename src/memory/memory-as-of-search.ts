@@ -11,10 +11,10 @@ import type { CorpusFilter } from '../retrieval/filter.js';
 import type { FusionWeights } from '../retrieval/fusion-weights.js';
 import { cosine } from '../util/cosine.js';
 import { hybridCandidates } from '../retrieval/hybrid-candidates.js';
-import { type TextCandidate, type VectorCandidate, rankUnits } from '../retrieval/rank-units.js';
+import type { TextCandidate, VectorCandidate } from '../retrieval/rank-units.js';
 import type { Payload, RetrievalEngine } from '../retrieval/retrieval-engine.js';
 import type { SearchMode } from '../retrieval/search-mode.js';
-import { readVersions } from './memory-as-of.js';
+import { type MemoryVersion, readVersions } from './memory-as-of.js';
 import { MEMORY_CORPUS } from './memory-corpus.js';
 import { type MemoryRow, toMemory } from './memory-rows.js';
 import type { Memory, MemorySearchHit } from './memory-types.js';
@@ -49,53 +49,56 @@ export interface AsOfSearchDeps {
  * unchanged since are ranked by the indexes as today (both sides, filter inside); the ones that
  * changed or went since are read from their history and scored here the same way: BM25 with the
  * tenant's statistics, cosine with today's vector where the words are the same and a fresh one
- * where they are not. Each side's two lists are merged by score, then fused as any search is.
+ * where they are not. The engine merges them by score into each side's candidates and fuses
+ * them as any search.
  */
 export async function searchMemoriesAsOf(deps: AsOfSearchDeps, query: string, opts: AsOfSearchOptions): Promise<MemorySearchHit[]> {
   const { db, engine, payload } = deps;
   const { mode, filter, topK } = opts;
   const asOf = opts.asOf.toISOString();
   const candidateK = mode === 'hybrid' ? hybridCandidates(topK) : topK;
+  // Made before the search: the changed versions' similarities are read with it.
   const vector = mode === 'text' ? undefined : (opts.vector ?? (await engine.embedQuery(query)));
-  const unchanged: CorpusFilter = { ...filter, until: asOf, unchangedAfter: asOf };
-  const currentVector = vector ? await engine.vectorCandidates(MEMORY_CORPUS, vector, unchanged, candidateK, payload) : [];
-  const currentText = mode === 'vector' ? [] : await engine.textCandidates(MEMORY_CORPUS, query, unchanged, candidateK, payload);
-  const changed = await readVersions(db, { filter, asOf: opts.asOf, changedOnly: true, ...(vector ? { vector } : {}) });
+  let read: Promise<MemoryVersion[]> | undefined;
+  const changed = () => (read ??= readVersions(db, { filter, asOf: opts.asOf, changedOnly: true, ...(vector ? { vector } : {}) }));
+  const versions = new Map<string, Memory>();
 
-  const versions = new Map(changed.map((v) => [v.memoryId, v.memory]));
-  const changedVector: VectorCandidate[] = [];
-  if (vector) {
-    const toEmbed = changed.filter((v) => !v.sameContent).slice(0, AS_OF_EMBED_LIMIT);
+  const changedVector = async (queryVector: number[]): Promise<VectorCandidate[]> => {
+    const found = await changed();
+    const toEmbed = found.filter((v) => !v.sameContent).slice(0, AS_OF_EMBED_LIMIT);
     const fresh = toEmbed.length ? await deps.embedder.embed(toEmbed.map((v) => v.memory.content)) : [];
-    const freshScore = new Map(toEmbed.map((v, i) => [v.memoryId, cosine(vector, fresh[i]!)]));
-    for (const v of changed) {
+    const freshScore = new Map(toEmbed.map((v, i) => [v.memoryId, cosine(queryVector, fresh[i]!)]));
+    return found.flatMap((v) => {
       const score = v.sameContent ? v.similarity : freshScore.get(v.memoryId);
-      if (score === undefined || score === null) continue;
-      if (opts.minScore !== undefined && score < opts.minScore) continue;
-      changedVector.push({ id: v.memoryId, unitId: v.memoryId, score });
-    }
-  }
-  const changedText =
-    mode === 'vector'
-      ? []
-      : await scoreBm25(
-          deps,
-          filter.tenantId,
-          query,
-          changed.map((v) => ({ id: v.memoryId, text: v.memory.content })),
-        );
-
-  const byScore = <T extends { id: string; score: number }>(a: T, b: T) => b.score - a.score || (a.id < b.id ? -1 : 1);
-  const vectorHits = [...currentVector.filter((h) => opts.minScore === undefined || h.score >= opts.minScore), ...changedVector]
-    .sort(byScore)
-    .slice(0, candidateK);
-  const textHits = [...currentText, ...changedText].sort(byScore).slice(0, candidateK);
-  return rankUnits(mode, vectorHits, textHits, opts.weights)
-    .slice(0, topK)
-    .flatMap((h) => {
-      const memory: Memory | undefined = versions.get(h.id) ?? (h.row ? toMemory(h.row as MemoryRow) : undefined);
-      return memory ? [{ memory, score: h.score, ranks: h.ranks }] : [];
+      return score === undefined || score === null ? [] : [{ id: v.memoryId, unitId: v.memoryId, score }];
     });
+  };
+  const changedText = async (): Promise<TextCandidate[]> =>
+    scoreBm25(
+      deps,
+      filter.tenantId,
+      query,
+      (await changed()).map((v) => ({ id: v.memoryId, text: v.memory.content })),
+    );
+
+  const ranked = await engine.search(MEMORY_CORPUS, query, {
+    mode,
+    // The indexes hold today's rows: only those unchanged since asOf are as they were then.
+    filter: { ...filter, until: asOf, unchangedAfter: asOf },
+    topK,
+    candidateK,
+    weights: opts.weights,
+    payload,
+    ...(vector ? { vector } : {}),
+    ...(opts.minScore !== undefined ? { minScore: opts.minScore } : {}),
+    supplement: { vector: changedVector, text: changedText },
+    repairVectorOrder: true,
+  });
+  for (const v of read ? await read : []) versions.set(v.memoryId, v.memory);
+  return ranked.slice(0, topK).flatMap((h) => {
+    const memory: Memory | undefined = versions.get(h.id) ?? (h.row ? toMemory(h.row as MemoryRow) : undefined);
+    return memory ? [{ memory, score: h.score, ranks: h.ranks }] : [];
+  });
 }
 
 /** BM25 of texts not in the index, with the tenant's statistics: the same score the index would give them. */

@@ -1,8 +1,10 @@
 import { memories } from '../db/schema/index.js';
 import { MEMORY_BM25 } from '../retrieval/bm25/bm25-index.js';
 import type { Corpus } from '../retrieval/corpus.js';
+import type { Reordering } from '../retrieval/boost.js';
 import { type CorpusFilter, corpusFilter } from '../retrieval/filter.js';
-import { DEFAULT_AGENT_ID, type MemoryFilter } from './memory-types.js';
+import { type TimeWindowContext, insideTimeWindow, timeWindowBoost } from '../retrieval/time-window-boost.js';
+import { DEFAULT_AGENT_ID, type MemoryFilter, type MemorySearchHit } from './memory-types.js';
 
 /** What to do when the BM25 index of memories was built by another analyzer. */
 export const MEMORY_REINDEX_REMEDY = 'Restart the server: it re-indexes the memories at start (indexUnindexedMemories).';
@@ -41,6 +43,14 @@ export const MEMORY_CORPUS: Corpus = Object.freeze({
   },
   reindexRemedy: MEMORY_REINDEX_REMEDY,
 });
+
+/**
+ * What re-orders the memories a search fused: those created inside the query's time window, by
+ * score (TIME_WINDOW_BOOST).
+ */
+export const MEMORY_BOOSTS: readonly Reordering<MemorySearchHit, TimeWindowContext>[] = Object.freeze([
+  timeWindowBoost<MemorySearchHit>('by score', (hit, window) => insideTimeWindow(hit.memory.createdAt, window)),
+]);
 
 /** The stored form of a user id: '' for the agent's shared memories. */
 export const storedUserId = (userId: string | null | undefined): string => userId ?? '';

@@ -1,9 +1,10 @@
 import { asUrgentReads } from '../db/urgent-reads.js';
 import { searchRows } from '../retrieval/row-search.js';
-import { TIME_WINDOW_CANDIDATES, favourTimeWindow } from '../retrieval/time-window-boost.js';
+import { applyBoosts } from '../retrieval/boost.js';
+import { TIME_WINDOW_CANDIDATES } from '../retrieval/time-window-boost.js';
 import { readTimeWindow } from '../text/time-window.js';
 import { searchMemoriesAsOf } from './memory-as-of-search.js';
-import { MEMORY_CORPUS, memoryFilter } from './memory-corpus.js';
+import { MEMORY_BOOSTS, MEMORY_CORPUS, memoryFilter } from './memory-corpus.js';
 import { type MemoryRow, memoryColumns, toMemory } from './memory-rows.js';
 import type { MemoryStoreContext } from './memory-store-context.js';
 import type { MemorySearchHit, MemoryStore, SearchMemoriesOptions, VectorSearchOptions } from './memory-types.js';
@@ -35,7 +36,7 @@ export function createMemorySearch(ctx: MemoryStoreContext): Pick<MemoryStore, '
           score,
           ranks,
         }));
-    return favourTimeWindow(found, (h) => h.memory.createdAt, timeWindow).slice(0, topK);
+    return applyBoosts(MEMORY_BOOSTS, found, { timeWindow }).slice(0, topK);
   }
 
   const search = (query: string, opts: SearchMemoriesOptions = {}) => searchHits(query, opts);

@@ -1,4 +1,5 @@
 import type { FusionWeights } from '../retrieval/fusion-weights.js';
+import type { SignalRanks } from '../retrieval/signal.js';
 import type { MetadataFilter } from '../retrieval/metadata-filter.js';
 import type { Page } from '../retrieval/page.js';
 import type { SearchMode } from '../retrieval/search-mode.js';
@@ -218,7 +219,7 @@ export interface MemoryHit {
 
 export interface MemorySearchHit extends MemoryHit {
   /** 1-based rank of the memory in each side's candidates, null where it was not among them. */
-  ranks: { vector: number | null; text: number | null };
+  ranks: SignalRanks;
 }
 
 export interface ListMemoriesOptions extends MemoryFilter {

@@ -2,6 +2,7 @@ import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Bm25IndexTables } from './bm25/bm25-index.js';
 import type { CorpusFilter } from './filter.js';
 import type { FilterColumns } from './filter-sql.js';
+import type { CorpusSignal } from './signal.js';
 
 /**
  * What the retrieval engine needs to know of a corpus: the table both sides rank, its BM25 index
@@ -35,4 +36,10 @@ export interface Corpus {
   filterStats?: { table: string; scopes(filter: CorpusFilter): readonly string[] | null };
   /** What an operator must do when the corpus was indexed by another analyzer. */
   reindexRemedy?: string;
+  /**
+   * Signals of its own beside the engine's `vector` and `text` (time, entity, block…), by name: a
+   * hybrid search runs each whose weight (`FusionWeights.signals[name]`) is above 0 and fuses its
+   * ranks with the others'.
+   */
+  signals?: Readonly<Record<string, CorpusSignal>>;
 }

@@ -1,7 +1,12 @@
-/** How much each retriever counts in weighted RRF; `k` is RRF's rank offset (default 60). */
+import type { SignalName } from './signal.js';
+
+/**
+ * How much each signal counts in weighted RRF, by name (`vector` and `text` are the engine's own;
+ * a corpus's declared signals run when their weight is above 0); `k` is RRF's rank offset
+ * (default 60).
+ */
 export interface FusionWeights {
-  vector: number;
-  text: number;
+  signals: Record<SignalName, number>;
   k?: number;
 }
 
@@ -13,18 +18,35 @@ export interface FusionWeights {
  * BM25's near-ties.
  */
 export const FUSION_WEIGHTS_BY_EMBEDDER: Readonly<Record<string, FusionWeights>> = Object.freeze({
-  'bundled:use-lite': { vector: 0.05, text: 1, k: 20 },
+  'bundled:use-lite': { signals: { vector: 0.05, text: 1 }, k: 20 },
 });
 
 /** For embedders not calibrated yet: BM25 still leads; run `npm run calibrate` for a better value. */
-export const DEFAULT_FUSION_WEIGHTS: Readonly<FusionWeights> = Object.freeze({ vector: 0.5, text: 1 });
+export const DEFAULT_FUSION_WEIGHTS: Readonly<FusionWeights> = Object.freeze({ signals: { vector: 0.5, text: 1 } });
+
+/** A copy of the weights, their map of signals copied too (callers freeze or change theirs). */
+export const copyFusionWeights = (weights: Readonly<FusionWeights>): FusionWeights => ({ ...weights, signals: { ...weights.signals } });
 
 export function fusionWeightsFor(embedderId: string): FusionWeights {
-  return { ...(FUSION_WEIGHTS_BY_EMBEDDER[embedderId] ?? DEFAULT_FUSION_WEIGHTS) };
+  return copyFusionWeights(FUSION_WEIGHTS_BY_EMBEDDER[embedderId] ?? DEFAULT_FUSION_WEIGHTS);
 }
 
 /** The calibrated weights of an embedder, with the deployment's overrides (FUSION_*_WEIGHT) on top. */
 export function configuredFusionWeights(embedderId: string, overrides: { vector?: number; text?: number }): FusionWeights {
   const calibrated = fusionWeightsFor(embedderId);
-  return { ...calibrated, vector: overrides.vector ?? calibrated.vector, text: overrides.text ?? calibrated.text };
+  const { vector, text } = calibrated.signals;
+  return { ...calibrated, signals: { ...calibrated.signals, vector: overrides.vector ?? vector, text: overrides.text ?? text } };
+}
+
+/** The weights a request gives on the wire (`weights: {vector, text, k}`), as the engine takes them. */
+export function fusionWeightsOf(wire: { vector: number; text: number; k?: number }): FusionWeights {
+  return { signals: { vector: wire.vector, text: wire.text }, ...(wire.k !== undefined ? { k: wire.k } : {}) };
+}
+
+/** Search options as a request gives them, with their wire `weights` (if any) as the engine takes them. */
+export function withEngineWeights<T extends { weights?: { vector: number; text: number; k?: number } | undefined }>({
+  weights,
+  ...rest
+}: T): Omit<T, 'weights'> & { weights?: FusionWeights } {
+  return { ...rest, ...(weights ? { weights: fusionWeightsOf(weights) } : {}) };
 }

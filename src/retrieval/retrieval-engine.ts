@@ -65,6 +65,17 @@ export interface CorpusSearchOptions {
    * the text side runs while it is made.
    */
   vector?: number[] | Promise<number[]>;
+  /**
+   * Candidates from outside the indexes, per side (an as-of search's changed versions), merged by
+   * score into that side's before fusion and cut to candidateK. The vector side's gets the
+   * query's vector; `minScore` applies to it too.
+   */
+  supplement?: {
+    vector?: (queryVector: number[]) => Promise<VectorCandidate[]>;
+    text?: () => Promise<TextCandidate[]>;
+  };
+  /** Repair the vector side's order in hybrid mode too (see vectorCandidates' `repairOrder`); default only in vector mode. */
+  repairVectorOrder?: boolean;
   signal?: AbortSignal;
 }
 
@@ -146,6 +157,11 @@ const narrows = (filter: CorpusFilter) => {
 
 /** Whether a filter selects less than its tenant's whole corpus. */
 const narrowsScope = (filter: CorpusFilter) => narrows(filter) || Object.keys(filter.equals).length > 0 || filter.notEquals !== undefined;
+
+/** Two lists of one side merged by score (best first, ties by id), cut to `limit`. */
+function mergeByScore<T extends { id: string; score: number }>(found: readonly T[], more: readonly T[], limit: number): T[] {
+  return [...found, ...more].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, limit);
+}
 
 /** See vectorCandidates' `repairOrder`. */
 const ORDER_REPAIR = 2;
@@ -259,7 +275,7 @@ export function createRetrievalEngine(options: RetrievalEngineOptions): Retrieva
   }
 
   async function searchSides(corpus: Corpus, query: string, opts: CorpusSearchOptions, counted: { vector: number; text: number }): Promise<RankedUnit[]> {
-    const { mode, filter, topK, candidateK, signal } = opts;
+    const { mode, filter, topK, candidateK, signal, supplement } = opts;
     signal?.throwIfAborted();
     const side = async <T>(name: 'vector' | 'text', find: () => Promise<T[]>): Promise<T[]> =>
       withSpan(`retrieval.${name}`, { [MEMRAG_RETRIEVAL_CORPUS]: corpus.name }, async (span) => {
@@ -270,7 +286,7 @@ export function createRetrievalEngine(options: RetrievalEngineOptions): Retrieva
       });
     const findVector = async (queryVector: Promise<number[]>) => {
       const vector = await queryVector;
-      const repairOrder = mode === 'vector';
+      const repairOrder = opts.repairVectorOrder ?? mode === 'vector';
       let hits = await vectorCandidates(corpus, vector, filter, candidateK, opts.payload, repairOrder);
       // candidateK rows may fall in fewer than topK units, and a hit is a unit: widen once, so
       // vector mode still returns topK hits when topK = candidateK. Only then: a wider HNSW
@@ -278,13 +294,18 @@ export function createRetrievalEngine(options: RetrievalEngineOptions): Retrieva
       if (corpus.unit && hits.length >= candidateK && unitsIn(hits) < topK) {
         hits = withinUnits(await vectorCandidates(corpus, vector, filter, candidateK * VECTOR_WIDENING, opts.payload, repairOrder), candidateK);
       }
+      if (supplement?.vector) hits = mergeByScore(hits, await supplement.vector(vector), candidateK);
       const { minScore } = opts;
       return minScore === undefined ? hits : hits.filter((h) => h.score >= minScore);
     };
     // Urgent: the search waits for it, where a write's vector only delays its own commit.
     const queryVector = () => (opts.vector !== undefined ? Promise.resolve(opts.vector) : embedQuery(query, signal, true));
     // A unit that is its own row brings its payload from either side; a passage's would be its first chunk's, not the one shown.
-    const textSide = () => side('text', () => textCandidates(corpus, query, filter, candidateK, corpus.unit ? undefined : opts.payload));
+    const findText = async () => {
+      const hits = await textCandidates(corpus, query, filter, candidateK, corpus.unit ? undefined : opts.payload);
+      return supplement?.text ? mergeByScore(hits, await supplement.text(), candidateK) : hits;
+    };
+    const textSide = () => side('text', findText);
     if (mode === 'text') return rankUnits(mode, [], await textSide(), opts.weights);
     if (mode === 'vector') return rankUnits(mode, await side('vector', () => findVector(queryVector())), [], opts.weights);
     // The text side runs while the query is embedded (in the model's worker threads or a remote
@@ -292,8 +313,8 @@ export function createRetrievalEngine(options: RetrievalEngineOptions): Retrieva
     // a hybrid search then takes about as long as its slower side, not their sum.
     const vector = queryVector();
     if (concurrentReads) {
-      const [vectorHits, textHits] = await Promise.all([side('vector', () => findVector(vector)), textSide()]);
-      return rankUnits(mode, vectorHits, textHits, opts.weights);
+      const [vectorHits, textHits, signals] = await Promise.all([side('vector', () => findVector(vector)), textSide(), corpusSignals(corpus, query, opts)]);
+      return rankUnits(mode, vectorHits, textHits, opts.weights, signals);
     }
     // On PGlite one connection runs one statement at a time: the text statement first, during
     // the embedding, then the vector statement. A failed text side leaves the embedding to finish
@@ -301,7 +322,19 @@ export function createRetrievalEngine(options: RetrievalEngineOptions): Retrieva
     vector.catch(() => undefined);
     const textHits = await textSide();
     const vectorHits = await side('vector', () => findVector(vector));
-    return rankUnits(mode, vectorHits, textHits, opts.weights);
+    return rankUnits(mode, vectorHits, textHits, opts.weights, await corpusSignals(corpus, query, opts));
+  }
+
+  /** The corpus's own signals of weight above 0, each in a `retrieval.<name>` span, one after the other. */
+  async function corpusSignals(corpus: Corpus, query: string, opts: CorpusSearchOptions): Promise<Record<string, readonly string[]>> {
+    const lists: Record<string, readonly string[]> = {};
+    for (const [name, rank] of Object.entries(corpus.signals ?? {})) {
+      if (!((opts.weights.signals[name] ?? 0) > 0)) continue;
+      lists[name] = await withSpan(`retrieval.${name}`, { [MEMRAG_RETRIEVAL_CORPUS]: corpus.name }, () =>
+        rank({ db, query, filter: opts.filter, limit: opts.candidateK, ...(opts.signal ? { abortSignal: opts.signal } : {}) }),
+      );
+    }
+    return lists;
   }
 
   return { analyzer, search, vectorCandidates, textCandidates, embedQuery };

@@ -5,6 +5,7 @@ import type { Corpus } from './corpus.js';
 import { filterToSql } from './filter-sql.js';
 import { hybridCandidates } from './hybrid-candidates.js';
 import type { CorpusSearchOptions, Payload, RetrievalEngine } from './retrieval-engine.js';
+import type { SignalRanks } from './signal.js';
 
 export interface RowSearchOptions extends Omit<CorpusSearchOptions, 'candidateK' | 'payload'> {
   /** The columns a hit shows, by name. */
@@ -14,7 +15,7 @@ export interface RowSearchOptions extends Omit<CorpusSearchOptions, 'candidateK'
 export interface RowHit<Row> {
   row: Row;
   score: number;
-  ranks: { vector: number | null; text: number | null };
+  ranks: SignalRanks;
 }
 
 /**

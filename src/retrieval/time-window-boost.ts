@@ -1,4 +1,5 @@
 import type { TimeWindow } from '../text/time-window.js';
+import { type Boost, type BoostKind, favourByRank as favourPlaces, favourByScore } from './boost.js';
 
 /**
  * What a hit dated inside the query's time window gains: its score times (1 + boost). A boost and
@@ -21,10 +22,8 @@ export function favourTimeWindow<T extends { score: number }>(
   window: TimeWindow | null,
   boost = TIME_WINDOW_BOOST,
 ): T[] {
-  if (!window || boost === 0) return [...hits];
-  // Scores may be cosine similarities below zero: the gain is on the magnitude, so it always helps.
-  const boosted = hits.map((hit) => (insideTimeWindow(dateOf(hit), window) ? { ...hit, score: hit.score + Math.abs(hit.score) * boost } : hit));
-  return boosted.sort((a, b) => b.score - a.score);
+  if (!window) return [...hits];
+  return favourByScore(hits, (hit) => insideTimeWindow(dateOf(hit), window), boost);
 }
 
 /**
@@ -42,14 +41,25 @@ export const TIME_WINDOW_RANK_BOOST = 0.5;
 
 /** The hits re-ordered with those `inside` the window favoured by place (see TIME_WINDOW_RANK_BOOST); scores are left as they were. */
 export function favourByRank<T>(hits: readonly T[], inside: (hit: T) => boolean, boost = TIME_WINDOW_RANK_BOOST): T[] {
-  if (boost === 0) return [...hits];
-  return hits
-    .map((hit, i) => {
-      const favoured = inside(hit);
-      return { hit, i, favoured, place: favoured ? Math.round((i + 1) / (1 + boost)) : i + 1 };
-    })
-    .sort((a, b) => a.place - b.place || Number(b.favoured) - Number(a.favoured) || a.i - b.i)
-    .map(({ hit }) => hit);
+  return favourPlaces(hits, inside, boost);
+}
+
+/** What a search's time-window boost reads: the window the query names (null: none). */
+export interface TimeWindowContext {
+  timeWindow: TimeWindow | null;
+}
+
+/**
+ * The `timeWindow` boost of a corpus: the hits `inside` the query's window favoured, by score
+ * (weight TIME_WINDOW_BOOST) or by place (TIME_WINDOW_RANK_BOOST); nothing without a window.
+ */
+export function timeWindowBoost<Hit>(kind: BoostKind, inside: (hit: Hit, window: TimeWindow) => boolean): Boost<Hit, TimeWindowContext> {
+  return {
+    kind,
+    name: 'timeWindow',
+    weight: kind === 'by score' ? TIME_WINDOW_BOOST : TIME_WINDOW_RANK_BOOST,
+    favours: ({ timeWindow }) => (timeWindow ? (hit) => inside(hit, timeWindow) : null),
+  };
 }
 
 /** Whether a moment falls inside the window, both ends included. */

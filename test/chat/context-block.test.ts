@@ -122,7 +122,7 @@ describe('recallSources with past turns', () => {
     } as unknown as MemoryStore;
     const turnSearches: TurnSearchOptions[] = [];
     const turns: TurnSearch = {
-      weights: { vector: 1, text: 1 },
+      weights: { signals: { vector: 1, text: 1 } },
       async search(_query, options) {
         turnSearches.push(options);
         return { hits: [turnHit(), turnHit({ turn: 5, answer: 'And the bike lock is 9931.' })], timeWindow: null };

@@ -13,15 +13,18 @@ describe('rankConversations', () => {
     const hits = [hit('words', 0.9, 40, 1), hit('topic', 0.8, 1, 3), hit('topic', 0.5, 2, null), hit('words', 0.4, null, 2)];
     const ranked = rankConversations(hits);
     expect(ranked.map((c) => c.conversationId)).toEqual(['topic', 'words']);
-    const { vector, text, k } = CONVERSATION_FUSION_WEIGHTS;
+    const {
+      signals: { vector, text },
+      k,
+    } = CONVERSATION_FUSION_WEIGHTS;
     expect(ranked[0]!.score).toBeCloseTo(vector / (k! + 1) + text / (k! + 3), 12);
     expect(ranked[1]!.score).toBeCloseTo(vector / (k! + 40) + text / (k! + 1), 12);
   });
 
   it('ranks by the text side alone when its weight is all there is, best turn first', () => {
     const hits = [hit('a', 1, 1, 2), hit('b', 0.9, 2, 1)];
-    expect(rankConversations(hits, { weights: { vector: 0, text: 1, k: 20 } }).map((c) => c.conversationId)).toEqual(['b', 'a']);
-    expect(rankConversations(hits, { weights: { vector: 1, text: 0, k: 20 } }).map((c) => c.conversationId)).toEqual(['a', 'b']);
+    expect(rankConversations(hits, { weights: { signals: { vector: 0, text: 1 }, k: 20 } }).map((c) => c.conversationId)).toEqual(['b', 'a']);
+    expect(rankConversations(hits, { weights: { signals: { vector: 1, text: 0 }, k: 20 } }).map((c) => c.conversationId)).toEqual(['a', 'b']);
   });
 
   it('counts a side a conversation has no turn on as nothing (vector and text modes), ties in the order of the hits', () => {

@@ -203,8 +203,8 @@ describe('POST /v1/turns/search as of a moment, by conversation', () => {
     for (const c of conversations) {
       expect(c.turns.every((t) => t.conversationId === c.conversationId)).toBe(true);
       // Text mode: the text side alone, at the rank of the conversation's best turn.
-      const { text, k } = CONVERSATION_FUSION_WEIGHTS;
-      expect(c.score).toBeCloseTo(text / (k! + Math.min(...c.turns.map((t) => t.ranks.text!))), 10);
+      const { signals, k } = CONVERSATION_FUSION_WEIGHTS;
+      expect(c.score).toBeCloseTo(signals.text / (k! + Math.min(...c.turns.map((t) => t.ranks.text!))), 10);
       expect(c.turns.map((t) => t.score)).toEqual([...c.turns.map((t) => t.score)].sort((a, b) => b - a));
     }
     expect(conversations.find((c) => c.conversationId === long)!.turns).toHaveLength(4);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { rankUnits } from '../../src/retrieval/rank-units.js';
 
-const weights = { vector: 1, text: 1, k: 60 };
+const weights = { signals: { vector: 1, text: 1 }, k: 60 };
 // Rows (chunks) a1, a2 belong to unit (passage) a; b1 to b; c1 to c.
 const vector = [
   { id: 'a2', unitId: 'a', score: 0.9 },
@@ -34,6 +34,23 @@ describe('rankUnits (a corpus whose rows count for units, as chunks for passages
     expect(byId.get('c')!.ranks).toEqual({ vector: 3, text: 1 });
     expect(byId.get('d')!.ranks).toEqual({ vector: null, text: 2 });
     expect(ranked.map((p) => p.id)).toEqual(['c', 'a', 'b', 'd']);
+  });
+
+  it('fuses every signal of the map by its weight in hybrid mode; one of weight 0 keeps its ids in the union, adding nothing', () => {
+    const pinned = { pinned: ['e', 'b'] };
+    const byId = (w: number) =>
+      new Map(rankUnits('hybrid', vector, text, { ...weights, signals: { ...weights.signals, pinned: w } }, pinned).map((p) => [p.id, p]));
+    const weighted = byId(2);
+    expect(weighted.get('e')!.score).toBeCloseTo(2 / 61, 12);
+    expect(weighted.get('b')!.score).toBeCloseTo(1 / 62 + 2 / 62, 12);
+    expect(weighted.get('b')!.ranks).toEqual({ vector: 2, text: null, pinned: 2 });
+    const unweighted = byId(0);
+    expect(unweighted.get('e')).toMatchObject({ score: 0, ranks: { vector: null, text: null, pinned: 1 } });
+    expect(unweighted.get('b')!.score).toBeCloseTo(1 / 62, 12);
+    expect(rankUnits('text', vector, text, weights, pinned).map((p) => p.ranks)).toEqual([
+      { vector: 3, text: 1 },
+      { vector: null, text: 2 },
+    ]);
   });
 
   it('keeps the retriever of the mode only, with its scores', () => {

@@ -37,6 +37,7 @@ import {
 import { metadataFilterFromQuery } from '../../api/schemas/metadata-filter-schema.js';
 import { readMoment } from '../../api/schemas/valid-time-schema.js';
 import { readTimeWindow } from '../../text/time-window.js';
+import { withEngineWeights } from '../../retrieval/fusion-weights.js';
 import { tenantOf } from '../tenant-context.js';
 import { parseBody, parseQuery, parseWith, queryObject, readJsonBody } from '../validate.js';
 
@@ -71,7 +72,7 @@ export function createMemoryRoutes(ctx: AppContext): ApiRoutes {
     const { query, ...options } = await parseBody(c, searchBody);
     // Read here once: the reply shows the window the search applied.
     const timeWindow = readTimeWindow(query, options.asOf ?? new Date());
-    const hits = await memoriesOf(c).search(query, { ...options, ...oneScope(options, scope), timeWindow });
+    const hits = await memoriesOf(c).search(query, { ...withEngineWeights(options), ...oneScope(options, scope), timeWindow });
     return c.json({ hits, timeWindow });
   });
 

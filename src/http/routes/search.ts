@@ -5,6 +5,7 @@ import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-
 import { jsonBody, jsonReply } from '../openapi/route-responses.js';
 import { searchReplySchema } from '../../api/schemas/document-reply-schemas.js';
 import { searchBody } from '../../api/schemas/document-schemas.js';
+import { withEngineWeights } from '../../retrieval/fusion-weights.js';
 import { tenantOf } from '../tenant-context.js';
 import { parseBody } from '../validate.js';
 
@@ -30,7 +31,7 @@ export function createSearchRoutes(ctx: AppContext): ApiRoutes {
   });
   defineRoute(routes, searchKnowledgeRoute, async (c) => {
     const { query, ...options } = await parseBody(c, body);
-    const hits = await ctx.search.forTenant(tenantOf(c)).search(query, { ...options, signal: c.req.raw.signal });
+    const hits = await ctx.search.forTenant(tenantOf(c)).search(query, { ...withEngineWeights(options), signal: c.req.raw.signal });
     return c.json({ hits });
   });
   return routes;

@@ -6,6 +6,7 @@ import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-
 import { jsonBody, jsonReply } from '../openapi/route-responses.js';
 import { turnSearchReplySchema } from '../../api/schemas/turn-reply-schemas.js';
 import { searchTurnsBody } from '../../api/schemas/turn-schemas.js';
+import { withEngineWeights } from '../../retrieval/fusion-weights.js';
 import { tenantOf } from '../tenant-context.js';
 import { parseBody } from '../validate.js';
 
@@ -32,7 +33,7 @@ export function createTurnRoutes(ctx: AppContext): ApiRoutes {
   defineRoute(routes, searchTurnsRoute, async (c) => {
     const { query, agentId, groupBy, ...options } = await parseBody(c, body);
     const search = ctx.turns.forTenant(tenantOf(c));
-    const scope = { ...options, agentId: agentId ?? DEFAULT_AGENT_ID, signal: c.req.raw.signal };
+    const scope = { ...withEngineWeights(options), agentId: agentId ?? DEFAULT_AGENT_ID, signal: c.req.raw.signal };
     const result = groupBy === 'conversation' ? await search.searchConversations(query, scope) : await search.search(query, scope);
     return c.json(result);
   });
