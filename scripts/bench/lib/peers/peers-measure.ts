@@ -1,0 +1,83 @@
+import { performance } from 'node:perf_hooks';
+import { DEFAULT_EF_SEARCH } from '../../../../src/db/filtered-vector-search.js';
+import { type ClusteredSet, TAG_CASES, exactTopK, percentile } from '../clustered-set.js';
+import { TOP_K, log, type System } from './peers-config.js';
+
+// The interleaved timing of every system on the same queries, and the ratios between them.
+export const HAND_SQL = (tagged: boolean) => `SELECT key FROM memories
+  WHERE tenant_id = $1 AND agent_id = $2 AND valid_to IS NULL AND (expires_at IS NULL OR expires_at > now())${tagged ? ' AND tags && $4::text[]' : ''}
+  ORDER BY embedding <=> $3::vector LIMIT ${TOP_K}`;
+
+export const rowOfKey = (key: string) => Number(key.slice(1));
+
+export async function measure(
+  systems: System[],
+  set: ClusteredSet,
+  rows: number,
+  passes: number,
+  results: Record<string, string | number>[],
+  driver: string,
+  insert: Record<string, string>,
+) {
+  const truth = new Map(TAG_CASES.map((c) => [c.label, Array.from({ length: set.queries }, (_, q) => exactTopK(set, q, rows, c.matches, TOP_K))]));
+  for (let pass = 1; pass <= passes; pass++) {
+    for (const c of TAG_CASES) {
+      const active = systems.filter((s) => !s.skip?.(c, pass));
+      for (const s of active) for (let w = 0; w < 3; w++) await s.search(w, c);
+      const times = new Map(active.map((s) => [s.name, [] as number[]]));
+      const hits = new Map(active.map((s) => [s.name, { hit: 0, rows: 0, n: 0 }]));
+      for (let q = 0; q < set.queries; q++) {
+        for (let k = 0; k < active.length; k++) {
+          const s = active[(q + k) % active.length]!;
+          if (q >= (s.queries ?? set.queries)) continue;
+          const t = performance.now();
+          const got = await s.search(q, c);
+          times.get(s.name)!.push(performance.now() - t);
+          const want = new Set(truth.get(c.label)![q]!);
+          const h = hits.get(s.name)!;
+          h.hit += got.filter((i) => want.has(i)).length;
+          h.rows += got.length;
+          h.n += 1;
+        }
+      }
+      for (const s of active) {
+        const t = times.get(s.name)!;
+        const h = hits.get(s.name)!;
+        const r = {
+          driver,
+          pass,
+          case: c.label,
+          system: s.name,
+          'p50 ms': +percentile(t, 50).toFixed(2),
+          'p95 ms': +percentile(t, 95).toFixed(2),
+          'recall@10': +(h.hit / (h.n * TOP_K)).toFixed(3),
+          'rows/query': +(h.rows / h.n).toFixed(1),
+          'insert rows/s': insert[s.name] ?? '',
+        };
+        results.push(r);
+        log(JSON.stringify(r));
+      }
+    }
+  }
+}
+
+export function ratios(results: Record<string, string | number>[]) {
+  const out: Record<string, string>[] = [];
+  for (const r of results) {
+    if (!String(r.system).startsWith('memrag')) continue;
+    const at = (name: string) => results.find((x) => x.driver === r.driver && x.pass === r.pass && x.case === r.case && x.system === name);
+    const hand = at('hand-written SQL');
+    const handEqual = at(`hand-written SQL, ef_search ${DEFAULT_EF_SEARCH}`);
+    const mastra = at('PgVector');
+    out.push({
+      driver: String(r.driver),
+      pass: String(r.pass),
+      case: String(r.case),
+      system: String(r.system),
+      'p50 / hand-written': hand ? (Number(r['p50 ms']) / Number(hand['p50 ms'])).toFixed(2) : '',
+      [`p50 / hand-written ef ${DEFAULT_EF_SEARCH}`]: handEqual ? (Number(r['p50 ms']) / Number(handEqual['p50 ms'])).toFixed(2) : '',
+      'PgVector p50 / this': mastra ? (Number(mastra['p50 ms']) / Number(r['p50 ms'])).toFixed(1) : '',
+    });
+  }
+  return out;
+}

@@ -1,0 +1,146 @@
+import { performance } from 'node:perf_hooks';
+import { sql } from 'drizzle-orm';
+import pg from 'pg';
+import { openDatabase } from '../../../../src/db/database.js';
+import { DEFAULT_EF_SEARCH } from '../../../../src/db/filtered-vector-search.js';
+import { vectorToBinary } from '../../../../src/db/vector-wire-format.js';
+import { ensureVectorSpace } from '../../../../src/db/vector-space.js';
+import { createDocumentSearch } from '../../../../src/documents/document-search.js';
+import { createPgMemoryStore } from '../../../../src/memory/pg-memory-store.js';
+import { normalizeTagFilter } from '../../../../src/retrieval/filter.js';
+import { loadPgVector } from '../load-pg-vector.js';
+import type { ClusteredSet, TagCase } from '../clustered-set.js';
+import { N, PGLITE_N, EXACT_QUERIES, TOP_K, DIMS, hybridOnly, MASTRA_INDEX, HAND_EF_SEARCH, log, type System } from './peers-config.js';
+import { printPlans } from './peers-sql-capture.js';
+import { openFresh, benchEmbedder, fillMemrag, chunkIndexOf } from './peers-setup.js';
+import { HAND_SQL, rowOfKey, measure } from './peers-measure.js';
+import { hybrid } from './peers-hybrid.js';
+
+// One run per driver: the systems set up on the server or on PGlite, measured, their plans printed.
+export async function serverRun(set: ClusteredSet, results: Record<string, string | number>[], hybrids: Record<string, string | number>[]) {
+  const { url, filled } = await openFresh(process.env.BENCH_DB ?? 'memrag_peers');
+  const database = await openDatabase({ url });
+  const embedder = benchEmbedder(set);
+  await ensureVectorSpace(database.db, embedder);
+  const PgVector = await loadPgVector();
+  const mastra = new PgVector({ id: 'peers', connectionString: url });
+  const insert: Record<string, string> = {};
+  if (!filled) {
+    log(`filling memrag (${N} memories, ${N} chunks)`);
+    const rates = await fillMemrag(database, set, N);
+    insert['memrag memories'] = rates.memories.toFixed(0);
+    insert['memrag chunks'] = rates.chunks.toFixed(0);
+    log(`filling PgVector`);
+    await mastra.createIndex({
+      indexName: MASTRA_INDEX,
+      dimension: DIMS,
+      metric: 'cosine',
+      indexConfig: { type: 'hnsw', hnsw: { m: 16, efConstruction: 128 } },
+    });
+    const t0 = performance.now();
+    for (let start = 0; start < N; start += 500) {
+      const ids: string[] = [];
+      const vectors: number[][] = [];
+      const metadata: Record<string, unknown>[] = [];
+      for (let i = start; i < Math.min(N, start + 500); i++) {
+        ids.push(`m${i}`);
+        vectors.push(set.row(i));
+        metadata.push({ tags: set.tags(i) });
+      }
+      await mastra.upsert({ indexName: MASTRA_INDEX, ids, vectors, metadata });
+    }
+    insert.PgVector = (N / ((performance.now() - t0) / 1000)).toFixed(0);
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    for (const t of ['memories', 'chunks', MASTRA_INDEX]) await admin.query(`VACUUM ANALYZE ${t}`);
+    await admin.end();
+  }
+  const chunkIndex = await chunkIndexOf(database);
+  const store = createPgMemoryStore({ db: database.db, embedder });
+  const docs = createDocumentSearch({ db: database.db, embedder });
+  const hand = new pg.Pool({ connectionString: url, max: 10 });
+  // Per connection, once: the settings never change between these searches.
+  hand.on('connect', (client) => {
+    void client.query(`SET hnsw.ef_search = ${HAND_EF_SEARCH}; SET hnsw.iterative_scan = relaxed_order`);
+  });
+  // The same statement at memrag's own candidate list: the anchor at equal recall.
+  const handEqual = new pg.Pool({ connectionString: url, max: 10 });
+  handEqual.on('connect', (client) => {
+    void client.query(`SET hnsw.ef_search = ${DEFAULT_EF_SEARCH}; SET hnsw.iterative_scan = relaxed_order`);
+  });
+  const exact = new pg.Pool({ connectionString: url, max: 2 });
+  exact.on('connect', (client) => {
+    void client.query(`SET enable_indexscan = off`);
+  });
+  const handSearch = (pool: pg.Pool) => async (q: number, c: TagCase) => {
+    const values: unknown[] = ['default', 'bench', vectorToBinary(set.query(q))];
+    if (c.tag) values.push(`{${c.tag}}`);
+    const r = await pool.query<{ key: string }>({ text: HAND_SQL(c.tag !== null), values });
+    return r.rows.map((x) => rowOfKey(x.key));
+  };
+  const systems: System[] = [
+    {
+      name: 'memrag memories',
+      search: async (q, c) =>
+        (await store.searchByVector(set.query(q), { agentId: 'bench', topK: TOP_K, ...(c.tag ? { tagsAny: [c.tag] } : {}) })).map((h) =>
+          rowOfKey(h.memory.key),
+        ),
+    },
+    {
+      name: 'memrag chunks',
+      search: async (q, c) =>
+        (await docs.vectorCandidates(set.query(q), normalizeTagFilter(c.tag ? { tagsAny: [c.tag] } : {}), TOP_K)).map((h) => chunkIndex.get(h.id)!),
+    },
+    {
+      name: 'PgVector',
+      search: async (q, c) =>
+        (await mastra.query({ indexName: MASTRA_INDEX, queryVector: set.query(q), topK: TOP_K, ...(c.tag ? { filter: { tags: { $in: [c.tag] } } } : {}) })).map(
+          (h) => rowOfKey(h.id),
+        ),
+      skip: (c, pass) => pass === 2 && c.tag !== null,
+    },
+    { name: 'hand-written SQL', search: handSearch(hand) },
+    { name: `hand-written SQL, ef_search ${DEFAULT_EF_SEARCH}`, search: handSearch(handEqual) },
+    { name: 'exact scan', search: handSearch(exact), skip: (_c, pass) => pass === 2, queries: EXACT_QUERIES },
+  ];
+  if (!hybridOnly) {
+    log('measuring (pass 1: all; pass 2: without the full-table scans)');
+    await measure(systems, set, N, 2, results, 'pg', insert);
+  }
+  hybrids.push(...(await hybrid(database, set, 'pg')));
+  if (!hybridOnly) for (const s of systems) await printPlans(s.name, s.name === 'exact scan' ? exact : hand, (c) => s.search(0, c));
+  await hand.end();
+  await handEqual.end();
+  await exact.end();
+  await mastra.disconnect();
+  await database.close();
+}
+
+export async function pgliteRun(set: ClusteredSet, results: Record<string, string | number>[], hybrids: Record<string, string | number>[]) {
+  const database = await openDatabase({});
+  const embedder = benchEmbedder(set);
+  await ensureVectorSpace(database.db, embedder);
+  log(`filling PGlite (${PGLITE_N} memories, ${PGLITE_N} chunks)`);
+  const rates = await fillMemrag(database, set, PGLITE_N);
+  await database.db.execute(sql`VACUUM ANALYZE`);
+  const chunkIndex = await chunkIndexOf(database);
+  const store = createPgMemoryStore({ db: database.db, embedder });
+  const docs = createDocumentSearch({ db: database.db, embedder });
+  const systems: System[] = [
+    {
+      name: 'memrag memories',
+      search: async (q, c) =>
+        (await store.searchByVector(set.query(q), { agentId: 'bench', topK: TOP_K, ...(c.tag ? { tagsAny: [c.tag] } : {}) })).map((h) =>
+          rowOfKey(h.memory.key),
+        ),
+    },
+    {
+      name: 'memrag chunks',
+      search: async (q, c) =>
+        (await docs.vectorCandidates(set.query(q), normalizeTagFilter(c.tag ? { tagsAny: [c.tag] } : {}), TOP_K)).map((h) => chunkIndex.get(h.id)!),
+    },
+  ];
+  await measure(systems, set, PGLITE_N, 1, results, 'pglite', { 'memrag memories': rates.memories.toFixed(0), 'memrag chunks': rates.chunks.toFixed(0) });
+  hybrids.push(...(await hybrid(database, set, 'pglite')));
+  await database.close();
+}
