@@ -5,6 +5,7 @@ import type { Embedder } from './embedder.js';
 import { bundledUseSpec, loadEmbedderFromSpec, transformersSpec, type EmbedderModuleSpec } from './embedder-module-spec.js';
 import { EmbeddingPool, createEmbeddingPool } from './embedding-pool.js';
 import { createOpenAiEmbedder } from './openai-embedder.js';
+import { createStaticEmbedder } from './static-embedder.js';
 import { loadUseLiteTokenizer } from './use-lite-tokenizer.js';
 
 export type EmbeddingConfig = Pick<
@@ -26,7 +27,8 @@ export const DEFAULT_OPENAI_EMBEDDING_MODEL = 'text-embedding-3-small';
 
 /**
  * Builds the configured embedder. Local models (bundled, transformers) run in a worker pool
- * when EMBEDDING_WORKERS (default: the number of cores) is above 1, in this thread otherwise.
+ * when EMBEDDING_WORKERS (default: the number of cores) is above 1, in this thread otherwise;
+ * the static model (EMBEDDING_MODEL: its folder, default models/static-use-lite) always in this thread.
  */
 export async function createEmbedder(config: EmbeddingConfig): Promise<Embedder> {
   if (config.EMBEDDING_PROVIDER === 'openai') {
@@ -37,6 +39,11 @@ export async function createEmbedder(config: EmbeddingConfig): Promise<Embedder>
       dimensions: config.EMBEDDING_DIMENSIONS,
       batchSize: config.EMBEDDING_BATCH_SIZE,
     });
+  }
+
+  if (config.EMBEDDING_PROVIDER === 'static') {
+    // A table lookup per token: cheaper in this thread than a message to a worker would be.
+    return checkDimensions(config, await createStaticEmbedder({ directory: config.EMBEDDING_MODEL }));
   }
 
   const workers = config.EMBEDDING_WORKERS ?? os.availableParallelism();
@@ -57,6 +64,10 @@ export async function createEmbedder(config: EmbeddingConfig): Promise<Embedder>
       : config.EMBEDDING_PROVIDER === 'bundled'
         ? EmbeddingPool.lazy(spec, BUNDLED_USE_IDENTITY, await poolOptions())
         : await createEmbeddingPool(spec, await poolOptions());
+  return checkDimensions(config, embedder);
+}
+
+async function checkDimensions(config: EmbeddingConfig, embedder: Embedder): Promise<Embedder> {
   if (config.EMBEDDING_DIMENSIONS !== undefined && config.EMBEDDING_DIMENSIONS !== embedder.dimensions) {
     await embedder.close();
     throw new ConfigError(
