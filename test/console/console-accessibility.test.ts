@@ -1,11 +1,9 @@
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import type { RunOptions } from 'axe-core';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/app-context.js';
 import { createApp, createTestContext } from '../http/http-test-context.js';
 import { type ListeningServer, listen } from '../robustness/support/listening-server.js';
+import { axeFindings } from './support/axe-findings.js';
 import { accessibleNameOf, openPage, shoot } from './support/console-page.js';
 import { type HeadlessChromium, hasChromium, launchChromium } from './support/headless-chromium.js';
 
@@ -13,35 +11,6 @@ import { type HeadlessChromium, hasChromium, launchChromium } from './support/he
 const runs = hasChromium || process.env.CI === 'true';
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
-
-/** axe-core's rules for WCAG 2.0, 2.1 and 2.2 at levels A and AA, and its best practices. */
-const WCAG_A_AA: RunOptions = {
-  runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
-};
-
-const AXE_SOURCE = readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-/**
- * axe-core run on the page as it is: what it finds wrong, one entry each (rule, impact, help, then
- * each node's selector and what to fix), so that a failed assertion says what and where. What axe
- * could not decide counts too ("needs review"), except contrast over a background it cannot see
- * (text under another element, or scrolled sideways out of a table's region at a phone's width).
- * axe is evaluated through the DevTools protocol, which the console's CSP (script-src 'self') does
- * not govern, once per document.
- */
-async function axeFindings(page: Page, options: RunOptions = WCAG_A_AA): Promise<string[]> {
-  if (!(await page.evaluate("typeof window.axe === 'object'"))) await page.evaluate(await AXE_SOURCE);
-  const found: { id: string; impact: string; help: string; nodes: { target: string[]; failureSummary?: string }[] }[] = await page.evaluate(
-    `axe.run(document, ${JSON.stringify(options)}).then((results) => [
-      ...results.violations,
-      ...results.incomplete.filter((r) => r.id !== 'color-contrast').map((r) => ({ ...r, id: r.id + ', needs review' })),
-    ].map(({ id, impact, help, nodes }) => ({ id, impact, help, nodes: nodes.map(({ target, failureSummary }) => ({ target, failureSummary })) })))`,
-  );
-  return found.map(
-    ({ id, impact, help, nodes }) =>
-      `${id} (${impact}): ${help}${nodes.map((n) => `\n  ${n.target.join(' ')}: ${n.failureSummary?.replace(/\s+/g, ' ') ?? ''}`).join('')}`,
-  );
-}
 
 /**
  * The words (runs of letters and digits) of the given columns of the first table that a line
