@@ -34,6 +34,13 @@ export type ScriptedReply =
       toolCalls?: ScriptedToolCall[];
       finishReason?: string;
       usage?: { prompt_tokens: number; completion_tokens: number };
+      /** Sent as `prompt_tokens_details.cached_tokens` of the usage. */
+      cachedTokens?: number;
+      /** Sent as `completion_tokens_details.reasoning_tokens` of the usage. */
+      reasoningTokens?: number;
+      /** The model's reasoning, in the message's (and the stream deltas') `reasoning_content`, or `reasoningField`, sent before the content. */
+      reasoning?: string;
+      reasoningField?: 'reasoning_content' | 'reasoning';
       /** Wait before sending headers. */
       delayMs?: number;
       /** Wait for this to settle before sending headers: a reply held for as long as a test needs. */
@@ -95,7 +102,14 @@ export interface ScriptedLlmServer {
   /** Base URL including /v1, as the OpenAI client expects. */
   url: string;
   requests: ScriptedRequest[];
+  /** How many times `GET /v1/models` was asked. */
+  readonly modelListRequests: number;
   close(): Promise<void>;
+}
+
+export interface ScriptedServerOptions {
+  /** The ids `GET /v1/models` lists (default `test-model`). */
+  models?: string[];
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -104,8 +118,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * A scripted OpenAI-compatible chat completions endpoint on 127.0.0.1. Each request consumes the
  * next scripted reply; running out of script answers 500 so an unexpected extra request fails loudly.
  */
-export async function startScriptedLlmServer(script: Script): Promise<ScriptedLlmServer> {
+export async function startScriptedLlmServer(script: Script, options: ScriptedServerOptions = {}): Promise<ScriptedLlmServer> {
   const requests: ScriptedRequest[] = [];
+  let modelListRequests = 0;
   const queue = Array.isArray(script) ? [...script] : undefined;
   const sockets = new Set<import('node:net').Socket>();
 
@@ -114,6 +129,11 @@ export async function startScriptedLlmServer(script: Script): Promise<ScriptedLl
     req.setEncoding('utf8');
     req.on('data', (chunk: string) => (raw += chunk));
     req.on('end', () => {
+      if (req.method === 'GET' && req.url === '/v1/models') {
+        modelListRequests++;
+        const data = (options.models ?? ['test-model']).map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'scripted' }));
+        return sendJson(res, 200, { object: 'list', data });
+      }
       if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
         return sendJson(res, 404, { error: { message: `no route ${req.method} ${req.url}` } });
       }
@@ -141,6 +161,9 @@ export async function startScriptedLlmServer(script: Script): Promise<ScriptedLl
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    get modelListRequests() {
+      return modelListRequests;
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
         for (const socket of sockets) socket.destroy();
@@ -166,7 +189,13 @@ async function respond(res: ServerResponse, request: ScriptedRequest, step: Scri
   const usage = step.usage ?? { prompt_tokens: 10, completion_tokens: 5 };
   const toolCalls = (step.toolCalls ?? []).map((call, i) => ({ ...call, id: call.id ?? `call_${i}` }));
   const finishReason = step.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop');
-  const usageBody = { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
+  const usageBody = {
+    ...usage,
+    total_tokens: usage.prompt_tokens + usage.completion_tokens,
+    ...(step.cachedTokens !== undefined ? { prompt_tokens_details: { cached_tokens: step.cachedTokens } } : {}),
+    ...(step.reasoningTokens !== undefined ? { completion_tokens_details: { reasoning_tokens: step.reasoningTokens } } : {}),
+  };
+  const reasoningField = step.reasoningField ?? 'reasoning_content';
 
   if (!request.body.stream) {
     return sendJson(res, 200, {
@@ -180,6 +209,7 @@ async function respond(res: ServerResponse, request: ScriptedRequest, step: Scri
           message: {
             role: 'assistant',
             content: step.content ?? null,
+            ...(step.reasoning !== undefined ? { [reasoningField]: step.reasoning } : {}),
             ...(toolCalls.length > 0
               ? {
                   tool_calls: toolCalls.map((c) => ({
@@ -209,6 +239,8 @@ async function respond(res: ServerResponse, request: ScriptedRequest, step: Scri
   });
 
   await send(choice({ role: 'assistant', content: '' }));
+  const reasoning = step.reasoning ?? '';
+  for (let i = 0; i < reasoning.length; i += size) await send(choice({ [reasoningField]: reasoning.slice(i, i + size) }));
   const content = step.content ?? '';
   for (let i = 0; i < content.length; i += size) await send(choice({ content: content.slice(i, i + size) }));
   for (const [index, call] of toolCalls.entries()) {

@@ -17,6 +17,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { createApp } from '../../src/http/app.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 import { reply, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
+import { blockPromptCost } from './block-prompt-cost.js';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 200);
 
@@ -101,6 +102,8 @@ async function firstByte() {
     llm: createLlmProvider({ baseURL: llm.url, apiKey: 'bench', model: 'scripted' }),
   });
   await ctx.memories.forTenant('default').save({ key: 'tea', content: 'Alice prefers green tea in the afternoon' });
+  // Working memory's share of a turn's prompt, on the same store (its own tenant).
+  const blocks = await blockPromptCost(ctx, TURNS, row);
   const server = serve({ fetch: createApp(ctx).fetch, port: 0, hostname: '127.0.0.1' });
   await new Promise((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/chat`;
@@ -141,6 +144,7 @@ async function firstByte() {
     row('/v1/chat stream: first byte', firstByteMs),
     row('/v1/chat stream: first delta event', firstDeltaMs),
     row('/v1/chat stream: whole reply', doneMs),
+    ...blocks,
   ];
 }
 

@@ -136,7 +136,18 @@ async function run(driver: string, database: Database) {
   const erasure = createUserErasure({ db, tenantId: TENANT, audit: createPgAuditLog({ db, tenantId: TENANT }) });
   // Each batch's time goes to what it erased: a batch that erased nothing marked origins.
   const spent: Record<string, number> = {};
-  let previous: ErasedCounts = { memories: 0, conversations: 0, messages: 0, turns: 0, historyEvents: 0, runs: 0, jobs: 0 };
+  let previous: ErasedCounts = {
+    memories: 0,
+    conversations: 0,
+    messages: 0,
+    turns: 0,
+    historyEvents: 0,
+    runs: 0,
+    jobs: 0,
+    attachments: 0,
+    blocks: 0,
+    blockEvents: 0,
+  };
   const started = performance.now();
   let last = started;
   const { erased } = await erasure.erase('erased-user', {

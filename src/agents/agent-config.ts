@@ -2,9 +2,25 @@ import { z } from 'zod';
 import { tagsSchema } from '../retrieval/tags.js';
 import { storable } from '../text/storable-string.js';
 import { RERANKERS } from '../retrieval/rerank/reranker-choice.js';
+import { reasoningSchema, samplingSchema, truncationSchema } from './model-settings.js';
+import { blockTemplatesSchema } from '../blocks/block-fields.js';
+import { castSchema, delegationSchema } from './cast-settings.js';
 
 /** The chat's built-in tools, by the names the model sees; an agent's tool policy speaks of these. */
-export const BUILT_IN_TOOLS = ['search_memories', 'save_memory', 'delete_memory', 'search_knowledge', 'recall_turns'] as const;
+export const BUILT_IN_TOOLS = [
+  'search_memories',
+  'save_memory',
+  'delete_memory',
+  'search_knowledge',
+  'recall_turns',
+  // Working memory (src/blocks/): offered when the turn has blocks.
+  'block_append',
+  'block_replace',
+  'block_rewrite',
+  'block_update_json',
+  // Delegation (src/delegation/): offered when the agent has a cast.
+  'delegate',
+] as const;
 export type BuiltInToolName = (typeof BUILT_IN_TOOLS)[number];
 
 /** Tools that wait for a human unless an agent says otherwise: forgetting cannot be undone. */
@@ -15,6 +31,10 @@ export const AGENT_LIMITS = {
   instructionsMaxChars: 20_000,
   modelMaxChars: 200,
   maxIterations: 50,
+  toolTimeoutMs: { min: 100, max: 600_000 },
+  toolResultChars: { min: 100, max: 1_000_000 },
+  toolConsecutiveErrors: { min: 1, max: 20 },
+  toolParallel: { min: 1, max: 16 },
   topKMax: 50,
   candidateKMax: 1000,
 } as const;
@@ -40,6 +60,9 @@ export const agentSettingsSchema = z.strictObject({
     .optional()
     .meta({ description: "A provider named in LLM_PROVIDERS (an OpenAI-compatible base URL and key); the deployment's LLM_BASE_URL when unset." }),
   temperature: z.number().min(0).max(2).optional(),
+  sampling: samplingSchema.optional().meta({ description: "Sampling beside `temperature`; a `/v1/chat` request's own fields win." }),
+  reasoning: reasoningSchema.optional().meta({ description: "The model's reasoning effort; a request's `reasoning` wins." }),
+  truncation: truncationSchema.optional(),
   maxIterations: z.number().int().min(1).max(AGENT_LIMITS.maxIterations).optional().meta({ description: 'Model calls per turn at most.' }),
   budget: z
     .strictObject({
@@ -52,6 +75,43 @@ export const agentSettingsSchema = z.strictObject({
     .strictObject({
       allow: toolNames.optional().meta({ description: 'Only these built-in tools (all when unset).' }),
       deny: toolNames.optional().meta({ description: 'Never these; deny wins over allow.' }),
+      timeoutMs: z
+        .number()
+        .int()
+        .min(AGENT_LIMITS.toolTimeoutMs.min)
+        .max(AGENT_LIMITS.toolTimeoutMs.max)
+        .optional()
+        .meta({ description: "A built-in tool call's time limit; past it the model is told the call timed out (default 30000)." }),
+      maxResultChars: z
+        .number()
+        .int()
+        .min(AGENT_LIMITS.toolResultChars.min)
+        .max(AGENT_LIMITS.toolResultChars.max)
+        .optional()
+        .meta({ description: 'Characters of a tool result the model is sent at most; a note says how many more were cut (none when unset).' }),
+      maxConsecutiveErrors: z
+        .number()
+        .int()
+        .min(AGENT_LIMITS.toolConsecutiveErrors.min)
+        .max(AGENT_LIMITS.toolConsecutiveErrors.max)
+        .optional()
+        .meta({ description: 'A tool failing this many times in a row is withdrawn for the rest of the turn, and the model told so (never when unset).' }),
+      deferred: toolNames.optional().meta({ description: 'Built-in tools kept behind `tool_search`: the model finds them by searching.' }),
+    })
+    .optional(),
+  toolCalls: z
+    .strictObject({
+      textFallback: z
+        .enum(['auto', 'off'])
+        .optional()
+        .meta({ description: '`auto` (default): a reply that is only tool calls written as text (Hermes, Mistral, Llama, fenced JSON) runs them.' }),
+      parallel: z
+        .number()
+        .int()
+        .min(AGENT_LIMITS.toolParallel.min)
+        .max(AGENT_LIMITS.toolParallel.max)
+        .optional()
+        .meta({ description: 'Tool calls of one reply run at once at most (default 4).' }),
     })
     .optional(),
   approval: z
@@ -83,6 +143,9 @@ export const agentSettingsSchema = z.strictObject({
       outputReserve: z.number().int().min(0).max(100_000_000).optional(),
     })
     .optional(),
+  blocks: blockTemplatesSchema.optional(),
+  cast: castSchema.optional(),
+  delegation: delegationSchema.optional(),
   memoryExtraction: z
     .boolean()
     .optional()

@@ -7,6 +7,8 @@ import { type Agent, type AgentSettings, type AgentVersion, agentSettingsSchema,
 import { applyAgentPatch, sameSettings } from './agent-patch.js';
 import { AgentExistsError, type AgentPage, type AgentPatch, type AgentStore, type AgentUpdateOptions } from './agent-store.js';
 import { decodeVersionCursor, encodeVersionCursor } from './version-cursor.js';
+import { deleteAgentBlocks } from '../blocks/block-erasure.js';
+import { syncAgentTemplates } from '../blocks/block-templates.js';
 
 export interface PgAgentStoreOptions {
   db: Db;
@@ -48,6 +50,8 @@ export function createPgAgentStore(options: PgAgentStoreOptions): AgentStore {
       if (!row) throw new AgentExistsError(id);
       // now() is the transaction's start: the version's time is the agent's.
       await tx.insert(agentVersions).values({ tenantId, agentId: id, version: 1, settings: parsed });
+      // The agent-scope templates' blocks are made with the agent, in its transaction.
+      await syncAgentTemplates(tx, tenantId, id, 1, parsed.blocks, undefined);
       return toAgent(row);
     });
   }
@@ -81,6 +85,7 @@ export function createPgAgentStore(options: PgAgentStoreOptions): AgentStore {
       const version = row.version + 1;
       const [updated] = await tx.update(agents).set({ version, settings: next, updatedAt: sql`now()` }).where(byId(id)).returning(agentColumns);
       await tx.insert(agentVersions).values({ tenantId, agentId: id, version, settings: next });
+      await syncAgentTemplates(tx, tenantId, id, version, next.blocks, currentSettings.blocks);
       return toAgent(updated!);
     });
   }
@@ -92,6 +97,8 @@ export function createPgAgentStore(options: PgAgentStoreOptions): AgentStore {
       const deleted = await tx.delete(agents).where(byId(id)).returning({ id: agents.id });
       if (deleted.length === 0) return false;
       await tx.delete(agentVersions).where(versionsOf(id));
+      // Its working memory goes with it: its own blocks and its views of its users.
+      await deleteAgentBlocks(tx, tenantId, id);
       return true;
     });
   }

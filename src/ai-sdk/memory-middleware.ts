@@ -1,6 +1,8 @@
 import type { LanguageModelMiddleware } from 'ai';
 import { type MemragClientOptions, createMemragClient } from '../client/memrag-client.js';
+import { renderBlocks } from './block-prompt.js';
 import { dataOf } from './memrag-api-error.js';
+import { visibleBlocks } from './visible-blocks.js';
 
 // The AI SDK's call shapes, read off the middleware type so that only `ai` is depended on.
 type CallOptions = Parameters<NonNullable<LanguageModelMiddleware['transformParams']>>[0]['params'];
@@ -18,9 +20,14 @@ export interface MemragMemoryMiddlewareOptions extends MemragClientOptions {
   conversationId?: string;
   /** How many memories to recall into the prompt (default 5). */
   topK?: number;
+  /**
+   * The working-memory blocks of the agent and user in the prompt, as memrag's own turns carry them
+   * (default true); `false` leaves them out.
+   */
+  blocks?: boolean;
   /** Each request to memrag is given up after this long (default 10 s): a slow memrag must not hold the model up. */
   timeoutMs?: number;
-  /** Told of a recall or a store that failed; the generation goes on without it either way. */
+  /** Told of a recall (of memories or blocks) or a store that failed; the generation goes on without it either way. */
   onError?: (error: unknown, during: 'recall' | 'store') => void;
 }
 
@@ -38,13 +45,14 @@ const PREAMBLE =
 
 /**
  * A middleware for `wrapLanguageModel({ model, middleware })` that gives a model memrag's memory.
- * Before each call, the memories that match the last user message are recalled (`POST
- * /v1/memories/search`, the user's and the agent's shared ones) and added to the prompt as a
- * system message, quoted as data. After a call that finished its turn (not one that stopped to
+ * Before each call, the working-memory blocks of the agent and user (`GET /v1/blocks`, as memrag's
+ * own turns carry them) and the memories that match the last user message (`POST
+ * /v1/memories/search`, the user's and the agent's shared ones) are added to the prompt as system
+ * messages, quoted as data. After a call that finished its turn (not one that stopped to
  * call tools), the user's message and the model's text are stored as a turn of the conversation
  * (`POST /v1/conversations/{id}/turns`): recalled later as a past turn, and read for facts when the
  * server extracts memories. Streams are stored once they end. A failing memrag never fails the
- * generation: the call runs without recalled memories, or its turn goes unstored, and `onError` is told.
+ * generation: the call runs without the blocks or memories, or its turn goes unstored, and `onError` is told.
  */
 export function memragMemoryMiddleware(options: MemragMemoryMiddlewareOptions): MemragMemoryMiddleware {
   const client = createMemragClient(options);
@@ -52,6 +60,7 @@ export function memragMemoryMiddleware(options: MemragMemoryMiddlewareOptions): 
   const conversationId = options.conversationId ?? crypto.randomUUID();
   const topK = options.topK ?? TOP_K_DEFAULT;
   const timeoutMs = options.timeoutMs ?? TIMEOUT_MS_DEFAULT;
+  const withBlocks = options.blocks ?? true;
   const scope = { ...(agentId ? { agentId } : {}), ...(userId ? { userId } : {}) };
   const report = (error: unknown, during: 'recall' | 'store') => {
     try {
@@ -67,6 +76,20 @@ export function memragMemoryMiddleware(options: MemragMemoryMiddlewareOptions): 
       signal: AbortSignal.timeout(timeoutMs),
     });
     return dataOf('searchMemories', answer).hits.map((hit) => hit.memory.content);
+  }
+
+  async function workingMemory(): Promise<string> {
+    return renderBlocks(await visibleBlocks(client, { agentId, userId }, AbortSignal.timeout(timeoutMs)));
+  }
+
+  /** A recall's result, or nothing when it failed: the call goes on without it. */
+  async function recallOrNothing<T>(work: () => Promise<T>, nothing: T): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      report(error, 'recall');
+      return nothing;
+    }
   }
 
   async function store(user: string, assistant: string): Promise<void> {
@@ -96,16 +119,14 @@ export function memragMemoryMiddleware(options: MemragMemoryMiddlewareOptions): 
 
     transformParams: async ({ params }) => {
       const question = lastUserText(params.prompt);
-      if (question === undefined) return params;
-      let memories: string[];
-      try {
-        memories = await recall(question);
-      } catch (error) {
-        report(error, 'recall');
-        return params;
-      }
-      if (memories.length === 0) return params;
-      return { ...params, prompt: withSystemMessage(params.prompt, memoryBlock(memories)) };
+      // Each step reads the blocks afresh: a tool of the step before may have changed them.
+      const [pinned, memories] = await Promise.all([
+        withBlocks ? recallOrNothing(workingMemory, '') : '',
+        question === undefined ? [] : recallOrNothing(() => recall(question), []),
+      ]);
+      // The blocks before the memories: they change less often, so a provider's prefix cache reaches further.
+      const added = [...(pinned ? [pinned] : []), ...(memories.length > 0 ? [memoryBlock(memories)] : [])];
+      return added.length === 0 ? params : { ...params, prompt: withSystemMessages(params.prompt, added) };
     },
 
     wrapGenerate: async ({ doGenerate, params }) => {
@@ -154,9 +175,9 @@ function memoryBlock(memories: string[]): string {
   return `${PREAMBLE}\n<memories>\n${lines.join('\n')}\n</memories>`;
 }
 
-/** The prompt with a system message after its leading ones (some providers take system messages only there). */
-function withSystemMessage(prompt: Prompt, content: string): Prompt {
+/** The prompt with system messages after its leading ones (some providers take system messages only there). */
+function withSystemMessages(prompt: Prompt, contents: string[]): Prompt {
   const at = prompt.findIndex((message) => message.role !== 'system');
   const index = at === -1 ? prompt.length : at;
-  return [...prompt.slice(0, index), { role: 'system', content }, ...prompt.slice(index)];
+  return [...prompt.slice(0, index), ...contents.map((content) => ({ role: 'system' as const, content })), ...prompt.slice(index)];
 }

@@ -2,9 +2,10 @@ import { tool } from 'ai';
 import { z } from 'zod';
 import { type MemragClientOptions, createMemragClient } from '../client/memrag-client.js';
 import { dataOf } from './memrag-api-error.js';
+import { memragBlockTools } from './memrag-block-tools.js';
 
 export interface MemragToolsOptions extends MemragClientOptions {
-  /** The user the memories and past turns are of; without it, the agent's shared memories and every user's turns. */
+  /** The user the memories, past turns and blocks are of; without it, the agent's shared memories and blocks and every user's turns. */
   userId?: string;
   /** The agent whose memories and conversations these are; the server's `default` agent when left out. */
   agentId?: string;
@@ -18,7 +19,8 @@ const query = z.string().min(1).describe('What to look for, in words: a question
 
 /**
  * AI SDK tools over a memrag server, for `generateText({ tools: memragTools(...) })` and its
- * siblings: `searchMemories`, `saveMemory`, `searchDocuments` and `recallTurns`. Each calls the API
+ * siblings: `searchMemories`, `saveMemory`, `searchDocuments` and `recallTurns`, and working memory's
+ * `listBlocks`, `readBlock`, `appendToBlock`, `replaceInBlock` and `rewriteBlock`. Each calls the API
  * through the typed client and gives the model compact JSON; an API error is thrown as a
  * MemragApiError (its status, code and message), which the AI SDK reports as the tool's error.
  */
@@ -28,6 +30,8 @@ export function memragTools(options: MemragToolsOptions) {
   const scope = { ...(agentId ? { agentId } : {}), ...(userId ? { userId } : {}) };
 
   return {
+    ...memragBlockTools(client, { agentId, userId }),
+
     searchMemories: tool({
       description:
         'Search the long-term memories kept about the user (and the shared ones): preferences, facts, decisions. ' +

@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'not_found'
   // A resource created under an id its tenant already uses (agents).
   | 'agent_exists'
+  | 'workflow_exists'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'unprocessable_document'
@@ -43,6 +44,12 @@ export type ErrorCode =
   | 'tool_call_not_pending'
   | 'run_waiting'
   | 'run_cancelled'
+  // Steering and pausing (POST /v1/runs/:id/messages, /pause): a run that ended, waits, or runs on another server.
+  | 'run_finished'
+  | 'run_not_running'
+  | 'run_not_live'
+  // A follow-up on a run whose queue is full (FOLLOW_UPS_MAX): sent again once a queued one has started.
+  | 'follow_ups_full'
   // Jobs (see src/jobs): a synchronous ingest too large for the request timeout, a job that ended;
   // a retry of a job that has not failed, or whose input was dropped.
   | 'use_async'
@@ -51,6 +58,8 @@ export type ErrorCode =
   | 'job_input_gone'
   // Memories: an approval of a memory the firewall did not quarantine.
   | 'memory_not_quarantined'
+  // Blocks: a held write whose edit no longer applies to the block as it is now.
+  | 'block_write_conflict'
   // The OpenAI-compatible routes: a `model` that names no agent of the tenant.
   | 'model_not_found';
 

@@ -3,26 +3,44 @@ import type { CompactionSettings } from '../compaction/compaction-config.js';
 import { estimateToolSpecTokens } from '../compaction/token-estimate.js';
 import { type AgentEvent, type AgentTurnState, type ApprovalDecision, runAgentTurn } from '../llm/agent-loop.js';
 import type { LlmProvider } from '../llm/llm-provider.js';
-import type { ChatMessage } from '../llm/messages.js';
+import type { ChatMessage, ImagePart } from '../llm/messages.js';
 import type { PriceTable } from '../llm/pricing.js';
 import { toolArgumentsOf } from '../llm/tool-arguments.js';
 import { TOOL_SEARCH_SPEC } from '../llm/tool-search.js';
 import { toToolSpec } from '../llm/tool.js';
 import type { MemoryStore } from '../memory/memory-types.js';
+import type { BlockStore } from '../blocks/block-types.js';
+import { loadWorkingMemory } from '../blocks/block-turn.js';
 import { toClientTools } from '../runs/client-tools.js';
 import type { LiveRun } from '../runs/live-runs.js';
 import type { DescribeError, RunService } from '../runs/run-service.js';
-import { type ClientToolDeclaration, RunCancelledError, type RunState, type RunStore } from '../runs/run-types.js';
+import {
+  type ClientToolDeclaration,
+  RunCancelledError,
+  type RunLineage,
+  type RunState,
+  type RunStore,
+  type RunUsage,
+  type WaitingChild,
+} from '../runs/run-types.js';
+import { ZERO_RUN_USAGE, addCost, addRunUsage } from '../runs/run-usage.js';
+import type { TurnDelegation } from './turn-delegation.js';
 import { definedOnly } from '../util/defined-only.js';
 import type { ChatEvent, ChatReply, ChatToolCall, TurnReply } from './chat-reply.js';
 import { TOOL_TOP_K_MAX, createChatTools } from './chat-tools.js';
 import { extractCitations } from './citations.js';
+import type { AttachmentStore } from '../conversations/attachment-store.js';
 import type { ConversationTurn } from './conversation-turn.js';
 import type { KnowledgeRetriever } from '../retrieval/knowledge.js';
 import type { Source } from '../retrieval/source.js';
 import type { SourceList } from './sources.js';
 import { buildSystemPrompt } from './system-prompt.js';
+import { loopEventOf, modelOptionsOf } from './turn-model-options.js';
+import { type ToolImages, attachToolImages, storeHistoryImages, toolImageRefs, toolImagesHook } from './turn-images.js';
 import { recallTurnsBudget, sourcesFor } from './window-fit.js';
+
+/** A turn that delegates waits on whole turns of other agents: its tools' default time limit. */
+const DELEGATING_TOOL_TIMEOUT_MS = 600_000;
 
 /** Tool results are for the model; the client gets a preview, not a second copy of every source. */
 const TOOL_RESULT_PREVIEW_CHARS = 500;
@@ -39,6 +57,10 @@ export interface AgentStep {
   request: RunState['request'];
   clientTools: ClientToolDeclaration[];
   userContent: string;
+  /** The message's images, loaded for the model (their references are `request.images`). */
+  images?: ImagePart[];
+  /** Images client tools returned this turn, by tool call id (kept by reference with a paused run). */
+  toolImages?: ToolImages;
   sources: SourceList;
   toolCalls: ChatToolCall[];
   nextTurn: number;
@@ -49,6 +71,11 @@ export interface AgentStep {
   stored: ConversationTurn | undefined;
   live: LiveRun<ChatEvent>;
   stream: boolean;
+  /** A delegated run's place under its lead. */
+  lineage?: RunLineage;
+  /** Delegations a resumed turn waited on, and what ended ones spent before the pause. */
+  waitingChildren?: WaitingChild[];
+  delegatedUsage?: RunState['delegatedUsage'];
 }
 
 /** Where a resumed turn goes on from, with the answers it waited for. */
@@ -68,6 +95,14 @@ export interface AgentStepOptions {
   maxIterations: number | undefined;
   toolSearchThreshold: number;
   describeError: DescribeError | undefined;
+  /** Working memory: the turn's blocks in its prompt, and the tools that keep them. */
+  blocks?: BlockStore | undefined;
+  /** Told when a run's turn has completed and is stored: it starts the run's follow-ups. */
+  startFollowUps?: (runId: string) => void;
+  /** The `delegate` tool and child runs (src/delegation/); none when undefined. */
+  delegation?: TurnDelegation;
+  /** Where a paused run's images are kept (see `storeHistoryImages`); without it a history's data URLs are not kept. */
+  attachments?: AttachmentStore | undefined;
 }
 
 /**
@@ -81,18 +116,44 @@ export async function runAgentStep(turn: AgentStep, resume: AgentStepResume | un
   const toolSources = new Map<string, Source[]>();
   const permitted = permittedTools(settings ?? undefined);
   const compaction = options.compactionOf(settings, provider);
-  const tools = createChatTools({
-    memories,
-    knowledge,
+  const working = options.blocks
+    ? await loadWorkingMemory(options.blocks, { agentId: turn.agentId, userId: turn.userId, runId, conversationId, templates: settings?.blocks })
+    : undefined;
+  const tools = [
+    ...createChatTools({
+      memories,
+      knowledge,
+      agentId: turn.agentId,
+      userId: turn.userId,
+      actor: { type: 'tool', conversationId, turn: turn.nextTurn },
+      filters: { tagsAny: turn.request.tagsAny, tagsAll: turn.request.tagsAll, tagsNone: turn.request.tagsNone },
+      sources,
+      onSources: (id, added) => toolSources.set(id, added),
+      topKCap: sourcesFor(compaction, TOOL_TOP_K_MAX),
+      conversation: stored ? { turns: stored.turns, budgetTokens: recallTurnsBudget(compaction) } : undefined,
+    }),
+    ...(working?.tools ?? []),
+  ].filter((tool) => permitted.has(tool.name as never));
+  // The turn's own model calls, counted as they come: a child's budget is what is left of the parent's.
+  let spent: RunUsage = resume ? { ...resume.state.usage } : { ...ZERO_RUN_USAGE };
+  const delegates = options.delegation?.forTurn({
+    runId,
+    conversationId,
     agentId: turn.agentId,
     userId: turn.userId,
-    actor: { type: 'tool', conversationId, turn: turn.nextTurn },
-    filters: { tagsAny: turn.request.tagsAny, tagsAll: turn.request.tagsAll, tagsNone: turn.request.tagsNone },
-    sources,
-    onSources: (id, added) => toolSources.set(id, added),
-    topKCap: sourcesFor(compaction, TOOL_TOP_K_MAX),
-    conversation: stored ? { turns: stored.turns, budgetTokens: recallTurnsBudget(compaction) } : undefined,
-  }).filter((tool) => permitted.has(tool.name as never));
+    settings,
+    lineage: turn.lineage,
+    signal: live.signal,
+    emit,
+    stream: turn.stream,
+    spent: () => spent,
+    requestPause: () => void live.steering.requestPause(),
+    waiting: turn.waitingChildren ?? [],
+    delegatedUsage: turn.delegatedUsage,
+  });
+  if (delegates) tools.push(...delegates.tools.filter((tool) => permitted.has(tool.name as never)));
+  if (delegates && resume) await delegates.resumeWaiting(resume, resume.state.newMessages, toolCalls);
+  const toolNames = new Set(tools.map((t) => t.name));
   const approvals = settings ? approvalTools(settings) : undefined;
   const clientTools = toClientTools(turn.clientTools);
   const budget = settings?.budget;
@@ -103,14 +164,20 @@ export async function runAgentStep(turn: AgentStep, resume: AgentStepResume | un
     provider,
     systemPrompt: buildSystemPrompt({
       hasKnowledge: knowledge !== undefined,
-      tools: new Set(tools.map((t) => t.name)),
+      tools: toolNames,
       instructions: turn.request.instructions ?? settings?.instructions,
+      ...(working && working.blocks.length > 0 ? { workingMemory: working.render(toolNames) } : {}),
+      ...(turn.request.turnInstructions ? { turnInstructions: turn.request.turnInstructions } : {}),
     }),
-    messages: [...(stored?.history ?? []), { role: 'user', content: turn.userContent }],
+    ...modelOptionsOf(settings, turn.request),
+    messages: [...(stored?.history ?? []), { role: 'user', content: turn.userContent, ...(turn.images?.length ? { images: turn.images } : {}) }],
     tools,
     clientTools,
     ...(approvals ? { needsApproval: (call) => approvals.has(call.name) } : {}),
     toolSearchThreshold: options.toolSearchThreshold,
+    ...toolLimitsOf(settings),
+    // A delegation runs a whole turn of another agent: past the default tool timeout (30 s) unless the agent says.
+    ...(delegates && settings?.tools?.timeoutMs === undefined ? { toolTimeoutMs: DELEGATING_TOOL_TIMEOUT_MS } : {}),
     ...(resume ? { resume } : {}),
     hooks: [
       // A cancel from another process reaches this one through the run's row, read before each
@@ -135,17 +202,25 @@ export async function runAgentStep(turn: AgentStep, resume: AgentStepResume | un
       },
       // Every tool the model may be sent counts against the window, the client's too.
       ...(stored ? [stored.compactionHook(estimateToolSpecTokens([...tools.map(toToolSpec), ...clientTools, TOOL_SEARCH_SPEC]))] : []),
+      ...(turn.toolImages?.size ? [toolImagesHook(turn.toolImages)] : []),
     ],
     ...(maxIterations !== undefined ? { maxIterations } : {}),
     ...(budget ? { budget: definedOnly({ maxTokens: budget.maxTokens, maxCostUsd: budget.maxUsd }) } : {}),
     signal: live.signal,
-    onEvent: toolCallLog(toolCalls, toolSources, emit),
+    steering: live.steering,
+    onEvent: countSpent(toolCallLog(toolCalls, toolSources, emit), (usage) => {
+      spent = addRunUsage(spent, { ...usage, totalTokens: usage.promptTokens + usage.completionTokens });
+    }),
     stream: turn.stream,
     ...(options.prices ? { prices: options.prices } : {}),
   });
-  const costUsd = result.costUsd ?? null;
+  const delegated = delegates?.usage();
+  const usage = delegated ? addRunUsage(result.usage, delegated.all.usage) : result.usage;
+  const costUsd = delegated ? addCost(result.costUsd, delegated.all.costUsd) : (result.costUsd ?? null);
 
   if (result.stopReason === 'paused') {
+    // Steering that came after the last model call waits, with the run, for its next one.
+    const steers = live.steering.close();
     const reply = await options.runService.pause(runId, live, {
       conversationId,
       state: {
@@ -156,12 +231,18 @@ export async function runAgentStep(turn: AgentStep, resume: AgentStepResume | un
         toolCalls,
         clientTools: turn.clientTools,
         nextTurn: turn.nextTurn,
-        ...(turn.sentHistory ? { sentHistory: turn.sentHistory } : {}),
+        // By reference: a client's history carries its images as data URLs, never kept in the run's row.
+        ...(turn.sentHistory ? { sentHistory: await storeHistoryImages(turn.sentHistory, options.attachments, turn.userId) } : {}),
+        ...(turn.toolImages?.size ? { toolImages: toolImageRefs(turn.toolImages) } : {}),
+        ...(steers.length > 0 ? { steers } : {}),
+        ...(turn.lineage ? { lineage: turn.lineage } : {}),
+        ...(delegates && delegates.waiting().length > 0 ? { waitingChildren: delegates.waiting() } : {}),
+        ...(delegated ? { delegatedUsage: delegated.ended } : {}),
         turn: result.state,
       },
-      pending: result.pending!,
+      pending: delegates ? delegates.pendingWith(result.pending) : result.pending!,
       toolCalls,
-      usage: result.usage,
+      usage,
       costUsd,
       ...(turn.threadKeyOf ? { threadKeyOf: turn.threadKeyOf } : {}),
     });
@@ -169,6 +250,8 @@ export async function runAgentStep(turn: AgentStep, resume: AgentStepResume | un
     return reply;
   }
 
+  // Ended without pausing (a limit): nobody can answer a child still waiting.
+  await delegates?.abandonWaiting();
   const citations = extractCitations(result.text, sources.all());
   const reply: ChatReply = {
     runId,
@@ -177,13 +260,22 @@ export async function runAgentStep(turn: AgentStep, resume: AgentStepResume | un
     answer: result.text,
     citations,
     toolCalls,
-    usage: result.usage,
+    usage,
     costUsd,
     stopReason: result.stopReason,
     mode: 'llm',
+    ...(turn.request.includeReasoning && result.reasoning ? { reasoning: result.reasoning } : {}),
   };
   const threadKey = turn.threadKeyOf?.(reply);
-  const end = { status: 'completed', usage: result.usage, stopReason: result.stopReason, state: null, expiresAt: null } as const;
+  // The reasoning stays with the run (read back with `GET /v1/runs/:id?includeReasoning=true`), never with the turn.
+  const end = {
+    status: 'completed',
+    usage,
+    stopReason: result.stopReason,
+    state: null,
+    expiresAt: null,
+    ...(result.reasoning ? { reasoning: result.reasoning } : {}),
+  } as const;
   // Claimed before the turn is stored: a run cancelled meanwhile is not stored, as cancelling promises.
   if (!(await runs.update(runId, { ...end, ...(threadKey !== undefined ? { threadKey } : {}) }, ['running']))) {
     throw new RunCancelledError(runId);
@@ -193,10 +285,10 @@ export async function runAgentStep(turn: AgentStep, resume: AgentStepResume | un
     // turn recalls its own (old source numbers would only collide with the new ones).
     await stored?.finish([
       {
-        message: { role: 'user', content: turn.request.message },
+        message: { role: 'user', content: turn.request.message, ...(turn.request.images?.length ? { images: turn.request.images } : {}) },
         metadata: turn.agentVersion === null ? { runId } : { runId, agentVersion: turn.agentVersion },
       },
-      ...result.newMessages.map((message, i, all) => ({
+      ...attachToolImages(result.newMessages, turn.toolImages ?? new Map()).map((message, i, all) => ({
         message,
         ...(i === all.length - 1 ? { metadata: { citations, stopReason: result.stopReason } } : {}),
       })),
@@ -207,6 +299,7 @@ export async function runAgentStep(turn: AgentStep, resume: AgentStepResume | un
     throw error;
   }
   emit({ type: 'done', reply });
+  options.startFollowUps?.(runId);
   return reply;
 }
 
@@ -218,6 +311,11 @@ function toolCallLog(toolCalls: ChatToolCall[], toolSources: ReadonlyMap<string,
   const slots = new Map<string, number>(toolCalls.map((call, i) => [call.id, i]));
   return (event) => {
     if (event.type === 'delta') return emit({ type: 'delta', text: event.text });
+    if (event.type === 'steer') return emit({ type: 'steer', message: event.message });
+    if (event.type !== 'tool_start' && event.type !== 'tool_end') {
+      const told = loopEventOf(event);
+      return told ? emit(told) : undefined;
+    }
     const { id, name } = event.call;
     const args = toolArgumentsOf(event.call.arguments);
     if (event.type === 'tool_start') {
@@ -230,6 +328,28 @@ function toolCallLog(toolCalls: ChatToolCall[], toolSources: ReadonlyMap<string,
     if (slot === undefined) toolCalls.push(summary);
     else toolCalls[slot] = summary;
     emit({ type: 'tool_end', id, name, isError: summary.isError, result: summary.result, sources: toolSources.get(id) ?? [] });
+  };
+}
+
+/** The agent's per-tool limits and tool-call settings, as the loop takes them; unset ones keep the loop's defaults. */
+function toolLimitsOf(settings: AgentSettings | null) {
+  const tools = settings?.tools;
+  const toolCalls = settings?.toolCalls;
+  return definedOnly({
+    toolTimeoutMs: tools?.timeoutMs,
+    maxToolResultChars: tools?.maxResultChars,
+    maxConsecutiveToolErrors: tools?.maxConsecutiveErrors,
+    deferredTools: tools?.deferred,
+    toolConcurrency: toolCalls?.parallel,
+    textToolCalls: toolCalls?.textFallback === undefined ? undefined : toolCalls.textFallback === 'auto',
+  });
+}
+
+/** Tells `onSpent` each model call's usage, then passes the event on. */
+function countSpent(onEvent: (event: AgentEvent) => void, onSpent: (usage: Extract<AgentEvent, { type: 'turn_end' }>['usage']) => void) {
+  return (event: AgentEvent) => {
+    if (event.type === 'turn_end') onSpent(event.usage);
+    onEvent(event);
   };
 }
 

@@ -4,11 +4,13 @@ import { type AgentStepOptions, runAgentStep } from './agent-step.js';
 import type { ChatEvent, TurnReply } from './chat-reply.js';
 import type { ChatServiceOptions } from './chat-service-types.js';
 import { SourceList } from './sources.js';
+import { loadHistoryImages, loadToolImages, loadTurnImages, storeToolImages } from './turn-images.js';
 import type { TurnStorage } from './turn-storage.js';
 
 const RUN_RECONNECT_GRACE_MS_DEFAULT = 2_000;
 
-export interface ChatRunsOptions extends Pick<ChatServiceOptions, 'tenantId' | 'runs' | 'liveRuns' | 'runTtlSeconds' | 'describeError' | 'agentRuntime'> {
+export interface ChatRunsOptions
+  extends Pick<ChatServiceOptions, 'tenantId' | 'runs' | 'liveRuns' | 'runTtlSeconds' | 'describeError' | 'agentRuntime' | 'attachments'> {
   storage: TurnStorage;
   /** What the model's steps run with, but the run service, which is made here. */
   stepOptions: Omit<AgentStepOptions, 'runService'>;
@@ -31,6 +33,8 @@ export function createChatRunService(options: ChatRunsOptions): RunService<ChatE
       const provider = runtime.llmFor(state.agent);
       if (!provider) throw new Error('No LLM is configured any more: the run cannot go on');
       const emit = (event: ChatEvent) => live.emit(event);
+      // A client's history was kept with its images by reference: loaded again, the model is sent them as before the pause.
+      const sentHistory = await loadHistoryImages(state.sentHistory, options.attachments);
       const stored = await storage.begin({
         conversationId: run.conversationId,
         agentId: run.agentId,
@@ -39,7 +43,7 @@ export function createChatRunService(options: ChatRunsOptions): RunService<ChatE
         provider,
         signal: live.signal,
         emit,
-        sentHistory: state.sentHistory,
+        sentHistory,
       });
       return runAgentStep(
         {
@@ -53,14 +57,22 @@ export function createChatRunService(options: ChatRunsOptions): RunService<ChatE
           request: state.request,
           clientTools: state.clientTools,
           userContent: state.userContent,
+          images: await loadTurnImages(state.request.images, options.attachments),
+          toolImages: new Map([
+            ...(await loadToolImages(state.toolImages, options.attachments)),
+            ...(answers.outputImages ? await storeToolImages(answers.outputImages, options.attachments, run.userId) : []),
+          ]),
           sources: SourceList.from(state.sources),
           toolCalls: state.toolCalls,
           nextTurn: state.nextTurn,
-          ...(state.sentHistory ? { sentHistory: state.sentHistory } : {}),
+          ...(sentHistory ? { sentHistory } : {}),
           ...(listener.threadKeyOf ? { threadKeyOf: listener.threadKeyOf } : {}),
           stored,
           live,
           stream: listener.stream ?? false,
+          ...(state.lineage ? { lineage: state.lineage } : {}),
+          ...(state.waitingChildren ? { waitingChildren: state.waitingChildren } : {}),
+          ...(state.delegatedUsage ? { delegatedUsage: state.delegatedUsage } : {}),
         },
         { state: state.turn, ...answers },
         { ...stepOptions, runService },

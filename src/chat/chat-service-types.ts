@@ -1,18 +1,23 @@
 import type { Agent, AgentSettings } from '../agents/agent-config.js';
 import type { AgentStore } from '../agents/agent-store.js';
+import type { BlockStore } from '../blocks/block-types.js';
 import type { CompactionSettings } from '../compaction/compaction-config.js';
 import type { AfterTurnHooks } from '../conversations/after-turn-hooks.js';
+import type { AttachmentStore } from '../conversations/attachment-store.js';
 import type { ConversationStore } from '../conversations/conversation-types.js';
 import type { TurnSearch } from '../conversations/turn-search.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import type { LlmProvider } from '../llm/llm-provider.js';
-import type { ChatMessage } from '../llm/messages.js';
+import type { ChatMessage, ImagePart } from '../llm/messages.js';
 import type { PriceTable } from '../llm/pricing.js';
+import type { ReasoningEffort } from '../llm/reasoning.js';
+import type { Sampling } from '../llm/sampling.js';
 import type { MemoryStore } from '../memory/memory-types.js';
 import type { KnowledgeRetriever } from '../retrieval/knowledge.js';
 import type { LiveRuns } from '../runs/live-runs.js';
 import type { DescribeError, RunListener, RunService } from '../runs/run-service.js';
-import type { ClientToolDeclaration, RunStore } from '../runs/run-types.js';
+import type { ClientToolDeclaration, FollowUp, RunLineage, RunStore } from '../runs/run-types.js';
+import type { TurnDelegation } from './turn-delegation.js';
 import type { ChatEvent, TurnReply } from './chat-reply.js';
 import type { TagFilters } from './context-block.js';
 import type { ConversationView } from './conversation-view.js';
@@ -21,7 +26,10 @@ import type { ConversationView } from './conversation-view.js';
 export type ChatListener = RunListener<ChatEvent, TurnReply>;
 
 export interface ChatRequest extends TagFilters, ChatListener {
+  /** The message's text: what recall, indexing and extraction read. */
   message: string;
+  /** Images sent with the message (https or checked data URLs): the model sees them, the conversation keeps them. */
+  images?: ImagePart[];
   agentId: string;
   /**
    * The user the turn is with: memories are recalled from theirs and the agent's shared ones, the
@@ -42,8 +50,22 @@ export interface ChatRequest extends TagFilters, ChatListener {
   history?: ChatMessage[];
   /** This turn's instructions in place of the agent's (an OpenAI client's system message). */
   instructions?: string;
+  /** This turn's instructions added after the agent's (`/v1/chat`'s `instructions`). */
+  turnInstructions?: string;
+  /** Sampling for this turn, over the agent's field by field. */
+  sampling?: Sampling;
+  /** Reasoning effort for this turn, over the agent's. */
+  reasoning?: { effort: ReasoningEffort };
+  /** The reply carries the model's reasoning. */
+  includeReasoning?: boolean;
   /** The agent's record as the caller already read it (null: none); read here when undefined. */
   agent?: Agent | null;
+  /** The run's id, chosen beforehand (a follow-up's, told to the client that queued it); a new one when undefined. */
+  runId?: string;
+  /** Follow-ups this turn's run starts when it completes (the rest of its predecessor's queue). */
+  followUps?: FollowUp[];
+  /** A delegation's turn: the run it is a child of, its role, and the agents above it. */
+  lineage?: RunLineage;
 }
 
 /** A turn a client ran with its own model, given to be stored as a chat turn is. */
@@ -77,6 +99,12 @@ export interface ChatServiceOptions {
   embedder?: Pick<Embedder, 'embed'>;
   prices?: PriceTable;
   maxIterations?: number;
+  /** The conversations' images; without it a message's images reach the model but are not kept. */
+  attachments?: AttachmentStore;
+  /** Working memory: each turn's prompt carries the blocks of its agent and user, and the model keeps them with tools. */
+  blocks?: BlockStore;
+  /** The last this many turns' images are sent again with their messages (IMAGE_HISTORY_TURNS, default 2). */
+  imageHistoryTurns?: number;
   /** Stores conversations; without it each turn stands alone. */
   conversations?: ConversationStore;
   /** Past turns of the agent's other conversations, recalled beside memories and documents when conversations are stored. */
@@ -106,10 +134,12 @@ export interface ChatServiceOptions {
    * the API's error body, so that internals stay out of it. Default: `turn_failed`, no details.
    */
   describeError?: DescribeError;
+  /** The `delegate` tool and the child runs it starts (src/delegation/, injected); no delegation when undefined. */
+  delegation?: TurnDelegation;
 }
 
 /** A turn's runs: the lifecycle of a paused, resumed or cancelled one is the run service's. */
-export type ChatRuns = Pick<RunService<ChatEvent, TurnReply>, 'beginResume' | 'resume' | 'getRun' | 'cancelRun' | 'liveRun'>;
+export type ChatRuns = Pick<RunService<ChatEvent, TurnReply>, 'beginResume' | 'resume' | 'getRun' | 'cancelRun' | 'liveRun' | 'sendMessage' | 'requestPause'>;
 
 export interface ChatService extends ChatRuns {
   /** One turn: the answer, or a pause for the client's tools or a person's approval. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { settingsOf } from '../agents/agent-config.js';
 import type { LiveRun } from '../runs/live-runs.js';
+import { startFollowUps } from '../runs/follow-ups.js';
 import type { RunState } from '../runs/run-types.js';
 import { definedOnly } from '../util/defined-only.js';
 import { runAgentStep } from './agent-step.js';
@@ -13,7 +14,9 @@ import { runExtractiveTurn } from './extractive-turn.js';
 import { embedQuestion } from './extractive/extractive-reply.js';
 import { planRecall } from './recall-plan.js';
 import { SourceList } from './sources.js';
+import { imageRefs, storeTurnImages } from './turn-images.js';
 import { createTurnStorage } from './turn-storage.js';
+import { modelRequestOf } from './turn-model-options.js';
 
 export type { ChatEvent, ChatReply, ChatToolCall, PausedReply, RunView, TurnReply } from './chat-reply.js';
 export type { ResumeAnswers } from '../runs/run-service.js';
@@ -35,14 +38,36 @@ export function createChatService(options: ChatServiceOptions): ChatService {
     maxIterations: options.maxIterations,
     toolSearchThreshold: options.toolSearchThreshold ?? TOOL_SEARCH_THRESHOLD_DEFAULT,
     describeError: options.describeError,
+    blocks: options.blocks,
+    startFollowUps: (runId: string) => void runFollowUps(runId),
+    attachments: options.attachments,
+    ...(options.delegation ? { delegation: options.delegation } : {}),
   };
   const runService = createChatRunService({ ...options, storage, stepOptions });
+
+  /** A completed run's follow-ups: the first as the conversation's next turn, nobody waiting for its reply. */
+  async function runFollowUps(runId: string): Promise<void> {
+    await startFollowUps(
+      runs,
+      runId,
+      (run, followUp, rest) =>
+        chat({
+          message: followUp.message,
+          agentId: run.agentId,
+          ...(run.userId !== null ? { userId: run.userId } : {}),
+          conversationId: run.conversationId,
+          runId: followUp.runId,
+          followUps: rest,
+        }),
+      // A follow-up that failed is recorded in its run (`GET /v1/runs/:id`); there is no one else to tell.
+    ).catch(() => {});
+  }
 
   async function chat(request: ChatRequest): Promise<TurnReply> {
     // A new conversation when no id is given; a given id continues that conversation, or starts
     // one under that id if it does not exist yet.
     const conversationId = request.conversationId ?? randomUUID();
-    const runId = randomUUID();
+    const runId = request.runId ?? randomUUID();
     const { message, agentId } = request;
     const userId = request.userId ?? null;
     let seq = 0;
@@ -60,7 +85,16 @@ export function createChatService(options: ChatServiceOptions): ChatService {
       const provider = runtime.llmFor(settings);
       if (provider) {
         // Recorded before anything runs, so that it can be looked up and cancelled while it does.
-        await runs.create({ id: runId, agentId, userId, conversationId, agentVersion, status: 'running' });
+        await runs.create({
+          id: runId,
+          agentId,
+          userId,
+          conversationId,
+          agentVersion,
+          status: 'running',
+          ...(request.followUps ? { followUps: request.followUps } : {}),
+          ...(request.lineage ? { parentRunId: request.lineage.parentRunId, role: request.lineage.role } : {}),
+        });
         live = runService.startLive(runId, request, 0);
       }
       const signal = live?.signal ?? request.signal;
@@ -75,6 +109,8 @@ export function createChatService(options: ChatServiceOptions): ChatService {
         sentHistory: request.history,
         isNew: request.conversationId === undefined,
       });
+      // Stored before the model runs (the turn and a paused run name them by id); the text alone is recalled with.
+      const images = await storeTurnImages(request.images, conversations ? options.attachments : undefined, userId);
       const { filters, limits } = planRecall(request, settings?.recall, provider && live ? compactionOf(settings, provider) : undefined);
       const sources = new SourceList();
       const extractive = !provider || !live;
@@ -99,6 +135,7 @@ export function createChatService(options: ChatServiceOptions): ChatService {
       if (!provider || !live) {
         const turn = {
           message,
+          images,
           runId,
           conversationId,
           agentId,
@@ -122,9 +159,12 @@ export function createChatService(options: ChatServiceOptions): ChatService {
           settings,
           agentVersion,
           provider,
+          images,
           request: {
             message,
+            ...(images.length > 0 ? { images: imageRefs(images) } : {}),
             ...definedOnly({ instructions: request.instructions, topK: request.topK, candidateK: request.candidateK, ...filters }),
+            ...modelRequestOf(request),
           } as RunState['request'],
           clientTools: request.clientTools ?? [],
           // The sources travel in the user turn, not the system prompt: retrieved text must never
@@ -138,6 +178,7 @@ export function createChatService(options: ChatServiceOptions): ChatService {
           stored,
           live,
           stream: request.stream ?? false,
+          ...(request.lineage ? { lineage: request.lineage } : {}),
         },
         undefined,
         { ...stepOptions, runService },
@@ -158,6 +199,8 @@ export function createChatService(options: ChatServiceOptions): ChatService {
     getRun: runService.getRun,
     cancelRun: runService.cancelRun,
     liveRun: runService.liveRun,
+    sendMessage: runService.sendMessage,
+    requestPause: runService.requestPause,
     ...createChatConversations({ ...options, storage, runService }),
   };
 }

@@ -11,6 +11,7 @@ import type { ConversationAfterTurn } from '../conversations/after-turn-hooks.js
 import { ConversationNotFoundError, type ConversationStore, type NewMessage } from '../conversations/conversation-types.js';
 import { FIXED_TOKENS_KEY } from '../conversations/measured-fixed-tokens.js';
 import { recordConversationCompaction } from '../observability/metrics.js';
+import { type ConversationImages, withRecentImages } from './history-images.js';
 import { estimateMessagesTokens } from '../compaction/token-estimate.js';
 
 /** Long enough for a checkpoint and a summary layer by a local model; past it the turn goes on with what is stored. */
@@ -53,6 +54,8 @@ export interface ConversationTurnOptions {
   settleTimeoutMs?: number;
   onCompaction?: (report: CompactionReport) => void;
   onFallback?: (error: unknown) => void;
+  /** The conversation's images: those of its last turns are sent again. */
+  images?: ConversationImages;
 }
 
 /** One turn of a stored conversation: the history to send, compaction before each LLM call, and the append after. */
@@ -90,7 +93,8 @@ export async function beginConversationTurn(options: ConversationTurnOptions): P
   // Refused as another agent's would be: the reply does not tell that the id exists.
   if (conversation && conversation.userId !== userId) throw new ConversationNotFoundError(conversationId, agentId);
   if (!conversation && !options.isNew && (await store.ownedByOther(conversationId, agentId))) throw new ConversationNotFoundError(conversationId, agentId);
-  const turns: HistoryTurn[] = groupTurns(sent ? numberedMessages(sent) : (loaded?.messages ?? []));
+  const storedMessages = loaded && options.images ? await withRecentImages(conversationId, loaded.messages, options.images) : loaded?.messages;
+  const turns: HistoryTurn[] = groupTurns(sent ? numberedMessages(sent) : (storedMessages ?? []));
   const checkpoints = new Map<number, TurnCheckpoint>(sent ? [] : (loaded?.checkpoints ?? []).map((c) => [c.turn, c]));
   let summary: StructuralSummary | undefined = sent ? undefined : (loaded?.summary ?? undefined);
   const history = turns.flatMap((t) => t.messages);
@@ -153,6 +157,7 @@ export async function beginConversationTurn(options: ConversationTurnOptions): P
     const [question, ...rest] = messages;
     const measured =
       fixedMeasured > 0 && question ? [{ ...question, metadata: { ...question.metadata, [FIXED_TOKENS_KEY]: fixedMeasured } }, ...rest] : messages;
+    // The turn's images are linked to the conversation in the same statement (see appendTurn).
     const appended = await store.appendTurn({ id: conversationId, agentId, userId, messages: measured });
     options.afterTurn?.completed({
       turn: appended.turn,

@@ -1,3 +1,4 @@
+import type { ImagePart } from '../llm/messages.js';
 import type { Source } from '../retrieval/source.js';
 import type { RunStore } from '../runs/run-types.js';
 import type { Embedder } from '../embeddings/embedder.js';
@@ -8,6 +9,8 @@ import { extractiveReply } from './extractive/extractive-reply.js';
 /** A turn no model answers, its sources already recalled. */
 export interface ExtractiveTurn {
   message: string;
+  /** The message's images, stored with it (no model looks at them). */
+  images?: ImagePart[];
   runId: string;
   conversationId: string;
   agentId: string;
@@ -38,7 +41,10 @@ export async function runExtractiveTurn(
     signal: turn.signal,
   });
   await turn.stored?.finish([
-    { message: { role: 'user', content: message }, metadata: agentVersion === null ? { runId } : { runId, agentVersion } },
+    {
+      message: { role: 'user', content: message, ...(turn.images?.length ? { images: turn.images } : {}) },
+      metadata: agentVersion === null ? { runId } : { runId, agentVersion },
+    },
     { message: { role: 'assistant', content: reply.answer, toolCalls: [] }, metadata: { citations: reply.citations, mode: reply.mode } },
   ]);
   const threadKey = turn.threadKeyOf?.(reply);

@@ -9,6 +9,8 @@ import type { ChatServiceOptions } from './chat-service-types.js';
 import { type ConversationTurn, beginConversationTurn } from './conversation-turn.js';
 
 const SUMMARY_TIMEOUT_MS_DEFAULT = 20_000;
+/** The turns whose images a turn sends again (IMAGE_HISTORY_TURNS). */
+export const IMAGE_HISTORY_TURNS_DEFAULT = 2;
 
 /** What opening a turn's stored conversation needs to know of the turn. */
 export interface StoredTurnRequest {
@@ -32,7 +34,16 @@ export interface TurnStorage {
 
 export type TurnStorageOptions = Pick<
   ChatServiceOptions,
-  'tenantId' | 'conversations' | 'afterTurn' | 'agentRuntime' | 'memoryExtraction' | 'summaryTimeoutMs' | 'compactionSettleTimeoutMs' | 'onSummaryFallback'
+  | 'tenantId'
+  | 'conversations'
+  | 'afterTurn'
+  | 'agentRuntime'
+  | 'memoryExtraction'
+  | 'summaryTimeoutMs'
+  | 'compactionSettleTimeoutMs'
+  | 'onSummaryFallback'
+  | 'attachments'
+  | 'imageHistoryTurns'
 >;
 
 /** Where a chat turn is kept: its conversation, compacted for the model, with the after-turn hooks run on what it stores. */
@@ -53,6 +64,9 @@ export function createTurnStorage(options: TurnStorageOptions): TurnStorage {
     ...runtime.compactionFor(provider?.model),
     ...definedOnly(settings?.compaction ?? {}),
   });
+
+  const { attachments } = options;
+  const images = attachments ? { historyTurns: options.imageHistoryTurns ?? IMAGE_HISTORY_TURNS_DEFAULT, dataUrls: attachments.dataUrls } : undefined;
 
   const begin = (turn: StoredTurnRequest): Promise<ConversationTurn | undefined> =>
     conversations
@@ -79,6 +93,7 @@ export function createTurnStorage(options: TurnStorageOptions): TurnStorage {
           settleTimeoutMs: options.compactionSettleTimeoutMs,
           onCompaction: (report) => turn.emit({ type: 'compaction', ...report }),
           onFallback: options.onSummaryFallback,
+          ...(images ? { images } : {}),
         })
       : Promise.resolve(undefined);
 

@@ -314,7 +314,7 @@ export interface paths {
         put?: never;
         /**
          * Answer a message from the agent's memories and documents, with citations
-         * @description Recalls the `topK` best memories and document chunks, and the 3 best past turns of the agent's other conversations with the same `userId`, then lets the model answer (and call `search_memories`, `save_memory`, `delete_memory`, `search_knowledge`), citing sources as `[n]`. Without a configured LLM the reply is extractive. With `conversationId`, the turn continues that stored conversation (compacted to fit the model), or starts one under that id. JSON by default; Server-Sent Events with `stream: true` or `Accept: text/event-stream` (an explicit `stream: false` wins): `retrieval`, then `delta`s, `tool_start`/`tool_end` and `compaction`, then `done` (the JSON reply) or `error` (the error body plus its `status`). With client `tools`, a call to one pauses the turn (`requires_action`); with an agent record, a call to a tool in its approval list waits for a decision (`requires_approval`). Every reply names its `runId`. Disconnecting cancels the LLM request and running tools (a stream after a grace period, RUN_RECONNECT_GRACE_MS, in which the client may reconnect to `GET /v1/runs/{runId}/events`).
+         * @description Recalls the `topK` best memories and document chunks, and the 3 best past turns of the agent's other conversations with the same `userId`, then lets the model answer (and call `search_memories`, `save_memory`, `delete_memory`, `search_knowledge`), citing sources as `[n]`. Without a configured LLM the reply is extractive. With `conversationId`, the turn continues that stored conversation (compacted to fit the model), or starts one under that id. JSON by default; Server-Sent Events with `stream: true` or `Accept: text/event-stream` (an explicit `stream: false` wins): `retrieval`, then for each model call `turn_start`, its `thinking` (the reasoning) and `delta`s, `turn_end` (`retry` when a call is retried), with `tool_start`/`tool_end` and `compaction`, then `done` (the JSON reply) or `error` (the error body plus its `status`). With client `tools`, a call to one pauses the turn (`requires_action`); with an agent record, a call to a tool in its approval list waits for a decision (`requires_approval`). Every reply names its `runId`. Disconnecting cancels the LLM request and running tools (a stream after a grace period, RUN_RECONNECT_GRACE_MS, in which the client may reconnect to `GET /v1/runs/{runId}/events`).
          */
         post: operations["chat"];
         delete?: never;
@@ -418,6 +418,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/conversations/{id}/attachments/{attachmentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An image of a conversation's messages
+         * @description The bytes of an image a message of the conversation carried as a data URL, with its type. A stored message names its images in `metadata.images` (`attachmentId`, `sha256`, `mediaType`); https images are kept as their URL, not fetched.
+         */
+        get: operations["getConversationAttachment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/runs/{runId}": {
         parameters: {
             query?: never;
@@ -425,7 +445,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a run: its status, usage and what it waits for */
+        /**
+         * Read a run: its status, usage and what it waits for
+         * @description The model's reasoning is kept with the run but shown only with `includeReasoning=true`: a reader who did not ask never gets it.
+         */
         get: operations["getRun"];
         put?: never;
         post?: never;
@@ -489,6 +512,66 @@ export interface paths {
          * @description A running run is aborted (its model call and tools); a waiting one is dropped. Either way the turn is not stored.
          */
         post: operations["cancelRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/runs/{runId}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Steer a running turn, or queue a follow-up
+         * @description `steer`: the message joins the running turn as a user message before its next model call (after the tool calls in flight), and its stream says so with a `steer` event; only on the server that runs the turn. `follow_up`: once the turn completes, the message starts the next turn of the conversation as a run of its own (`followUps` of `GET /v1/runs/{runId}`); a run that fails or is cancelled starts none. A follow-up is accepted while the run runs or waits.
+         */
+        post: operations["sendRunMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/runs/{runId}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a running turn at its next step boundary
+         * @description The turn stops before its next model call (its tool calls in flight finish first) with status `paused`; its stream ends with a `paused` event. Resume it with `POST /v1/runs/{runId}/resume`; unanswered, it expires as a waiting run does. Only on the server that runs the turn.
+         */
+        post: operations["pauseRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/runs/{runId}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused run
+         * @description The run must be `paused` (a run waiting for tool outputs or approvals is answered by its own route). The turn goes on: the reply is what `POST /v1/chat` would answer — the answer, or the next pause.
+         */
+        post: operations["resumeRun"];
         delete?: never;
         options?: never;
         head?: never;
@@ -607,6 +690,208 @@ export interface paths {
         };
         /** Read one version of an agent */
         get: operations["getAgentVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workflows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List workflows, newest first */
+        get: operations["listWorkflows"];
+        put?: never;
+        /**
+         * Create a workflow (version 1)
+         * @description A graph of agent steps: `nodes` (each an agent and a prompt template), `edges` (with an optional `when`), an `entry`. Node ids are unique, `entry` and every edge's `from` and `to` name a node, and each `when.outputMatches` compiles as a regular expression: otherwise a 400 naming the field, and nothing is written.
+         */
+        post: operations["createWorkflow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workflows/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a workflow at its current version */
+        get: operations["getWorkflow"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a workflow and its versions
+         * @description Its runs stay (`GET /v1/runs/{runId}`).
+         */
+        delete: operations["deleteWorkflow"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a workflow (a new version)
+         * @description Only the fields given change, each replaced whole; the definition they leave is checked as a whole. Node ids are unique, `entry` and every edge's `from` and `to` name a node, and each `when.outputMatches` compiles as a regular expression: otherwise a 400 naming the field, and nothing is written.
+         */
+        patch: operations["patchWorkflow"];
+        trace?: never;
+    };
+    "/v1/workflows/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a workflow's versions, newest first */
+        get: operations["listWorkflowVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workflows/{id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a workflow
+         * @description Runs the nodes from `entry`, each a run of its agent (a child of the workflow's run) on its filled prompt, taking after each the first outgoing edge whose `when` holds, until none does (`completed`) or `maxSteps` is reached (`failed`, `max_steps`). The run is a run: `GET /v1/runs/{runId}` lists its steps as `children`, and `POST /v1/runs/{runId}/cancel` cancels it and its running step. A step that waits for approval or a client tool pauses the run (`requires_approval`/`requires_action`, its calls listed with the step's `runId`): answer them through the workflow's run (`POST /v1/runs/{runId}/approvals` or `/tool-outputs`), which resumes the step, then the graph.
+         */
+        post: operations["runWorkflow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/blocks/{label}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a block, now or as of a moment */
+        get: operations["getBlock"];
+        /**
+         * Create or replace a working-memory block
+         * @description A block is `(agentId, userId)`-scoped: an agent's (no user) is seen by all its users, a user's (no agent) by every agent, and `(agentId, userId)` is that agent's own view of that user. Each turn's system prompt carries the blocks of its agent and user. The body replaces the block whole (unset fields take their defaults: limit 2000, not read-only, no schema). A value over its limit, a `schema` that is not a JSON Schema, a value that does not satisfy it, or an `agentId` that names no agent of the tenant is a 4xx naming the field. Recorded in the block's history.
+         */
+        put: operations["putBlock"];
+        post?: never;
+        /** Delete a block (its history stays) */
+        delete: operations["deleteBlock"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/blocks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the blocks of one scope, by label */
+        get: operations["listBlocks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/blocks/{label}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A block's history, a page at a time
+         * @description Every value with who wrote it (the API, the model in a run with its tool, a template, an import) and when; kept after a delete. A page is the newest `limit` events (older than `before`), oldest first; `nextBefore` asks for the page before it.
+         */
+        get: operations["getBlockHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/blocks/{label}/history/{eventId}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply a model write the memory firewall held
+         * @description The held write's edit (its tool and arguments) made again to the block as it is now, so that writes since are kept; a 409 saying why when it no longer applies (a replaced text that is gone, the limit or the schema), and nothing changes.
+         */
+        post: operations["approveBlockWrite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the deployment's LLM providers
+         * @description `default` when LLM_BASE_URL (or LLM_API_KEY) is set, then LLM_PROVIDERS; with base URL and default model, never a key.
+         */
+        get: operations["listProviders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/providers/{name}/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the models a provider offers
+         * @description As the provider's own `GET /models` lists them; asked at most once every few minutes per provider.
+         */
+        get: operations["listProviderModels"];
         put?: never;
         post?: never;
         delete?: never;
@@ -876,7 +1161,7 @@ export interface paths {
         put?: never;
         /**
          * OpenAI's chat completion, answered by an agent with memory
-         * @description The last user message is the question; earlier messages are the history the client keeps (sent to the model compacted to its window, not stored again); system messages are the instructions for this turn. `model` names the agent (`memrag` or `memrag:<agentId>`), `user` (or the `X-Memrag-User-Id` header) the user whose memories and past turns are recalled. The turn is stored in the conversation its messages continue (or the one `X-Memrag-Conversation-Id` names) for episodic recall and fact extraction. `tools` are client tools: a call comes back as `tool_calls` and the next request carries the results. `memrag: {citations, runId, conversationId}` rides beside OpenAI's fields. Streams `chat.completion.chunk` frames and `[DONE]` with `stream: true`. Parameters memrag does not use are accepted and ignored: `temperature`, `top_p`, `max_tokens`, `max_completion_tokens`, `stop`, `presence_penalty`, `frequency_penalty`, `logit_bias`, `logprobs`, `top_logprobs`, `seed`, `response_format`, `tool_choice`, `parallel_tool_calls`, `store`, `metadata`, `service_tier`, `reasoning_effort`, `modalities`, `prediction`, `audio`.
+         * @description The last user message is the question; earlier messages are the history the client keeps (sent to the model compacted to its window, not stored again); system messages are the instructions for this turn. `model` names the agent (`memrag` or `memrag:<agentId>`), `user` (or the `X-Memrag-User-Id` header) the user whose memories and past turns are recalled. The turn is stored in the conversation its messages continue (or the one `X-Memrag-Conversation-Id` names) for episodic recall and fact extraction. `tools` are client tools: a call comes back as `tool_calls` and the next request carries the results. `memrag: {citations, runId, conversationId}` rides beside OpenAI's fields. Streams `chat.completion.chunk` frames and `[DONE]` with `stream: true`. The sampling parameters (`temperature`, `top_p`, `max_tokens`, `max_completion_tokens`, `stop`, `seed`, `presence_penalty`, `frequency_penalty`) and `reasoning_effort` reach the agent's model over its own settings. With `include_reasoning: true` or `reasoning_effort` given, the model's reasoning comes as the message's `reasoning_content` (`delta.reasoning_content` when streamed), never in `content`. Parameters memrag does not use are accepted and ignored: `logit_bias`, `logprobs`, `top_logprobs`, `response_format`, `tool_choice`, `parallel_tool_calls`, `store`, `metadata`, `service_tier`, `modalities`, `prediction`, `audio`.
          */
         post: operations["createChatCompletion"];
         delete?: never;
@@ -1260,11 +1545,20 @@ export interface components {
                 promptTokens: number;
                 completionTokens: number;
                 totalTokens: number;
+                /** @description Prompt tokens the provider served from its prefix cache (part of `promptTokens`); absent when it reported none. */
+                cachedTokens?: number;
+                /** @description Completion tokens the model spent reasoning (part of `completionTokens`); absent when it reported none. */
+                reasoningTokens?: number;
             };
             /** @description Null when no price is known for the model (LLM_PRICES), or no model ran. */
             costUsd: number | null;
-            /** @enum {string} */
-            stopReason: "completed" | "max_iterations" | "budget";
+            /**
+             * @description `max_tokens`: the last reply was still cut by the output limit after its continuations (`truncation.maxContinuations`).
+             * @enum {string}
+             */
+            stopReason: "completed" | "max_iterations" | "budget" | "max_tokens";
+            /** @description The model's reasoning this turn, with `includeReasoning: true` (and a model that gave some); never part of `answer`. */
+            reasoning?: string;
             /**
              * @description `extractive` without a configured LLM: sentences of the sources that answer the question, each cited, or a statement that none does.
              * @enum {string}
@@ -1334,8 +1628,11 @@ export interface components {
              * @description The run of this turn: `GET /v1/runs/{runId}`.
              */
             runId: string;
-            /** @enum {string} */
-            status: "requires_action" | "requires_approval";
+            /**
+             * @description `paused`: stopped on request (`POST /v1/runs/{runId}/pause`); resume it with `POST /v1/runs/{runId}/resume`.
+             * @enum {string}
+             */
+            status: "requires_action" | "requires_approval" | "paused";
             /** Format: uuid */
             conversationId: string;
             /** @description With `requires_action`. */
@@ -1352,6 +1649,11 @@ export interface components {
                         /** @description JSON text, as the model wrote it. */
                         arguments: string;
                     };
+                    /**
+                     * Format: uuid
+                     * @description A delegation's call, listed by its lead: the child run that asked for it. Answer it through the lead's run all the same.
+                     */
+                    runId?: string;
                 }[];
             };
             /** @description With `requires_approval`. */
@@ -1362,6 +1664,10 @@ export interface components {
                 promptTokens: number;
                 completionTokens: number;
                 totalTokens: number;
+                /** @description Prompt tokens the provider served from its prefix cache (part of `promptTokens`); absent when it reported none. */
+                cachedTokens?: number;
+                /** @description Completion tokens the model spent reasoning (part of `completionTokens`); absent when it reported none. */
+                reasoningTokens?: number;
             };
             costUsd: number | null;
             /**
@@ -1376,8 +1682,13 @@ export interface components {
             name: string;
             /** @description As the tool would get them: parsed (repaired when the model sent almost-JSON), else the raw text. */
             arguments: unknown;
+            /**
+             * Format: uuid
+             * @description A delegation's call, listed by its lead: the child run that asked for it. Answer it through the lead's run all the same.
+             */
+            runId?: string;
         };
-        /** @description One Server-Sent Event of a streamed chat, as `id: <n>`, `event: <event>` and `data: <data as JSON>`: `retrieval` first (the recalled sources), then `delta`s of the answer, `tool_start`/`tool_end` pairs and `compaction` notices, and last either `done` (the whole reply, as without streaming), `requires_action` or `requires_approval` (the run waits for the client), or `error`. Ids go on across a run's pauses; a client that lost the stream reconnects to `GET /v1/runs/{runId}/events` with `Last-Event-ID`. */
+        /** @description One Server-Sent Event of a streamed chat, as `id: <n>`, `event: <event>` and `data: <data as JSON>`: `retrieval` first (the recalled sources), then each model call framed by `turn_start` and `turn_end` (its `thinking` and `delta`s between them, `retry` when it is retried), `tool_start`/`tool_end` pairs and `compaction` notices, and last either `done` (the whole reply, as without streaming), `requires_action` or `requires_approval` (the run waits for the client), or `error`. Ids go on across a run's pauses; a client that lost the stream reconnects to `GET /v1/runs/{runId}/events` with `Last-Event-ID`. */
         ChatStreamEvent: {
             /** @constant */
             event: "retrieval";
@@ -1397,6 +1708,57 @@ export interface components {
             data: {
                 /** @description The next piece of the answer. */
                 text: string;
+            };
+        } | {
+            /** @constant */
+            event: "thinking";
+            data: {
+                /** @description The next piece of the model's reasoning; never part of the answer. */
+                text: string;
+            };
+        } | {
+            /** @constant */
+            event: "turn_start";
+            data: {
+                /** @description The turn's model call (a continuation or a retry of an empty reply shares its number). */
+                iteration: number;
+            };
+        } | {
+            /** @constant */
+            event: "turn_end";
+            data: {
+                iteration: number;
+                /** @description As the provider said: `stop`, `tool_calls`, `length`, … */
+                finishReason: string | null;
+                /** @description This request's usage alone. */
+                usage: {
+                    promptTokens: number;
+                    completionTokens: number;
+                    totalTokens: number;
+                    /** @description Prompt tokens the provider served from its prefix cache (part of `promptTokens`); absent when it reported none. */
+                    cachedTokens?: number;
+                    /** @description Completion tokens the model spent reasoning (part of `completionTokens`); absent when it reported none. */
+                    reasoningTokens?: number;
+                };
+            };
+        } | {
+            /** @constant */
+            event: "retry";
+            data: {
+                /** @description The attempt that failed. */
+                attempt: number;
+                /** @description The wait before the next attempt. */
+                delayMs: number;
+                /** @description The provider's HTTP status; null for a dropped connection or a timeout. */
+                status: number | null;
+                reason: string;
+            };
+        } | {
+            /** @constant */
+            event: "steer";
+            /** @description A steering message (`POST /v1/runs/{runId}/messages`) joined the turn before its next model call. */
+            data: {
+                message: string;
             };
         } | {
             /** @constant */
@@ -1436,6 +1798,48 @@ export interface components {
             };
         } | {
             /** @constant */
+            event: "delegate_start";
+            /** @description A `delegate` call started a child run. */
+            data: {
+                role: string;
+                agentId: string;
+                /**
+                 * Format: uuid
+                 * @description The run of this turn: `GET /v1/runs/{runId}`.
+                 */
+                runId: string;
+            };
+        } | {
+            /** @constant */
+            event: "delegate_end";
+            data: {
+                /**
+                 * Format: uuid
+                 * @description The run of this turn: `GET /v1/runs/{runId}`.
+                 */
+                runId: string;
+                /** @description The child run's status as it ended or paused. */
+                status: string;
+            };
+        } | {
+            /** @constant */
+            event: "child";
+            /** @description A child run's own event, forwarded to a streaming lead. */
+            data: {
+                /** @constant */
+                type: "child";
+                /**
+                 * Format: uuid
+                 * @description The run of this turn: `GET /v1/runs/{runId}`.
+                 */
+                runId: string;
+                /** @description The child's event: `type` its name, beside its data. */
+                event: {
+                    [key: string]: unknown;
+                };
+            };
+        } | {
+            /** @constant */
             event: "done";
             data: components["schemas"]["ChatReply"];
         } | {
@@ -1445,6 +1849,10 @@ export interface components {
         } | {
             /** @constant */
             event: "requires_approval";
+            data: components["schemas"]["PausedReply"];
+        } | {
+            /** @constant */
+            event: "paused";
             data: components["schemas"]["PausedReply"];
         } | {
             /** @constant */
@@ -1521,6 +1929,29 @@ export interface components {
                 };
                 strict?: boolean;
             };
+            /** @description Kept behind `tool_search` whatever the number of tools: the model is shown it once a search finds it. */
+            deferred?: boolean;
+        };
+        Sampling: {
+            /** @description Output tokens per model call at most (`max_tokens`, or `max_completion_tokens` where the provider wants it). */
+            maxTokens?: number;
+            /** @description Nucleus sampling (`top_p`). */
+            topP?: number;
+            /** @description Up to 4 sequences that end the reply (`stop`). */
+            stop?: string[];
+            /** @description Asks for repeatable sampling where the provider supports it (`seed`). */
+            seed?: number;
+            /** @description `presence_penalty`. */
+            presencePenalty?: number;
+            /** @description `frequency_penalty`. */
+            frequencyPenalty?: number;
+        };
+        Reasoning: {
+            /**
+             * @description Sent as `reasoning_effort`; models that do not reason ignore it or refuse it (the provider's error).
+             * @enum {string}
+             */
+            effort: "minimal" | "low" | "medium" | "high";
         };
         ConversationPage: {
             items: components["schemas"]["Conversation"][];
@@ -1661,7 +2092,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /** @enum {string} */
-            status: "running" | "requires_action" | "requires_approval" | "completed" | "failed" | "cancelled" | "expired";
+            status: "running" | "requires_action" | "requires_approval" | "paused" | "completed" | "failed" | "cancelled" | "expired";
             agentId: string;
             userId: string | null;
             /** Format: uuid */
@@ -1672,14 +2103,24 @@ export interface components {
                 promptTokens: number;
                 completionTokens: number;
                 totalTokens: number;
+                /** @description Prompt tokens the provider served from its prefix cache (part of `promptTokens`); absent when it reported none. */
+                cachedTokens?: number;
+                /** @description Completion tokens the model spent reasoning (part of `completionTokens`); absent when it reported none. */
+                reasoningTokens?: number;
             };
-            /** @description `completed`, `max_iterations` or `budget` once the turn has ended. */
+            /** @description `completed`, `max_iterations`, `budget` or `max_tokens` once the turn has ended. */
             stopReason: string | null;
             /** @description Why a failed or cancelled run ended: `{code, message}`. */
             error: {
                 [key: string]: unknown;
             } | null;
             expiresAt: string | null;
+            /** @description Messages queued with `mode: "follow_up"`: each starts the next turn of the conversation, as the run `runId`, once the one before completes. */
+            followUps: {
+                /** Format: uuid */
+                runId: string;
+                message: string;
+            }[];
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -1698,9 +2139,114 @@ export interface components {
                         /** @description JSON text, as the model wrote it. */
                         arguments: string;
                     };
+                    /**
+                     * Format: uuid
+                     * @description A delegation's call, listed by its lead: the child run that asked for it. Answer it through the lead's run all the same.
+                     */
+                    runId?: string;
                 }[];
             };
             approvals?: components["schemas"]["ApprovalRequest"][];
+            /** @description The run that started this one: a delegation's lead, a workflow step's workflow run. */
+            parentRunId: string | null;
+            /** @description Under a parent: the role (a delegation) or node (a workflow step) it ran as. */
+            role: string | null;
+            /** @description The runs started under this one, oldest first: a lead's delegations, a workflow run's steps. */
+            children?: {
+                /** Format: uuid */
+                runId: string;
+                agentId: string;
+                role: string | null;
+                /** @enum {string} */
+                status: "running" | "requires_action" | "requires_approval" | "paused" | "completed" | "failed" | "cancelled" | "expired";
+                usage: {
+                    promptTokens: number;
+                    completionTokens: number;
+                    totalTokens: number;
+                    /** @description Prompt tokens the provider served from its prefix cache (part of `promptTokens`); absent when it reported none. */
+                    cachedTokens?: number;
+                    /** @description Completion tokens the model spent reasoning (part of `completionTokens`); absent when it reported none. */
+                    reasoningTokens?: number;
+                };
+            }[];
+            /** @description The model's reasoning over the turn (a paused run's so far), only with `?includeReasoning=true` and a model that gave some; never part of the answer. */
+            reasoning?: string;
+        };
+        WorkflowRunReply: {
+            /**
+             * Format: uuid
+             * @description The workflow's run: `GET /v1/runs/{runId}` lists its steps as `children`.
+             */
+            runId: string;
+            workflowId: string;
+            version: number;
+            /** @enum {string} */
+            status: "completed" | "failed" | "cancelled" | "requires_approval" | "requires_action";
+            /** @description The last step's output. */
+            output: string | null;
+            /** @description The nodes run, in order (a node run twice is listed twice). */
+            path: string[];
+            steps: {
+                node: string;
+                /** Format: uuid */
+                runId: string;
+                output: string;
+            }[];
+            /** @enum {string} */
+            stopReason: "completed" | "max_steps" | "step_failed" | "cancelled" | "paused";
+            usage: {
+                promptTokens: number;
+                completionTokens: number;
+                totalTokens: number;
+            } & {
+                [key: string]: unknown;
+            };
+            costUsd: number | null;
+            error?: {
+                code: string;
+                message: string;
+            };
+            /** @description A step waits for approval: its calls, with the step's `runId`; decide them with `POST /v1/runs/{runId}/approvals` of the workflow's run. */
+            approvals?: {
+                toolCallId: string;
+                name: string;
+                arguments: unknown;
+                /** Format: uuid */
+                runId?: string;
+            }[];
+            /** @description A step waits for client tools: answer them with `POST /v1/runs/{runId}/tool-outputs` of the workflow's run. */
+            requiredAction?: {
+                /** @constant */
+                type: "submit_tool_outputs";
+                toolCalls: {
+                    id: string;
+                    /** @constant */
+                    type: "function";
+                    function: {
+                        name: string;
+                        arguments: string;
+                    };
+                    /** Format: uuid */
+                    runId?: string;
+                }[];
+            };
+            /**
+             * Format: date-time
+             * @description A paused run expires unanswered past this time.
+             */
+            expiresAt?: string;
+        };
+        RunMessageReceipt: {
+            /** Format: uuid */
+            runId: string;
+            /** @enum {string} */
+            mode: "steer" | "follow_up";
+            /** @description With `follow_up`: the run the message will start; it exists once it starts (read it then with `GET /v1/runs/{runId}`). */
+            followUp?: {
+                /** Format: uuid */
+                runId: string;
+                message: string;
+            };
         };
         /** @description `hits` by default; `conversations` with `groupBy: "conversation"`. */
         TurnSearchReply: {
@@ -1756,6 +2302,11 @@ export interface components {
             /** @description A provider named in LLM_PROVIDERS (an OpenAI-compatible base URL and key); the deployment's LLM_BASE_URL when unset. */
             provider?: string;
             temperature?: number;
+            /** @description Sampling beside `temperature`; a `/v1/chat` request's own fields win. */
+            sampling?: components["schemas"]["Sampling"];
+            /** @description The model's reasoning effort; a request's `reasoning` wins. */
+            reasoning?: components["schemas"]["Reasoning"];
+            truncation?: components["schemas"]["Truncation"];
             /** @description Model calls per turn at most. */
             maxIterations?: number;
             /** @description Per turn; a turn past it stops with stopReason `budget`. */
@@ -1766,13 +2317,30 @@ export interface components {
             };
             tools?: {
                 /** @description Only these built-in tools (all when unset). */
-                allow?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
+                allow?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns" | "block_append" | "block_replace" | "block_rewrite" | "block_update_json" | "delegate")[];
                 /** @description Never these; deny wins over allow. */
-                deny?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
+                deny?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns" | "block_append" | "block_replace" | "block_rewrite" | "block_update_json" | "delegate")[];
+                /** @description A built-in tool call's time limit; past it the model is told the call timed out (default 30000). */
+                timeoutMs?: number;
+                /** @description Characters of a tool result the model is sent at most; a note says how many more were cut (none when unset). */
+                maxResultChars?: number;
+                /** @description A tool failing this many times in a row is withdrawn for the rest of the turn, and the model told so (never when unset). */
+                maxConsecutiveErrors?: number;
+                /** @description Built-in tools kept behind `tool_search`: the model finds them by searching. */
+                deferred?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns" | "block_append" | "block_replace" | "block_rewrite" | "block_update_json" | "delegate")[];
+            };
+            toolCalls?: {
+                /**
+                 * @description `auto` (default): a reply that is only tool calls written as text (Hermes, Mistral, Llama, fenced JSON) runs them.
+                 * @enum {string}
+                 */
+                textFallback?: "auto" | "off";
+                /** @description Tool calls of one reply run at once at most (default 4). */
+                parallel?: number;
             };
             /** @description Built-in tools whose calls wait for a human decision (default `["delete_memory"]`). */
             approval?: {
-                tools: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
+                tools: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns" | "block_append" | "block_replace" | "block_rewrite" | "block_update_json" | "delegate")[];
             };
             /** @description What a turn recalls before the model runs; a request's own `topK`, `candidateK` and tag filters win. */
             recall?: {
@@ -1790,6 +2358,44 @@ export interface components {
             compaction?: {
                 contextWindow?: number;
                 outputReserve?: number;
+            };
+            /** @description Working-memory blocks the agent starts with; see `/v1/blocks`. */
+            blocks?: {
+                /** @description The block's name in the prompt and in the tools: `[a-z0-9_-]{1,64}`. */
+                label: string;
+                /**
+                 * @description `agent`: the agent's own block, seen by all its users; `user`: a block of its own for each user, made on the user's first turn.
+                 * @enum {string}
+                 */
+                scope: "agent" | "user";
+                value?: string;
+                /** @description What the block is for, shown to the model beside it. */
+                description?: string;
+                /** @description Characters the value may hold (default 2000, at most 20000). */
+                limit?: number;
+                readOnly?: boolean;
+                /** @description A JSON Schema (draft 2020-12) the value, read as JSON, must satisfy; `block_update_json` patches such a block. */
+                schema?: {
+                    [key: string]: unknown;
+                };
+            }[];
+            /** @description Roles the agent may delegate to with the built-in `delegate` tool (at most 16). */
+            cast?: {
+                /** @description The agent the role runs as, with its own settings. An id with no stored agent is accepted (agents may be created in any order); it runs on the deployment's defaults, as `/v1/chat` does. */
+                agentId: string;
+                /** @description What the lead calls it in `delegate` (default: `agentId`). */
+                role?: string;
+                /** @description What the role is for, shown to the lead. */
+                description: string;
+                /** @description Dispatchable by name, but not listed in the tool description. */
+                hidden?: boolean;
+            }[];
+            /** @description Limits of the delegations this agent makes. */
+            delegation?: {
+                /** @description Delegations below this agent's run at most (default 2). */
+                maxDepth?: number;
+                /** @description Delegations of one reply run at once at most (default 4). */
+                maxParallel?: number;
             };
             /** @description Facts extracted from each turn into memories (needs an LLM); the deployment's MEMORY_EXTRACTION when unset. */
             memoryExtraction?: boolean;
@@ -1801,6 +2407,10 @@ export interface components {
              */
             updatedAt: string;
         };
+        Truncation: {
+            /** @description A reply cut by the output limit is continued this many times at most (default 2); still cut, the turn ends with stopReason `max_tokens`. */
+            maxContinuations?: number;
+        };
         CreateAgentBody: {
             name: string;
             /** @description Added to the grounding rules, after them; they cannot lift the rule that sources and tool results are data. */
@@ -1810,6 +2420,11 @@ export interface components {
             /** @description A provider named in LLM_PROVIDERS (an OpenAI-compatible base URL and key); the deployment's LLM_BASE_URL when unset. */
             provider?: string;
             temperature?: number;
+            /** @description Sampling beside `temperature`; a `/v1/chat` request's own fields win. */
+            sampling?: components["schemas"]["Sampling"];
+            /** @description The model's reasoning effort; a request's `reasoning` wins. */
+            reasoning?: components["schemas"]["Reasoning"];
+            truncation?: components["schemas"]["Truncation"];
             /** @description Model calls per turn at most. */
             maxIterations?: number;
             /** @description Per turn; a turn past it stops with stopReason `budget`. */
@@ -1820,13 +2435,30 @@ export interface components {
             };
             tools?: {
                 /** @description Only these built-in tools (all when unset). */
-                allow?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
+                allow?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns" | "block_append" | "block_replace" | "block_rewrite" | "block_update_json" | "delegate")[];
                 /** @description Never these; deny wins over allow. */
-                deny?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
+                deny?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns" | "block_append" | "block_replace" | "block_rewrite" | "block_update_json" | "delegate")[];
+                /** @description A built-in tool call's time limit; past it the model is told the call timed out (default 30000). */
+                timeoutMs?: number;
+                /** @description Characters of a tool result the model is sent at most; a note says how many more were cut (none when unset). */
+                maxResultChars?: number;
+                /** @description A tool failing this many times in a row is withdrawn for the rest of the turn, and the model told so (never when unset). */
+                maxConsecutiveErrors?: number;
+                /** @description Built-in tools kept behind `tool_search`: the model finds them by searching. */
+                deferred?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns" | "block_append" | "block_replace" | "block_rewrite" | "block_update_json" | "delegate")[];
+            };
+            toolCalls?: {
+                /**
+                 * @description `auto` (default): a reply that is only tool calls written as text (Hermes, Mistral, Llama, fenced JSON) runs them.
+                 * @enum {string}
+                 */
+                textFallback?: "auto" | "off";
+                /** @description Tool calls of one reply run at once at most (default 4). */
+                parallel?: number;
             };
             /** @description Built-in tools whose calls wait for a human decision (default `["delete_memory"]`). */
             approval?: {
-                tools: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
+                tools: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns" | "block_append" | "block_replace" | "block_rewrite" | "block_update_json" | "delegate")[];
             };
             /** @description What a turn recalls before the model runs; a request's own `topK`, `candidateK` and tag filters win. */
             recall?: {
@@ -1844,6 +2476,44 @@ export interface components {
             compaction?: {
                 contextWindow?: number;
                 outputReserve?: number;
+            };
+            /** @description Working-memory blocks the agent starts with; see `/v1/blocks`. */
+            blocks?: {
+                /** @description The block's name in the prompt and in the tools: `[a-z0-9_-]{1,64}`. */
+                label: string;
+                /**
+                 * @description `agent`: the agent's own block, seen by all its users; `user`: a block of its own for each user, made on the user's first turn.
+                 * @enum {string}
+                 */
+                scope: "agent" | "user";
+                value?: string;
+                /** @description What the block is for, shown to the model beside it. */
+                description?: string;
+                /** @description Characters the value may hold (default 2000, at most 20000). */
+                limit?: number;
+                readOnly?: boolean;
+                /** @description A JSON Schema (draft 2020-12) the value, read as JSON, must satisfy; `block_update_json` patches such a block. */
+                schema?: {
+                    [key: string]: unknown;
+                };
+            }[];
+            /** @description Roles the agent may delegate to with the built-in `delegate` tool (at most 16). */
+            cast?: {
+                /** @description The agent the role runs as, with its own settings. An id with no stored agent is accepted (agents may be created in any order); it runs on the deployment's defaults, as `/v1/chat` does. */
+                agentId: string;
+                /** @description What the lead calls it in `delegate` (default: `agentId`). */
+                role?: string;
+                /** @description What the role is for, shown to the lead. */
+                description: string;
+                /** @description Dispatchable by name, but not listed in the tool description. */
+                hidden?: boolean;
+            }[];
+            /** @description Limits of the delegations this agent makes. */
+            delegation?: {
+                /** @description Delegations below this agent's run at most (default 2). */
+                maxDepth?: number;
+                /** @description Delegations of one reply run at once at most (default 4). */
+                maxParallel?: number;
             };
             /** @description Facts extracted from each turn into memories (needs an LLM); the deployment's MEMORY_EXTRACTION when unset. */
             memoryExtraction?: boolean;
@@ -1863,6 +2533,9 @@ export interface components {
             model?: string | null;
             provider?: string | null;
             temperature?: number | null;
+            sampling?: components["schemas"]["Sampling"] | null;
+            reasoning?: components["schemas"]["Reasoning"] | null;
+            truncation?: components["schemas"]["Truncation"] | null;
             maxIterations?: number | null;
             budget?: {
                 maxTokens?: number;
@@ -1871,12 +2544,29 @@ export interface components {
             } | null;
             tools?: {
                 /** @description Only these built-in tools (all when unset). */
-                allow?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
+                allow?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns" | "block_append" | "block_replace" | "block_rewrite" | "block_update_json" | "delegate")[];
                 /** @description Never these; deny wins over allow. */
-                deny?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
+                deny?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns" | "block_append" | "block_replace" | "block_rewrite" | "block_update_json" | "delegate")[];
+                /** @description A built-in tool call's time limit; past it the model is told the call timed out (default 30000). */
+                timeoutMs?: number;
+                /** @description Characters of a tool result the model is sent at most; a note says how many more were cut (none when unset). */
+                maxResultChars?: number;
+                /** @description A tool failing this many times in a row is withdrawn for the rest of the turn, and the model told so (never when unset). */
+                maxConsecutiveErrors?: number;
+                /** @description Built-in tools kept behind `tool_search`: the model finds them by searching. */
+                deferred?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns" | "block_append" | "block_replace" | "block_rewrite" | "block_update_json" | "delegate")[];
+            } | null;
+            toolCalls?: {
+                /**
+                 * @description `auto` (default): a reply that is only tool calls written as text (Hermes, Mistral, Llama, fenced JSON) runs them.
+                 * @enum {string}
+                 */
+                textFallback?: "auto" | "off";
+                /** @description Tool calls of one reply run at once at most (default 4). */
+                parallel?: number;
             } | null;
             approval?: {
-                tools: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
+                tools: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns" | "block_append" | "block_replace" | "block_rewrite" | "block_update_json" | "delegate")[];
             } | null;
             recall?: {
                 memoryTopK?: number;
@@ -1895,6 +2585,41 @@ export interface components {
                 outputReserve?: number;
             } | null;
             memoryExtraction?: boolean | null;
+            blocks?: {
+                /** @description The block's name in the prompt and in the tools: `[a-z0-9_-]{1,64}`. */
+                label: string;
+                /**
+                 * @description `agent`: the agent's own block, seen by all its users; `user`: a block of its own for each user, made on the user's first turn.
+                 * @enum {string}
+                 */
+                scope: "agent" | "user";
+                value?: string;
+                /** @description What the block is for, shown to the model beside it. */
+                description?: string;
+                /** @description Characters the value may hold (default 2000, at most 20000). */
+                limit?: number;
+                readOnly?: boolean;
+                /** @description A JSON Schema (draft 2020-12) the value, read as JSON, must satisfy; `block_update_json` patches such a block. */
+                schema?: {
+                    [key: string]: unknown;
+                };
+            }[] | null;
+            cast?: {
+                /** @description The agent the role runs as, with its own settings. An id with no stored agent is accepted (agents may be created in any order); it runs on the deployment's defaults, as `/v1/chat` does. */
+                agentId: string;
+                /** @description What the lead calls it in `delegate` (default: `agentId`). */
+                role?: string;
+                /** @description What the role is for, shown to the lead. */
+                description: string;
+                /** @description Dispatchable by name, but not listed in the tool description. */
+                hidden?: boolean;
+            }[] | null;
+            delegation?: {
+                /** @description Delegations below this agent's run at most (default 2). */
+                maxDepth?: number;
+                /** @description Delegations of one reply run at once at most (default 4). */
+                maxParallel?: number;
+            } | null;
         };
         AgentVersionPage: {
             items: components["schemas"]["AgentVersion"][];
@@ -1919,6 +2644,11 @@ export interface components {
             /** @description A provider named in LLM_PROVIDERS (an OpenAI-compatible base URL and key); the deployment's LLM_BASE_URL when unset. */
             provider?: string;
             temperature?: number;
+            /** @description Sampling beside `temperature`; a `/v1/chat` request's own fields win. */
+            sampling?: components["schemas"]["Sampling"];
+            /** @description The model's reasoning effort; a request's `reasoning` wins. */
+            reasoning?: components["schemas"]["Reasoning"];
+            truncation?: components["schemas"]["Truncation"];
             /** @description Model calls per turn at most. */
             maxIterations?: number;
             /** @description Per turn; a turn past it stops with stopReason `budget`. */
@@ -1929,13 +2659,30 @@ export interface components {
             };
             tools?: {
                 /** @description Only these built-in tools (all when unset). */
-                allow?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
+                allow?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns" | "block_append" | "block_replace" | "block_rewrite" | "block_update_json" | "delegate")[];
                 /** @description Never these; deny wins over allow. */
-                deny?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
+                deny?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns" | "block_append" | "block_replace" | "block_rewrite" | "block_update_json" | "delegate")[];
+                /** @description A built-in tool call's time limit; past it the model is told the call timed out (default 30000). */
+                timeoutMs?: number;
+                /** @description Characters of a tool result the model is sent at most; a note says how many more were cut (none when unset). */
+                maxResultChars?: number;
+                /** @description A tool failing this many times in a row is withdrawn for the rest of the turn, and the model told so (never when unset). */
+                maxConsecutiveErrors?: number;
+                /** @description Built-in tools kept behind `tool_search`: the model finds them by searching. */
+                deferred?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns" | "block_append" | "block_replace" | "block_rewrite" | "block_update_json" | "delegate")[];
+            };
+            toolCalls?: {
+                /**
+                 * @description `auto` (default): a reply that is only tool calls written as text (Hermes, Mistral, Llama, fenced JSON) runs them.
+                 * @enum {string}
+                 */
+                textFallback?: "auto" | "off";
+                /** @description Tool calls of one reply run at once at most (default 4). */
+                parallel?: number;
             };
             /** @description Built-in tools whose calls wait for a human decision (default `["delete_memory"]`). */
             approval?: {
-                tools: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
+                tools: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns" | "block_append" | "block_replace" | "block_rewrite" | "block_update_json" | "delegate")[];
             };
             /** @description What a turn recalls before the model runs; a request's own `topK`, `candidateK` and tag filters win. */
             recall?: {
@@ -1954,8 +2701,279 @@ export interface components {
                 contextWindow?: number;
                 outputReserve?: number;
             };
+            /** @description Working-memory blocks the agent starts with; see `/v1/blocks`. */
+            blocks?: {
+                /** @description The block's name in the prompt and in the tools: `[a-z0-9_-]{1,64}`. */
+                label: string;
+                /**
+                 * @description `agent`: the agent's own block, seen by all its users; `user`: a block of its own for each user, made on the user's first turn.
+                 * @enum {string}
+                 */
+                scope: "agent" | "user";
+                value?: string;
+                /** @description What the block is for, shown to the model beside it. */
+                description?: string;
+                /** @description Characters the value may hold (default 2000, at most 20000). */
+                limit?: number;
+                readOnly?: boolean;
+                /** @description A JSON Schema (draft 2020-12) the value, read as JSON, must satisfy; `block_update_json` patches such a block. */
+                schema?: {
+                    [key: string]: unknown;
+                };
+            }[];
+            /** @description Roles the agent may delegate to with the built-in `delegate` tool (at most 16). */
+            cast?: {
+                /** @description The agent the role runs as, with its own settings. An id with no stored agent is accepted (agents may be created in any order); it runs on the deployment's defaults, as `/v1/chat` does. */
+                agentId: string;
+                /** @description What the lead calls it in `delegate` (default: `agentId`). */
+                role?: string;
+                /** @description What the role is for, shown to the lead. */
+                description: string;
+                /** @description Dispatchable by name, but not listed in the tool description. */
+                hidden?: boolean;
+            }[];
+            /** @description Limits of the delegations this agent makes. */
+            delegation?: {
+                /** @description Delegations below this agent's run at most (default 2). */
+                maxDepth?: number;
+                /** @description Delegations of one reply run at once at most (default 4). */
+                maxParallel?: number;
+            };
             /** @description Facts extracted from each turn into memories (needs an LLM); the deployment's MEMORY_EXTRACTION when unset. */
             memoryExtraction?: boolean;
+        };
+        /** @description A workflow: its definition at its current version. */
+        Workflow: {
+            id: string;
+            version: number;
+            name: string;
+            entry: string;
+            nodes: {
+                id: string;
+                agentId: string;
+                prompt: string;
+            }[];
+            edges: {
+                from: string;
+                to: string;
+                when?: {
+                    outputMatches: string;
+                } | {
+                    outputEquals: string;
+                };
+            }[];
+            maxSteps?: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CreateWorkflowBody: {
+            /** @description A new UUID when absent; a workflow's id never changes. */
+            id?: string;
+            name: string;
+            /** @description The node the run starts at. */
+            entry: string;
+            nodes: {
+                id: string;
+                /** @description The agent the step runs as, with its own settings. */
+                agentId: string;
+                /** @description The step's message: a template over `{{input}}`, `{{nodes.<id>.output}}` and `{{state.<key>}}`. */
+                prompt: string;
+            }[];
+            /**
+             * @description A node's outgoing edges are tried in order: the first whose `when` holds (or that has none) is taken; none: the run ends there.
+             * @default []
+             */
+            edges: {
+                from: string;
+                to: string;
+                /** @description Holds when the `from` node's output matches. */
+                when?: {
+                    /** @description A regular expression (JavaScript syntax). */
+                    outputMatches: string;
+                } | {
+                    /** @description The whole output, trimmed, equals this. */
+                    outputEquals: string;
+                };
+            }[];
+            /** @description Steps a run takes at most (default 25); past them it fails with stopReason `max_steps`. */
+            maxSteps?: number;
+        };
+        WorkflowPage: {
+            items: components["schemas"]["Workflow"][];
+            /** @description Pass as `cursor` for the next page; null on the last one. */
+            nextCursor: string | null;
+        };
+        /** @description Only the fields given change, each replaced whole; a change writes a new version. */
+        PatchWorkflowBody: {
+            name?: string;
+            /** @description The node the run starts at. */
+            entry?: string;
+            nodes?: {
+                id: string;
+                /** @description The agent the step runs as, with its own settings. */
+                agentId: string;
+                /** @description The step's message: a template over `{{input}}`, `{{nodes.<id>.output}}` and `{{state.<key>}}`. */
+                prompt: string;
+            }[];
+            edges?: {
+                from: string;
+                to: string;
+                /** @description Holds when the `from` node's output matches. */
+                when?: {
+                    /** @description A regular expression (JavaScript syntax). */
+                    outputMatches: string;
+                } | {
+                    /** @description The whole output, trimmed, equals this. */
+                    outputEquals: string;
+                };
+            }[];
+            /** @description null clears it: the default (25) applies again. */
+            maxSteps?: number | null;
+        };
+        WorkflowVersionPage: {
+            items: components["schemas"]["WorkflowVersion"][];
+            /** @description Pass as `cursor` for the next page; null on the last one. */
+            nextCursor: string | null;
+        };
+        WorkflowVersion: {
+            workflowId: string;
+            version: number;
+            definition: {
+                name: string;
+                entry: string;
+                nodes: {
+                    id: string;
+                    agentId: string;
+                    prompt: string;
+                }[];
+                edges: {
+                    from: string;
+                    to: string;
+                    when?: {
+                        outputMatches: string;
+                    } | {
+                        outputEquals: string;
+                    };
+                }[];
+                maxSteps?: number;
+            };
+            /** Format: date-time */
+            createdAt: string;
+        };
+        RunWorkflowBody: {
+            /** @description What `{{input}}` is filled with (an object as JSON); an object's keys also start the run's `state`. */
+            input: string | {
+                [key: string]: unknown;
+            };
+            /** @description The user every step runs for (their memories and conversations). */
+            userId?: string;
+            /** @description Answer as Server-Sent Events: each step's `delegate_start` and `delegate_end`, then `done` with the reply. */
+            stream?: boolean;
+        };
+        BlockReply: {
+            block: components["schemas"]["Block"];
+            created?: boolean;
+        };
+        Block: {
+            agentId: string | null;
+            userId: string | null;
+            label: string;
+            value: string;
+            description: string | null;
+            limit: number;
+            readOnly: boolean;
+            schema: {
+                [key: string]: unknown;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        PutBlockRequest: {
+            /** @description The agent's block (with `userId`: its own view of that user). Absent: no agent. */
+            agentId?: string;
+            /** @description The user's block (with `agentId`: that agent's view of the user). Absent: no user. */
+            userId?: string;
+            /** @description At most `limit` characters; JSON satisfying `schema` when one is set. */
+            value: string;
+            /** @description What the block is for, shown to the model beside it. */
+            description?: string;
+            /** @description Characters the value may hold (default 2000, at most 20000). */
+            limit?: number;
+            /** @description The model's tools cannot change it (the API can). */
+            readOnly?: boolean;
+            /** @description A JSON Schema (draft 2020-12) the value, read as JSON, must satisfy; `block_update_json` patches such a block. */
+            schema?: {
+                [key: string]: unknown;
+            };
+        };
+        BlockList: {
+            blocks: components["schemas"]["Block"][];
+        };
+        BlockHistory: {
+            /** @description The newest events of the page, oldest first. */
+            events: components["schemas"]["BlockEvent"][];
+            /** @description The `before` of the next (older) page; null when there is none. */
+            nextBefore: number | null;
+        };
+        BlockEvent: {
+            id: number;
+            agentId: string | null;
+            userId: string | null;
+            label: string;
+            /** @enum {string} */
+            event: "written" | "deleted" | "quarantined" | "approved";
+            value: string | null;
+            description: string | null;
+            limit: number | null;
+            readOnly: boolean | null;
+            schema: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description `quarantined`: a model write the memory firewall held, not applied; `approved`: held, then applied.
+             * @enum {string}
+             */
+            status: "applied" | "quarantined" | "approved";
+            quarantineReasons: string[];
+            /** @description `api` (approving a held write: with `approves`, its event id, and its `userId`); `model` with `runId`, `conversationId`, `tool` and the turn's `userId` (a held write: and the tool's `arguments`); `template` with `agentVersion`; `import`. */
+            actor: {
+                /** @enum {string} */
+                type: "api" | "model" | "template" | "import";
+            } & {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            at: string;
+        };
+        ProviderList: {
+            providers: components["schemas"]["Provider"][];
+        };
+        /** @description A configured OpenAI-compatible provider; its key is never shown. */
+        Provider: {
+            /** @description `default` (LLM_BASE_URL's, or OpenAI's), or one of LLM_PROVIDERS' names: what an agent's `provider` names. */
+            name: string;
+            baseURL: string;
+            /** @description The model an agent naming none runs (LLM_MODEL); null when none is configured. */
+            defaultModel: string | null;
+        };
+        ProviderModelList: {
+            provider: string;
+            models: {
+                /** @description What an agent's `model` names. */
+                id: string;
+                ownedBy: string | null;
+                /** @description Unix seconds, as the provider says. */
+                created: number | null;
+            }[];
+            /**
+             * Format: date-time
+             * @description When the provider was asked; its list is kept a few minutes.
+             */
+            fetchedAt: string;
         };
         IngestReply: {
             document: components["schemas"]["Document"];
@@ -2124,6 +3142,12 @@ export interface components {
             historyEvents: number;
             runs: number;
             jobs: number;
+            /** @description Images of the user's conversations no other conversation keeps, and those the user sent that none keeps. */
+            attachments: number;
+            /** @description The user's working-memory blocks (`/v1/blocks`), of every agent and their own. */
+            blocks: number;
+            /** @description Events of those blocks' history. */
+            blockEvents: number;
         };
         AuditPage: {
             items: components["schemas"]["AuditEntry"][];
@@ -2179,7 +3203,7 @@ export interface components {
                 include?: "documents"[];
             };
         };
-        ExportRecord: components["schemas"]["ExportedMemory"] | components["schemas"]["ExportedAgent"] | components["schemas"]["ExportedDocument"] | ({
+        ExportRecord: components["schemas"]["ExportedMemory"] | components["schemas"]["ExportedAgent"] | components["schemas"]["ExportedWorkflow"] | components["schemas"]["ExportedDocument"] | components["schemas"]["ExportedBlock"] | ({
             /** @constant */
             type: "conversation";
         } & {
@@ -2260,6 +3284,11 @@ export interface components {
                 /** @description A provider named in LLM_PROVIDERS (an OpenAI-compatible base URL and key); the deployment's LLM_BASE_URL when unset. */
                 provider?: string;
                 temperature?: number;
+                /** @description Sampling beside `temperature`; a `/v1/chat` request's own fields win. */
+                sampling?: components["schemas"]["Sampling"];
+                /** @description The model's reasoning effort; a request's `reasoning` wins. */
+                reasoning?: components["schemas"]["Reasoning"];
+                truncation?: components["schemas"]["Truncation"];
                 /** @description Model calls per turn at most. */
                 maxIterations?: number;
                 /** @description Per turn; a turn past it stops with stopReason `budget`. */
@@ -2270,13 +3299,30 @@ export interface components {
                 };
                 tools?: {
                     /** @description Only these built-in tools (all when unset). */
-                    allow?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
+                    allow?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns" | "block_append" | "block_replace" | "block_rewrite" | "block_update_json" | "delegate")[];
                     /** @description Never these; deny wins over allow. */
-                    deny?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
+                    deny?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns" | "block_append" | "block_replace" | "block_rewrite" | "block_update_json" | "delegate")[];
+                    /** @description A built-in tool call's time limit; past it the model is told the call timed out (default 30000). */
+                    timeoutMs?: number;
+                    /** @description Characters of a tool result the model is sent at most; a note says how many more were cut (none when unset). */
+                    maxResultChars?: number;
+                    /** @description A tool failing this many times in a row is withdrawn for the rest of the turn, and the model told so (never when unset). */
+                    maxConsecutiveErrors?: number;
+                    /** @description Built-in tools kept behind `tool_search`: the model finds them by searching. */
+                    deferred?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns" | "block_append" | "block_replace" | "block_rewrite" | "block_update_json" | "delegate")[];
+                };
+                toolCalls?: {
+                    /**
+                     * @description `auto` (default): a reply that is only tool calls written as text (Hermes, Mistral, Llama, fenced JSON) runs them.
+                     * @enum {string}
+                     */
+                    textFallback?: "auto" | "off";
+                    /** @description Tool calls of one reply run at once at most (default 4). */
+                    parallel?: number;
                 };
                 /** @description Built-in tools whose calls wait for a human decision (default `["delete_memory"]`). */
                 approval?: {
-                    tools: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
+                    tools: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns" | "block_append" | "block_replace" | "block_rewrite" | "block_update_json" | "delegate")[];
                 };
                 /** @description What a turn recalls before the model runs; a request's own `topK`, `candidateK` and tag filters win. */
                 recall?: {
@@ -2294,6 +3340,44 @@ export interface components {
                 compaction?: {
                     contextWindow?: number;
                     outputReserve?: number;
+                };
+                /** @description Working-memory blocks the agent starts with; see `/v1/blocks`. */
+                blocks?: {
+                    /** @description The block's name in the prompt and in the tools: `[a-z0-9_-]{1,64}`. */
+                    label: string;
+                    /**
+                     * @description `agent`: the agent's own block, seen by all its users; `user`: a block of its own for each user, made on the user's first turn.
+                     * @enum {string}
+                     */
+                    scope: "agent" | "user";
+                    value?: string;
+                    /** @description What the block is for, shown to the model beside it. */
+                    description?: string;
+                    /** @description Characters the value may hold (default 2000, at most 20000). */
+                    limit?: number;
+                    readOnly?: boolean;
+                    /** @description A JSON Schema (draft 2020-12) the value, read as JSON, must satisfy; `block_update_json` patches such a block. */
+                    schema?: {
+                        [key: string]: unknown;
+                    };
+                }[];
+                /** @description Roles the agent may delegate to with the built-in `delegate` tool (at most 16). */
+                cast?: {
+                    /** @description The agent the role runs as, with its own settings. An id with no stored agent is accepted (agents may be created in any order); it runs on the deployment's defaults, as `/v1/chat` does. */
+                    agentId: string;
+                    /** @description What the lead calls it in `delegate` (default: `agentId`). */
+                    role?: string;
+                    /** @description What the role is for, shown to the lead. */
+                    description: string;
+                    /** @description Dispatchable by name, but not listed in the tool description. */
+                    hidden?: boolean;
+                }[];
+                /** @description Limits of the delegations this agent makes. */
+                delegation?: {
+                    /** @description Delegations below this agent's run at most (default 2). */
+                    maxDepth?: number;
+                    /** @description Delegations of one reply run at once at most (default 4). */
+                    maxParallel?: number;
                 };
                 /** @description Facts extracted from each turn into memories (needs an LLM); the deployment's MEMORY_EXTRACTION when unset. */
                 memoryExtraction?: boolean;
@@ -2313,6 +3397,11 @@ export interface components {
                     /** @description A provider named in LLM_PROVIDERS (an OpenAI-compatible base URL and key); the deployment's LLM_BASE_URL when unset. */
                     provider?: string;
                     temperature?: number;
+                    /** @description Sampling beside `temperature`; a `/v1/chat` request's own fields win. */
+                    sampling?: components["schemas"]["Sampling"];
+                    /** @description The model's reasoning effort; a request's `reasoning` wins. */
+                    reasoning?: components["schemas"]["Reasoning"];
+                    truncation?: components["schemas"]["Truncation"];
                     /** @description Model calls per turn at most. */
                     maxIterations?: number;
                     /** @description Per turn; a turn past it stops with stopReason `budget`. */
@@ -2323,13 +3412,30 @@ export interface components {
                     };
                     tools?: {
                         /** @description Only these built-in tools (all when unset). */
-                        allow?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
+                        allow?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns" | "block_append" | "block_replace" | "block_rewrite" | "block_update_json" | "delegate")[];
                         /** @description Never these; deny wins over allow. */
-                        deny?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
+                        deny?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns" | "block_append" | "block_replace" | "block_rewrite" | "block_update_json" | "delegate")[];
+                        /** @description A built-in tool call's time limit; past it the model is told the call timed out (default 30000). */
+                        timeoutMs?: number;
+                        /** @description Characters of a tool result the model is sent at most; a note says how many more were cut (none when unset). */
+                        maxResultChars?: number;
+                        /** @description A tool failing this many times in a row is withdrawn for the rest of the turn, and the model told so (never when unset). */
+                        maxConsecutiveErrors?: number;
+                        /** @description Built-in tools kept behind `tool_search`: the model finds them by searching. */
+                        deferred?: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns" | "block_append" | "block_replace" | "block_rewrite" | "block_update_json" | "delegate")[];
+                    };
+                    toolCalls?: {
+                        /**
+                         * @description `auto` (default): a reply that is only tool calls written as text (Hermes, Mistral, Llama, fenced JSON) runs them.
+                         * @enum {string}
+                         */
+                        textFallback?: "auto" | "off";
+                        /** @description Tool calls of one reply run at once at most (default 4). */
+                        parallel?: number;
                     };
                     /** @description Built-in tools whose calls wait for a human decision (default `["delete_memory"]`). */
                     approval?: {
-                        tools: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns")[];
+                        tools: ("search_memories" | "save_memory" | "delete_memory" | "search_knowledge" | "recall_turns" | "block_append" | "block_replace" | "block_rewrite" | "block_update_json" | "delegate")[];
                     };
                     /** @description What a turn recalls before the model runs; a request's own `topK`, `candidateK` and tag filters win. */
                     recall?: {
@@ -2348,8 +3454,70 @@ export interface components {
                         contextWindow?: number;
                         outputReserve?: number;
                     };
+                    /** @description Working-memory blocks the agent starts with; see `/v1/blocks`. */
+                    blocks?: {
+                        /** @description The block's name in the prompt and in the tools: `[a-z0-9_-]{1,64}`. */
+                        label: string;
+                        /**
+                         * @description `agent`: the agent's own block, seen by all its users; `user`: a block of its own for each user, made on the user's first turn.
+                         * @enum {string}
+                         */
+                        scope: "agent" | "user";
+                        value?: string;
+                        /** @description What the block is for, shown to the model beside it. */
+                        description?: string;
+                        /** @description Characters the value may hold (default 2000, at most 20000). */
+                        limit?: number;
+                        readOnly?: boolean;
+                        /** @description A JSON Schema (draft 2020-12) the value, read as JSON, must satisfy; `block_update_json` patches such a block. */
+                        schema?: {
+                            [key: string]: unknown;
+                        };
+                    }[];
+                    /** @description Roles the agent may delegate to with the built-in `delegate` tool (at most 16). */
+                    cast?: {
+                        /** @description The agent the role runs as, with its own settings. An id with no stored agent is accepted (agents may be created in any order); it runs on the deployment's defaults, as `/v1/chat` does. */
+                        agentId: string;
+                        /** @description What the lead calls it in `delegate` (default: `agentId`). */
+                        role?: string;
+                        /** @description What the role is for, shown to the lead. */
+                        description: string;
+                        /** @description Dispatchable by name, but not listed in the tool description. */
+                        hidden?: boolean;
+                    }[];
+                    /** @description Limits of the delegations this agent makes. */
+                    delegation?: {
+                        /** @description Delegations below this agent's run at most (default 2). */
+                        maxDepth?: number;
+                        /** @description Delegations of one reply run at once at most (default 4). */
+                        maxParallel?: number;
+                    };
                     /** @description Facts extracted from each turn into memories (needs an LLM); the deployment's MEMORY_EXTRACTION when unset. */
                     memoryExtraction?: boolean;
+                };
+                /** Format: date-time */
+                createdAt: string;
+            }[];
+        };
+        /** @description A workflow with every version of its definition. */
+        ExportedWorkflow: {
+            /** @constant */
+            type: "workflow";
+            id: string;
+            version: number;
+            /** @description A definition as `POST /v1/workflows` takes it (checked on import). */
+            definition: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            versions: {
+                version: number;
+                /** @description A definition as `POST /v1/workflows` takes it (checked on import). */
+                definition: {
+                    [key: string]: unknown;
                 };
                 /** Format: date-time */
                 createdAt: string;
@@ -2373,6 +3541,49 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        /** @description A working-memory block with its history, oldest event first. */
+        ExportedBlock: {
+            /** @constant */
+            type: "block";
+            agentId: string | null;
+            userId: string | null;
+            /** @description The block's name in the prompt and in the tools: `[a-z0-9_-]{1,64}`. */
+            label: string;
+            value: string;
+            description: string | null;
+            /** @description Characters the value may hold (default 2000, at most 20000). */
+            limit: number;
+            readOnly: boolean;
+            schema: {
+                [key: string]: unknown;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            history: {
+                /** @enum {string} */
+                event: "written" | "deleted" | "quarantined" | "approved";
+                value: string | null;
+                description: string | null;
+                limit: number | null;
+                readOnly: boolean | null;
+                schema: {
+                    [key: string]: unknown;
+                } | null;
+                /** @enum {string} */
+                status: "applied" | "quarantined" | "approved";
+                quarantineReasons: string[];
+                actor: {
+                    /** @enum {string} */
+                    type: "api" | "model" | "template" | "import";
+                } & {
+                    [key: string]: unknown;
+                };
+                /** Format: date-time */
+                at: string;
+            }[];
+        };
         ImportReport: {
             imported: {
                 memories: number;
@@ -2380,6 +3591,9 @@ export interface components {
                 agents: number;
                 documents: number;
                 historyEvents: number;
+                blocks: number;
+                /** @description Present when the file carried workflows. */
+                workflows?: number;
             };
             /** @description Records the tenant holds already (same memory scope and key, conversation id, agent id), left as they are. */
             skipped: number;
@@ -2411,6 +3625,8 @@ export interface components {
                             arguments: string;
                         };
                     }[];
+                    /** @description The model's reasoning, when the request asked for it (`include_reasoning`, or `reasoning_effort` given); never in `content`. */
+                    reasoning_content?: string;
                 };
                 /** @enum {string} */
                 finish_reason: "stop" | "length" | "tool_calls";
@@ -2420,6 +3636,12 @@ export interface components {
                 prompt_tokens: number;
                 completion_tokens: number;
                 total_tokens: number;
+                prompt_tokens_details?: {
+                    cached_tokens: number;
+                };
+                completion_tokens_details?: {
+                    reasoning_tokens: number;
+                };
             };
             /** @description The citations of the answer and the run and conversation it was stored under. */
             memrag: {
@@ -2451,6 +3673,12 @@ export interface components {
                 prompt_tokens: number;
                 completion_tokens: number;
                 total_tokens: number;
+                prompt_tokens_details?: {
+                    cached_tokens: number;
+                };
+                completion_tokens_details?: {
+                    reasoning_tokens: number;
+                };
             } | null;
             /** @description The citations of the answer and the run and conversation it was stored under. */
             memrag?: {
@@ -2492,6 +3720,17 @@ export interface components {
             user?: string;
             /** @description Tools the client runs: a call comes back as `tool_calls` with `finish_reason: "tool_calls"`. */
             tools?: components["schemas"]["ClientTool"][];
+            temperature?: number | null;
+            top_p?: number | null;
+            max_tokens?: number | null;
+            max_completion_tokens?: number | null;
+            stop?: (string | string[]) | null;
+            seed?: number | null;
+            presence_penalty?: number | null;
+            frequency_penalty?: number | null;
+            reasoning_effort?: ("minimal" | "low" | "medium" | "high") | null;
+            /** @description The model's reasoning as the message's `reasoning_content` (`delta.reasoning_content` when streamed); `reasoning_effort` given asks for it too. */
+            include_reasoning?: boolean | null;
         } & {
             [key: string]: unknown;
         };
@@ -5222,7 +6461,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    message: string;
+                    /** @description The message: text, or OpenAI content parts (text and images). The text parts are what recall, the stored turn and memory extraction read; the images reach the model and the conversation keeps them (`GET /v1/conversations/{id}/attachments/{attachmentId}`). */
+                    message: string | ({
+                        type: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
                     /** Format: uuid */
                     conversationId?: string;
                     agentId?: string;
@@ -5236,6 +6480,14 @@ export interface operations {
                     stream?: boolean;
                     /** @description Tools the client runs (OpenAI's function tools). When the model calls one, the turn pauses: the reply is `status: "requires_action"` with the calls, answered by `POST /v1/runs/{runId}/tool-outputs`. */
                     tools?: components["schemas"]["ClientTool"][];
+                    /** @description This turn's own instructions: added to the system prompt after the agent's, for this turn only. */
+                    instructions?: string;
+                    /** @description Sampling for this turn's model calls; each field given wins over the agent's. */
+                    sampling?: components["schemas"]["Sampling"];
+                    /** @description The model's reasoning effort for this turn (over the agent's). */
+                    reasoning?: components["schemas"]["Reasoning"];
+                    /** @description The reply carries the model's reasoning as `reasoning` (streams send it as `thinking` events whatever this says). */
+                    includeReasoning?: boolean;
                 };
             };
         };
@@ -6574,9 +7826,173 @@ export interface operations {
             };
         };
     };
+    getConversationAttachment: {
+        parameters: {
+            query?: {
+                /** @description The agent whose memories these are (default `default`); each agent id is a namespace of its own. */
+                agentId?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The id of the document, conversation or agent. */
+                id: string;
+                attachmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                    "image/jpeg": string;
+                    "image/webp": string;
+                    "image/gif": string;
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such conversation for this agent, or attachment of this conversation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable" | "overloaded";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
     getRun: {
         parameters: {
-            query?: never;
+            query?: {
+                includeReasoning?: boolean;
+            };
             header?: never;
             path: {
                 runId: string;
@@ -6743,8 +8159,12 @@ export interface operations {
                     /** @description One output for every call in `requiredAction.toolCalls`. */
                     toolOutputs: {
                         toolCallId: string;
-                        /** @description What the tool returned, as the model should read it (JSON text, or plain text). */
-                        output: string;
+                        /** @description What the tool returned, as the model should read it (JSON text, or plain text), or OpenAI content parts: text and `image_url` parts. A tool message holds text only, so the images go to the model in a user message after the turn's tool results. */
+                        output: string | ({
+                            type: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
                     }[];
                     /** @description Stream the rest of the turn as Server-Sent Events, as `POST /v1/chat` does. */
                     stream?: boolean;
@@ -6758,7 +8178,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TurnReply"];
+                    "application/json": components["schemas"]["TurnReply"] | components["schemas"]["WorkflowRunReply"];
                     "text/event-stream": components["schemas"]["ChatStreamEvent"];
                 };
             };
@@ -6959,7 +8379,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TurnReply"];
+                    "application/json": components["schemas"]["TurnReply"] | components["schemas"]["WorkflowRunReply"];
                     "text/event-stream": components["schemas"]["ChatStreamEvent"];
                 };
             };
@@ -7223,6 +8643,568 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "run_not_waiting";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable" | "overloaded";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    sendRunMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Sent to the model as a user message. */
+                    message: string;
+                    /**
+                     * @description `steer`: joins the running turn before its next model call (after the tool calls in flight). `follow_up`: starts the next turn of the conversation, as a run of its own, once this turn completes.
+                     * @enum {string}
+                     */
+                    mode: "steer" | "follow_up";
+                };
+            };
+        };
+        responses: {
+            /** @description The message is queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunMessageReceipt"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included; `invalid_json` for a body that is not JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error" | "invalid_json";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such run. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description `run_finished`: the run has ended (or made its last model call). `run_not_running`: a steer while it waits (paused, or for tool outputs or approvals). `run_not_live`: a steer while it runs on another server, or on none any more (lost in a restart). `follow_ups_full`: the run already holds 32 follow-ups. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "run_finished" | "run_not_running" | "run_not_live" | "follow_ups_full";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The body is past the size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable" | "overloaded";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    pauseRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pause is asked for; the run as it is now. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such run. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description `run_finished`: the run has ended (or made its last model call). `run_not_running`: it waits (paused, or for tool outputs or approvals). `run_not_live`: it runs on another server, or on none any more (lost in a restart). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "run_finished" | "run_not_running" | "run_not_live";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable" | "overloaded";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    resumeRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Stream the rest of the turn as Server-Sent Events, as `POST /v1/chat` does. */
+                    stream?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The rest of the turn: the answer, or the next pause. One JSON reply, or Server-Sent Events with `stream: true`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TurnReply"] | components["schemas"]["WorkflowRunReply"];
+                    "text/event-stream": components["schemas"]["ChatStreamEvent"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included; `invalid_json` for a body that is not JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error" | "invalid_json";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such run. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The run is not waiting for these answers: it waits for others, has ended or expired, or a call id is unknown or answered already. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "run_not_waiting" | "run_expired" | "tool_call_not_pending";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The body is past the size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -8739,6 +10721,2404 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable" | "overloaded";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listWorkflows: {
+        parameters: {
+            query?: {
+                /** @description Items per page. */
+                limit?: number;
+                /** @description The previous page's `nextCursor`. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowPage"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable" | "overloaded";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    createWorkflow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWorkflowBody"];
+            };
+        };
+        responses: {
+            /** @description The new workflow. */
+            201: {
+                headers: {
+                    /** @description The new workflow: `/v1/workflows/{id}`. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Workflow"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included; `invalid_json` for a body that is not JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error" | "invalid_json";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description A workflow with this id exists already. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "workflow_exists";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The body is past the size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable" | "overloaded";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getWorkflow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the document, conversation or agent. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The workflow. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Workflow"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such workflow. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable" | "overloaded";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteWorkflow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the document, conversation or agent. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such workflow. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable" | "overloaded";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    patchWorkflow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the document, conversation or agent. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PatchWorkflowBody"];
+            };
+        };
+        responses: {
+            /** @description The workflow as changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Workflow"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included; `invalid_json` for a body that is not JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error" | "invalid_json";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such workflow. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The body is past the size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable" | "overloaded";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listWorkflowVersions: {
+        parameters: {
+            query?: {
+                /** @description Items per page. */
+                limit?: number;
+                /** @description The previous page's `nextCursor`. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The id of the document, conversation or agent. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowVersionPage"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such workflow. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable" | "overloaded";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    runWorkflow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the document, conversation or agent. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunWorkflowBody"];
+            };
+        };
+        responses: {
+            /** @description The run as it ended; with `stream: true`, Server-Sent Events ending with `done`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowRunReply"];
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included; `invalid_json` for a body that is not JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error" | "invalid_json";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such workflow. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The body is past the size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable" | "overloaded";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getBlock: {
+        parameters: {
+            query?: {
+                /** @description The agent whose memories these are (default `default`); each agent id is a namespace of its own. */
+                agentId?: string;
+                userId?: string;
+                asOf?: string;
+            };
+            header?: never;
+            path: {
+                label: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The block. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlockReply"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such block in this scope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable" | "overloaded";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    putBlock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                label: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutBlockRequest"];
+            };
+        };
+        responses: {
+            /** @description The block as replaced. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlockReply"];
+                };
+            };
+            /** @description The block as created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlockReply"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included; `invalid_json` for a body that is not JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error" | "invalid_json";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description `agentId` names no agent of the tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The body is past the size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "payload_too_large";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable" | "overloaded";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    deleteBlock: {
+        parameters: {
+            query?: {
+                /** @description The agent whose memories these are (default `default`); each agent id is a namespace of its own. */
+                agentId?: string;
+                userId?: string;
+            };
+            header?: never;
+            path: {
+                label: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such block in this scope. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable" | "overloaded";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listBlocks: {
+        parameters: {
+            query?: {
+                /** @description The agent whose memories these are (default `default`); each agent id is a namespace of its own. */
+                agentId?: string;
+                userId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The blocks. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlockList"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable" | "overloaded";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getBlockHistory: {
+        parameters: {
+            query?: {
+                /** @description The agent whose memories these are (default `default`); each agent id is a namespace of its own. */
+                agentId?: string;
+                userId?: string;
+                /** @description Items per page. */
+                limit?: number;
+                before?: number;
+            };
+            header?: never;
+            path: {
+                label: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlockHistory"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable" | "overloaded";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    approveBlockWrite: {
+        parameters: {
+            query?: {
+                /** @description The agent whose memories these are (default `default`); each agent id is a namespace of its own. */
+                agentId?: string;
+                userId?: string;
+            };
+            header?: never;
+            path: {
+                label: string;
+                eventId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The block as changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlockReply"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such quarantined write of this block. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The held write's edit no longer applies to the block; it is unchanged. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "block_write_conflict";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable" | "overloaded";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listProviders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The providers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderList"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The database cannot be reached (down, restarting, out of connections) or did not answer within DATABASE_STATEMENT_TIMEOUT_MS. Retry after the delay given. `overloaded`: the server is at MAX_CONCURRENT_REQUESTS with MAX_QUEUED_REQUESTS waiting, or the request waited QUEUE_TIMEOUT_MS for its turn; it was not run. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "database_unavailable" | "overloaded";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Not done within REQUEST_TIMEOUT_MS; the work was aborted. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "request_timeout";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listProviderModels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The models. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderModelList"];
+                };
+            };
+            /** @description Invalid request: `validation_error` names each offending field in `details`, a query parameter the route does not declare included. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "validation_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "unauthorized";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The API key lacks the scope this route needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "forbidden";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description No such provider. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "not_found";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description Past this client's request rate (RATE_LIMIT_PER_MINUTE). Past this tenant's share of the requests run at once (TENANT_MAX_CONCURRENT): its queue was full, or the request waited QUEUE_TIMEOUT_MS; it was not run. */
+            429: {
+                headers: {
+                    /** @description Seconds until a request will be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description An unexpected failure; the cause is in the server log. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "internal_error";
+                            message: string;
+                            details: components["schemas"]["FieldIssue"][] | null;
+                        };
+                    };
+                };
+            };
+            /** @description The provider could not be reached, or did not answer with a model list. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @enum {string} */
+                            code: "llm_unavailable";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };

@@ -9,6 +9,14 @@ export const MESSAGE_OVERHEAD_TOKENS = 4;
 export const REPLY_PRIMING_TOKENS = 3;
 /** The function-call wrapper around a tool call's name and arguments (type, id, braces). */
 export const TOOL_CALL_OVERHEAD_TOKENS = 8;
+/**
+ * One image sent with a message, whatever its size: the bytes are not at hand here (a stored image
+ * is loaded as a data URL) and providers resize before counting anyway. OpenAI's high-detail cost
+ * is 85 tokens plus 170 per 512-px tile of the image scaled to 768 px on its short side, so 765
+ * for a square and 1,105 for a 2:1 image; other vision models land in the same order of magnitude.
+ * Flat and at the top of that range, it errs high like the text estimate.
+ */
+export const IMAGE_TOKENS = 1_100;
 
 /**
  * A tokenizer-free estimate of a chat prompt's tokens. The model behind an OpenAI-compatible URL
@@ -55,6 +63,9 @@ export function estimateMessageTokens(message: ChatMessage): number {
     for (const call of message.toolCalls) {
       tokens += TOOL_CALL_OVERHEAD_TOKENS + estimateTextTokens(call.name) + estimateTextTokens(call.arguments);
     }
+  } else if (message.role === 'user' || message.role === 'tool') {
+    // Only images with a URL travel: a stored one not loaded for this request is left out of it.
+    for (const image of message.images ?? []) if (image.url !== undefined) tokens += IMAGE_TOKENS;
   }
   cache.set(message, tokens);
   return tokens;

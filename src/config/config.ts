@@ -46,7 +46,7 @@ export const envSchema = z.object({
     .string()
     .regex(/^\d+(kB|MB|GB)$/, 'a size such as 32MB')
     .optional(),
-  EMBEDDING_PROVIDER: z.enum(['bundled', 'transformers', 'openai']).default('bundled'),
+  EMBEDDING_PROVIDER: z.enum(['bundled', 'static', 'transformers', 'openai']).default('bundled'),
   EMBEDDING_MODEL: z.string().min(1).optional(),
   EMBEDDING_DIMENSIONS: z.coerce.number().int().positive().optional(),
   EMBEDDING_CACHE_DIR: z.string().min(1).optional(),
@@ -92,12 +92,25 @@ export const envSchema = z.object({
   LLM_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(4),
   LLM_RETRY_BASE_MS: z.coerce.number().int().min(0).max(600_000).default(500),
   LLM_RETRY_MAX_MS: z.coerce.number().int().min(0).max(600_000).default(20_000),
-  LLM_PRICES: jsonVariable('{"<model>": {"inputPerMTok": n, "outputPerMTok": n}}').pipe(
-    z.record(z.string().min(1), z.strictObject({ inputPerMTok: z.number().min(0), outputPerMTok: z.number().min(0) })),
+  // `cachedInputPerMTok`: what prompt tokens served from the provider's prefix cache cost (the input price when unset).
+  LLM_PRICES: jsonVariable('{"<model>": {"inputPerMTok": n, "outputPerMTok": n, "cachedInputPerMTok": n}}').pipe(
+    z.record(
+      z.string().min(1),
+      z.strictObject({ inputPerMTok: z.number().min(0), outputPerMTok: z.number().min(0), cachedInputPerMTok: z.number().min(0).optional() }),
+    ),
   ),
+  // The field an output limit (`sampling.maxTokens`) is sent as: OpenAI's reasoning models want `max_completion_tokens`.
+  LLM_MAX_TOKENS_PARAM: z.enum(['max_tokens', 'max_completion_tokens']).default('max_tokens'),
   // Other OpenAI-compatible endpoints an agent may name as its `provider`; the default is LLM_BASE_URL's.
   LLM_PROVIDERS: jsonVariable('{"<name>": {"baseURL": "<url>", "apiKey": "<key>"}}').pipe(
-    z.record(z.string().min(1), z.strictObject({ baseURL: z.string().url(), apiKey: z.string().min(1).optional() })),
+    z.record(
+      z.string().min(1),
+      z.strictObject({
+        baseURL: z.string().url(),
+        apiKey: z.string().min(1).optional(),
+        maxTokensParam: z.enum(['max_tokens', 'max_completion_tokens']).optional(),
+      }),
+    ),
   ),
   // `tenant:key` or `key` entries, hashed here: the configuration never holds a key in clear.
   API_KEYS: z
@@ -114,6 +127,16 @@ export const envSchema = z.object({
   MEMORY_SWEEP_INTERVAL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(60_000),
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
   MAX_TOP_K: z.coerce.number().int().min(1).max(10_000).default(100),
+  // A chat message's images: the most bytes one may decode to, how many a message may carry, and
+  // how many of a conversation's last turns have theirs sent to the model again.
+  IMAGE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100 * 1_048_576)
+    .default(8 * 1_048_576),
+  IMAGE_MAX_PER_MESSAGE: z.coerce.number().int().min(0).max(100).default(8),
+  IMAGE_HISTORY_TURNS: z.coerce.number().int().min(0).max(1_000).default(2),
   MAX_UPLOAD_BYTES: z.coerce
     .number()
     .int()

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, desc, eq, getTableColumns, lt, ne, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { ChatMessage, ToolCall } from '../llm/messages.js';
 import { clipChars } from '../compaction/clip-text.js';
 import type { StructuralSummary, SummaryLayer } from '../compaction/structural-summary.js';
@@ -22,6 +22,9 @@ import {
   type NewMessage,
   type StoredMessage,
 } from './conversation-types.js';
+import { attachmentsOf, deleteUnkeptAttachments } from './attachment-store.js';
+import { storedImagesOf, withImageRefs } from './image-refs.js';
+import { linkImages } from './turn-image-links.js';
 import { toExportMessage } from './export-message.js';
 import { type TurnIndex, deleteConversationTurns } from './turn-index.js';
 import { turnRecords } from './turn-record.js';
@@ -50,12 +53,19 @@ const toConversation = (row: ConversationRow): Conversation => ({
   updatedAt: row.updatedAt,
 });
 
-function toChatMessage(row: Pick<MessageRow, 'role' | 'content' | 'toolCalls' | 'toolCallId' | 'isError'>): ChatMessage {
+function toChatMessage(row: Pick<MessageRow, 'role' | 'content' | 'toolCalls' | 'toolCallId' | 'isError' | 'metadata'>): ChatMessage {
+  const images = storedImagesOf(row.metadata);
   switch (row.role) {
     case 'user':
-      return { role: 'user', content: row.content ?? '' };
+      return { role: 'user', content: row.content ?? '', ...(images ? { images } : {}) };
     case 'tool':
-      return { role: 'tool', toolCallId: row.toolCallId ?? '', content: row.content ?? '', ...(row.isError ? { isError: true } : {}) };
+      return {
+        role: 'tool',
+        toolCallId: row.toolCallId ?? '',
+        content: row.content ?? '',
+        ...(row.isError ? { isError: true } : {}),
+        ...(images ? { images } : {}),
+      };
     default:
       // The column holds what `toRow` wrote: the assistant message's own tool calls.
       return { role: 'assistant', content: row.content, toolCalls: row.toolCalls as ToolCall[] };
@@ -74,7 +84,7 @@ function toRow(conversationId: string, seq: number, turn: number, entry: NewMess
     toolCalls: m.role === 'assistant' ? m.toolCalls : [],
     toolCallId: m.role === 'tool' ? m.toolCallId : null,
     isError: m.role === 'tool' && m.isError === true,
-    metadata: entry.metadata ?? {},
+    metadata: withImageRefs(entry.metadata ?? {}, m.role === 'assistant' ? undefined : m.images),
   };
 }
 
@@ -165,7 +175,8 @@ export function createPgConversationStore(options: PgConversationStoreOptions): 
 
   async function list(opts: { agentId: string; userId?: string; limit?: number; cursor?: string }): Promise<ConversationPage> {
     const limit = opts.limit ?? 50;
-    const conditions = [ofTenant, eq(conversations.agentId, opts.agentId)];
+    // A delegation's conversation belongs to its lead's run, not to the user's list.
+    const conditions = [ofTenant, eq(conversations.agentId, opts.agentId), isNull(conversations.parentConversationId)];
     if (opts.userId !== undefined) conditions.push(eq(conversations.userId, opts.userId));
     if (opts.cursor) {
       const { createdAt, id } = decodeCursor(opts.cursor);
@@ -214,7 +225,7 @@ export function createPgConversationStore(options: PgConversationStoreOptions): 
               coalesce(v."toolCalls", '[]'::jsonb), v."toolCallId", coalesce(v."isError", false), coalesce(v.metadata, '{}'::jsonb)
             FROM c CROSS JOIN jsonb_to_recordset(${JSON.stringify(rows, wellFormed)}::jsonb)
               AS v(position int, role text, content text, "toolCalls" jsonb, "toolCallId" text, "isError" boolean, metadata jsonb)
-          )
+          )${linkImages(tenantId, input.messages)}
           SELECT id, agent_id AS "agentId", user_id AS "userId", title, turn_count AS "turnCount", message_count AS "messageCount",
             created_at AS "createdAt", updated_at AS "updatedAt", created
           FROM c`,
@@ -275,7 +286,10 @@ export function createPgConversationStore(options: PgConversationStoreOptions): 
       const [found] = await tx.select({ id: conversations.id }).from(conversations).where(owned(id, agentId));
       if (!found) return false;
       await deleteConversationTurns(tx, tenantId, id);
+      const images = await attachmentsOf(tx, [id]);
       const rows = await tx.delete(conversations).where(owned(id, agentId)).returning({ id: conversations.id });
+      // Its images go with it, but those another conversation of the tenant keeps too.
+      if (images.length > 0) await deleteUnkeptAttachments(tx, tenantId, images);
       return rows.length > 0;
     });
   }

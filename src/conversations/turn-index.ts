@@ -189,10 +189,11 @@ export function createTurnIndex(options: TurnIndexOptions): TurnIndex {
 
   async function indexConversation(conversationId: string, opts: { turns?: readonly number[]; signal?: AbortSignal } = {}): Promise<number> {
     const [owner] = await db
-      .select({ agentId: conversations.agentId, userId: conversations.userId })
+      .select({ agentId: conversations.agentId, userId: conversations.userId, parentConversationId: conversations.parentConversationId })
       .from(conversations)
       .where(and(eq(conversations.id, conversationId), eq(conversations.tenantId, tenantId)));
-    if (!owner) return 0;
+    // A delegation's turns are its lead's work, not the user's past: never recalled as episodes.
+    if (!owner || owner.parentConversationId !== null) return 0;
     const wanted = opts.turns ? new Set(opts.turns) : undefined;
     if (wanted?.size === 0) return 0;
     // The named turns and one turn either side: the before of the first, the after of the last.

@@ -19,7 +19,9 @@ import { requireRouteScope } from './middleware/require-scope.js';
 import { tracing } from './middleware/tracing.js';
 import { type ApiApp, createApiApp, declaredRoutes } from './openapi/define-route.js';
 import { createOpenApiDocument, openApiOptionsFrom } from './openapi/openapi-document.js';
+import { createBlockRoutes } from './routes/blocks.js';
 import { createAgentRoutes } from './routes/agents.js';
+import { createWorkflowRoutes } from './routes/workflows.js';
 import { createChatRoutes } from './routes/chat.js';
 import { consoleContentSecurityPolicy, createConsoleRoutes } from './routes/console.js';
 import { createConversationRoutes } from './routes/conversations.js';
@@ -30,6 +32,7 @@ import { createAuditRoutes } from './routes/audit.js';
 import { createKeyRoutes } from './routes/keys.js';
 import { createUserRoutes } from './routes/users.js';
 import { createRunRoutes } from './routes/runs.js';
+import { createProviderRoutes } from './routes/providers.js';
 import { createSearchRoutes } from './routes/search.js';
 import { createMemoryRoutes } from './routes/memories.js';
 import { createMcpRoutes } from './routes/mcp.js';
@@ -77,8 +80,10 @@ export function createApp(ctx: AppContext): ApiApp {
     });
   const bodies = limitTo(maxBytes);
   const uploads = limitTo(maxUploadBytes);
-  // Documents and imports are files, not requests: they get the upload limit.
-  app.use((c, next) => (c.req.method === 'POST' && /^\/v1\/(documents|conversations\/import|import)\/?$/.test(c.req.path) ? uploads : bodies)(c, next));
+  // Documents and imports are files, not requests: they get the upload limit, and so do the
+  // requests that may carry images (chat messages, tool outputs; each image is held to IMAGE_MAX_BYTES).
+  const uploadPath = /^\/v1\/(documents|conversations\/import|import|chat|chat\/completions|runs\/[^/]+\/tool-outputs)\/?$/;
+  app.use((c, next) => (c.req.method === 'POST' && uploadPath.test(c.req.path) ? uploads : bodies)(c, next));
 
   app.route('/', createOperationsRoutes(ctx));
   // Built on first request, once every route below is declared.
@@ -142,6 +147,9 @@ export function createApp(ctx: AppContext): ApiApp {
   app.route('/v1/runs', createRunRoutes(ctx));
   app.route('/v1/turns', createTurnRoutes(ctx));
   app.route('/v1/agents', createAgentRoutes(ctx));
+  app.route('/v1/workflows', createWorkflowRoutes(ctx));
+  app.route('/v1/blocks', createBlockRoutes(ctx));
+  app.route('/v1/providers', createProviderRoutes(ctx));
   app.route('/v1/documents', createDocumentRoutes(ctx));
   app.route('/v1/search', createSearchRoutes(ctx));
   app.route('/v1/jobs', createJobRoutes(ctx));

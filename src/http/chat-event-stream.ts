@@ -14,6 +14,16 @@ export function toSseFrame(event: ChatEvent, logger: Logger): { event: string; d
       return { event: 'retrieval', data: { runId: event.runId, conversationId: event.conversationId, sources: event.sources.map(withoutPassage) } };
     case 'delta':
       return { event: 'delta', data: { text: event.text } };
+    case 'steer':
+      return { event: 'steer', data: { message: event.message } };
+    case 'thinking':
+      return { event: 'thinking', data: { text: event.text } };
+    case 'turn_start':
+      return { event: 'turn_start', data: { iteration: event.iteration } };
+    case 'turn_end':
+      return { event: 'turn_end', data: { iteration: event.iteration, finishReason: event.finishReason, usage: event.usage } };
+    case 'retry':
+      return { event: 'retry', data: { attempt: event.attempt, delayMs: event.delayMs, status: event.status, reason: event.reason } };
     case 'tool_start':
       return { event: 'tool_start', data: { id: event.id, name: event.name, arguments: event.arguments } };
     case 'tool_end':
@@ -33,6 +43,14 @@ export function toSseFrame(event: ChatEvent, logger: Logger): { event: string; d
           summarizerCalls: event.summarizerCalls,
         },
       };
+    case 'delegate_start':
+      return { event: 'delegate_start', data: { role: event.role, agentId: event.agentId, runId: event.runId } };
+    case 'delegate_end':
+      return { event: 'delegate_end', data: { runId: event.runId, status: event.status } };
+    case 'child': {
+      const inner = toSseFrame(event.event, logger);
+      return inner ? { event: 'child', data: { type: 'child', runId: event.runId, event: { type: inner.event, ...asObject(inner.data) } } } : undefined;
+    }
     case 'done':
       return { event: 'done', data: event.reply };
     case 'paused':
@@ -45,6 +63,10 @@ export function toSseFrame(event: ChatEvent, logger: Logger): { event: string; d
       return { event: 'error', data: { status: described.status, ...described.body } };
     }
   }
+}
+
+function asObject(data: unknown): Record<string, unknown> {
+  return typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : { data };
 }
 
 /** A document's passage is read by the extractive answer; the client has the chunk, and the document. */

@@ -16,6 +16,13 @@ export const MCP_TOOL_ROUTES: Record<string, RouteKey> = {
   search_knowledge: 'POST /v1/search',
   ingest_document: 'POST /v1/documents',
   chat: 'POST /v1/chat',
+  list_blocks: 'GET /v1/blocks',
+  get_block: 'GET /v1/blocks/{label}',
+  put_block: 'PUT /v1/blocks/{label}',
+  delete_block: 'DELETE /v1/blocks/{label}',
+  block_history: 'GET /v1/blocks/{label}/history',
+  list_workflows: 'GET /v1/workflows',
+  run_workflow: 'POST /v1/workflows/{id}/runs',
 };
 
 /** The tools a JSON-RPC message (or batch) calls. */

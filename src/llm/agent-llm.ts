@@ -65,6 +65,7 @@ function resolve(config: Config, base: LlmProvider | undefined, settings: LlmCho
         model: name,
         temperature,
         timeoutMs: config.LLM_TIMEOUT_MS,
+        maxTokensParam: entry.maxTokensParam ?? config.LLM_MAX_TOKENS_PARAM,
         retry: {
           maxAttempts: config.LLM_MAX_ATTEMPTS,
           baseDelayMs: config.LLM_RETRY_BASE_MS,

@@ -8,9 +8,12 @@ import {
   GEN_AI_USAGE_OUTPUT_TOKENS,
   MEMRAG_COST_USD,
 } from './gen-ai-attributes.js';
-import { callModel } from './model-call.js';
+import { DEFAULT_MAX_CONTINUATIONS } from './continuation.js';
+import { callModel, keepReasoning } from './model-call.js';
+import { createTextCallReader } from './text-call-reply.js';
 import { createToolDispatch } from './tool-dispatch.js';
 import { budgetExhaustedResults, createTurnStops, throwIfAborted } from './turn-stop-rules.js';
+import { closeSteering, joinSteering, nothingPending } from './turn-steering.js';
 
 // The turn's parts, each a file of its own: the model call (model-call.ts), where calls go and how
 // they run (tool-dispatch.ts, tool-execution.ts), and how the turn ends (turn-stop-rules.ts).
@@ -38,7 +41,15 @@ export { deniedResult } from './tool-dispatch.js';
 export async function runAgentTurn(options: AgentTurnOptions): Promise<AgentTurnResult> {
   const attributes = { [GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION.invokeAgent, [GEN_AI_REQUEST_MODEL]: options.provider.model };
   return withSpan(GEN_AI_OPERATION.invokeAgent, attributes, async (span) => {
-    const result = await runTurn(options);
+    let result: AgentTurnResult;
+    try {
+      result = await runTurn(options);
+    } catch (error) {
+      options.steering?.close();
+      throw error;
+    }
+    if (options.steering && result.stopReason !== 'paused') closeSteering(options.steering, result.newMessages, result.iterations, options.onEvent);
+    if (result.state.reasoning !== undefined) result.reasoning = result.state.reasoning;
     if (span.isRecording()) {
       span.setAttributes({
         [GEN_AI_USAGE_INPUT_TOKENS]: result.usage.promptTokens,
@@ -53,7 +64,7 @@ export async function runAgentTurn(options: AgentTurnOptions): Promise<AgentTurn
 }
 
 async function runTurn(options: AgentTurnOptions): Promise<AgentTurnResult> {
-  const { provider, maxIterations = 10, signal, onEvent } = options;
+  const { provider, maxIterations = 10, signal, onEvent, steering } = options;
   const hooks = options.hooks === undefined ? [] : Array.isArray(options.hooks) ? options.hooks : [options.hooks];
   const state: AgentTurnState = options.resume
     ? structuredClone(options.resume.state)
@@ -67,11 +78,18 @@ async function runTurn(options: AgentTurnOptions): Promise<AgentTurnResult> {
     toolSearchThreshold: options.toolSearchThreshold,
     toolConcurrency: options.toolConcurrency ?? 4,
     toolTimeoutMs: options.toolTimeoutMs ?? 30_000,
+    deferredTools: options.deferredTools,
+    maxResultChars: options.maxToolResultChars,
+    maxConsecutiveErrors: options.maxConsecutiveToolErrors,
     signal,
     hooks,
     onEvent,
     state,
   });
+  const streaming = options.stream ?? onEvent !== undefined;
+  // Calls a model wrote as text run as native ones; their text is held back from the stream. Only
+  // a stream has deltas to hold: a reply not streamed has its events go straight to the listener.
+  const textCalls = createTextCallReader(options.textToolCalls ?? true, streaming ? onEvent : undefined, (name) => dispatch.offers(name));
 
   if (options.resume) {
     throwIfAborted(signal);
@@ -85,25 +103,40 @@ async function runTurn(options: AgentTurnOptions): Promise<AgentTurnResult> {
 
   for (let iteration = state.iterations + 1; iteration <= maxIterations; iteration++) {
     throwIfAborted(signal);
+    // A step boundary, the tool results in flight in: a pause asked for stops here; steering joins here.
+    if (steering) {
+      if (steering.pauseRequested()) return stops.result('paused', nothingPending());
+      joinSteering(steering, newMessages, iteration, onEvent);
+      // The last call the limit allows: a message sent during it could not be answered, so it is refused.
+      if (iteration >= maxIterations) steering.close();
+    }
     state.iterations = iteration;
-    const message = await callModel({
+    const replied = await callModel({
       provider,
       systemPrompt: options.systemPrompt,
       messages: options.messages,
       newMessages,
       tools: dispatch.visibleSpecs(),
       hooks,
-      streaming: options.stream ?? onEvent !== undefined,
+      streaming,
       signal,
-      onEvent,
+      onEvent: streaming ? textCalls.onEvent : onEvent,
       iteration,
       usage: state.usage,
       maxEmptyRetries: options.maxEmptyRetries ?? 2,
       overBudget: stops.overBudget,
+      callOptions: options.callOptions,
+      maxContinuations: options.maxContinuations ?? DEFAULT_MAX_CONTINUATIONS,
     });
-    if (!message) return stops.result('budget');
+    if (!replied) return stops.result('budget');
+    if (replied.reasoning) keepReasoning(state, replied.reasoning);
+    const message = textCalls.read(replied.message);
     newMessages.push(message);
-    if (message.toolCalls.length === 0) return stops.result('completed');
+    if (message.toolCalls.length === 0) {
+      // Steering that came during this call is answered by another one.
+      if (iteration >= maxIterations || (steering?.finish() ?? true)) return stops.result(replied.truncated ? 'max_tokens' : 'completed');
+      continue;
+    }
     if (stops.overBudget()) {
       newMessages.push(...budgetExhaustedResults(message.toolCalls));
       return stops.result('budget');

@@ -1,7 +1,7 @@
 import { type LlmProvider, createLlmProvider } from './llm-provider.js';
 import type { Config } from '../config/config.js';
 
-const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 // The openai client refuses to start without a key; local servers (Ollama, llama.cpp) ignore it.
 export const PLACEHOLDER_API_KEY = 'not-needed';
 
@@ -18,6 +18,7 @@ export function llmProviderFromConfig(config: Config): LlmProvider | undefined {
     apiKey: LLM_API_KEY ?? PLACEHOLDER_API_KEY,
     model: LLM_MODEL,
     timeoutMs: LLM_TIMEOUT_MS,
+    maxTokensParam: config.LLM_MAX_TOKENS_PARAM,
     retry: { maxAttempts: LLM_MAX_ATTEMPTS, baseDelayMs: LLM_RETRY_BASE_MS, maxDelayMs: Math.max(LLM_RETRY_BASE_MS, LLM_RETRY_MAX_MS) },
   });
 }

@@ -1,16 +1,26 @@
 import OpenAI from 'openai';
 import { AbortedError, ContentFilteredError, TransientError } from './llm-errors.js';
 import type { AssistantMessage, ChatMessage, ToolCall, ToolSpec, Usage } from './messages.js';
-import { DEFAULT_RETRY, withRetry, type RetryOptions } from './retry.js';
+import { createThinkingSplitter, reasoningField, splitThinking } from './reasoning.js';
+import { DEFAULT_RETRY, type RetryInfo, type RetryOptions, withRetry } from './retry.js';
+import { type CallOptions, type MaxTokensParam, toWireSampling } from './sampling.js';
+import { userWireContent, withToolImages } from './wire-images.js';
+import { usageFromWire } from './wire-usage.js';
 
 export interface LlmRequest {
   messages: ChatMessage[];
   tools?: ToolSpec[];
   signal?: AbortSignal;
+  /** Sampling and reasoning effort for this request; the provider's defaults for what is unset. */
+  options?: CallOptions;
+  /** Told before each retry of this request waits. */
+  onRetry?: (info: RetryInfo) => void;
 }
 
 export interface LlmStreamRequest extends LlmRequest {
   onDelta: (text: string) => void;
+  /** Pieces of the model's reasoning as they arrive (never part of `onDelta`'s text). */
+  onReasoning?: (text: string) => void;
 }
 
 export interface LlmResult {
@@ -19,6 +29,8 @@ export interface LlmResult {
   finishReason: string | null;
   /** The model the server says answered (it may name a dated version of the one asked for); undefined when it says none. */
   responseModel?: string;
+  /** The model's reasoning, kept out of `message`: a reasoning field, or a leading `<think>` block of its text. */
+  reasoning?: string;
 }
 
 export interface LlmProvider {
@@ -44,6 +56,8 @@ export interface LlmProviderOptions {
    */
   timeoutMs?: number;
   retry?: Partial<RetryOptions>;
+  /** The field `sampling.maxTokens` is sent as (default `max_tokens`). */
+  maxTokensParam?: MaxTokensParam;
 }
 
 export function createLlmProvider(options: LlmProviderOptions): LlmProvider {
@@ -54,30 +68,44 @@ export function createLlmProvider(options: LlmProviderOptions): LlmProvider {
   const client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey, maxRetries: 0, timeout: timeoutMs });
   const model = options.model;
   const sampling = options.temperature === undefined ? {} : { temperature: options.temperature };
+  const maxTokensParam = options.maxTokensParam ?? 'max_tokens';
+  const retryFor = (request: LlmRequest): RetryOptions => {
+    const { onRetry } = request;
+    if (!onRetry) return retry;
+    return {
+      ...retry,
+      onRetry: (info) => {
+        retry.onRetry?.(info);
+        onRetry(info);
+      },
+    };
+  };
 
   const complete = (request: LlmRequest): Promise<LlmResult> =>
     withRetry(
       () =>
         withIdleTimeout(request.signal, timeoutMs, async (signal) => {
           const response = await client.chat.completions.create(
-            { model, messages: toWireMessages(request.messages), ...toolsParam(request.tools), ...sampling },
+            {
+              model,
+              messages: toWireMessages(request.messages),
+              ...toolsParam(request.tools),
+              ...sampling,
+              ...(toWireSampling(request.options, maxTokensParam) as object),
+            },
             { signal },
           );
           const choice = response.choices[0];
           const toolCalls: ToolCall[] = (choice?.message.tool_calls ?? []).flatMap((tc) =>
             tc.type === 'function' ? [{ id: tc.id, name: tc.function.name, arguments: tc.function.arguments }] : [],
           );
-          return finish(
-            { role: 'assistant', content: choice?.message.content ?? null, toolCalls },
-            {
-              promptTokens: response.usage?.prompt_tokens ?? 0,
-              completionTokens: response.usage?.completion_tokens ?? 0,
-            },
-            choice?.finish_reason ?? null,
-            response.model,
-          );
+          const text = choice?.message.content ?? null;
+          const thought = text === null ? { content: '', reasoning: '' } : splitThinking(text);
+          const reasoning = (reasoningField(choice?.message) ?? '') + thought.reasoning;
+          const content = thought.reasoning === '' ? text : thought.content === '' ? null : thought.content;
+          return finish({ role: 'assistant', content, toolCalls }, usageFromWire(response.usage), choice?.finish_reason ?? null, response.model, reasoning);
         }),
-      retry,
+      retryFor(request),
       request.signal,
     );
 
@@ -94,12 +122,28 @@ export function createLlmProvider(options: LlmProviderOptions): LlmProvider {
               messages: toWireMessages(request.messages),
               ...toolsParam(request.tools),
               ...sampling,
+              ...(toWireSampling(request.options, maxTokensParam) as object),
               stream: true,
               stream_options: { include_usage: true },
             },
             { signal },
           );
           let content = '';
+          let reasoning = '';
+          const thinking = createThinkingSplitter();
+          const answer = (text: string) => {
+            if (text === '') return;
+            content += text;
+            emitted = true;
+            request.onDelta(text);
+          };
+          const think = (text: string) => {
+            if (text === '') return;
+            reasoning += text;
+            // Reasoning shown to the user would be shown again by a retry, as text would.
+            emitted = true;
+            request.onReasoning?.(text);
+          };
           let finishReason: string | null = null;
           let usage: Usage = { promptTokens: 0, completionTokens: 0 };
           let responseModel: string | undefined;
@@ -107,17 +151,17 @@ export function createLlmProvider(options: LlmProviderOptions): LlmProvider {
           for await (const chunk of chunks) {
             touch();
             if (chunk.model) responseModel = chunk.model;
-            if (chunk.usage) {
-              usage = { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
-            }
+            if (chunk.usage) usage = usageFromWire(chunk.usage);
             const choice = chunk.choices[0];
             if (!choice) continue;
             if (choice.finish_reason) finishReason = choice.finish_reason;
+            const field = reasoningField(choice.delta);
+            if (field) think(field);
             const text = choice.delta.content;
             if (text) {
-              content += text;
-              emitted = true;
-              request.onDelta(text);
+              const split = thinking.push(text);
+              think(split.reasoning);
+              answer(split.content);
             }
             for (const delta of choice.delta.tool_calls ?? []) {
               const partial = (partials[delta.index] ??= { id: '', name: '', arguments: '' });
@@ -130,10 +174,13 @@ export function createLlmProvider(options: LlmProviderOptions): LlmProvider {
           }
           // The openai stream ends quietly (no throw) when its signal aborts, so check explicitly.
           if (signal.aborted) throw signal.reason ?? new AbortedError('LLM request aborted');
+          const rest = thinking.end();
+          think(rest.reasoning);
+          answer(rest.content);
           const toolCalls = partials.filter((p): p is ToolCall => p !== undefined && p.name !== '');
-          return finish({ role: 'assistant', content: content === '' ? null : content, toolCalls }, usage, finishReason, responseModel);
+          return finish({ role: 'assistant', content: content === '' ? null : content, toolCalls }, usage, finishReason, responseModel, reasoning);
         }),
-      retry,
+      retryFor(request),
       request.signal,
       () => !emitted,
     );
@@ -145,11 +192,11 @@ export function createLlmProvider(options: LlmProviderOptions): LlmProvider {
   return { model, complete, stream, withOptions };
 }
 
-function finish(message: AssistantMessage, usage: Usage, finishReason: string | null, responseModel: string | undefined): LlmResult {
+function finish(message: AssistantMessage, usage: Usage, finishReason: string | null, responseModel: string | undefined, reasoning: string): LlmResult {
   if (finishReason === 'content_filter' && !message.content && message.toolCalls.length === 0) {
     throw new ContentFilteredError('LLM reply was withheld by the content filter');
   }
-  return { message, usage, finishReason, ...(responseModel ? { responseModel } : {}) };
+  return { message, usage, finishReason, ...(responseModel ? { responseModel } : {}), ...(reasoning !== '' ? { reasoning } : {}) };
 }
 
 /**
@@ -192,11 +239,12 @@ function toolsParam(tools: ToolSpec[] | undefined): { tools?: OpenAI.Chat.ChatCo
 }
 
 export function toWireMessages(messages: ChatMessage[]): OpenAI.Chat.ChatCompletionMessageParam[] {
-  return messages.map((m): OpenAI.Chat.ChatCompletionMessageParam => {
+  const wire = messages.map((m): OpenAI.Chat.ChatCompletionMessageParam => {
     switch (m.role) {
       case 'system':
-      case 'user':
         return { role: m.role, content: m.content };
+      case 'user':
+        return { role: m.role, content: userWireContent(m.content, m.images) };
       case 'tool':
         return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };
       case 'assistant':
@@ -215,4 +263,5 @@ export function toWireMessages(messages: ChatMessage[]): OpenAI.Chat.ChatComplet
         };
     }
   });
+  return withToolImages(messages, wire);
 }

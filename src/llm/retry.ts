@@ -12,7 +12,14 @@ export interface RetryOptions {
   maxRetryAfterMs?: number;
   /** Injected for deterministic tests. */
   random?: () => number;
-  onRetry?: (info: { attempt: number; delayMs: number; error: LlmError }) => void;
+  onRetry?: (info: RetryInfo) => void;
+}
+
+/** A failed attempt about to be retried: which one it was, how long the wait before the next is, and why. */
+export interface RetryInfo {
+  attempt: number;
+  delayMs: number;
+  error: LlmError;
 }
 
 export const DEFAULT_RETRY: RetryOptions = { maxAttempts: 4, baseDelayMs: 500, maxDelayMs: 20_000, maxRetryAfterMs: 60_000 };

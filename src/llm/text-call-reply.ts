@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AgentEvent } from './agent-types.js';
 import { wasCut } from './continuation.js';
 import type { AssistantMessage } from './messages.js';
-import { FENCE_LANGUAGES, TEXT_TOOL_CALL_OPENERS, parseTextToolCalls } from './text-tool-calls.js';
+import { FENCE_LANGUAGES, TEXT_TOOL_CALL_OPENERS, type TextToolCall, parseTextToolCalls } from './text-tool-calls.js';
 
 const FENCE = '```';
 /** A reply's beginning longer than this without telling is an answer: whitespace alone must not hold the stream. */
@@ -23,7 +23,24 @@ export interface TextCallReader {
 
 /** `offers`: whether a tool may be called now (asked when a reply is read). */
 export function createTextCallReader(enabled: boolean, onEvent: ((event: AgentEvent) => void) | undefined, offers: (name: string) => boolean): TextCallReader {
-  if (!enabled) return { onEvent, read: (message) => message };
+  if (!enabled) {
+    return {
+      onEvent,
+      read(message) {
+        return message;
+      },
+    };
+  }
+  if (!onEvent) {
+    // Nothing streamed to hold back: only the whole reply is read.
+    return {
+      onEvent,
+      read(message) {
+        const calls = textCalls(message, offers);
+        return calls ? withCalls(message, calls) : message;
+      },
+    };
+  }
   let mode: 'undecided' | 'held' | 'passing' = 'undecided';
   let held: string[] = [];
   let heldChars = 0;
@@ -32,39 +49,63 @@ export function createTextCallReader(enabled: boolean, onEvent: ((event: AgentEv
     const text = held.join('');
     held = [];
     heldChars = 0;
-    if (text !== '') onEvent?.({ type: 'delta', text, iteration: heldIteration });
+    if (text !== '') onEvent({ type: 'delta', text, iteration: heldIteration });
   };
-  const listener = onEvent
-    ? (event: AgentEvent) => {
-        // A whole reply that is not calls after all goes out before the event that ends its request, as it would have unheld.
-        // A reply cut by the output limit is continued: its calls may be finished by the continuation.
-        if (event.type === 'turn_end' && mode !== 'passing' && !wasCut(event.finishReason) && !parseTextToolCalls(held.join(''), offers)) release();
-        if (event.type !== 'delta' || mode === 'passing') return onEvent(event);
-        held.push(event.text);
-        heldChars += event.text.length;
-        heldIteration = event.iteration;
-        if (mode === 'held') return;
-        const decided = heldChars > UNDECIDED_MAX_CHARS ? 'passing' : decide(held.join('').trimStart());
-        if (decided === 'held') mode = 'held';
-        else if (decided === 'passing') {
-          mode = 'passing';
-          release();
-        }
-      }
-    : undefined;
+  const listener = (event: AgentEvent) => {
+    // Nothing held back (a reply not streamed, or one already let through): the event goes on as it is.
+    if (mode === 'passing' || (event.type !== 'delta' && held.length === 0)) return onEvent(event);
+    // A whole reply that is not calls after all goes out before the event that ends its request, as it would have unheld.
+    // A reply cut by the output limit is continued: its calls may be finished by the continuation.
+    if (event.type === 'turn_end' && !wasCut(event.finishReason) && !parseTextToolCalls(held.join(''), offers)) release();
+    if (event.type !== 'delta') return onEvent(event);
+    held.push(event.text);
+    heldChars += event.text.length;
+    heldIteration = event.iteration;
+    if (mode === 'held') return;
+    const decided = heldChars > UNDECIDED_MAX_CHARS ? 'passing' : decide(held.join('').trimStart());
+    if (decided === 'held') mode = 'held';
+    else if (decided === 'passing') {
+      mode = 'passing';
+      release();
+    }
+  };
   return {
     onEvent: listener,
     read(message) {
-      const calls = message.toolCalls.length === 0 && message.content ? parseTextToolCalls(message.content, offers) : undefined;
+      const calls = textCalls(message, offers);
       if (calls) {
         held = [];
         heldChars = 0;
-      } else release();
+      } else if (held.length > 0) release();
       mode = 'undecided';
       if (!calls) return message;
-      return { ...message, content: null, toolCalls: calls.map((call) => ({ id: `call_${randomBytes(12).toString('hex')}`, ...call })) };
+      return withCalls(message, calls);
     },
   };
+}
+
+function textCalls(message: AssistantMessage, offers: (name: string) => boolean): TextToolCall[] | undefined {
+  return message.toolCalls.length === 0 && mayBeCalls(message.content) ? parseTextToolCalls(message.content, offers) : undefined;
+}
+
+/** The reply as the calls its text was, each with an id of its own. */
+function withCalls(message: AssistantMessage, calls: readonly TextToolCall[]): AssistantMessage {
+  return { ...message, content: null, toolCalls: calls.map((call) => ({ id: `call_${randomBytes(12).toString('hex')}`, ...call })) };
+}
+
+/**
+ * Whether text may be calls: every spelling opens with `<`, `[` or a fence after whitespace. A reply
+ * that starts otherwise (almost every answer) is not parsed at all.
+ */
+function mayBeCalls(text: string | null): text is string {
+  if (!text) return false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // Whitespace as `trim` sees it, in its common forms; a rarer one makes the parser decide.
+    if (c === 32 || (c >= 9 && c <= 13)) continue;
+    return c > 127 || c === 60 || c === 91 || c === 96;
+  }
+  return false;
 }
 
 /** Whether a reply's beginning may be calls written as text (`held`), is not (`passing`), or cannot tell yet (`undecided`). */

@@ -10,12 +10,19 @@ export interface ToolBreaker {
   isWithdrawn(name: string): boolean;
   /** Counts a call's result; the result that trips the breaker says so, for the model to read. */
   record<R extends Pick<ToolResult, 'content' | 'isError'>>(name: string, result: R): R;
+  /** Whether any tool is withdrawn: while none is, the advertised tools need no filtering. */
+  anyWithdrawn(): boolean;
 }
 
+const NO_BREAKER: ToolBreaker = { isWithdrawn: () => false, anyWithdrawn: () => false, record: (_name, result) => result };
+
 export function createToolBreaker(state: AgentTurnState, threshold: number | undefined): ToolBreaker {
+  // Without a threshold nothing is ever withdrawn beyond what a resumed turn brings: no counting.
+  if (threshold === undefined && !state.withdrawn?.length) return NO_BREAKER;
   const withdrawn = new Set(state.withdrawn ?? []);
   return {
     isWithdrawn: (name) => withdrawn.has(name),
+    anyWithdrawn: () => withdrawn.size > 0,
     record(name, result) {
       if (threshold === undefined) return result;
       state.toolErrors ??= {};

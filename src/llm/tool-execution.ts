@@ -4,6 +4,7 @@ import type { AgentEvent, AgentHooks, ToolResult } from './agent-types.js';
 import { GEN_AI_OPERATION, GEN_AI_OPERATION_NAME, GEN_AI_TOOL_CALL_ID, GEN_AI_TOOL_NAME, GEN_AI_TOOL_TYPE } from './gen-ai-attributes.js';
 import type { ToolCall, ToolMessage } from './messages.js';
 import { parseToolArguments } from './tool-arguments.js';
+import { limitToolResult } from './tool-result-limit.js';
 import { type Tool, validateToolArgs } from './tool.js';
 
 /** A result as the history carries it: a tool message answering the call. */
@@ -16,6 +17,8 @@ export interface ToolRunContext {
   // biome-ignore lint/suspicious/noExplicitAny: tools are heterogeneous in their argument types (as AgentTurnOptions' `tools`).
   toolsByName: Map<string, Tool<any>>;
   toolTimeoutMs: number;
+  /** Characters of a result the model is sent at most (none when undefined). */
+  maxResultChars?: number | undefined;
   signal: AbortSignal | undefined;
   hooks: AgentHooks[];
   onEvent: ((event: AgentEvent) => void) | undefined;
@@ -35,7 +38,7 @@ export function runTool(call: ToolCall, ctx: ToolRunContext): Promise<ToolResult
     ctx.onEvent?.({ type: 'tool_start', call, iteration: ctx.iteration });
     for (const hook of ctx.hooks) await hook.beforeTool?.(call);
     const outcome = await executeTool(call, ctx);
-    const result: ToolResult = { ...outcome, durationMs: Date.now() - started };
+    const result: ToolResult = { ...outcome, content: limitToolResult(outcome.content, ctx.maxResultChars), durationMs: Date.now() - started };
     // A failed call is a result the model reads, not a throw: the span says it failed all the same.
     if (result.isError) {
       span.setAttribute('error.type', 'tool_error');

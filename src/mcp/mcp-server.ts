@@ -11,7 +11,10 @@ import { agentIdQuery, getMemoryQuery, keySchema, saveMemoryBody, searchMemories
 import { readMoment } from '../api/schemas/valid-time-schema.js';
 import type { AuditActor } from '../audit/audit-types.js';
 import { DEFAULT_AGENT_ID } from '../memory/memory-types.js';
+import { withEngineWeights } from '../retrieval/fusion-weights.js';
 import { withDeadline } from './tool-deadline.js';
+import { registerBlockTools } from './mcp-block-tools.js';
+import { registerWorkflowTools } from './mcp-workflow-tools.js';
 import { errorResult, jsonResult } from './tool-results.js';
 
 export interface McpServerOptions {
@@ -64,7 +67,8 @@ export function createMcpServer(ctx: AppContext, { tenantId, signal, actor }: Mc
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     // A model never reads what the firewall held back from it, whatever it asks for.
-    ({ query, ...options }) => answer('search_memories', async () => ({ hits: await memories.search(query, { ...options, includeQuarantined: false }) })),
+    ({ query, ...options }) =>
+      answer('search_memories', async () => ({ hits: await memories.search(query, { ...withEngineWeights(options), includeQuarantined: false }) })),
   );
 
   server.registerTool(
@@ -150,7 +154,9 @@ export function createMcpServer(ctx: AppContext, { tenantId, signal, actor }: Mc
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ query, ...options }) =>
-      answer('search_knowledge', async (deadline) => ({ hits: await ctx.search.forTenant(tenantId).search(query, { ...options, signal: deadline }) })),
+      answer('search_knowledge', async (deadline) => ({
+        hits: await ctx.search.forTenant(tenantId).search(query, { ...withEngineWeights(options), signal: deadline }),
+      })),
   );
 
   server.registerTool(
@@ -179,16 +185,19 @@ export function createMcpServer(ctx: AppContext, { tenantId, signal, actor }: Mc
         '`{"answer","citations":[{id,kind,...}],"conversationId","mode"}`. Pass the returned `conversationId` back to ' +
         "continue the conversation. With `userId` it recalls that user's memories and the agent's shared ones; without it, " +
         'the shared memories only, and the memories it saves are shared. Without an LLM configured on the server the ' +
-        'answer is extractive (quoted sources).',
+        "answer is extractive (quoted sources). `instructions` add to the agent's for this turn; `sampling` and " +
+        "`reasoning {effort}` win over the agent's; `includeReasoning: true` adds the model's reasoning as `reasoning`.",
       // No client tools: an MCP client is the tool host of its own model, not of ours.
       inputSchema: chatBody(maxTopK).omit({ stream: true, tools: true }),
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     },
-    ({ agentId, ...rest }) =>
+    // `instructions` add to the agent's, as on /v1/chat: the chat's own `instructions` would replace them.
+    ({ agentId, instructions: turnInstructions, ...rest }) =>
       answer(
         'chat',
         async () => {
-          const reply = await ctx.chat.forTenant(tenantId).chat({ ...rest, agentId: agentId ?? DEFAULT_AGENT_ID, stream: false, signal });
+          const request = { ...rest, agentId: agentId ?? DEFAULT_AGENT_ID, ...(turnInstructions ? { turnInstructions } : {}) };
+          const reply = await ctx.chat.forTenant(tenantId).chat({ ...request, stream: false, signal });
           // A run waiting for approval is handed back as it is: it is decided over HTTP (`/v1/runs/{runId}/approvals`).
           if (reply.status !== 'completed') return reply;
           return {
@@ -198,11 +207,15 @@ export function createMcpServer(ctx: AppContext, { tenantId, signal, actor }: Mc
             runId: reply.runId,
             mode: reply.mode,
             ...(reply.note ? { note: reply.note } : {}),
+            ...(reply.reasoning ? { reasoning: reply.reasoning } : {}),
           };
         },
         false,
       ),
   );
+
+  registerBlockTools(server, ctx.blocks.forTenant(tenantId), ctx.agents.forTenant(tenantId), (tool, work) => answer(tool, work));
+  registerWorkflowTools(server, ctx, tenantId, signal, answer);
 
   return server;
 }

@@ -2,7 +2,7 @@ import { type Span, SpanKind } from '@opentelemetry/api';
 import { AbortedError } from '../llm/llm-errors.js';
 import type { LlmProvider, LlmRequest, LlmResult, LlmStreamRequest } from '../llm/llm-provider.js';
 import { type PriceTable, costUsd } from '../llm/pricing.js';
-import { llmRequestDuration, llmTimeToFirstToken, llmTokens } from './metrics.js';
+import { llmCachedTokens, llmReasoningTokens, llmRequestDuration, llmTimeToFirstToken, llmTokens } from './metrics.js';
 import {
   GEN_AI_OPERATION,
   GEN_AI_OPERATION_NAME,
@@ -30,7 +30,7 @@ const PROVIDER_NAME = 'openai';
 
 /**
  * The provider with its calls measured: latency by outcome, time to first token when streaming,
- * and the tokens the provider reports; and traced, a span per call with the GenAI semantic
+ * and the tokens the provider reports (the cached and reasoning ones apart); and traced, a span per call with the GenAI semantic
  * conventions (model asked for and answering, tokens, finish reason) and its cost. A wrapper
  * rather than agent hooks because hooks see results only, not how long a call took or how it
  * failed; every user of the context's model (chat, and background work such as summaries) is
@@ -57,6 +57,8 @@ export function instrumentLlmProvider(provider: LlmProvider, options: LlmInstrum
           stop({ outcome: 'ok' });
           llmTokens.inc({ model, type: 'prompt' }, result.usage.promptTokens);
           llmTokens.inc({ model, type: 'completion' }, result.usage.completionTokens);
+          if (result.usage.cachedTokens) llmCachedTokens.inc({ model }, result.usage.cachedTokens);
+          if (result.usage.reasoningTokens) llmReasoningTokens.inc({ model }, result.usage.reasoningTokens);
           describeResult(span, result);
           return result;
         } catch (err) {

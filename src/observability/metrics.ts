@@ -72,6 +72,22 @@ export const llmTokens = new Counter({
   registers: [metricsRegistry],
 });
 
+// Counters of their own rather than more types of memrag_llm_tokens_total: they are parts of its
+// prompt and completion counts, which a sum over its types would count twice.
+export const llmCachedTokens = new Counter({
+  name: 'memrag_llm_cached_tokens_total',
+  help: "Prompt tokens the LLM provider served from its prompt cache (part of memrag_llm_tokens_total's prompt), by model",
+  labelNames: ['model'] as const,
+  registers: [metricsRegistry],
+});
+
+export const llmReasoningTokens = new Counter({
+  name: 'memrag_llm_reasoning_tokens_total',
+  help: "Completion tokens the model spent reasoning (part of memrag_llm_tokens_total's completion), by model",
+  labelNames: ['model'] as const,
+  registers: [metricsRegistry],
+});
+
 export const embeddingDuration = new Histogram({
   name: 'memrag_embedding_duration_seconds',
   help: 'Duration of one embed call (a search query, a memory, or a batch of document chunks), by embedder and outcome',

@@ -1,7 +1,9 @@
 import type { ExportedAgent } from '../agents/agent-transfer.js';
+import type { ExportedBlock } from '../blocks/block-transfer.js';
 import type { ConversationExport } from '../conversations/conversation-types.js';
 import type { ExportedDocument } from '../documents/document-export.js';
 import type { ExportedMemory } from '../memory/memory-export.js';
+import type { ExportedWorkflow } from '../workflows/workflow-transfer.js';
 
 /** The export's format name and version: an import refuses a file of any other. */
 export const EXPORT_FORMAT = 'memrag.export';
@@ -28,6 +30,11 @@ export type MemoryLine = { type: 'memory' } & ExportedMemory;
 export type ConversationLine = { type: 'conversation' } & Omit<ConversationExport, 'format' | 'version'>;
 export type AgentLine = { type: 'agent' } & ExportedAgent;
 export type DocumentLine = { type: 'document' } & ExportedDocument;
+/** A working-memory block with its history. */
+export type BlockLine = { type: 'block' } & ExportedBlock;
+
+/** A workflow with every version of its definition. */
+export type WorkflowLine = { type: 'workflow' } & ExportedWorkflow;
 
 /** One line of an export after its header, by `type`. */
-export type ExportRecord = MemoryLine | ConversationLine | AgentLine | DocumentLine;
+export type ExportRecord = MemoryLine | ConversationLine | AgentLine | DocumentLine | BlockLine | WorkflowLine;

@@ -1,10 +1,12 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { exportAgents } from '../agents/agent-transfer.js';
+import { exportBlocks } from '../blocks/block-transfer.js';
 import type { ConversationStore } from '../conversations/conversation-types.js';
 import type { Db } from '../db/database.js';
 import { conversations } from '../db/schema/index.js';
 import { exportDocuments } from '../documents/document-export.js';
 import { exportMemories } from '../memory/memory-export.js';
+import { exportWorkflows } from '../workflows/workflow-transfer.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, type ExportHeader, type ExportRecord, type ExportScope } from './export-lines.js';
 
 export interface TenantExportParts {
@@ -23,6 +25,10 @@ export async function* tenantExport(parts: TenantExportParts, scope: ExportScope
   yield { type: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: now.toISOString(), scope };
   for await (const memory of exportMemories(parts.db, parts.tenantId, scope)) yield { type: 'memory', ...memory };
   for await (const agent of exportAgents(parts.db, parts.tenantId, scope.agentId)) yield { type: 'agent', ...agent };
+  // The tenant's, neither an agent's nor a user's: left out of an export narrowed to either.
+  if (scope.agentId === undefined && scope.userId === undefined)
+    for await (const workflow of exportWorkflows(parts.db, parts.tenantId)) yield { type: 'workflow', ...workflow };
+  for await (const block of exportBlocks(parts.db, parts.tenantId, scope)) yield { type: 'block', ...block };
   for await (const { id, agentId } of conversationIds(parts.db, parts.tenantId, scope)) {
     // Deleted since its id was read: it is not part of the export.
     const exported = await parts.conversations.export(id, agentId);

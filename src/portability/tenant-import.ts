@@ -1,11 +1,13 @@
 import { derivedUuid } from '../util/derived-uuid.js';
 import { importAgent } from '../agents/agent-transfer.js';
+import { importBlock } from '../blocks/block-transfer.js';
 import type { ConversationStore } from '../conversations/conversation-types.js';
 import type { Db } from '../db/database.js';
 import type { DocumentStore } from '../documents/document-store.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import { createMemoryImporter } from '../memory/memory-import.js';
-import type { AgentLine, ConversationLine, DocumentLine, ExportRecord, MemoryLine } from './export-lines.js';
+import { importWorkflow } from '../workflows/workflow-transfer.js';
+import type { AgentLine, BlockLine, ConversationLine, DocumentLine, ExportRecord, MemoryLine, WorkflowLine } from './export-lines.js';
 
 export interface ImportCounts {
   memories: number;
@@ -13,6 +15,10 @@ export interface ImportCounts {
   agents: number;
   documents: number;
   historyEvents: number;
+  /** Working-memory blocks, each with its history. */
+  blocks: number;
+  /** Workflows, each with its versions; present when the file carried any. */
+  workflows?: number;
 }
 
 export interface ImportReport {
@@ -53,7 +59,7 @@ export function createTenantImport(
   } = {},
 ) {
   const memories = createMemoryImporter({ db: parts.db, embedder: parts.embedder, tenantId: parts.tenantId });
-  const report: ImportReport = { imported: { memories: 0, conversations: 0, agents: 0, documents: 0, historyEvents: 0 }, skipped: 0, errors: [] };
+  const report: ImportReport = { imported: { memories: 0, conversations: 0, agents: 0, documents: 0, historyEvents: 0, blocks: 0 }, skipped: 0, errors: [] };
   let pending: Array<{ line: number; record: MemoryLine }> = [];
 
   /**
@@ -131,6 +137,26 @@ export function createTenantImport(
     }
   }
 
+  async function workflow(line: number, record: WorkflowLine): Promise<void> {
+    const { type: _type, ...exported } = record;
+    try {
+      if (await importWorkflow(parts.db, parts.tenantId, exported)) report.imported.workflows = (report.imported.workflows ?? 0) + 1;
+      else report.skipped++;
+    } catch (error) {
+      report.errors.push({ line, message: (error as Error).message });
+    }
+  }
+
+  async function block(line: number, record: BlockLine): Promise<void> {
+    const { type: _type, ...exported } = record;
+    try {
+      if ((await importBlock(parts.db, parts.tenantId, exported)).imported) report.imported.blocks++;
+      else report.skipped++;
+    } catch (error) {
+      report.errors.push({ line, message: (error as Error).message });
+    }
+  }
+
   async function document(line: number, record: DocumentLine): Promise<void> {
     try {
       // Re-ingested from its extracted text: the same text is the same content hash, so a document
@@ -164,6 +190,8 @@ export function createTenantImport(
       }
       if (record.type === 'conversation') await conversation(line, record);
       else if (record.type === 'agent') await agent(line, record);
+      else if (record.type === 'block') await block(line, record);
+      else if (record.type === 'workflow') await workflow(line, record);
       else await document(line, record);
     },
     /**

@@ -38,7 +38,7 @@ const EMPTY_PARAMETERS = { type: 'object', properties: {} };
 
 /** The client's tools as the agent loop takes them: advertised, with their arguments checked against the declared schema. */
 export function toClientTools(declarations: readonly ClientToolDeclaration[]): ClientTool[] {
-  return declarations.map(({ function: fn }) => {
+  return declarations.map(({ function: fn, deferred }) => {
     const parameters = fn.parameters ?? EMPTY_PARAMETERS;
     const validate = compile(parameters);
     return {
@@ -46,6 +46,7 @@ export function toClientTools(declarations: readonly ClientToolDeclaration[]): C
       description: fn.description ?? '',
       parameters,
       validate: (args: unknown) => (validate(args) ? undefined : ajv.errorsText(validate.errors, { dataVar: 'arguments' })),
+      ...(deferred ? { deferred: true } : {}),
     };
   });
 }

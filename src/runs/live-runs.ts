@@ -1,3 +1,5 @@
+import { type RunSteering, createRunSteering } from './steering.js';
+
 /**
  * Runs in progress in this process: what cancels them, and the events they sent, so that a client
  * that lost its stream can reconnect (`Last-Event-ID`) and be sent what it missed. In memory only:
@@ -7,6 +9,8 @@ export interface LiveRun<E> {
   readonly id: string;
   /** Aborted by `cancel`, or (an abandonable run) when every listener has been gone for the grace period. */
   readonly signal: AbortSignal;
+  /** Messages and a pause request for the turn's next step boundary; closed when the run ends. */
+  readonly steering: RunSteering;
   /** Numbers and records an event, and hands it to every listener; returns its number. */
   emit(event: E): number;
   /**
@@ -27,9 +31,10 @@ export interface LiveRuns<E> {
    * `firstSeq`: the last event number a previous stretch of the run sent (a resumed run goes on
    * counting). `abandonable`: the run was started by a streaming client, and is aborted when no one
    * listens any more for the grace period; others (a JSON reply someone waits for) never are,
-   * whoever comes to listen to their events and leaves.
+   * whoever comes to listen to their events and leaves. `steers`: messages a paused run kept for its
+   * next model call.
    */
-  start(tenantId: string, runId: string, options?: { firstSeq?: number; abandonable?: boolean }): LiveRun<E>;
+  start(tenantId: string, runId: string, options?: { firstSeq?: number; abandonable?: boolean; steers?: readonly string[] }): LiveRun<E>;
   get(tenantId: string, runId: string): LiveRun<E> | undefined;
 }
 
@@ -45,7 +50,7 @@ export function createLiveRuns<E>(options: LiveRunsOptions): LiveRuns<E> {
   const runs = new Map<string, LiveRun<E>>();
   const keyOf = (tenantId: string, runId: string) => `${tenantId}\u0000${runId}`;
 
-  function start(tenantId: string, runId: string, startOptions: { firstSeq?: number; abandonable?: boolean } = {}): LiveRun<E> {
+  function start(tenantId: string, runId: string, startOptions: { firstSeq?: number; abandonable?: boolean; steers?: readonly string[] } = {}): LiveRun<E> {
     const key = keyOf(tenantId, runId);
     const controller = new AbortController();
     const events: Array<{ seq: number; event: E }> = [];
@@ -67,6 +72,7 @@ export function createLiveRuns<E>(options: LiveRunsOptions): LiveRuns<E> {
     const run: LiveRun<E> = {
       id: runId,
       signal: controller.signal,
+      steering: createRunSteering(startOptions.steers),
       get ended() {
         return ended;
       },
@@ -104,6 +110,7 @@ export function createLiveRuns<E>(options: LiveRunsOptions): LiveRuns<E> {
       end() {
         if (ended) return;
         ended = true;
+        run.steering.close();
         clearTimeout(graceTimer);
         for (const listener of listeners) listener.onEnd?.();
         listeners.clear();

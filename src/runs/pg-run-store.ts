@@ -2,7 +2,19 @@ import { and, desc, eq, getTableColumns, gt, inArray, isNull, notInArray, or, sq
 import type { Db } from '../db/database.js';
 import { runs } from '../db/schema/index.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
-import { type NewRun, PAUSED_STATUSES, type Run, type RunState, type RunStatus, type RunStore, type RunUpdate, type RunUsage } from './run-types.js';
+import { FOLLOW_UPS_MAX } from './follow-ups-limit.js';
+import {
+  ENDED_STATUSES,
+  type FollowUp,
+  type NewRun,
+  PAUSED_STATUSES,
+  type Run,
+  type RunState,
+  type RunStatus,
+  type RunStore,
+  type RunUpdate,
+  type RunUsage,
+} from './run-types.js';
 
 type RunRow = typeof runs.$inferSelect;
 
@@ -12,7 +24,7 @@ const ZERO_USAGE: RunUsage = { promptTokens: 0, completionTokens: 0, totalTokens
 const statusOf = (row: Pick<RunRow, 'status' | 'expiresAt'>): RunStatus =>
   PAUSED_STATUSES.includes(row.status as RunStatus) && row.expiresAt !== null && row.expiresAt.getTime() <= Date.now() ? 'expired' : (row.status as RunStatus);
 
-const toRun = (row: Omit<RunRow, 'tenantId' | 'state' | 'threadKey'>): Run => ({
+const toRun = (row: Omit<RunRow, 'tenantId' | 'state' | 'threadKey' | 'reasoning'>): Run => ({
   id: row.id,
   status: statusOf(row),
   agentId: row.agentId,
@@ -23,11 +35,15 @@ const toRun = (row: Omit<RunRow, 'tenantId' | 'state' | 'threadKey'>): Run => ({
   stopReason: row.stopReason,
   error: row.error,
   expiresAt: row.expiresAt,
+  followUps: row.followUps ?? [],
+  parentRunId: row.parentRunId ?? null,
+  role: row.role ?? null,
   createdAt: row.createdAt,
   updatedAt: row.updatedAt,
 });
 
-const { tenantId: _t, state: _s, threadKey: _k, ...runColumns } = getTableColumns(runs);
+// The reasoning is read only where it is asked for (`load`): it can be long, and is private to those who ask.
+const { tenantId: _t, state: _s, threadKey: _k, reasoning: _r, ...runColumns } = getTableColumns(runs);
 
 export interface PgRunStoreOptions {
   db: Db;
@@ -54,6 +70,9 @@ export function createPgRunStore(options: PgRunStoreOptions): RunStore {
         usage: { ...(run.usage ?? ZERO_USAGE) },
         stopReason: run.stopReason ?? null,
         ...(run.threadKey !== undefined ? { threadKey: run.threadKey } : {}),
+        ...(run.followUps !== undefined ? { followUps: run.followUps } : {}),
+        ...(run.parentRunId !== undefined ? { parentRunId: run.parentRunId } : {}),
+        ...(run.role !== undefined ? { role: run.role } : {}),
       })
       .returning(runColumns);
     return toRun(row!);
@@ -64,15 +83,15 @@ export function createPgRunStore(options: PgRunStoreOptions): RunStore {
     return row ? toRun(row) : null;
   }
 
-  async function load(id: string): Promise<{ run: Run; state: RunState | null } | null> {
+  async function load(id: string): Promise<{ run: Run; state: RunState | null; reasoning?: string } | null> {
     const [row] = await db
-      .select({ ...runColumns, state: runs.state })
+      .select({ ...runColumns, state: runs.state, reasoning: runs.reasoning })
       .from(runs)
       .where(owned(id));
     if (!row) return null;
-    const { state, ...rest } = row;
+    const { state, reasoning, ...rest } = row;
     const run = toRun(rest);
-    return { run, state: run.status === 'expired' ? null : ((state as RunState | null) ?? null) };
+    return { run, state: run.status === 'expired' ? null : ((state as RunState | null) ?? null), ...(reasoning ? { reasoning } : {}) };
   }
 
   async function update(id: string, change: RunUpdate, from?: readonly RunStatus[]): Promise<boolean> {
@@ -86,6 +105,7 @@ export function createPgRunStore(options: PgRunStoreOptions): RunStore {
         ...(change.error !== undefined ? { error: change.error } : {}),
         ...(change.expiresAt !== undefined ? { expiresAt: change.expiresAt } : {}),
         ...(change.threadKey !== undefined ? { threadKey: change.threadKey } : {}),
+        ...(change.reasoning !== undefined ? { reasoning: change.reasoning } : {}),
         updatedAt: sql`now()`,
       })
       // A waiting run past its expiry is expired, whatever its row still says: nothing moves it on.
@@ -99,6 +119,32 @@ export function createPgRunStore(options: PgRunStoreOptions): RunStore {
     return row ? statusOf(row) : null;
   }
 
+  async function addFollowUp(id: string, followUp: FollowUp): Promise<boolean> {
+    // One statement: the run's completion either reads the list with this entry, or this finds it ended.
+    const updated = await db
+      .update(runs)
+      .set({ followUps: sql`${runs.followUps} || ${JSON.stringify([followUp])}::jsonb`, updatedAt: sql`now()` })
+      .where(
+        and(
+          owned(id),
+          notInArray(runs.status, [...ENDED_STATUSES]),
+          or(isNull(runs.expiresAt), gt(runs.expiresAt, sql`now()`)),
+          sql`jsonb_array_length(${runs.followUps}) < ${FOLLOW_UPS_MAX}`,
+        ),
+      )
+      .returning({ id: runs.id });
+    return updated.length > 0;
+  }
+
+  async function children(parentRunId: string): Promise<Run[]> {
+    const rows = await db
+      .select(runColumns)
+      .from(runs)
+      .where(and(eq(runs.parentRunId, parentRunId), eq(runs.tenantId, tenantId)))
+      .orderBy(runs.createdAt, runs.id);
+    return rows.map(toRun);
+  }
+
   async function waitingIn(conversationId: string): Promise<string | null> {
     // The partial index on waiting runs answers this without reading any other run of the conversation.
     const [row] = await db
@@ -108,7 +154,7 @@ export function createPgRunStore(options: PgRunStoreOptions): RunStore {
         and(
           eq(runs.conversationId, conversationId),
           eq(runs.tenantId, tenantId),
-          sql`${runs.status} IN ('requires_action', 'requires_approval')`,
+          sql`${runs.status} IN ('requires_action', 'requires_approval', 'paused')`,
           sql`${runs.expiresAt} > now()`,
         ),
       )
@@ -135,5 +181,5 @@ export function createPgRunStore(options: PgRunStoreOptions): RunStore {
     return row?.conversationId ?? null;
   }
 
-  return { create, get, load, update, statusOf: statusOfRun, waitingIn, conversationOfThread };
+  return { create, get, load, update, statusOf: statusOfRun, addFollowUp, children, waitingIn, conversationOfThread };
 }

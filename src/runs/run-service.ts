@@ -1,7 +1,9 @@
 import type { ApprovalDecision, PendingCalls } from '../llm/agent-loop.js';
 import { AbortedError } from '../llm/llm-errors.js';
+import type { ImagePart } from '../llm/messages.js';
 import type { LiveRun, LiveRuns } from './live-runs.js';
 import { answersFor } from './run-answers.js';
+import { type RunMessage, type RunMessageReceipt, createRunSteerer } from './run-steerer.js';
 import {
   PAUSED_STATUSES,
   RunCancelledError,
@@ -13,7 +15,7 @@ import {
   type RunToolCall,
   type RunUsage,
 } from './run-types.js';
-import { type PausedReply, type RunView, pausedReply, runView } from './run-view.js';
+import { type PausedReply, type RunView, callRunsOf, pausedReply, runView } from './run-view.js';
 
 export const RUN_TTL_SECONDS_DEFAULT = 3600;
 
@@ -36,16 +38,19 @@ export interface RunListener<E, R = unknown> {
   threadKeyOf?: (reply: R) => string | undefined;
 }
 
-/** Answers to a paused run: tool outputs (`requires_action`) or approval decisions (`requires_approval`). */
+/** Answers to a paused run: tool outputs (`requires_action`), approval decisions (`requires_approval`), or neither (`paused`: a resume). */
 export interface ResumeAnswers {
   runId: string;
-  toolOutputs?: Array<{ toolCallId: string; output: string }>;
+  /** `images`: what a client tool returned beside its text (sent to the model after the results). */
+  toolOutputs?: Array<{ toolCallId: string; output: string; images?: ImagePart[] }>;
   decisions?: Array<{ toolCallId: string; approve: boolean; reason?: string }>;
 }
 
 /** The checked answers, by tool call id. */
 export interface RunAnswers {
   outputs?: Map<string, string>;
+  /** The images of the outputs that had any, by tool call id. */
+  outputImages?: Map<string, ImagePart[]>;
   decisions?: Map<string, ApprovalDecision>;
 }
 
@@ -91,7 +96,12 @@ export interface RunService<E, R> {
   beginResume(request: ResumeAnswers): Promise<(listener: RunListener<E, R>) => Promise<R>>;
   /** Continues a paused run with the answers it waits for. */
   resume(request: ResumeAnswers & RunListener<E, R>): Promise<R>;
-  getRun(runId: string): Promise<RunView>;
+  /** Steers a running turn of this process, or queues a follow-up on a run that has not ended (see `run-steerer.ts`). */
+  sendMessage(runId: string, message: RunMessage): Promise<RunMessageReceipt>;
+  /** Asks a running turn of this process to pause at its next step boundary; the run as it is now. */
+  requestPause(runId: string): Promise<RunView>;
+  /** The run; its reasoning too with `includeReasoning` (a paused run's so far, an ended run's kept at its end). */
+  getRun(runId: string, options?: { includeReasoning?: boolean }): Promise<RunView>;
   /** Aborts a running run (its model call and tools) or drops a paused one. */
   cancelRun(runId: string): Promise<RunView>;
   /** A run in progress in this process, whose events can be listened to; undefined otherwise. */
@@ -112,6 +122,8 @@ export interface RunService<E, R> {
   assertNoWaitingRun(conversationId: string | undefined): Promise<void>;
 }
 
+const WAITS_FOR = { requires_action: 'tool outputs', requires_approval: 'approval decisions', paused: 'POST /v1/runs/{runId}/resume' } as const;
+
 /** A run claimed by two cancels at once is read again; past this many reads the caller is told to retry. */
 const CANCEL_ATTEMPTS = 3;
 
@@ -124,10 +136,10 @@ export function createRunService<E, R>(options: RunServiceOptions<E, R>): RunSer
     const loaded = await runs.load(runId);
     if (!loaded) throw new RunNotFoundError(runId);
     const { run, state } = loaded;
-    const answering = request.toolOutputs !== undefined ? 'requires_action' : 'requires_approval';
+    const answering = request.toolOutputs !== undefined ? 'requires_action' : request.decisions !== undefined ? 'requires_approval' : 'paused';
     if (run.status === 'expired') throw new RunConflictError('run_expired', `Run ${runId} expired: it waited longer than its time to live`);
     if (run.status !== answering || !state) {
-      const hint = PAUSED_STATUSES.includes(run.status) ? ` (it waits for ${run.status === 'requires_action' ? 'tool outputs' : 'approval decisions'})` : '';
+      const hint = PAUSED_STATUSES.includes(run.status) ? ` (it waits for ${WAITS_FOR[run.status as keyof typeof WAITS_FOR]})` : '';
       throw new RunConflictError('run_not_waiting', `Run ${runId} is ${run.status}${hint}`, { status: run.status });
     }
     const outputs = request.toolOutputs ? answersFor('toolOutputs', state.pending.clientCalls, request.toolOutputs, (a) => a.output) : undefined;
@@ -138,11 +150,14 @@ export function createRunService<E, R>(options: RunServiceOptions<E, R>): RunSer
     if (!(await runs.update(runId, { status: 'running', expiresAt: null }, [answering]))) {
       throw new RunConflictError('run_not_waiting', `Run ${runId} is being resumed already`);
     }
-    return (listener) => continueRun(run, state, listener, { ...(outputs ? { outputs } : {}), ...(decisions ? { decisions } : {}) });
+    const imaged = (request.toolOutputs ?? []).flatMap((o) => (o.images?.length ? [[o.toolCallId, o.images] as const] : []));
+    const outputImages = imaged.length > 0 ? new Map<string, ImagePart[]>(imaged) : undefined;
+    return (listener) =>
+      continueRun(run, state, listener, { ...(outputs ? { outputs } : {}), ...(outputImages ? { outputImages } : {}), ...(decisions ? { decisions } : {}) });
   }
 
   async function continueRun(run: Run, state: RunState, listener: RunListener<E, R>, answers: RunAnswers): Promise<R> {
-    const live = startLive(run.id, listener, state.eventSeq);
+    const live = startLive(run.id, listener, state.eventSeq, state.steers);
     try {
       return await options.continueTurn(run, state, live, answers, listener);
     } catch (error) {
@@ -154,10 +169,11 @@ export function createRunService<E, R>(options: RunServiceOptions<E, R>): RunSer
     }
   }
 
-  async function getRun(runId: string): Promise<RunView> {
+  async function getRun(runId: string, options: { includeReasoning?: boolean } = {}): Promise<RunView> {
     const loaded = await runs.load(runId);
     if (!loaded) throw new RunNotFoundError(runId);
-    return runView(loaded.run, loaded.state);
+    const reasoning = options.includeReasoning ? (loaded.reasoning ?? loaded.state?.turn.reasoning) : undefined;
+    return runView(loaded.run, loaded.state, await runs.children(runId), reasoning);
   }
 
   async function cancelRun(runId: string): Promise<RunView> {
@@ -172,15 +188,25 @@ export function createRunService<E, R>(options: RunServiceOptions<E, R>): RunSer
       if (await runs.update(runId, { status: 'cancelled', error: body, state: null, expiresAt: null }, [run.status])) {
         // Aborted here when it runs in this process; elsewhere, its next model call sees the row.
         if (run.status === 'running') liveRuns.get(tenantId, runId)?.cancel(new RunCancelledError(runId));
+        await cancelChildren(runId);
         return getRun(runId);
       }
     }
     throw new RunConflictError('run_not_waiting', `Run ${runId} kept changing while it was being cancelled; try again`);
   }
 
-  function startLive(runId: string, listener: RunListener<E, R>, firstSeq: number): LiveRun<E> {
+  /**
+   * A cancelled run's children go with it: a running one's abort reaches the children it runs in
+   * this process, but a paused one's children wait in rows of their own, and another process's in theirs.
+   */
+  async function cancelChildren(runId: string): Promise<void> {
+    const open = (await runs.children(runId)).filter((child) => child.status === 'running' || PAUSED_STATUSES.includes(child.status));
+    for (const child of open) await cancelRun(child.id).catch(() => {});
+  }
+
+  function startLive(runId: string, listener: RunListener<E, R>, firstSeq: number, steers?: readonly string[]): LiveRun<E> {
     // Only a streaming client's run is abandoned when it leaves: a JSON client's leaving aborts it through `signal`.
-    const live = liveRuns.start(tenantId, runId, { firstSeq, abandonable: listener.gone !== undefined });
+    const live = liveRuns.start(tenantId, runId, { firstSeq, abandonable: listener.gone !== undefined, ...(steers ? { steers } : {}) });
     if (listener.onEvent) live.listen({ onEvent: (seq, event) => listener.onEvent?.(event, seq), gone: listener.gone });
     if (listener.signal) {
       const { signal } = listener;
@@ -192,11 +218,22 @@ export function createRunService<E, R>(options: RunServiceOptions<E, R>): RunSer
 
   async function pause(runId: string, live: LiveRun<E>, input: PauseInput): Promise<PausedReply> {
     const { pending, usage, costUsd, toolCalls } = input;
-    const status = pending.approvals.length > 0 ? 'requires_approval' : 'requires_action';
+    // Nothing pending: paused on request (`requestPause`), resumed by `POST /v1/runs/:id/resume`.
+    const status = pending.approvals.length > 0 ? 'requires_approval' : pending.clientCalls.length > 0 ? 'requires_action' : 'paused';
     const expiresAt = new Date(Date.now() + runTtlMs);
     // The pause event's own number: a resumed stream goes on after it.
     const state: RunState = { ...input.state, pending, eventSeq: live.seq + 1 };
-    const reply = pausedReply({ runId, conversationId: input.conversationId, status, pending, toolCalls, usage, costUsd, expiresAt });
+    const reply = pausedReply({
+      runId,
+      conversationId: input.conversationId,
+      status,
+      pending,
+      toolCalls,
+      usage,
+      costUsd,
+      expiresAt,
+      callRuns: callRunsOf(state),
+    });
     const threadKey = input.threadKeyOf?.(reply);
     // Not running any more: cancelled meanwhile (from another process, or between two model calls).
     if (!(await runs.update(runId, { status, usage, state, expiresAt, ...(threadKey !== undefined ? { threadKey } : {}) }, ['running']))) {
@@ -231,9 +268,16 @@ export function createRunService<E, R>(options: RunServiceOptions<E, R>): RunSer
     }
   }
 
+  const steerer = createRunSteerer({ runs, liveRun: (runId) => liveRuns.get(tenantId, runId) });
+
   return {
     beginResume,
     resume: async (request) => (await beginResume(request))(request),
+    sendMessage: steerer.sendMessage,
+    requestPause: async (runId) => {
+      await steerer.requestPause(runId);
+      return getRun(runId);
+    },
     getRun,
     cancelRun,
     liveRun: (runId) => liveRuns.get(tenantId, runId),

@@ -1,18 +1,33 @@
 import type { AgentTurnState, PendingCalls } from '../llm/agent-loop.js';
 import type { AgentSettings } from '../agents/agent-config.js';
-import type { ChatMessage } from '../llm/messages.js';
+import type { ReasoningEffort } from '../llm/reasoning.js';
+import type { Sampling } from '../llm/sampling.js';
+import type { ChatMessage, ImagePart } from '../llm/messages.js';
 import type { Source } from '../retrieval/source.js';
 
-export const RUN_STATUSES = ['running', 'requires_action', 'requires_approval', 'completed', 'failed', 'cancelled', 'expired'] as const;
+export const RUN_STATUSES = ['running', 'requires_action', 'requires_approval', 'paused', 'completed', 'failed', 'cancelled', 'expired'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
-/** Statuses a run waits in for the client; it resumes from its stored state. */
-export const PAUSED_STATUSES: readonly RunStatus[] = ['requires_action', 'requires_approval'];
+/** Statuses a run waits in for the client; it resumes from its stored state. `paused`: stopped on request (`POST /v1/runs/:id/pause`). */
+export const PAUSED_STATUSES: readonly RunStatus[] = ['requires_action', 'requires_approval', 'paused'];
+
+/** Statuses a run has ended in: nothing moves it on. */
+export const ENDED_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled', 'expired'];
+
+/** A message queued to start the conversation's next turn, as its own run, once this run's turn completes. */
+export interface FollowUp {
+  runId: string;
+  message: string;
+}
 
 export interface RunUsage {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  /** Prompt tokens served from the provider's prefix cache; absent when it reported none. */
+  cachedTokens?: number;
+  /** Completion tokens spent reasoning; absent when it reported none. */
+  reasoningTokens?: number;
 }
 
 export interface Run {
@@ -25,12 +40,18 @@ export interface Run {
   /** The agent version the run started with; null when the agent had no record. */
   agentVersion: number | null;
   usage: RunUsage;
-  /** Why the turn ended (`completed`, `max_iterations`, `budget`); null until it has. */
+  /** Why the turn ended (`completed`, `max_iterations`, `budget`, `max_tokens`); null until it has. */
   stopReason: string | null;
   /** The error body of a failed run. */
   error: Record<string, unknown> | null;
   /** When a paused run expires if left unanswered. */
   expiresAt: Date | null;
+  /** Messages queued to run as the next turns once this one completes, in order. */
+  followUps: FollowUp[];
+  /** The run that started this one (a delegation's lead, a workflow step's workflow run); null at the top. */
+  parentRunId: string | null;
+  /** Under a parent: the role (a delegation) or the node (a workflow step) it runs as. */
+  role: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -39,6 +60,8 @@ export interface Run {
 export interface ClientToolDeclaration {
   type: 'function';
   function: { name: string; description?: string; parameters?: Record<string, unknown> };
+  /** Kept behind `tool_search` whatever the number of tools: the model finds it by searching. */
+  deferred?: boolean;
 }
 
 /** A tool call as the chat reports it. */
@@ -61,6 +84,16 @@ export interface RunState {
     tagsAny?: string[];
     tagsAll?: string[];
     tagsNone?: string[];
+    /** The message's images as references (an attachment's id, an https URL): loaded again when the run resumes. */
+    images?: ImagePart[];
+    /** `/v1/chat`'s `instructions`: added after the agent's, for this turn only. */
+    turnInstructions?: string;
+    /** The request's sampling, over the agent's field by field. */
+    sampling?: Sampling;
+    /** The request's reasoning effort, over the agent's. */
+    reasoning?: { effort: ReasoningEffort };
+    /** The reply carries the model's reasoning. */
+    includeReasoning?: boolean;
   };
   /** The agent's settings as the run started (null: the deployment's defaults). */
   agent: AgentSettings | null;
@@ -74,10 +107,41 @@ export interface RunState {
   nextTurn: number;
   /** The history the client sent (an OpenAI client's thread), which a resumed turn is sent again in place of the stored one. */
   sentHistory?: ChatMessage[];
+  /** Images client tools returned earlier in the turn, as references by tool call id. */
+  toolImages?: Record<string, ImagePart[]>;
   turn: AgentTurnState;
   pending: PendingCalls;
   /** The last SSE event id sent, so a resumed stream goes on numbering. */
   eventSeq: number;
+  /** Steering messages that arrived after the last model call before the pause: they join the turn when it resumes. */
+  steers?: string[];
+  /** A delegated run's place in its tree, kept so that its own delegations after a resume see the same stack. */
+  lineage?: RunLineage;
+  /** Delegations this run waits on: their pending calls are listed (and answered) as this run's. */
+  waitingChildren?: WaitingChild[];
+  /** What the delegations that ended before the pause spent: the run's usage and cost include it. */
+  delegatedUsage?: { usage: RunUsage; costUsd: number | null };
+}
+
+/** A delegated run's place under its lead: the agents above it (the cycle and depth checks read them). */
+export interface RunLineage {
+  parentRunId: string;
+  role: string;
+  /** The agents of the runs above it, the top one first, and its own last. */
+  stack: string[];
+}
+
+/** A paused delegation its parent waits on. */
+export interface WaitingChild {
+  /** The parent's `delegate` call the child answers. */
+  toolCallId: string;
+  runId: string;
+  role: string;
+  agentId: string;
+  /** The child's calls its parent waits on (of the kind the child waits for), listed as the parent's. */
+  pending: PendingCalls;
+  /** The child's pending call ids, each with the run that asked for it (the child's, or one below it). */
+  calls: Record<string, string>;
 }
 
 /** No run by this id in the tenant. */
@@ -91,7 +155,15 @@ export class RunNotFoundError extends Error {
 /** The run cannot take this request in its status (answered already, expired, finished, cancelled). */
 export class RunConflictError extends Error {
   constructor(
-    readonly code: 'run_not_waiting' | 'run_expired' | 'tool_call_not_pending' | 'run_waiting',
+    readonly code:
+      | 'run_not_waiting'
+      | 'run_expired'
+      | 'tool_call_not_pending'
+      | 'run_waiting'
+      | 'run_finished'
+      | 'run_not_running'
+      | 'run_not_live'
+      | 'follow_ups_full',
     message: string,
     readonly details?: Record<string, unknown>,
   ) {
@@ -130,6 +202,10 @@ export interface NewRun {
   stopReason?: string | null;
   /** See `RunUpdate.threadKey`. */
   threadKey?: string;
+  /** Follow-ups the run inherits (the rest of its predecessor's queue): it starts the next of them when it completes. */
+  followUps?: FollowUp[];
+  parentRunId?: string;
+  role?: string;
 }
 
 export interface RunUpdate {
@@ -145,6 +221,8 @@ export interface RunUpdate {
    * with the end or pause that sends the reply: a client's next turn can follow it at once.
    */
   threadKey?: string;
+  /** The model's reasoning over the turn, written with its end (kept out of the answer and the stored turn). */
+  reasoning?: string | null;
 }
 
 /** The runs of one tenant (see `TenantScoped`). */
@@ -152,8 +230,8 @@ export interface RunStore {
   create(run: NewRun): Promise<Run>;
   /** A waiting run past its expiry reads as `expired` (the sweeper writes it so later). */
   get(id: string): Promise<Run | null>;
-  /** The run with its stored state, for resuming. */
-  load(id: string): Promise<{ run: Run; state: RunState | null } | null>;
+  /** The run with its stored state, for resuming, and the reasoning its end kept (absent when none was). */
+  load(id: string): Promise<{ run: Run; state: RunState | null; reasoning?: string } | null>;
   /**
    * Moves a run on; with `from`, only when it is in one of those statuses (a compare-and-set, so
    * two resumes of one pause cannot both win), and never a waiting run past its expiry. False when
@@ -162,6 +240,14 @@ export interface RunStore {
   update(id: string, update: RunUpdate, from?: readonly RunStatus[]): Promise<boolean>;
   /** The status alone: what a running turn checks for a cancel from another process. */
   statusOf(id: string): Promise<RunStatus | null>;
+  /**
+   * Queues a follow-up on a run that has not ended (running or waiting, not expired): appended in
+   * one statement, so that it is either in the list the run's completion reads or refused. False when
+   * the run has ended (or is not the tenant's).
+   */
+  addFollowUp(id: string, followUp: FollowUp): Promise<boolean>;
+  /** The runs started under this one (delegations, workflow steps), oldest first. */
+  children(parentRunId: string): Promise<Run[]>;
   /** The run of a conversation that waits for the client, if one does (and has not expired). */
   waitingIn(conversationId: string): Promise<string | null>;
   /** The conversation of the latest run marked with `threadKey` for this agent and user; null when none is. */

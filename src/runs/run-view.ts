@@ -7,6 +7,8 @@ export interface RequiredToolCall {
   id: string;
   type: 'function';
   function: { name: string; arguments: string };
+  /** A delegation's call its parent lists as its own: the run that asked for it. */
+  runId?: string;
 }
 
 export interface ApprovalRequest {
@@ -14,12 +16,14 @@ export interface ApprovalRequest {
   name: string;
   /** As the tool would get them: parsed (repaired when almost-JSON), else the raw text. */
   arguments: unknown;
+  /** A delegation's call its parent lists as its own: the run that asked for it. */
+  runId?: string;
 }
 
-/** A turn waiting for the client: its tools' outputs, or a person's decisions. */
+/** A turn waiting for the client: its tools' outputs, a person's decisions, or a resume (`paused` on request). */
 export interface PausedReply {
   runId: string;
-  status: 'requires_action' | 'requires_approval';
+  status: 'requires_action' | 'requires_approval' | 'paused';
   conversationId: string;
   requiredAction?: { type: 'submit_tool_outputs'; toolCalls: RequiredToolCall[] };
   approvals?: ApprovalRequest[];
@@ -37,7 +41,28 @@ export type RunView = Omit<Run, 'expiresAt' | 'createdAt' | 'updatedAt'> & {
   updatedAt: string;
   requiredAction?: PausedReply['requiredAction'];
   approvals?: ApprovalRequest[];
+  /** The runs started under this one (delegations, a workflow's steps), oldest first. */
+  children?: RunChild[];
+  /** The model's reasoning over the turn so far (a paused run) or whole (an ended one); only when the reader asked for it. */
+  reasoning?: string;
 };
+
+/** A run under another, as its parent's view lists it. */
+export interface RunChild {
+  runId: string;
+  agentId: string;
+  role: string | null;
+  status: Run['status'];
+  usage: RunUsage;
+}
+
+/** The runs each pending call of a paused run belongs to, when a delegation asked for it. */
+export type CallRuns = Readonly<Record<string, string>>;
+
+/** Where each call a paused run lists comes from: its delegations' calls by the run that asked. */
+export function callRunsOf(state: Pick<RunState, 'waitingChildren'> | null | undefined): CallRuns {
+  return Object.assign({}, ...(state?.waitingChildren ?? []).map((child) => child.calls));
+}
 
 export function pausedReply(input: {
   runId: string;
@@ -48,12 +73,13 @@ export function pausedReply(input: {
   usage: RunUsage;
   costUsd: number | null;
   expiresAt: Date;
+  callRuns?: CallRuns;
 }): PausedReply {
   return {
     runId: input.runId,
     status: input.status,
     conversationId: input.conversationId,
-    ...waitingFor(input.status, input.pending),
+    ...waitingFor(input.status, input.pending, input.callRuns),
     toolCalls: input.toolCalls,
     usage: input.usage,
     costUsd: input.costUsd,
@@ -61,19 +87,27 @@ export function pausedReply(input: {
   };
 }
 
-export function runView(run: Run, state: RunState | null): RunView {
+/** `reasoning`: the run's kept reasoning, shown only when given (the reader asked for it). */
+export function runView(run: Run, state: RunState | null, children?: readonly Run[], reasoning?: string): RunView {
   return {
     ...run,
     expiresAt: run.expiresAt?.toISOString() ?? null,
     createdAt: run.createdAt.toISOString(),
     updatedAt: run.updatedAt.toISOString(),
-    ...(state ? waitingFor(run.status, state.pending) : {}),
+    ...(state ? waitingFor(run.status, state.pending, callRunsOf(state)) : {}),
+    ...(children && children.length > 0
+      ? { children: children.map((child) => ({ runId: child.id, agentId: child.agentId, role: child.role, status: child.status, usage: child.usage })) }
+      : {}),
+    ...(reasoning ? { reasoning } : {}),
   };
 }
 
-function waitingFor(status: string, pending: PendingCalls): Pick<PausedReply, 'requiredAction' | 'approvals'> {
+function waitingFor(status: string, pending: PendingCalls, callRuns: CallRuns = {}): Pick<PausedReply, 'requiredAction' | 'approvals'> {
+  const runOf = (id: string) => (Object.hasOwn(callRuns, id) ? { runId: callRuns[id]! } : {});
   if (status === 'requires_approval') {
-    return { approvals: pending.approvals.map((call) => ({ toolCallId: call.id, name: call.name, arguments: toolArgumentsOf(call.arguments) })) };
+    return {
+      approvals: pending.approvals.map((call) => ({ toolCallId: call.id, name: call.name, arguments: toolArgumentsOf(call.arguments), ...runOf(call.id) })),
+    };
   }
   if (status === 'requires_action') {
     return {
@@ -83,6 +117,7 @@ function waitingFor(status: string, pending: PendingCalls): Pick<PausedReply, 'r
           id: call.id,
           type: 'function',
           function: { name: call.name, arguments: JSON.stringify(toolArgumentsOf(call.arguments)) },
+          ...runOf(call.id),
         })),
       },
     };

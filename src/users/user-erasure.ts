@@ -1,5 +1,6 @@
 import { type SQL, and, asc, eq, sql } from 'drizzle-orm';
 import type { AuditActor, AuditLog } from '../audit/audit-types.js';
+import { attachmentsOf, deleteUnkeptAttachments } from '../conversations/attachment-store.js';
 import { TURN_CORPUS } from '../conversations/turn-corpus.js';
 import type { Db, Tx } from '../db/database.js';
 import { queryRows } from '../db/query-rows.js';
@@ -10,6 +11,7 @@ import { defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
 import { createCorpusIndex } from '../retrieval/corpus-index.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
 import { markHistoryOrigins, markMemoryOrigins, memoriesCitingUnmarked } from './erased-origins.js';
+import { eraseUserBlocks } from '../blocks/block-erasure.js';
 
 /** What one erasure removed, by kind of row. */
 export interface ErasedCounts {
@@ -22,6 +24,12 @@ export interface ErasedCounts {
   historyEvents: number;
   runs: number;
   jobs: number;
+  /** Images of the user's conversations that no other conversation keeps, and those the user sent that none keeps. */
+  attachments: number;
+  /** The user's working-memory blocks, of every agent and their own. */
+  blocks: number;
+  /** Events of those blocks' history. */
+  blockEvents: number;
 }
 
 /** Rows per transaction, by table. */
@@ -70,7 +78,18 @@ export interface UserErasure {
   erase(userId: string, options: EraseOptions): Promise<ErasureResult>;
 }
 
-const noneErased = (): ErasedCounts => ({ memories: 0, conversations: 0, messages: 0, turns: 0, historyEvents: 0, runs: 0, jobs: 0 });
+const noneErased = (): ErasedCounts => ({
+  memories: 0,
+  conversations: 0,
+  messages: 0,
+  turns: 0,
+  historyEvents: 0,
+  runs: 0,
+  jobs: 0,
+  attachments: 0,
+  blocks: 0,
+  blockEvents: 0,
+});
 
 /**
  * A user's erasure as a sequence of batches, each one transaction: jobs first, so that none
@@ -182,8 +201,11 @@ export function createUserErasure(options: UserErasureOptions): UserErasure {
         if (locked.length === 0) return null;
         const [messages] = await queryRows<{ n: number }>(tx, sql`SELECT count(*)::int AS n FROM messages WHERE conversation_id = ANY(${uuidArray(locked)})`);
         const turnRows = await turnIndex.deleteRows(tx, tenantId, and(eq(turns.tenantId, tenantId), sql`${turns.conversationId} = ANY(${uuidArray(locked)})`)!);
+        const images = await attachmentsOf(tx, locked);
         const gone = await tx.delete(conversations).where(these).returning({ id: conversations.id });
-        return { erased: { conversations: gone.length, messages: Number(messages?.n ?? 0), turns: turnRows } };
+        // Their links went by cascade: the images no other conversation keeps go too.
+        const attachments = images.length > 0 ? await deleteUnkeptAttachments(tx, tenantId, images) : 0;
+        return { erased: { conversations: gone.length, messages: Number(messages?.n ?? 0), turns: turnRows, attachments } };
       });
       ids = await nextConversations();
     }
@@ -204,6 +226,16 @@ export function createUserErasure(options: UserErasureOptions): UserErasure {
     // After the memories: a writer (or the expiry sweeper) that got to one first has its event here.
     await batches('historyEvents', sql`${memoryHistory}`, sql`tenant_id = ${tenantId} AND user_id = ${userId}`, size.historyEvents);
     await batches('runs', sql`${runs}`, sql`tenant_id = ${tenantId} AND user_id = ${userId}`, size.runs);
+    // Working memory: a user has a few blocks per agent, with their history, in one transaction.
+    await step(inTransaction, async (tx) => {
+      const gone = await eraseUserBlocks(tx, tenantId, userId);
+      return gone.blocks + gone.historyEvents === 0 ? null : { erased: { blocks: gone.blocks, blockEvents: gone.historyEvents } };
+    });
+    // Images the user sent that no conversation keeps (a turn that failed, or paused and expired, before it was stored).
+    await step(inTransaction, async (tx) => {
+      const n = await deleteUnkeptAttachments(tx, tenantId, [], userId);
+      return n === 0 ? null : { erased: { attachments: n } };
+    });
 
     // The counts the triggers keep by scope and tag are left at zero: scopes named after the
     // user, and tags (the user's words) of the agents it had memories with.

@@ -155,13 +155,14 @@ describe('memragMemoryMiddleware', () => {
     const wrapped = wrapLanguageModel({ model, middleware });
     const generated = await generateText({ model: wrapped, prompt: 'Is anyone there?' });
     expect(generated.text).toBe('Still answering.');
-    // No memories recalled: the prompt went to the model as it was.
+    // No blocks or memories recalled: the prompt went to the model as it was.
     expect(model.doGenerateCalls[0]!.prompt.map((m) => m.role)).toEqual(['user']);
-    expect(errors.map(([during]) => during)).toEqual(['recall', 'store']);
+    // Each failure: the blocks' recall, the memories', and the store.
+    expect(errors.map(([during]) => during)).toEqual(['recall', 'recall', 'store']);
 
     const streamed = streamText({ model: wrapped, prompt: 'Is anyone there now?' });
     expect(await streamed.text).toBe('Still streaming.');
-    expect(errors.map(([during]) => during)).toEqual(['recall', 'store', 'recall', 'store']);
+    expect(errors.map(([during]) => during)).toEqual(['recall', 'recall', 'store', 'recall', 'recall', 'store']);
     for (const [, error] of errors) expect(error).toBeInstanceOf(Error);
   });
 

@@ -36,7 +36,8 @@ const memories = {
 function scriptedModel(replies: Array<Partial<AssistantMessage> | Error>): LlmProvider & { requests: LlmRequest[] } {
   const requests: LlmRequest[] = [];
   const next = async (request: LlmRequest) => {
-    requests.push(structuredClone({ ...request, signal: undefined }));
+    // The request's callbacks (the retry listener) are not data: the clone keeps what was sent.
+    requests.push(structuredClone({ ...request, signal: undefined, onRetry: undefined }));
     const reply = replies.shift();
     if (!reply) throw new Error('the script ran out');
     if (reply instanceof Error) throw reply;

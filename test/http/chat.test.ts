@@ -177,8 +177,11 @@ describe('POST /v1/chat with an LLM', () => {
     const names = events.map((e) => e.event);
     expect(names[0]).toBe('retrieval');
     expect(names.at(-1)).toBe('done');
-    expect(names.slice(1, -1).every((n) => n === 'delta')).toBe(true);
-    expect(names.length).toBeGreaterThan(3);
+    // The model call is framed by turn_start and turn_end; its deltas come between them.
+    expect(names[1]).toBe('turn_start');
+    expect(names.at(-2)).toBe('turn_end');
+    expect(names.slice(2, -2).every((n) => n === 'delta')).toBe(true);
+    expect(names.length).toBeGreaterThan(5);
     expect(events[0]!.data.sources).toEqual([expect.objectContaining({ id: 1, kind: 'memory', key: 'tea' })]);
     const text = events
       .filter((e) => e.event === 'delta')
@@ -221,8 +224,9 @@ describe('POST /v1/chat with an LLM', () => {
     const { app } = await appWithLlm([reply.rateLimited(120)]);
     const res = await postChat(app, { message: 'hello', stream: true });
     const events = parseSse(await res.text());
-    expect(events.map((e) => e.event)).toEqual(['retrieval', 'error']);
-    expect(events[1]!.data).toMatchObject({ status: 429, error: { code: 'llm_rate_limited' } });
+    // The call started (turn_start) and never ended: no turn_end, the error instead.
+    expect(events.map((e) => e.event)).toEqual(['retrieval', 'turn_start', 'error']);
+    expect(events[2]!.data).toMatchObject({ status: 429, error: { code: 'llm_rate_limited' } });
   });
 
   it('aborts the LLM request when the client disconnects mid-stream', async () => {

@@ -6,6 +6,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { createApp as createHttpApp } from '../../src/http/app.js';
 import { describeError } from '../../src/api/error-mapping.js';
 import { createLlmProvider } from '../../src/llm/llm-provider.js';
+import type { RetryOptions } from '../../src/llm/retry.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 import { type Script, type ScriptedLlmServer, startScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
 
@@ -70,11 +71,16 @@ export function createApp(ctx: AppContext): ReturnType<typeof createHttpApp> {
 
 /**
  * An app over `ctx` whose chat talks to a scripted LLM (model `test-model`), one attempt only so
- * that error tests do not sit in backoff. The caller closes the returned server.
+ * that error tests do not sit in backoff unless `retry` asks for more. The caller closes the returned server.
  */
-export async function appWithScriptedLlm(ctx: AppContext, script: Script, extra: Partial<AppContext> = {}): Promise<{ app: Hono; llm: ScriptedLlmServer }> {
+export async function appWithScriptedLlm(
+  ctx: AppContext,
+  script: Script,
+  extra: Partial<AppContext> = {},
+  retry: Partial<RetryOptions> = { maxAttempts: 1 },
+): Promise<{ app: Hono; llm: ScriptedLlmServer }> {
   const server = await startScriptedLlmServer(script);
-  const llm = createLlmProvider({ baseURL: server.url, apiKey: 'test-key', model: 'test-model', retry: { maxAttempts: 1 } });
+  const llm = createLlmProvider({ baseURL: server.url, apiKey: 'test-key', model: 'test-model', retry });
   return { app: createApp({ ...ctx, llm, ...extra }), llm: server };
 }
 

@@ -144,8 +144,8 @@ describe('/metrics', () => {
     // The counters are the process's: files that ran before this one in the worker counted into them.
     metricsRegistry.resetMetrics();
     llmServer = await startScriptedLlmServer([
-      reply.text('Alice drinks green tea [1].', { usage: { prompt_tokens: 100, completion_tokens: 20 } }),
-      reply.text('Green tea [1].', { usage: { prompt_tokens: 50, completion_tokens: 7 }, chunkSize: 3 }),
+      reply.text('Alice drinks green tea [1].', { usage: { prompt_tokens: 100, completion_tokens: 20 }, cachedTokens: 64, reasoningTokens: 12 }),
+      reply.text('Green tea [1].', { usage: { prompt_tokens: 50, completion_tokens: 7 }, cachedTokens: 32, chunkSize: 3 }),
     ]);
     // Extraction off: its requests would take the scripted replies these counts are about.
     const config = loadConfig({ DATA_DIR: 'memory://', LOG_LEVEL: 'silent', MEMORY_EXTRACTION: 'off' });
@@ -193,6 +193,9 @@ describe('/metrics', () => {
     const model = 'model="scripted-metrics-model"';
     expect(text).toContain(`memrag_llm_tokens_total{${model},type="prompt"} 150`);
     expect(text).toContain(`memrag_llm_tokens_total{${model},type="completion"} 27`);
+    // The provider's cached prompt tokens and reasoning tokens, streamed or not, counted apart.
+    expect(text).toContain(`memrag_llm_cached_tokens_total{${model}} 96`);
+    expect(text).toContain(`memrag_llm_reasoning_tokens_total{${model}} 12`);
     expect(text).toContain(`memrag_llm_request_duration_seconds_count{${model},mode="complete",outcome="ok"} 1`);
     expect(text).toContain(`memrag_llm_request_duration_seconds_count{${model},mode="stream",outcome="ok"} 1`);
     expect(text).toContain(`memrag_llm_time_to_first_token_seconds_count{${model}} 1`);

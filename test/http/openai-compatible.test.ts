@@ -279,36 +279,37 @@ describe('POST /v1/chat/completions with the official openai client', () => {
     expect(await client.models.retrieve('memrag:nobody').catch((e: unknown) => e)).toBeInstanceOf(OpenAI.NotFoundError);
   });
 
-  it('accepts and ignores the parameters it does not use, each listed in the docs', async () => {
+  it('passes its sampling parameters and reasoning_effort on to the model, and accepts and ignores the rest, each listed in the docs', async () => {
     const sample: Record<(typeof IGNORED_COMPLETION_PARAMETERS)[number], unknown> = {
-      temperature: 0.3,
-      top_p: 0.9,
-      max_tokens: 50,
-      max_completion_tokens: 50,
-      stop: ['\n'],
-      presence_penalty: 0.1,
-      frequency_penalty: 0.1,
       logit_bias: { '50256': -100 },
       logprobs: true,
       top_logprobs: 2,
-      seed: 42,
       response_format: { type: 'text' },
       tool_choice: 'auto',
       parallel_tool_calls: false,
       store: false,
       metadata: { source: 'test' },
       service_tier: 'auto',
-      reasoning_effort: 'low',
       modalities: ['text'],
       prediction: { type: 'content', content: 'x' },
       audio: null,
     };
+    const honoured = {
+      temperature: 0.3,
+      top_p: 0.9,
+      max_tokens: 50,
+      stop: ['\n'],
+      presence_penalty: 0.1,
+      frequency_penalty: 0.2,
+      seed: 42,
+      reasoning_effort: 'low',
+    };
     chatReplies = [reply.text('Fine.')];
-    const res = await call(app, 'POST', '/v1/chat/completions', { model: 'memrag', messages: [{ role: 'user', content: 'Hi' }], ...sample });
+    const res = await call(app, 'POST', '/v1/chat/completions', { model: 'memrag', messages: [{ role: 'user', content: 'Hi' }], ...sample, ...honoured });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.choices[0].message.content).toBe('Fine.');
-    // Ignored: the agent's settings decide the model's parameters, not the request.
-    expect(chatRequests()[0]!.body.temperature).toBeUndefined();
+    expect(chatRequests()[0]!.body).toMatchObject(honoured);
+    for (const name of Object.keys(sample)) expect(chatRequests()[0]!.body[name], name).toBeUndefined();
     const docs = readFileSync('docs/integrations.md', 'utf8');
     for (const name of IGNORED_COMPLETION_PARAMETERS) expect(docs, name).toContain(`\`${name}\``);
   });
@@ -331,7 +332,26 @@ describe('POST /v1/chat/completions with the official openai client', () => {
       [{ model: 'memrag', messages: [{ role: 'wizard', content: 'Hi' }] }, 'messages.0'],
       [{ model: 'memrag', messages: [{ role: 'user', content: 'Hi' }], n: 2 }, 'n'],
       [{ model: 'memrag', messages: [{ role: 'user', content: '   ' }] }, 'messages.0.content'],
-      [{ model: 'memrag', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'x' } }] }] }, 'messages.0.content.0.type'],
+      // Image parts pass through (issue 55); what is not an image, or not a part type at all, is refused.
+      [
+        {
+          model: 'memrag',
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'Hi' },
+                { type: 'image_url', image_url: { url: 'x' } },
+              ],
+            },
+          ],
+        },
+        'messages.0.content.1.image_url.url',
+      ],
+      [
+        { model: 'memrag', messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }] }] },
+        'messages.0.content.0.type',
+      ],
       [{ model: 'memrag', messages: [{ role: 'tool', tool_call_id: 'c9', content: 'x' }] }, 'messages.0.tool_call_id'],
     ];
     for (const [body, param] of cases) {

@@ -5,7 +5,7 @@ import { createApiKey } from '../../src/auth/api-key-store.js';
 import { type JsonReply, call, clearConversations, createApp, createTestContext } from './http-test-context.js';
 import { type DocumentValidator, documentValidator } from './openapi/document-validator.js';
 
-const NONE = { memories: 0, conversations: 0, messages: 0, turns: 0, historyEvents: 0, runs: 0, jobs: 0 };
+const NONE = { memories: 0, conversations: 0, messages: 0, turns: 0, historyEvents: 0, runs: 0, jobs: 0, attachments: 0, blocks: 0, blockEvents: 0 };
 
 describe('DELETE /v1/users/:userId', () => {
   let ctx: AppContext;
@@ -38,7 +38,18 @@ describe('DELETE /v1/users/:userId', () => {
     const res = await call(app, 'DELETE', '/v1/users/alice');
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     // Each chat turn: a question and an answer, a run, and a row of the turns corpus (its after-turn hook).
-    expect(res.body.erased).toEqual({ memories: 2, conversations: 2, messages: 4, turns: 2, historyEvents: 2, runs: 2, jobs: 0 });
+    expect(res.body.erased).toEqual({
+      memories: 2,
+      conversations: 2,
+      messages: 4,
+      turns: 2,
+      historyEvents: 2,
+      runs: 2,
+      jobs: 0,
+      attachments: 0,
+      blocks: 0,
+      blockEvents: 0,
+    });
     expectDocumented('DELETE', '/v1/users/{userId}', res);
 
     for (const agentId of ['default', 'helper']) {

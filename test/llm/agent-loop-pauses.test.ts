@@ -1,35 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { type AgentTurnOptions, deniedResult, runAgentTurn } from '../../src/llm/agent-loop.js';
-import { createLlmProvider } from '../../src/llm/llm-provider.js';
-import { defineTool } from '../../src/llm/tool.js';
-import { reply, startScriptedLlmServer, type Script, type ScriptedLlmServer } from '../../testkit/scripted-llm-server.js';
+import { describe, expect, it } from 'vitest';
+import { deniedResult, runAgentTurn } from '../../src/llm/agent-loop.js';
+import { reply } from '../../testkit/scripted-llm-server.js';
+import { scriptedTurn } from './support/scripted-turn.js';
 
-let server: ScriptedLlmServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-const ran: string[] = [];
-const lookup = defineTool({
-  name: 'lookup',
-  description: 'Look a word up',
-  parameters: z.object({ word: z.string() }),
-  execute: ({ word }) => {
-    ran.push(`lookup:${word}`);
-    return `meaning of ${word}`;
-  },
-});
-const erase = defineTool({
-  name: 'erase',
-  description: 'Erase a record',
-  parameters: z.object({ id: z.string() }),
-  execute: ({ id }) => {
-    ran.push(`erase:${id}`);
-    return { erased: id };
-  },
-});
 const clientTool = {
   name: 'get_location',
   description: "The user's location, from their device",
@@ -37,19 +10,7 @@ const clientTool = {
   validate: (args: unknown) => (typeof (args as { precise?: unknown })?.precise === 'boolean' ? undefined : 'precise must be a boolean'),
 };
 
-async function start(script: Script) {
-  ran.length = 0;
-  server = await startScriptedLlmServer(script);
-  const provider = createLlmProvider({ baseURL: server.url, apiKey: 'k', model: 'test-model', retry: { maxAttempts: 1 } });
-  const base: AgentTurnOptions = {
-    provider,
-    messages: [{ role: 'user', content: 'hello' }],
-    tools: [lookup, erase],
-    clientTools: [clientTool],
-    needsApproval: (call) => call.name === 'erase',
-  };
-  return { server, base };
-}
+const { ran, start } = scriptedTurn(clientTool);
 
 describe('runAgentTurn pauses', () => {
   it('runs the built-in call of a reply and pauses for the client one, then resumes with its output', async () => {

@@ -99,7 +99,8 @@ describe('runAgentTurn', () => {
     expect(result.usage.totalTokens).toBe(30);
     expect(toolMessages(server, 1)).toEqual([{ role: 'tool', tool_call_id: 'c1', content: '{"city":"Oslo","tempC":4}' }]);
     expect(result.newMessages.map((m) => m.role)).toEqual(['assistant', 'tool', 'assistant']);
-    expect(events.filter((e) => e.type !== 'delta').map((e) => e.type)).toEqual(['tool_start', 'tool_end']);
+    // Each model call is framed by turn_start/turn_end, the tool calls between them.
+    expect(events.filter((e) => e.type !== 'delta').map((e) => e.type)).toEqual(['turn_start', 'turn_end', 'tool_start', 'tool_end', 'turn_start', 'turn_end']);
   });
 
   it('runs two tool calls in parallel and returns results in call order', async () => {

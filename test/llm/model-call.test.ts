@@ -41,7 +41,7 @@ describe('one model call', () => {
   it('answers an empty reply with a nudge in the retried request only, and counts every request', async () => {
     const provider = scripted([empty, { role: 'assistant', content: 'Hi.', toolCalls: [] }]);
     const call = options(provider);
-    expect(await callModel(call)).toEqual({ role: 'assistant', content: 'Hi.', toolCalls: [] });
+    expect((await callModel(call))?.message).toEqual({ role: 'assistant', content: 'Hi.', toolCalls: [] });
     expect(provider.requests.map((r) => r.messages.at(-1)?.content)).toEqual(['Hello', EMPTY_REPLY_NUDGE]);
     expect(provider.requests[0]!.messages[0]).toEqual({ role: 'system', content: 'Be brief.' });
     expect(call.usage).toEqual({ promptTokens: 20, completionTokens: 10, totalTokens: 30 });
@@ -65,7 +65,7 @@ describe('one model call', () => {
       { id: 'a', name: 'lookup', arguments: '{}' },
       { id: '', name: 'lookup', arguments: '{"q":1}' },
     ];
-    const message = await callModel(options(scripted([{ role: 'assistant', content: null, toolCalls: calls }])));
+    const message = (await callModel(options(scripted([{ role: 'assistant', content: null, toolCalls: calls }]))))?.message;
     expect(message?.toolCalls.map((c) => c.id)).toEqual(['a', expect.stringMatching(/^call_2_/)]);
   });
 });

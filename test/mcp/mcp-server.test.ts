@@ -49,7 +49,23 @@ describe('MCP at /mcp, without API keys', () => {
   it('lists the tools, each with an input schema', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
-      ['chat', 'delete_memory', 'get_memory', 'ingest_document', 'list_tags', 'save_memory', 'search_knowledge', 'search_memories'].sort(),
+      [
+        'block_history',
+        'chat',
+        'delete_block',
+        'delete_memory',
+        'get_block',
+        'get_memory',
+        'ingest_document',
+        'list_blocks',
+        'list_tags',
+        'list_workflows',
+        'put_block',
+        'run_workflow',
+        'save_memory',
+        'search_knowledge',
+        'search_memories',
+      ].sort(),
     );
     const save = tools.find((t) => t.name === 'save_memory')!;
     expect(save.description).toMatch(/key/);

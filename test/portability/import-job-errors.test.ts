@@ -44,7 +44,7 @@ describe('the errors an import job keeps', () => {
       stage: 'import',
       done: 200,
       total: items.length,
-      imported: { memories: 50, conversations: 0, agents: 0, documents: 0, historyEvents: 0 },
+      imported: { memories: 50, conversations: 0, agents: 0, documents: 0, historyEvents: 0, blocks: 0 },
       skipped: 0,
       errors: 150,
       writeErrors: writeErrors.slice(0, IMPORT_JOB_MAX_ERRORS),

@@ -69,7 +69,7 @@ describe('the import job handler', () => {
   it('ends a retry after a worker died mid-way, between a batch written and its progress recorded, as a clean run does', async () => {
     const clean = await handler()(attempt(claimed('clean', { stage: 'queued', done: 0, total: 0 }), 0, () => true).a);
     expect(clean).toEqual({
-      imported: { memories: 250, conversations: 0, agents: 0, documents: 0, historyEvents: 0 },
+      imported: { memories: 250, conversations: 0, agents: 0, documents: 0, historyEvents: 0, blocks: 0 },
       skipped: 0,
       errors: [{ line: 252, message: 'not valid JSON: boom' }],
       errorCount: 1,
@@ -84,7 +84,7 @@ describe('the import job handler', () => {
     const retried = await handler()(attempt(claimed('crashed', first.recorded()), 0, () => true).a);
     // The second batch is read again and found written: counted as skipped, the data as a clean run left it.
     expect(retried).toEqual({
-      imported: { memories: 150, conversations: 0, agents: 0, documents: 0, historyEvents: 0 },
+      imported: { memories: 150, conversations: 0, agents: 0, documents: 0, historyEvents: 0, blocks: 0 },
       skipped: 100,
       errors: [{ line: 252, message: 'not valid JSON: boom' }],
       errorCount: 1,

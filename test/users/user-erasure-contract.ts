@@ -201,6 +201,9 @@ export function userErasureContract(driver: DatabaseDriver) {
           historyEvents: Number(history!.n),
           runs: conversationIds.length,
           jobs: 3,
+          attachments: 0,
+          blocks: 0,
+          blockEvents: 0,
         },
       };
     }
@@ -305,7 +308,7 @@ export function userErasureContract(driver: DatabaseDriver) {
       const tenantId = `t-${randomUUID()}`;
       const audit = createPgAuditLog({ db: db(), tenantId });
       const erasure = createUserErasure({ db: db(), tenantId, audit });
-      const none = { memories: 0, conversations: 0, messages: 0, turns: 0, historyEvents: 0, runs: 0, jobs: 0 };
+      const none = { memories: 0, conversations: 0, messages: 0, turns: 0, historyEvents: 0, runs: 0, jobs: 0, attachments: 0, blocks: 0, blockEvents: 0 };
       expect((await erasure.erase('nobody', { actor: { type: 'open' } })).erased).toEqual(none);
       // Nothing to erase takes no corpus lock, so no statistics row is made for the tenant.
       expect(await queryRows(db(), sql`SELECT tenant_id FROM memory_corpus_stats WHERE tenant_id = ${tenantId}`)).toEqual([]);

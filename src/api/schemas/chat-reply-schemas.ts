@@ -85,7 +85,22 @@ const usageSchema = z.object({
   promptTokens: z.number().int().min(0),
   completionTokens: z.number().int().min(0),
   totalTokens: z.number().int().min(0),
+  cachedTokens: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .meta({ description: 'Prompt tokens the provider served from its prefix cache (part of `promptTokens`); absent when it reported none.' }),
+  reasoningTokens: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .meta({ description: 'Completion tokens the model spent reasoning (part of `completionTokens`); absent when it reported none.' }),
 });
+
+/** Every reason a turn ends with, besides a pause: as `StopReason` in llm/agent-types.ts. */
+export const STOP_REASONS = ['completed', 'max_iterations', 'budget', 'max_tokens'] as const;
 
 export const chatReplySchema = z
   .object({
@@ -97,13 +112,24 @@ export const chatReplySchema = z
     toolCalls: z.array(chatToolCallSchema),
     usage: usageSchema,
     costUsd: z.number().nullable().meta({ description: 'Null when no price is known for the model (LLM_PRICES), or no model ran.' }),
-    stopReason: z.enum(['completed', 'max_iterations', 'budget']),
+    stopReason: z.enum(STOP_REASONS).meta({
+      description: '`max_tokens`: the last reply was still cut by the output limit after its continuations (`truncation.maxContinuations`).',
+    }),
+    reasoning: z
+      .string()
+      .optional()
+      .meta({ description: "The model's reasoning this turn, with `includeReasoning: true` (and a model that gave some); never part of `answer`." }),
     mode: z.enum(['llm', 'extractive']).meta({
       description: '`extractive` without a configured LLM: sentences of the sources that answer the question, each cited, or a statement that none does.',
     }),
     note: z.string().optional().meta({ description: 'Why the reply is what it is, when that needs saying (e.g. extractive).' }),
   })
   .meta({ id: 'ChatReply' });
+
+const delegatedRunId = z
+  .uuid()
+  .optional()
+  .meta({ description: "A delegation's call, listed by its lead: the child run that asked for it. Answer it through the lead's run all the same." });
 
 const requiredActionSchema = z
   .object({
@@ -113,6 +139,7 @@ const requiredActionSchema = z
         id: z.string().meta({ description: 'Answer with this id as `toolCallId`.' }),
         type: z.literal('function'),
         function: z.object({ name: z.string(), arguments: z.string().meta({ description: 'JSON text, as the model wrote it.' }) }),
+        runId: delegatedRunId,
       }),
     ),
   })
@@ -123,13 +150,16 @@ const approvalRequestSchema = z
     toolCallId: z.string(),
     name: z.string(),
     arguments: z.unknown().meta({ description: 'As the tool would get them: parsed (repaired when the model sent almost-JSON), else the raw text.' }),
+    runId: delegatedRunId,
   })
   .meta({ id: 'ApprovalRequest', description: "A call to a tool in the agent's approval list; decide it with `POST /v1/runs/{runId}/approvals`." });
 
 export const pausedReplySchema = z
   .object({
     runId,
-    status: z.enum(['requires_action', 'requires_approval']),
+    status: z
+      .enum(['requires_action', 'requires_approval', 'paused'])
+      .meta({ description: '`paused`: stopped on request (`POST /v1/runs/{runId}/pause`); resume it with `POST /v1/runs/{runId}/resume`.' }),
     conversationId: z.uuid(),
     requiredAction: requiredActionSchema.optional().meta({ description: 'With `requires_action`.' }),
     approvals: z.array(approvalRequestSchema).optional().meta({ description: 'With `requires_approval`.' }),
@@ -155,13 +185,35 @@ export const runSchema = z
     conversationId: z.uuid(),
     agentVersion: z.number().int().nullable().meta({ description: 'The agent version the run started with; null without an agent record.' }),
     usage: usageSchema,
-    stopReason: z.string().nullable().meta({ description: '`completed`, `max_iterations` or `budget` once the turn has ended.' }),
+    stopReason: z.string().nullable().meta({ description: '`completed`, `max_iterations`, `budget` or `max_tokens` once the turn has ended.' }),
     error: z.record(z.string(), z.unknown()).nullable().meta({ description: 'Why a failed or cancelled run ended: `{code, message}`.' }),
     expiresAt: z.iso.datetime().nullable(),
+    followUps: z.array(z.object({ runId: z.uuid(), message: z.string() })).meta({
+      description:
+        'Messages queued with `mode: "follow_up"`: each starts the next turn of the conversation, as the run `runId`, once the one before completes.',
+    }),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
     requiredAction: requiredActionSchema.optional(),
     approvals: z.array(approvalRequestSchema).optional(),
+    parentRunId: z.uuid().nullable().meta({ description: "The run that started this one: a delegation's lead, a workflow step's workflow run." }),
+    role: z.string().nullable().meta({ description: 'Under a parent: the role (a delegation) or node (a workflow step) it ran as.' }),
+    children: z
+      .array(
+        z.object({
+          runId: z.uuid(),
+          agentId: z.string(),
+          role: z.string().nullable(),
+          status: z.enum(RUN_STATUSES),
+          usage: usageSchema,
+        }),
+      )
+      .optional()
+      .meta({ description: "The runs started under this one, oldest first: a lead's delegations, a workflow run's steps." }),
+    reasoning: z.string().optional().meta({
+      description:
+        "The model's reasoning over the turn (a paused run's so far), only with `?includeReasoning=true` and a model that gave some; never part of the answer.",
+    }),
   })
   .meta({ id: 'Run' });
 
@@ -176,6 +228,39 @@ export const chatStreamEventSchema = z
       data: z.object({ runId, conversationId: z.uuid(), sources: z.array(chatSourceSchema) }),
     }),
     z.object({ event: z.literal('delta'), data: z.object({ text: z.string().meta({ description: 'The next piece of the answer.' }) }) }),
+    z.object({
+      event: z.literal('thinking'),
+      data: z.object({ text: z.string().meta({ description: "The next piece of the model's reasoning; never part of the answer." }) }),
+    }),
+    z.object({
+      event: z.literal('turn_start'),
+      data: z.object({
+        iteration: z.number().int().min(1).meta({ description: "The turn's model call (a continuation or a retry of an empty reply shares its number)." }),
+      }),
+    }),
+    z.object({
+      event: z.literal('turn_end'),
+      data: z.object({
+        iteration: z.number().int().min(1),
+        finishReason: z.string().nullable().meta({ description: 'As the provider said: `stop`, `tool_calls`, `length`, …' }),
+        usage: usageSchema.meta({ description: "This request's usage alone." }),
+      }),
+    }),
+    z.object({
+      event: z.literal('retry'),
+      data: z.object({
+        attempt: z.number().int().min(1).meta({ description: 'The attempt that failed.' }),
+        delayMs: z.number().int().min(0).meta({ description: 'The wait before the next attempt.' }),
+        status: z.number().int().nullable().meta({ description: "The provider's HTTP status; null for a dropped connection or a timeout." }),
+        reason: z.string(),
+      }),
+    }),
+    z.object({
+      event: z.literal('steer'),
+      data: z
+        .object({ message: z.string() })
+        .meta({ description: 'A steering message (`POST /v1/runs/{runId}/messages`) joined the turn before its next model call.' }),
+    }),
     z.object({
       event: z.literal('tool_start'),
       data: z.object({ id: z.string(), name: z.string(), arguments: z.unknown() }),
@@ -207,9 +292,28 @@ export const chatStreamEventSchema = z
         })
         .meta({ description: "The conversation's history was compacted to fit the model's window before a model call." }),
     }),
+    z.object({
+      event: z.literal('delegate_start'),
+      data: z.object({ role: z.string(), agentId: z.string(), runId }).meta({ description: 'A `delegate` call started a child run.' }),
+    }),
+    z.object({
+      event: z.literal('delegate_end'),
+      data: z.object({ runId, status: z.string().meta({ description: "The child run's status as it ended or paused." }) }),
+    }),
+    z.object({
+      event: z.literal('child'),
+      data: z
+        .object({
+          type: z.literal('child'),
+          runId,
+          event: z.record(z.string(), z.unknown()).meta({ description: "The child's event: `type` its name, beside its data." }),
+        })
+        .meta({ description: "A child run's own event, forwarded to a streaming lead." }),
+    }),
     z.object({ event: z.literal('done'), data: chatReplySchema }),
     z.object({ event: z.literal('requires_action'), data: pausedReplySchema }),
     z.object({ event: z.literal('requires_approval'), data: pausedReplySchema }),
+    z.object({ event: z.literal('paused'), data: pausedReplySchema }),
     z.object({
       event: z.literal('error'),
       data: errorReplySchema.extend({
@@ -221,7 +325,8 @@ export const chatStreamEventSchema = z
     id: 'ChatStreamEvent',
     description:
       'One Server-Sent Event of a streamed chat, as `id: <n>`, `event: <event>` and `data: <data as JSON>`: `retrieval` first (the recalled ' +
-      'sources), then `delta`s of the answer, `tool_start`/`tool_end` pairs and `compaction` notices, and last either `done` (the whole reply, as without ' +
+      'sources), then each model call framed by `turn_start` and `turn_end` (its `thinking` and `delta`s between them, `retry` when it is retried), ' +
+      '`tool_start`/`tool_end` pairs and `compaction` notices, and last either `done` (the whole reply, as without ' +
       "streaming), `requires_action` or `requires_approval` (the run waits for the client), or `error`. Ids go on across a run's pauses; " +
       'a client that lost the stream reconnects to `GET /v1/runs/{runId}/events` with `Last-Event-ID`.',
   });

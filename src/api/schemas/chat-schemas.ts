@@ -1,13 +1,16 @@
 import { z } from 'zod';
 import { TOOL_SEARCH_NAME } from '../../llm/tool-search.js';
 import { BUILT_IN_TOOLS } from '../../agents/agent-config.js';
+import { reasoningSchema, samplingSchema } from '../../agents/model-settings.js';
 import { storable, unstorableIn } from '../../text/storable-string.js';
 import { parametersProblem } from '../../runs/client-tools.js';
+import { type ImageLimits, IMAGE_LIMITS_DEFAULT, contentPartsSchema } from './content-parts-schemas.js';
 import { DOCUMENT_LIMITS } from './document-schemas.js';
 import { agentIdSchema, tagsSchema, userIdSchema } from './memory-schemas.js';
 
 export const CHAT_LIMITS = {
   messageMaxChars: 32_000,
+  instructionsMaxChars: 20_000,
 } as const;
 
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
@@ -45,6 +48,10 @@ export const clientToolSchema = z
       // OpenAI's structured-output flag: accepted so that OpenAI tool lists can be sent as they are.
       strict: z.boolean().optional(),
     }),
+    deferred: z
+      .boolean()
+      .optional()
+      .meta({ description: 'Kept behind `tool_search` whatever the number of tools: the model is shown it once a search finds it.' }),
   })
   .meta({ id: 'ClientTool' });
 
@@ -65,6 +72,15 @@ export const clientToolsSchema = z
   });
 
 /** `POST /v1/chat`; strict, so a misspelt filter is a 400 rather than an unfiltered answer. */
+/** `POST /v1/chat`'s message: text, or content parts with images (the MCP tool takes text only). */
+export function chatMessageSchema(imageLimits: ImageLimits = IMAGE_LIMITS_DEFAULT) {
+  return z.union([messageSchema, contentPartsSchema(imageLimits, messageSchema)]).meta({
+    description:
+      'The message: text, or OpenAI content parts (text and images). The text parts are what recall, the stored turn and memory ' +
+      'extraction read; the images reach the model and the conversation keeps them (`GET /v1/conversations/{id}/attachments/{attachmentId}`).',
+  });
+}
+
 export function chatBody(maxTopK: number) {
   return z.strictObject({
     message: messageSchema,
@@ -87,6 +103,14 @@ export function chatBody(maxTopK: number) {
       description:
         "Tools the client runs (OpenAI's function tools). When the model calls one, the turn pauses: the reply is " +
         '`status: "requires_action"` with the calls, answered by `POST /v1/runs/{runId}/tool-outputs`.',
+    }),
+    instructions: storable(z.string().min(1).max(CHAT_LIMITS.instructionsMaxChars))
+      .optional()
+      .meta({ description: "This turn's own instructions: added to the system prompt after the agent's, for this turn only." }),
+    sampling: samplingSchema.optional().meta({ description: "Sampling for this turn's model calls; each field given wins over the agent's." }),
+    reasoning: reasoningSchema.optional().meta({ description: "The model's reasoning effort for this turn (over the agent's)." }),
+    includeReasoning: z.boolean().optional().meta({
+      description: "The reply carries the model's reasoning as `reasoning` (streams send it as `thinking` events whatever this says).",
     }),
   });
 }

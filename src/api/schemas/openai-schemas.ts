@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { SAMPLING_LIMITS } from '../../agents/model-settings.js';
+import { REASONING_EFFORTS } from '../../llm/reasoning.js';
 import { storable } from '../../text/storable-string.js';
 import { CHAT_LIMITS, clientToolsSchema } from './chat-schemas.js';
 import { userIdSchema } from './memory-schemas.js';
@@ -12,43 +14,72 @@ import { RUN_LIMITS } from './run-schemas.js';
 
 /** The parameters accepted and ignored; listed in docs/integrations.md. */
 export const IGNORED_COMPLETION_PARAMETERS = [
-  'temperature',
-  'top_p',
-  'max_tokens',
-  'max_completion_tokens',
-  'stop',
-  'presence_penalty',
-  'frequency_penalty',
   'logit_bias',
   'logprobs',
   'top_logprobs',
-  'seed',
   'response_format',
   'tool_choice',
   'parallel_tool_calls',
   'store',
   'metadata',
   'service_tier',
-  'reasoning_effort',
   'modalities',
   'prediction',
   'audio',
 ] as const;
 
+const stopSequence = z.string().min(1).max(SAMPLING_LIMITS.stopMaxChars, `at most ${SAMPLING_LIMITS.stopMaxChars} characters`);
+
+/** OpenAI's sampling parameters, passed on to the agent's model (over the agent's own settings), checked as OpenAI checks them. */
+export const completionSamplingFields = {
+  temperature: z.number().min(0).max(2).nullish(),
+  // The chat's own sampling limits (samplingSchema): one turn's settings must not depend on the route that sent them.
+  top_p: z.number().gt(0).max(1).nullish(),
+  max_tokens: z.number().int().min(1).max(SAMPLING_LIMITS.maxTokensMax).nullish(),
+  max_completion_tokens: z.number().int().min(1).max(SAMPLING_LIMITS.maxTokensMax).nullish(),
+  stop: z.union([stopSequence, z.array(stopSequence).max(SAMPLING_LIMITS.stopMax, `at most ${SAMPLING_LIMITS.stopMax} stop sequences`)]).nullish(),
+  seed: z.number().int().nullish(),
+  presence_penalty: z.number().min(-2).max(2).nullish(),
+  frequency_penalty: z.number().min(-2).max(2).nullish(),
+  reasoning_effort: z.enum(REASONING_EFFORTS).nullish(),
+};
+
 const textPart = z.object({ type: z.literal('text'), text: z.string() });
 
-/** A message's content: a string, or parts of which memrag reads text only. */
+const imageUrlPart = z.object({
+  type: z.literal('image_url'),
+  image_url: z.object({ url: z.string().min(1), detail: z.enum(['auto', 'low', 'high']).optional() }),
+});
+
+/**
+ * A message's content: a string, or text and image parts (images are read in user messages only;
+ * a data URL's bytes are checked against IMAGE_MAX_BYTES by the route, which knows the limit).
+ */
 const contentSchema = z.union([
   z.string(),
   z
     .array(
       z.looseObject({ type: z.string() }).superRefine((part, ctx) => {
-        if (part.type !== 'text') ctx.addIssue({ code: 'custom', path: ['type'], message: `${JSON.stringify(part.type)} parts are not read: send text` });
+        if (part.type === 'image_url') {
+          if (!imageUrlPart.safeParse(part).success) ctx.addIssue({ code: 'custom', path: ['image_url', 'url'], message: 'an image part needs its url' });
+        } else if (part.type !== 'text')
+          ctx.addIssue({ code: 'custom', path: ['type'], message: `${JSON.stringify(part.type)} parts are not read: send text or image_url` });
         else if (!textPart.safeParse(part).success) ctx.addIssue({ code: 'custom', path: ['text'], message: 'a text part needs its text' });
       }),
     )
     .max(1000),
 ]);
+
+/** The image parts of a message's content, as OpenAI clients send them. */
+export function imagePartsOf(
+  content: z.output<typeof contentSchema> | null | undefined,
+): Array<{ index: number; url: string; detail?: 'auto' | 'low' | 'high' }> {
+  if (!Array.isArray(content)) return [];
+  return content.flatMap((part, index) => {
+    const image = imageUrlPart.safeParse(part);
+    return image.success ? [{ index, url: image.data.image_url.url, ...(image.data.image_url.detail ? { detail: image.data.image_url.detail } : {}) }] : [];
+  });
+}
 
 const toolCallSchema = z.object({
   id: z.string().min(1).max(200),
@@ -99,6 +130,9 @@ export const completionRequestSchema = z
           if (!problem.success) ctx.addIssue({ code: 'custom', path: [messages.length - 1, 'content'], message: problem.error.issues[0]!.message });
         }
         messages.forEach((message, i) => {
+          if (message.role !== 'user')
+            for (const { index } of imagePartsOf(message.content))
+              ctx.addIssue({ code: 'custom', path: [i, 'content', index, 'type'], message: 'images are read in user messages only' });
           if (message.role !== 'tool') return;
           const output = toolOutputSchema.safeParse(textOf(message.content));
           if (!output.success) ctx.addIssue({ code: 'custom', path: [i, 'content'], message: output.error.issues[0]!.message });
@@ -116,6 +150,11 @@ export const completionRequestSchema = z
         "The user whose memories and past turns are recalled (else the `X-Memrag-User-Id` header). Neither: the agent's shared memories only, and past turns of conversations with no user.",
     }),
     tools: clientToolsSchema.optional().meta({ description: 'Tools the client runs: a call comes back as `tool_calls` with `finish_reason: "tool_calls"`.' }),
+    ...completionSamplingFields,
+    include_reasoning: z.boolean().nullish().meta({
+      description:
+        "The model's reasoning as the message's `reasoning_content` (`delta.reasoning_content` when streamed); `reasoning_effort` given asks for it too.",
+    }),
   })
   .meta({ id: 'ChatCompletionRequest' });
 
@@ -133,7 +172,13 @@ export function textOf(content: z.output<typeof contentSchema> | null | undefine
   return content.map((part) => (typeof part.text === 'string' ? part.text : '')).join('');
 }
 
-const usageSchema = z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() });
+const usageSchema = z.object({
+  prompt_tokens: z.number().int(),
+  completion_tokens: z.number().int(),
+  total_tokens: z.number().int(),
+  prompt_tokens_details: z.object({ cached_tokens: z.number().int() }).optional(),
+  completion_tokens_details: z.object({ reasoning_tokens: z.number().int() }).optional(),
+});
 
 /** What memrag adds to a completion; OpenAI clients ignore it. */
 const memragFieldSchema = z
@@ -161,6 +206,9 @@ export const completionReplySchema = z
           content: z.string().nullable(),
           refusal: z.null(),
           tool_calls: z.array(toolCallSchema).optional(),
+          reasoning_content: z.string().optional().meta({
+            description: "The model's reasoning, when the request asked for it (`include_reasoning`, or `reasoning_effort` given); never in `content`.",
+          }),
         }),
         finish_reason: z.enum(['stop', 'length', 'tool_calls']),
         logprobs: z.null(),

@@ -5,6 +5,7 @@ import { SYNC_IMPORT_MAX_RECORDS } from '../../portability/import-job.js';
 import { agentIdSchema, contentSchema, keySchema, metadataSchema, notBlank, storableString, tagSchema, userIdSchema } from './memory-schemas.js';
 import { importConversationBody } from './conversation-schemas.js';
 import { DOCUMENT_LIMITS } from './document-schemas.js';
+import { blockLineSchema } from './block-schemas.js';
 
 /** The export and import routes' inputs and replies. */
 
@@ -113,6 +114,20 @@ export const documentLineSchema = z
   })
   .meta({ id: 'ExportedDocument', description: 'A document with its extracted text (`include=documents`); an import re-ingests the text.' });
 
+const workflowDefinitionReply = z.record(z.string(), z.unknown()).meta({ description: 'A definition as `POST /v1/workflows` takes it (checked on import).' });
+
+export const workflowLineSchema = z
+  .strictObject({
+    type: z.literal('workflow'),
+    id: agentIdSchema,
+    version: z.number().int().min(1),
+    definition: workflowDefinitionReply,
+    createdAt: timestamp,
+    updatedAt: timestamp,
+    versions: z.array(z.strictObject({ version: z.number().int().min(1), definition: workflowDefinitionReply, createdAt: timestamp })).max(100_000),
+  })
+  .meta({ id: 'ExportedWorkflow', description: 'A workflow with every version of its definition.' });
+
 /** A conversation line is a conversation export (`importConversationBody`) with `type` for its format and version. */
 export const conversationLineSchema = z
   .preprocess((value) => {
@@ -127,7 +142,9 @@ export const exportRecordDocSchema = z
   .union([
     memoryLineSchema,
     agentLineSchema,
+    workflowLineSchema,
     documentLineSchema,
+    blockLineSchema,
     z
       .object({ type: z.literal('conversation') })
       .passthrough()
@@ -139,7 +156,15 @@ const count = z.number().int().min(0);
 
 export const importReplySchema = z
   .object({
-    imported: z.object({ memories: count, conversations: count, agents: count, documents: count, historyEvents: count }),
+    imported: z.object({
+      memories: count,
+      conversations: count,
+      agents: count,
+      documents: count,
+      historyEvents: count,
+      blocks: count,
+      workflows: count.optional().meta({ description: 'Present when the file carried workflows.' }),
+    }),
     skipped: count.meta({ description: 'Records the tenant holds already (same memory scope and key, conversation id, agent id), left as they are.' }),
     errors: z
       .array(z.object({ line: z.number().int().min(1), message: z.string() }))

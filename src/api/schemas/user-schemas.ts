@@ -16,6 +16,9 @@ export const erasedCountsSchema = z
     historyEvents: count.meta({ description: "Events of the user's memories' history." }),
     runs: count,
     jobs: count,
+    attachments: count.meta({ description: "Images of the user's conversations no other conversation keeps, and those the user sent that none keeps." }),
+    blocks: count.meta({ description: "The user's working-memory blocks (`/v1/blocks`), of every agent and their own." }),
+    blockEvents: count.meta({ description: "Events of those blocks' history." }),
   })
   .meta({ id: 'ErasedCounts', description: 'What this call erased, by kind; an earlier, interrupted call counts what it erased in its own audit entry.' });
 

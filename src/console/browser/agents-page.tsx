@@ -1,6 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { JsonBody, Schemas } from '../../client/memrag-client.js';
 import { type ApiSession, describeError } from './api-session.js';
+import { type CastForm, CastEditor, castFormOf, castOf, delegationOf } from './cast-editor.js';
+import { type FieldIssues, fieldIssuesOf } from './field-issues.js';
+import { ModelPicker } from './model-picker.js';
 import { ScrollTable } from './scroll-table.js';
 import { StatusLine } from './status-line.js';
 import { useStatus } from './use-status.js';
@@ -12,21 +15,25 @@ interface AgentForm {
   id: string;
   name: string;
   instructions: string;
+  provider: string;
   model: string;
   temperature: string;
   maxIterations: string;
+  crew: CastForm;
 }
 
-const EMPTY: AgentForm = { id: '', name: '', instructions: '', model: '', temperature: '', maxIterations: '' };
+const EMPTY: AgentForm = { id: '', name: '', instructions: '', provider: '', model: '', temperature: '', maxIterations: '', crew: castFormOf() };
 
 function formOf(agent: Agent): AgentForm {
   return {
     id: agent.id,
     name: agent.name,
     instructions: agent.instructions ?? '',
+    provider: agent.provider ?? '',
     model: agent.model ?? '',
     temperature: agent.temperature === undefined ? '' : String(agent.temperature),
     maxIterations: agent.maxIterations === undefined ? '' : String(agent.maxIterations),
+    crew: castFormOf(agent),
   };
 }
 
@@ -38,6 +45,8 @@ export function AgentsPage({ session, onUseAgent }: { session: ApiSession; onUse
   const [form, setForm] = useState<AgentForm>(EMPTY);
   const [versions, setVersions] = useState<{ agent: Agent; items: Schemas['AgentVersion'][] } | undefined>(undefined);
   const [refresh, setRefresh] = useState(0);
+  // The fields the API rejected on the last save, marked beside each (the cast's rows above all).
+  const [issues, setIssues] = useState<FieldIssues>({});
 
   // A reply that a newer load overtook is dropped, so a slow first load cannot hide a saved agent.
   useEffect(() => {
@@ -53,9 +62,10 @@ export function AgentsPage({ session, onUseAgent }: { session: ApiSession; onUse
   const edit = (agent: Agent | 'new') => {
     setEditing(agent);
     setForm(agent === 'new' ? EMPTY : formOf(agent));
+    setIssues({});
   };
 
-  const field = (name: keyof AgentForm) => ({
+  const field = (name: Exclude<keyof AgentForm, 'crew'>) => ({
     value: form[name],
     onInput: (e: { currentTarget: HTMLInputElement | HTMLTextAreaElement }) => setForm({ ...form, [name]: e.currentTarget.value }),
   });
@@ -63,32 +73,46 @@ export function AgentsPage({ session, onUseAgent }: { session: ApiSession; onUse
   const save = async (e: Event) => {
     e.preventDefault();
     const number = (text: string) => (text.trim() === '' ? undefined : Number(text));
+    const refused = (error: unknown, response: Response) => {
+      setIssues(fieldIssuesOf(error));
+      fail(describeError(error, response));
+    };
+    const cast = castOf(form.crew);
+    const delegation = delegationOf(form.crew);
     if (editing === 'new') {
       const body: JsonBody<'createAgent'> = {
         name: form.name,
         ...(form.id.trim() ? { id: form.id.trim() } : {}),
         ...(form.instructions ? { instructions: form.instructions } : {}),
-        ...(form.model ? { model: form.model } : {}),
+        ...(form.provider ? { provider: form.provider } : {}),
+        ...(form.model.trim() ? { model: form.model.trim() } : {}),
         ...(number(form.temperature) === undefined ? {} : { temperature: number(form.temperature)! }),
         ...(number(form.maxIterations) === undefined ? {} : { maxIterations: number(form.maxIterations)! }),
+        ...(cast.length === 0 ? {} : { cast }),
+        ...(delegation ? { delegation } : {}),
       };
       const { data, error, response } = await session.client.POST('/v1/agents', { body });
-      if (error) return fail(describeError(error, response));
+      if (error) return refused(error, response);
       say(`Created ${data.name} (${data.id})`);
     } else if (editing) {
       // Emptied fields are cleared (null): the deployment's default applies again.
       const body: JsonBody<'patchAgent'> = {
         name: form.name,
         instructions: form.instructions || null,
-        model: form.model || null,
+        // Sent only when changed: a provider the deployment has since dropped is refused, and stays until someone picks another.
+        ...(form.provider === (editing.provider ?? '') ? {} : { provider: form.provider || null }),
+        model: form.model.trim() || null,
         temperature: number(form.temperature) ?? null,
         maxIterations: number(form.maxIterations) ?? null,
+        cast: cast.length === 0 ? null : cast,
+        delegation: delegation ?? null,
       };
       const { data, error, response } = await session.client.PATCH('/v1/agents/{id}', { params: { path: { id: editing.id } }, body });
-      if (error) return fail(describeError(error, response));
+      if (error) return refused(error, response);
       say(`Saved ${data.name}: version ${data.version}`);
     }
     setEditing(undefined);
+    setIssues({});
     setRefresh((n) => n + 1);
   };
 
@@ -121,10 +145,13 @@ export function AgentsPage({ session, onUseAgent }: { session: ApiSession; onUse
               Name
               <input required {...field('name')} />
             </label>
-            <label>
-              Model (the deployment's when empty)
-              <input {...field('model')} />
-            </label>
+            <ModelPicker
+              session={session}
+              provider={form.provider}
+              model={form.model}
+              onProvider={(provider) => setForm({ ...form, provider })}
+              onModel={(model) => setForm({ ...form, model })}
+            />
             <label>
               Temperature
               <input type="number" step="0.1" min="0" max="2" {...field('temperature')} />
@@ -137,6 +164,7 @@ export function AgentsPage({ session, onUseAgent }: { session: ApiSession; onUse
               Instructions
               <textarea rows={4} {...field('instructions')} />
             </label>
+            <CastEditor form={form.crew} onChange={(crew) => setForm({ ...form, crew })} issues={issues} />
             <div class="actions wide">
               <button type="submit">Save agent</button>
               <button type="button" onClick={() => setEditing(undefined)}>

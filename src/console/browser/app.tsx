@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { AgentsPage } from './agents-page.js';
+import { BlocksPage } from './blocks-page.js';
 import { type ApiSession, checkSession, forgetApiKey, serverWantsKey, sessionFor, storedApiKey } from './api-session.js';
 import { ChatPage } from './chat-page.js';
 import { DocumentsPage } from './documents-page.js';
@@ -8,6 +9,7 @@ import { MemoriesPage } from './memories-page.js';
 import { SearchPage } from './search-page.js';
 import { SignIn } from './sign-in.js';
 import { storeUserId, storedUserId } from './user-scope.js';
+import { WorkflowsPage } from './workflows-page.js';
 
 type Boot = { state: 'checking' } | { state: 'signed-in'; session: ApiSession } | { state: 'sign-in'; error?: string } | { state: 'failed'; error: string };
 
@@ -115,10 +117,12 @@ export function App() {
       </header>
       <main id="main" tabIndex={-1}>
         {route.page === 'memories' && <MemoriesPage session={session} agentId={agentId} userId={userId} params={route.params} />}
+        {route.page === 'blocks' && <BlocksPage session={session} agentId={agentId} userId={userId} />}
         {route.page === 'documents' && <DocumentsPage session={session} params={route.params} />}
         {route.page === 'search' && <SearchPage session={session} />}
         {route.page === 'chat' && <ChatPage session={session} agentId={agentId} userId={userId} params={route.params} />}
         {route.page === 'agents' && <AgentsPage session={session} onUseAgent={setAgentId} />}
+        {route.page === 'workflows' && <WorkflowsPage session={session} userId={userId} />}
       </main>
     </>
   );

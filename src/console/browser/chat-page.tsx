@@ -3,14 +3,16 @@ import type { ApiSession } from './api-session.js';
 import { describeError } from './api-session.js';
 import { CitationDialog } from './citation-dialog.js';
 import type { CitedSource } from './cited-answer.js';
-import { readChatEvents } from './chat-stream.js';
-import { type ChatTurn, applyChatEvent, newTurn } from './chat-turn-state.js';
+import { newTurn } from './chat-turn-state.js';
 import { ChatTurnView } from './chat-turn-view.js';
 import { ConversationList } from './conversation-list.js';
 import { turnsOf } from './conversation-turns.js';
 import { hrefOf } from './hash-route.js';
+import { type AttachedImage, ImageAttachments } from './image-attachments.js';
 import { type Range, parseRanges } from './marked-text.js';
 import { StatusLine } from './status-line.js';
+import { SteerBox } from './steer-box.js';
+import { useChatTurns } from './use-chat-turns.js';
 import { useStatus } from './use-status.js';
 
 interface Props {
@@ -22,7 +24,8 @@ interface Props {
 }
 
 /**
- * A streamed chat: conversations, the answer as it arrives, citations to open, tool calls, approvals.
+ * A streamed chat: conversations, the answer as it arrives (its reasoning folded under it), citations
+ * to open, tool calls, approvals, images, and a steer box while a turn runs.
  * `#/chat?conversation=…&turn=…&quote=…` opens a stored conversation at a turn (see `turnHref`).
  */
 export function ChatPage({ session, agentId, userId, params }: Props) {
@@ -30,51 +33,50 @@ export function ChatPage({ session, agentId, userId, params }: Props) {
   const [conversationId, setConversationId] = useState<string | undefined>(undefined);
   // The user a conversation is with is fixed by its first turn: continuing it as anyone else is a 404.
   const [conversationUser, setConversationUser] = useState<string | null>(null);
-  const [turns, setTurns] = useState<ChatTurn[]>([]);
   const [message, setMessage] = useState('');
-  const [busy, setBusy] = useState(false);
+  const [images, setImages] = useState<AttachedImage[]>([]);
   const [opened, setOpened] = useState<CitedSource | undefined>(undefined);
   const [listRefresh, setListRefresh] = useState(0);
-
-  const updateTurn = (index: number, change: (turn: ChatTurn) => ChatTurn) => setTurns((ts) => ts.map((t, i) => (i === index ? change(t) : t)));
-
-  /** Reads a streamed reply (a chat, or a run resumed by decisions) into turn `index`. */
-  const follow = async (index: number, request: Promise<{ data?: ReadableStream<Uint8Array> | null; error?: unknown; response: Response }>) => {
-    setBusy(true);
-    try {
-      const { data, error, response } = await request;
-      if (error || !data) {
-        updateTurn(index, (t) => ({ ...t, state: 'failed', error: describeError(error, response) }));
-        return;
-      }
-      await readChatEvents(data, (event) => {
-        updateTurn(index, (t) => applyChatEvent(t, event));
-        if (event.event === 'retrieval') setConversationId(event.data.conversationId);
-        // Announced once, not per delta: a screen reader reading every piece of a stream is noise.
-        if (event.event === 'done') say('The answer is complete');
-        if (event.event === 'requires_approval') say('The agent waits for your approval');
-      });
-    } catch (err) {
-      updateTurn(index, (t) => ({ ...t, state: 'failed', error: `The stream broke: ${String(err)}` }));
-    } finally {
-      setBusy(false);
-      setListRefresh((n) => n + 1);
-    }
-  };
+  const { turns, busy, live, setTurns, updateTurn, addTurn, follow, queueFollowUp } = useChatTurns({
+    session,
+    say,
+    onConversation: setConversationId,
+    onSettled: () => setListRefresh((n) => n + 1),
+  });
+  const running = live === undefined ? undefined : turns[live];
 
   const send = (e: Event) => {
     e.preventDefault();
     const text = message.trim();
-    if (!text || busy) return;
+    if (busy) return;
+    if (!text) {
+      if (images.length > 0) fail('Write a message to go with the images');
+      return;
+    }
     setMessage('');
-    const index = turns.length;
-    setTurns((ts) => [...ts, newTurn(text)]);
+    setImages([]);
     const asUser = conversationId ? conversationUser : (userId ?? null);
+    const index = addTurn({
+      ...newTurn(
+        text,
+        images.map((i) => ({ kind: 'data', url: i.url, name: i.name })),
+      ),
+      scope: { agentId, userId: asUser },
+    });
     if (!conversationId) setConversationUser(asUser);
+    // With images the message is content parts; its text part is what recall and the stored turn read.
+    const content = images.length === 0 ? text : [{ type: 'text', text }, ...images.map((i) => ({ type: 'image_url', image_url: { url: i.url } }))];
     void follow(
       index,
       session.client.POST('/v1/chat', {
-        body: { message: text, agentId, stream: true, ...(conversationId ? { conversationId } : {}), ...(asUser === null ? {} : { userId: asUser }) },
+        body: {
+          message: content,
+          agentId,
+          stream: true,
+          includeReasoning: true,
+          ...(conversationId ? { conversationId } : {}),
+          ...(asUser === null ? {} : { userId: asUser }),
+        },
         parseAs: 'stream',
       }),
     );
@@ -86,6 +88,11 @@ export function ChatPage({ session, agentId, userId, params }: Props) {
       index,
       session.client.POST('/v1/runs/{runId}/approvals', { params: { path: { runId } }, body: { decisions, stream: true }, parseAs: 'stream' }),
     );
+  };
+
+  const resume = (index: number, runId: string) => {
+    updateTurn(index, (t) => ({ ...t, state: 'streaming' }));
+    void follow(index, session.client.POST('/v1/runs/{runId}/resume', { params: { path: { runId } }, body: { stream: true }, parseAs: 'stream' }));
   };
 
   const open = async (id: string, at?: { turn: number; quote?: Range }) => {
@@ -136,9 +143,25 @@ export function ChatPage({ session, agentId, userId, params }: Props) {
             <p class="muted">Ask about your memories and documents. Without an LLM the server answers extractively, citing its sources.</p>
           )}
           {turns.map((turn, i) => (
-            <ChatTurnView key={i} turn={turn} onOpenSource={setOpened} onDecide={(decisions) => turn.runId && decide(i, turn.runId, decisions)} />
+            <ChatTurnView
+              key={i}
+              turn={turn}
+              session={session}
+              agentId={agentId}
+              onResume={() => turn.runId && resume(i, turn.runId)}
+              onOpenSource={setOpened}
+              onDecide={(decisions) => turn.runId && decide(i, turn.runId, decisions)}
+            />
           ))}
         </div>
+        {live !== undefined && running?.runId && running.state === 'streaming' && (
+          <SteerBox
+            session={session}
+            runId={running.runId}
+            onFollowUp={(followUp) => queueFollowUp(live, followUp)}
+            onStatus={(text, isError) => (isError ? fail(text) : say(text))}
+          />
+        )}
         <form class="composer" onSubmit={send}>
           <label for="chat-message">Message</label>
           <textarea
@@ -152,6 +175,7 @@ export function ChatPage({ session, agentId, userId, params }: Props) {
             }}
             aria-describedby="chat-help"
           />
+          <ImageAttachments images={images} onChange={setImages} onRefuse={fail} disabled={busy} />
           <span id="chat-help" class="muted">
             Enter sends; Shift+Enter starts a new line. {describeChatUser(conversationId ? conversationUser : (userId ?? null))}
           </span>

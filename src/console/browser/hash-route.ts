@@ -1,14 +1,16 @@
 import { useEffect, useState } from 'preact/hooks';
 import { formatRanges } from './marked-text.js';
 
-export type PageName = 'memories' | 'documents' | 'search' | 'chat' | 'agents';
+export type PageName = 'memories' | 'blocks' | 'documents' | 'search' | 'chat' | 'agents' | 'workflows';
 
 export const PAGES: readonly { name: PageName; label: string }[] = [
   { name: 'memories', label: 'Memories' },
+  { name: 'blocks', label: 'Blocks' },
   { name: 'documents', label: 'Documents' },
   { name: 'search', label: 'Search' },
   { name: 'chat', label: 'Chat' },
   { name: 'agents', label: 'Agents' },
+  { name: 'workflows', label: 'Workflows' },
 ];
 
 export interface Route {

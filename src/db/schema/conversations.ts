@@ -13,6 +13,8 @@ export const conversations = pgTable(
     userId: text('user_id').notNull().default(''),
     /** The first question, clipped: something to show in a list. */
     title: text('title').notNull(),
+    /** A delegation's conversation: the lead's it was started from; left out of the user's list and recall. */
+    parentConversationId: uuid('parent_conversation_id'),
     turnCount: integer('turn_count').notNull().default(0),
     messageCount: integer('message_count').notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),

@@ -5,7 +5,9 @@
  */
 export * from './agents.js';
 export * from './api-keys.js';
+export * from './attachments.js';
 export * from './audit-log.js';
+export * from './blocks.js';
 export * from './conversations.js';
 export * from './documents.js';
 export * from './jobs.js';
@@ -15,3 +17,4 @@ export * from './runs.js';
 export * from './turns.js';
 export * from './vector-filter-stats.js';
 export * from './vector-spaces.js';
+export * from './workflows.js';

@@ -27,6 +27,17 @@ export const runs = pgTable(
      * reply, which that client's next request starts with; how a stateless thread finds its conversation.
      */
     threadKey: text('thread_key'),
+    /** Messages queued (`POST /v1/runs/:id/messages`, `follow_up`) to start the next turns once this one completes: `[{runId, message}]`. */
+    followUps: jsonb('follow_ups').$type<Array<{ runId: string; message: string }>>().notNull().default([]),
+    /** The run that started this one: a delegation's lead, a workflow step's workflow run; null for a top-level run. */
+    parentRunId: uuid('parent_run_id'),
+    /** Under a parent: the role (a delegation) or node (a workflow step) it runs as. */
+    role: text('role'),
+    /**
+     * The model's reasoning over the turn, written when the run completes; kept apart from the
+     * answer and the stored turn, and shown by `GET /v1/runs/:id` only with `?includeReasoning=true`.
+     */
+    reasoning: text('reasoning'),
     /** A paused run left unanswered past this time is expired. */
     expiresAt: timestamp('expires_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
@@ -34,12 +45,14 @@ export const runs = pgTable(
   },
   (t) => [
     index('runs_tenant_created_idx').on(t.tenantId, t.createdAt),
+    // A run's children, read with it (`GET /v1/runs/:id`), cancelled with it.
+    index('runs_parent_idx').on(t.parentRunId).where(sql`parent_run_id IS NOT NULL`),
     // A conversation's waiting run, looked up before every turn of it; only waiting runs are indexed.
-    index('runs_waiting_conversation_idx').on(t.conversationId).where(sql`status IN ('requires_action', 'requires_approval')`),
+    index('runs_waiting_conversation_idx').on(t.conversationId).where(sql`status IN ('requires_action', 'requires_approval', 'paused')`),
     // A completions thread's next request, looking for the conversation its messages continue.
     index('runs_tenant_thread_key_idx').on(t.tenantId, t.threadKey).where(sql`thread_key IS NOT NULL`),
     // The sweeper's scan: runs that wait or run, by how long they have.
-    index('runs_open_idx').on(t.status, t.updatedAt).where(sql`status IN ('running', 'requires_action', 'requires_approval')`),
-    check('runs_status', sql`${t.status} IN ('running', 'requires_action', 'requires_approval', 'completed', 'failed', 'cancelled', 'expired')`),
+    index('runs_open_idx').on(t.status, t.updatedAt).where(sql`status IN ('running', 'requires_action', 'requires_approval', 'paused')`),
+    check('runs_status', sql`${t.status} IN ('running', 'requires_action', 'requires_approval', 'paused', 'completed', 'failed', 'cancelled', 'expired')`),
   ],
 );

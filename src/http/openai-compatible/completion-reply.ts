@@ -32,8 +32,16 @@ export function finishReasonOf(reply: TurnReply): FinishReason {
   return 'stop';
 }
 
+/** The usage in OpenAI's shape, with its detail objects when the provider reported cached or reasoning tokens. */
 export function usageOf(reply: TurnReply) {
-  return { prompt_tokens: reply.usage.promptTokens, completion_tokens: reply.usage.completionTokens, total_tokens: reply.usage.totalTokens };
+  const { promptTokens, completionTokens, totalTokens, cachedTokens, reasoningTokens } = reply.usage;
+  return {
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    total_tokens: totalTokens,
+    ...(cachedTokens ? { prompt_tokens_details: { cached_tokens: cachedTokens } } : {}),
+    ...(reasoningTokens ? { completion_tokens_details: { reasoning_tokens: reasoningTokens } } : {}),
+  };
 }
 
 /** The field OpenAI clients ignore: what memrag cited, and where the turn went. */
@@ -43,9 +51,14 @@ export function memragField(reply: TurnReply) {
   return { ...common, citations: [], status: reply.status, ...(reply.approvals ? { approvals: reply.approvals } : {}) };
 }
 
-/** `chat.completion`: the reply in OpenAI's shape. */
-export function completionOf(reply: TurnReply, identity: CompletionIdentity) {
+/**
+ * `chat.completion`: the reply in OpenAI's shape. `includeReasoning`: the model's reasoning as
+ * `reasoning_content` (as DeepSeek and vLLM send it), never in `content`; the thread's key is of
+ * `replyMessage`, which has none, since clients differ in whether they send it back.
+ */
+export function completionOf(reply: TurnReply, identity: CompletionIdentity, options: { includeReasoning?: boolean } = {}) {
   const message = replyMessage(reply);
+  const reasoning = options.includeReasoning && reply.status === 'completed' ? reply.reasoning : undefined;
   return {
     ...identity,
     object: 'chat.completion' as const,
@@ -57,6 +70,7 @@ export function completionOf(reply: TurnReply, identity: CompletionIdentity) {
           content: typeof message.content === 'string' ? message.content : null,
           refusal: null,
           ...(message.role === 'assistant' && message.tool_calls?.length ? { tool_calls: message.tool_calls } : {}),
+          ...(reasoning ? { reasoning_content: reasoning } : {}),
         },
         finish_reason: finishReasonOf(reply),
         logprobs: null,

@@ -11,13 +11,15 @@ export interface CompletionStreamOptions {
   identity: CompletionIdentity;
   /** `stream_options.include_usage`: a last chunk with no choices and the usage. */
   includeUsage: boolean;
+  /** The model's reasoning as `delta.reasoning_content` chunks as it comes (never in `content`). */
+  includeReasoning?: boolean;
   /** The thread key of the reply as streamed (`RunListener.threadKeyOf`), its text being what the client holds. */
   threadKeyOf(reply: TurnReply, streamedText: string): string | undefined;
 }
 
 /**
  * A turn streamed as OpenAI streams a completion: `data:` frames of `chat.completion.chunk`
- * (the role first, then the text as it comes, then the finish reason with memrag's field), the
+ * (the role first, then the text as it comes, with the reasoning's chunks when asked, then the finish reason with memrag's field), the
  * usage when asked, and `data: [DONE]`. A failure after the headers is an `error` frame, as
  * OpenAI sends it. The built-in tools run on the server and are not shown.
  */
@@ -36,6 +38,7 @@ export function streamCompletion(c: Context, logger: Logger, options: Completion
       };
       let streamed = '';
       const onEvent = (event: ChatEvent) => {
+        if (event.type === 'thinking' && options.includeReasoning && event.text !== '') send(chunkOf(identity, { reasoning_content: event.text }));
         if (event.type !== 'delta' || event.text === '') return;
         streamed += event.text;
         send(chunkOf(identity, { content: event.text }));

@@ -1,6 +1,7 @@
-import type { ChatMessage } from '../../llm/messages.js';
+import type { ChatMessage, ImagePart } from '../../llm/messages.js';
 import { validationError } from '../../api/errors.js';
-import { type CompletionMessage, textOf } from '../../api/schemas/openai-schemas.js';
+import { imageUrlProblem } from '../../api/schemas/content-parts-schemas.js';
+import { type CompletionMessage, imagePartsOf, textOf } from '../../api/schemas/openai-schemas.js';
 
 /** What a completion request asks of a turn, read from its messages. */
 export interface CompletionTurn {
@@ -14,6 +15,8 @@ export interface CompletionTurn {
   history: ChatMessage[];
   /** The last user message: a new turn's question. */
   question?: string;
+  /** The question's images, passed through to the model. */
+  questionImages?: ImagePart[];
   /** Trailing tool results: the answers to a paused turn's client tool calls. */
   toolOutputs?: Array<{ toolCallId: string; output: string }>;
 }
@@ -30,7 +33,15 @@ export function readCompletionTurn(messages: readonly CompletionMessage[]): Comp
   const last = indexed.at(-1)!;
   if (last.message.role === 'user') {
     const before = indexed.slice(0, -1).map(({ message }) => message);
-    return { instructions, sent: indexed.map(({ message }) => message), before, history: before.map(toChatMessage), question: textOf(last.message.content) };
+    const questionImages = imagesOf(last.message.content);
+    return {
+      instructions,
+      sent: indexed.map(({ message }) => message),
+      before,
+      history: before.map(toChatMessage),
+      question: textOf(last.message.content),
+      ...(questionImages ? { questionImages } : {}),
+    };
   }
   let first = indexed.length - 1;
   while (first > 0 && indexed[first - 1]!.message.role === 'tool') first -= 1;
@@ -57,8 +68,10 @@ const isConversational = (message: CompletionMessage): message is Conversational
 
 function toChatMessage(message: ConversationalMessage): ChatMessage {
   switch (message.role) {
-    case 'user':
-      return { role: 'user', content: textOf(message.content) };
+    case 'user': {
+      const images = imagesOf(message.content);
+      return { role: 'user', content: textOf(message.content), ...(images ? { images } : {}) };
+    }
     case 'assistant':
       return {
         role: 'assistant',
@@ -68,4 +81,25 @@ function toChatMessage(message: ConversationalMessage): ChatMessage {
     case 'tool':
       return { role: 'tool', toolCallId: message.tool_call_id, content: textOf(message.content) };
   }
+}
+
+const imagesOf = (content: CompletionMessage['content']): ImagePart[] | undefined => {
+  const parts = imagePartsOf(content);
+  return parts.length > 0 ? parts.map(({ url, detail }) => ({ url, ...(detail ? { detail } : {}) })) : undefined;
+};
+
+/**
+ * Refuses (400, naming the part) an image that cannot be sent: more than `maxPerMessage` in a
+ * message, or a URL neither https nor a data URL of an image within `maxBytes`.
+ */
+export function checkCompletionImages(messages: readonly CompletionMessage[], limits: { maxBytes: number; maxPerMessage: number }): void {
+  const issues = messages.flatMap((message, i) =>
+    imagePartsOf(message.content).flatMap(({ index, url }, n) => {
+      const path = `messages.${i}.content.${index}`;
+      if (n >= limits.maxPerMessage) return [{ path, message: `a message may carry at most ${limits.maxPerMessage} images (IMAGE_MAX_PER_MESSAGE)` }];
+      const problem = imageUrlProblem(url, limits.maxBytes);
+      return problem ? [{ path: `${path}.image_url.url`, message: problem }] : [];
+    }),
+  );
+  if (issues.length > 0) throw validationError(issues, 'body');
 }

@@ -1,6 +1,7 @@
 /** The groups of the OpenAPI document, in the order its readers see them; each route names one. */
 export const TAGS = {
   memories: 'Memories',
+  blocks: 'Working memory',
   documents: 'Documents',
   search: 'Search',
   chat: 'Chat',
@@ -9,6 +10,7 @@ export const TAGS = {
   runs: 'Runs',
   turns: 'Turns',
   agents: 'Agents',
+  workflows: 'Workflows',
   jobs: 'Jobs',
   users: 'Users',
   audit: 'Audit',
@@ -23,6 +25,7 @@ export type ApiTag = (typeof TAGS)[keyof typeof TAGS];
 
 export const TAG_DESCRIPTIONS: Record<ApiTag, string> = {
   [TAGS.memories]: 'Memories: short facts saved per agent and key, searched by meaning and by words.',
+  [TAGS.blocks]: "Working memory: labelled blocks pinned in every turn's prompt (a user's name, an agent's persona), kept by the model.",
   [TAGS.documents]: 'Documents: ingested text and files, cut into chunks for retrieval.',
   [TAGS.search]: 'Retrieval over document chunks, with citation fields.',
   [TAGS.chat]: 'Grounded answers from memories, documents and past turns.',
@@ -31,6 +34,7 @@ export const TAG_DESCRIPTIONS: Record<ApiTag, string> = {
   [TAGS.runs]: 'Chat turns as runs: their status, and the answers a paused one waits for (client tool outputs, approvals).',
   [TAGS.turns]: "Past turns of an agent's conversations, searched by meaning and by words (episodic recall).",
   [TAGS.agents]: 'Agents: the versioned settings (instructions, model, tools, budget, recall) a chat runs with for an `agentId`.',
+  [TAGS.workflows]: 'Workflows: graphs of agent steps (nodes, edges with conditions), versioned, each run a run whose steps are its children.',
   [TAGS.jobs]: 'Durable jobs: asynchronous and batch ingestion, with progress, run by workers sharing the database.',
   [TAGS.users]: "A user's data across agents: erasure (memories, conversations, runs, jobs), recorded in the audit log.",
   [TAGS.audit]: 'What must stay answerable for (admin operations and deletions): who did it, to which user, ids and counts; never content.',

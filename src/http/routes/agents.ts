@@ -4,6 +4,7 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import type { AgentSettings } from '../../agents/agent-config.js';
 import { type AgentDeployment, deploymentIssues } from '../../agents/deployment-check.js';
+import { castIssues } from '../../agents/cast-settings.js';
 import type { AppContext } from '../../app-context.js';
 import { recordAudit } from '../audit-record.js';
 import type { ApiEnv } from '../api-env.js';
@@ -31,8 +32,8 @@ const DEPLOYMENT_RULES =
 export function createAgentRoutes(ctx: AppContext): ApiRoutes {
   const agentsOf = (c: Context<ApiEnv>) => ctx.agents.forTenant(tenantOf(c));
   const deployment: AgentDeployment = { providers: ctx.config.LLM_PROVIDERS, prices: ctx.config.LLM_PRICES, defaultModel: ctx.config.LLM_MODEL };
-  const refuseUnrunnable = (settings: AgentSettings, changed?: ReadonlySet<string>) => {
-    const issues = deploymentIssues(settings, deployment, changed);
+  const refuseUnrunnable = (settings: AgentSettings, changed?: ReadonlySet<string>, id?: string) => {
+    const issues = [...deploymentIssues(settings, deployment, changed), ...(id !== undefined ? castIssues(id, settings.cast) : [])];
     if (issues.length > 0) throw validationError(issues, 'body');
   };
   const agentNotFound = notFoundResponse('agent');
@@ -55,9 +56,10 @@ export function createAgentRoutes(ctx: AppContext): ApiRoutes {
     },
   });
   defineRoute(routes, createAgentRoute, async (c) => {
-    const { id, ...settings } = await parseBody(c, createAgentBody);
-    refuseUnrunnable(settings);
-    const agent = await agentsOf(c).create(id ?? randomUUID(), settings);
+    const { id: given, ...settings } = await parseBody(c, createAgentBody);
+    const id = given ?? randomUUID();
+    refuseUnrunnable(settings, undefined, id);
+    const agent = await agentsOf(c).create(id, settings);
     c.header('Location', `/v1/agents/${encodeURIComponent(agent.id)}`);
     return c.json(agent, 201);
   });
@@ -110,7 +112,7 @@ export function createAgentRoutes(ctx: AppContext): ApiRoutes {
     const patch = await parseBody(c, patchAgentBody);
     const changed = new Set(Object.entries(patch).flatMap(([field, value]) => (value === undefined ? [] : [field])));
     // Checked on the settings the patch leaves, inside the update: a model changed alone may lose an existing budget its price.
-    const agent = await agentsOf(c).update(id, patch, { check: (next) => refuseUnrunnable(next, changed) });
+    const agent = await agentsOf(c).update(id, patch, { check: (next) => refuseUnrunnable(next, changed, id) });
     if (!agent) throw agentMissing(id);
     return c.json(agent);
   });

@@ -6,7 +6,8 @@ import { TAGS } from '../openapi/api-tags.js';
 import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-route.js';
 import { errorResponse, jsonBody, notFoundResponse, retryAfterHeader } from '../openapi/route-responses.js';
 import { chatStreamEventSchema, turnReplySchema } from '../../api/schemas/chat-reply-schemas.js';
-import { chatBody } from '../../api/schemas/chat-schemas.js';
+import { chatBody, chatMessageSchema } from '../../api/schemas/chat-schemas.js';
+import { textAndImagesOf } from '../../api/schemas/content-parts-schemas.js';
 import { tenantOf } from '../tenant-context.js';
 import { parseBody } from '../validate.js';
 
@@ -15,7 +16,8 @@ import { parseBody } from '../validate.js';
  * `Accept: text/event-stream` (an explicit `stream: false` wins over the header).
  */
 export function createChatRoutes(ctx: AppContext): ApiRoutes {
-  const body = chatBody(ctx.config.MAX_TOP_K);
+  const { IMAGE_MAX_BYTES: maxBytes, IMAGE_MAX_PER_MESSAGE: maxPerMessage } = ctx.config;
+  const body = chatBody(ctx.config.MAX_TOP_K).extend({ message: chatMessageSchema({ maxBytes, maxPerMessage }) });
   const routes = createApiRoutes();
 
   const chatRoute = createRoute({
@@ -30,7 +32,8 @@ export function createChatRoutes(ctx: AppContext): ApiRoutes {
       '`save_memory`, `delete_memory`, `search_knowledge`), citing sources as `[n]`. Without a configured LLM the reply is ' +
       'extractive. With `conversationId`, the turn continues that stored conversation (compacted to fit the model), or starts ' +
       'one under that id. JSON by default; Server-Sent Events with `stream: true` or `Accept: text/event-stream` (an explicit ' +
-      '`stream: false` wins): `retrieval`, then `delta`s, `tool_start`/`tool_end` and `compaction`, then `done` (the JSON reply) or ' +
+      '`stream: false` wins): `retrieval`, then for each model call `turn_start`, its `thinking` (the reasoning) and `delta`s, `turn_end` ' +
+      '(`retry` when a call is retried), with `tool_start`/`tool_end` and `compaction`, then `done` (the JSON reply) or ' +
       '`error` (the error body plus its `status`). With client `tools`, a call to one pauses the turn (`requires_action`); with an agent ' +
       'record, a call to a tool in its approval list waits for a decision (`requires_approval`). Every reply names its `runId`. ' +
       'Disconnecting cancels the LLM request and running tools (a stream after a grace period, RUN_RECONNECT_GRACE_MS, in which the ' +
@@ -58,7 +61,15 @@ export function createChatRoutes(ctx: AppContext): ApiRoutes {
     // Validated before any streaming starts, so a bad request is still a plain 400.
     const { stream: streamFlag, agentId, tools, ...rest } = await parseBody(c, body);
     const streaming = streamFlag ?? (c.req.header('accept') ?? '').includes('text/event-stream');
-    const request = { ...rest, agentId: agentId ?? DEFAULT_AGENT_ID, ...(tools ? { clientTools: tools } : {}) };
+    // `instructions` here add to the agent's; the chat's own `instructions` (an OpenAI client's system messages) replace them.
+    const { instructions: turnInstructions, ...fields } = rest;
+    const request = {
+      ...fields,
+      ...textAndImagesOf(fields.message),
+      agentId: agentId ?? DEFAULT_AGENT_ID,
+      ...(tools ? { clientTools: tools } : {}),
+      ...(turnInstructions ? { turnInstructions } : {}),
+    };
     const service = ctx.chat.forTenant(tenantOf(c));
     // Checked before any streaming starts, so another agent's (or tenant's) conversation id is a plain 404.
     await service.assertCanContinue(request.conversationId, request.agentId, request.userId);

@@ -25,7 +25,9 @@ import {
   recordTurnBody,
 } from '../../api/schemas/conversation-schemas.js';
 import { tenantOf } from '../tenant-context.js';
-import { idParam, parseBody, parseQuery } from '../validate.js';
+import { notFound } from '../../api/errors.js';
+import { IMAGE_MEDIA_TYPES } from '../../llm/image-data.js';
+import { idParam, parseBody, parseQuery, parseWith } from '../validate.js';
 
 /** `/v1/conversations`: stored chat conversations of an agent (`?agentId=`, default `default`) of the request's tenant. */
 export function createConversationRoutes(ctx: AppContext): ApiRoutes {
@@ -173,8 +175,40 @@ export function createConversationRoutes(ctx: AppContext): ApiRoutes {
     return c.body(null, 204);
   });
 
+  const attachmentRoute = createRoute({
+    method: 'get',
+    path: '/{id}/attachments/{attachmentId}',
+    operationId: 'getConversationAttachment',
+    tags: [TAGS.conversations],
+    summary: "An image of a conversation's messages",
+    description:
+      'The bytes of an image a message of the conversation carried as a data URL, with its type. A stored message names its ' +
+      'images in `metadata.images` (`attachmentId`, `sha256`, `mediaType`); https images are kept as their URL, not fetched.',
+    request: { params: attachmentParams, query: conversationAgentQuery },
+    responses: {
+      200: {
+        description: 'The image.',
+        content: Object.fromEntries(IMAGE_MEDIA_TYPES.map((type) => [type, { schema: z.string().meta({ format: 'binary' }) }])),
+      },
+      404: notFoundResponse('conversation for this agent, or attachment of this conversation'),
+    },
+  });
+  defineRoute(routes, attachmentRoute, async (c) => {
+    const { id, attachmentId } = parseWith(attachmentParams, c.req.param(), 'path');
+    const { agentId = DEFAULT_AGENT_ID } = parseQuery(c, conversationAgentQuery);
+    if (!(await conversationsOf(c).get(id, agentId))) throw new ConversationNotFoundError(id, agentId);
+    const image = await ctx.attachments.forTenant(tenantOf(c)).read(id, attachmentId);
+    if (!image) throw notFound(`No attachment ${JSON.stringify(attachmentId)} in conversation ${JSON.stringify(id)}`);
+    // Stored by hash: the bytes under an id never change.
+    c.header('Cache-Control', 'private, max-age=31536000, immutable');
+    c.header('X-Content-Type-Options', 'nosniff');
+    return c.body(new Uint8Array(image.data), 200, { 'Content-Type': image.mediaType });
+  });
+
   return routes;
 }
+
+const attachmentParams = z.strictObject({ id: z.uuid(), attachmentId: z.uuid() });
 
 function target(c: Context): { id: string; agentId: string } {
   const { id } = idParam(c, conversationIdParams);

@@ -11,7 +11,7 @@ import type { ApiEnv } from '../api-env.js';
 import { HttpError, validationError } from '../../api/errors.js';
 import { completionOf, replyMessage } from '../openai-compatible/completion-reply.js';
 import { streamCompletion } from '../openai-compatible/completion-stream.js';
-import { readCompletionTurn } from '../openai-compatible/completion-turn.js';
+import { checkCompletionImages, readCompletionTurn } from '../openai-compatible/completion-turn.js';
 import { threadKey } from '../openai-compatible/thread-key.js';
 import { TAGS } from '../openapi/api-tags.js';
 import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-route.js';
@@ -27,6 +27,7 @@ import {
 } from '../../api/schemas/openai-schemas.js';
 import { tenantOf } from '../tenant-context.js';
 import { parseBody, parseWith } from '../validate.js';
+import { completionSamplingOf } from '../openai-compatible/completion-sampling.js';
 
 /** `model` for the default agent; `memrag:<agentId>` names another. */
 const MODEL_PREFIX = 'memrag';
@@ -81,7 +82,11 @@ export function createOpenAiCompatibleRoutes(ctx: AppContext): ApiRoutes {
       'turn is stored in the conversation its messages continue (or the one `X-Memrag-Conversation-Id` names) for episodic recall ' +
       'and fact extraction. `tools` are client tools: a call comes back as `tool_calls` and the next request carries the results. ' +
       "`memrag: {citations, runId, conversationId}` rides beside OpenAI's fields. Streams `chat.completion.chunk` frames and " +
-      `\`[DONE]\` with \`stream: true\`. Parameters memrag does not use are accepted and ignored: ${IGNORED_COMPLETION_PARAMETERS.map((p) => `\`${p}\``).join(', ')}.`,
+      `\`[DONE]\` with \`stream: true\`. The sampling parameters (\`temperature\`, \`top_p\`, \`max_tokens\`, \`max_completion_tokens\`, \`stop\`, ` +
+      `\`seed\`, \`presence_penalty\`, \`frequency_penalty\`) and \`reasoning_effort\` reach the agent's model over its own settings. ` +
+      "With `include_reasoning: true` or `reasoning_effort` given, the model's reasoning comes as the message's `reasoning_content` " +
+      '(`delta.reasoning_content` when streamed), never in `content`. ' +
+      `Parameters memrag does not use are accepted and ignored: ${IGNORED_COMPLETION_PARAMETERS.map((p) => `\`${p}\``).join(', ')}.`,
     request: { body: jsonBody(completionRequestSchema) },
     responses: {
       200: {
@@ -110,7 +115,10 @@ export function createOpenAiCompatibleRoutes(ctx: AppContext): ApiRoutes {
     const tenantId = tenantOf(c);
     const { agentId, agent } = await agentOf(c, body.model);
     const userId = body.user ?? headerOf(c, USER_HEADER, userIdSchema) ?? null;
+    checkCompletionImages(body.messages, { maxBytes: ctx.config.IMAGE_MAX_BYTES, maxPerMessage: ctx.config.IMAGE_MAX_PER_MESSAGE });
     const turn = readCompletionTurn(body.messages);
+    // Asked for by name (OpenRouter's flag), or by asking for an effort: a plain OpenAI client gets none.
+    const includeReasoning = body.include_reasoning === true || body.reasoning_effort != null;
     const chat = ctx.chat.forTenant(tenantId);
     const runs = ctx.runs.forTenant(tenantId);
     const conversationId =
@@ -133,6 +141,7 @@ export function createOpenAiCompatibleRoutes(ctx: AppContext): ApiRoutes {
       await chat.assertCanContinue(conversationId, agentId, userId ?? undefined);
       const request = {
         message: turn.question!,
+        ...(turn.questionImages ? { images: turn.questionImages } : {}),
         agentId,
         agent,
         ...(userId !== null ? { userId } : {}),
@@ -140,6 +149,8 @@ export function createOpenAiCompatibleRoutes(ctx: AppContext): ApiRoutes {
         history: turn.history,
         ...(turn.instructions !== undefined ? { instructions: turn.instructions } : {}),
         ...(body.tools ? { clientTools: body.tools } : {}),
+        ...completionSamplingOf(body),
+        ...(includeReasoning ? { includeReasoning } : {}),
       };
       run = (listener) => chat.chat({ ...request, ...listener });
     }
@@ -152,9 +163,9 @@ export function createOpenAiCompatibleRoutes(ctx: AppContext): ApiRoutes {
     if (body.stream !== true) {
       const reply = await run({ stream: false, signal: c.req.raw.signal, threadKeyOf });
       c.header(CONVERSATION_HEADER, reply.conversationId);
-      return c.json(completionOf(reply, identity));
+      return c.json(completionOf(reply, identity, { includeReasoning }));
     }
-    return streamCompletion(c, ctx.logger, { identity, includeUsage: body.stream_options?.include_usage === true, threadKeyOf }, run);
+    return streamCompletion(c, ctx.logger, { identity, includeUsage: body.stream_options?.include_usage === true, includeReasoning, threadKeyOf }, run);
   });
 
   const modelsRoute = createRoute({

@@ -18,6 +18,7 @@ import { type ApiRoutes, createApiRoutes, defineRoute } from '../openapi/define-
 import { header, jsonReply } from '../openapi/route-responses.js';
 import {
   agentLineSchema,
+  workflowLineSchema,
   conversationLineSchema,
   documentLineSchema,
   exportHeaderSchema,
@@ -30,13 +31,21 @@ import {
   memoryLineSchema,
 } from '../../api/schemas/portability-schemas.js';
 import { jobReplySchema } from '../../api/schemas/job-schemas.js';
+import { blockLineSchema } from '../../api/schemas/block-schemas.js';
 import { tenantOf } from '../tenant-context.js';
 import { parseQuery, parseWith, readJsonBody, toFieldIssues } from '../validate.js';
 
 const NDJSON = 'application/x-ndjson';
 const MAX_SYNC = SYNC_IMPORT_MAX_RECORDS.toLocaleString('en-US');
 
-const RECORD_SCHEMAS = { memory: memoryLineSchema, agent: agentLineSchema, conversation: conversationLineSchema, document: documentLineSchema } as const;
+const RECORD_SCHEMAS = {
+  memory: memoryLineSchema,
+  agent: agentLineSchema,
+  conversation: conversationLineSchema,
+  document: documentLineSchema,
+  block: blockLineSchema,
+  workflow: workflowLineSchema,
+} as const;
 
 /** `/v1/export` and `/v1/import`: a tenant's memories (with their history), agents and conversations as NDJSON, and back. */
 export function createPortabilityRoutes(ctx: AppContext): ApiRoutes {

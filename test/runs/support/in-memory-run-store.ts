@@ -1,4 +1,4 @@
-import { PAUSED_STATUSES, type Run, type RunState, type RunStatus, type RunStore } from '../../../src/runs/run-types.js';
+import { ENDED_STATUSES, PAUSED_STATUSES, type Run, type RunState, type RunStatus, type RunStore } from '../../../src/runs/run-types.js';
 
 /**
  * A RunStore in memory, with the real one's compare-and-set and expiry: for unit tests of what
@@ -8,6 +8,7 @@ export function createInMemoryRunStore(): RunStore & { states: Map<string, RunSt
   const runs = new Map<string, Run>();
   const threads = new Map<string, string>();
   const states = new Map<string, RunState | null>();
+  const reasonings = new Map<string, string>();
   const expired = (run: Run) => PAUSED_STATUSES.includes(run.status) && run.expiresAt !== null && run.expiresAt.getTime() <= Date.now();
   const read = (run: Run): Run => (expired(run) ? { ...run, status: 'expired' } : { ...run });
   return {
@@ -25,6 +26,9 @@ export function createInMemoryRunStore(): RunStore & { states: Map<string, RunSt
         stopReason: input.stopReason ?? null,
         error: null,
         expiresAt: null,
+        followUps: [...(input.followUps ?? [])],
+        parentRunId: input.parentRunId ?? null,
+        role: input.role ?? null,
         createdAt: now,
         updatedAt: now,
       };
@@ -35,11 +39,12 @@ export function createInMemoryRunStore(): RunStore & { states: Map<string, RunSt
     },
     async get(id) {
       const run = runs.get(id);
-      return run ? read(run) : null;
+      return run ? { ...read(run), followUps: [...run.followUps] } : null;
     },
     async load(id) {
       const run = runs.get(id);
-      return run ? { run: read(run), state: structuredClone(states.get(id) ?? null) } : null;
+      const reasoning = reasonings.get(id);
+      return run ? { run: read(run), state: structuredClone(states.get(id) ?? null), ...(reasoning ? { reasoning } : {}) } : null;
     },
     async update(id, update, from?: readonly RunStatus[]) {
       const run = runs.get(id);
@@ -51,12 +56,23 @@ export function createInMemoryRunStore(): RunStore & { states: Map<string, RunSt
       if (update.expiresAt !== undefined) run.expiresAt = update.expiresAt;
       if (update.state !== undefined) states.set(id, structuredClone(update.state));
       if (update.threadKey !== undefined) threads.set(id, update.threadKey);
+      if (update.reasoning) reasonings.set(id, update.reasoning);
+      else if (update.reasoning === null) reasonings.delete(id);
       run.updatedAt = new Date();
+      return true;
+    },
+    async addFollowUp(id, followUp) {
+      const run = runs.get(id);
+      if (!run || ENDED_STATUSES.includes(read(run).status)) return false;
+      run.followUps.push(followUp);
       return true;
     },
     async statusOf(id) {
       const run = runs.get(id);
       return run ? read(run).status : null;
+    },
+    async children(parentRunId) {
+      return [...runs.values()].filter((run) => run.parentRunId === parentRunId).map(read);
     },
     async waitingIn(conversationId) {
       for (const run of runs.values()) if (run.conversationId === conversationId && PAUSED_STATUSES.includes(read(run).status)) return run.id;
