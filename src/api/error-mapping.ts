@@ -19,6 +19,7 @@ import { DocumentParseError } from '../documents/parsers/document-parse-error.js
 import { InvalidCursorError } from '../retrieval/cursor.js';
 import { ValidTimeOrderError } from '../memory/valid-time-order-error.js';
 import { RerankerUnavailableError } from '../retrieval/rerank/reranker-unavailable-error.js';
+import { EdgeMatchTimeoutError } from '../workflows/workflow-edges.js';
 import { type ErrorBody, type ErrorCode, type FieldIssue, HttpError, errorBody, validationError } from './errors.js';
 
 /** How a failure reaches the client: a reply's status and headers, or an SSE `error` event's `status`. */
@@ -84,6 +85,8 @@ const ERROR_TABLE: ErrorMapping[] = [
   // An agent names a provider the deployment no longer has: the server's configuration, not the request.
   on(UnknownLlmProviderError, (err) => reply(502, 'llm_error', err.message)),
   on(AgentExistsError, (err) => reply(409, 'agent_exists', err.message)),
+  // The workflow's own regex ran out of time on a step's output: the definition's problem, named.
+  on(EdgeMatchTimeoutError, (err) => reply(422, 'workflow_edge_timeout', err.message)),
   on(InvalidCursorError, () => fromHttpError(validationError([{ path: 'cursor', message: 'is not a cursor returned by this API' }], 'query'))),
   on(ValidTimeOrderError, (err) => fromHttpError(validationError([{ path: err.field, message: err.message }], 'body'))),
   // The search route's schema refuses rerankers the server lacks first; this is the same answer.

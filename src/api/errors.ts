@@ -13,6 +13,8 @@ export type ErrorCode =
   // A resource created under an id its tenant already uses (agents).
   | 'agent_exists'
   | 'workflow_exists'
+  // A workflow edge's `outputMatches` ran past its time bound on a step's output (see workflow-edges.ts).
+  | 'workflow_edge_timeout'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'unprocessable_document'
@@ -42,6 +44,8 @@ export type ErrorCode =
   | 'run_not_waiting'
   | 'run_expired'
   | 'tool_call_not_pending'
+  // A delegated run (a child or a workflow step) its parent waits on: answered through the parent.
+  | 'answer_through_parent'
   | 'run_waiting'
   | 'run_cancelled'
   // Steering and pausing (POST /v1/runs/:id/messages, /pause): a run that ended, waits, or runs on another server.

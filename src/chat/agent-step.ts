@@ -205,7 +205,7 @@ export async function runAgentStep(turn: AgentStep, resume: AgentStepResume | un
       ...(turn.toolImages?.size ? [toolImagesHook(turn.toolImages)] : []),
     ],
     ...(maxIterations !== undefined ? { maxIterations } : {}),
-    ...(budget ? { budget: definedOnly({ maxTokens: budget.maxTokens, maxCostUsd: budget.maxUsd }) } : {}),
+    ...(budget ? { budget: { ...definedOnly({ maxTokens: budget.maxTokens, maxCostUsd: budget.maxUsd }), ...delegatedSpendOf(delegates) } } : {}),
     signal: live.signal,
     steering: live.steering,
     onEvent: countSpent(toolCallLog(toolCalls, toolSources, emit), (usage) => {
@@ -355,4 +355,15 @@ function countSpent(onEvent: (event: AgentEvent) => void, onSpent: (usage: Extra
 
 function preview(text: string): string {
   return text.length <= TOOL_RESULT_PREVIEW_CHARS ? text : `${text.slice(0, TOOL_RESULT_PREVIEW_CHARS)}…`;
+}
+
+/** The lead's budget covers what its children spend too: their usage counted at each step's budget check. */
+function delegatedSpendOf(delegates: { usage(): { all: { usage: RunUsage; costUsd: number | null } } } | undefined) {
+  if (!delegates) return {};
+  return {
+    extraSpend: () => {
+      const { all } = delegates.usage();
+      return { totalTokens: all.usage.totalTokens, costUsd: all.costUsd };
+    },
+  };
 }

@@ -8159,6 +8159,8 @@ export interface operations {
                     /** @description One output for every call in `requiredAction.toolCalls`. */
                     toolOutputs: {
                         toolCallId: string;
+                        /** @description The run the call is for (its `runId` in the pause): required where a lead's and its children's calls share an id. */
+                        runId?: string;
                         /** @description What the tool returned, as the model should read it (JSON text, or plain text), or OpenAI content parts: text and `image_url` parts. A tool message holds text only, so the images go to the model in a user message after the turn's tool results. */
                         output: string | ({
                             type: string;
@@ -8246,7 +8248,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The run is not waiting for these answers: it waits for others, has ended or expired, or a call id is unknown or answered already. */
+            /** @description The run is not waiting for these answers: it waits for others, has ended or expired, or a call id is unknown or answered already; or it is a delegated run its parent waits on, answered through the parent (`answer_through_parent`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8255,7 +8257,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "run_not_waiting" | "run_expired" | "tool_call_not_pending";
+                            code: "run_not_waiting" | "run_expired" | "tool_call_not_pending" | "answer_through_parent";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -8363,6 +8365,8 @@ export interface operations {
                     /** @description One decision for every call in `approvals`. */
                     decisions: {
                         toolCallId: string;
+                        /** @description The run the call is for (its `runId` in the pause): required where a lead's and its children's calls share an id. */
+                        runId?: string;
                         approve: boolean;
                         /** @description Told to the model with a denial, so that it can adapt. */
                         reason?: string;
@@ -8447,7 +8451,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The run is not waiting for these answers: it waits for others, has ended or expired, or a call id is unknown or answered already. */
+            /** @description The run is not waiting for these answers: it waits for others, has ended or expired, or a call id is unknown or answered already; or it is a delegated run its parent waits on, answered through the parent (`answer_through_parent`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8456,7 +8460,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "run_not_waiting" | "run_expired" | "tool_call_not_pending";
+                            code: "run_not_waiting" | "run_expired" | "tool_call_not_pending" | "answer_through_parent";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };
@@ -9179,7 +9183,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The run is not waiting for these answers: it waits for others, has ended or expired, or a call id is unknown or answered already. */
+            /** @description The run is not waiting for these answers: it waits for others, has ended or expired, or a call id is unknown or answered already; or it is a delegated run its parent waits on, answered through the parent (`answer_through_parent`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9188,7 +9192,7 @@ export interface operations {
                     "application/json": {
                         error: {
                             /** @enum {string} */
-                            code: "run_not_waiting" | "run_expired" | "tool_call_not_pending";
+                            code: "run_not_waiting" | "run_expired" | "tool_call_not_pending" | "answer_through_parent";
                             message: string;
                             details: components["schemas"]["FieldIssue"][] | null;
                         };

@@ -16,6 +16,21 @@ export class BudgetSpentError extends Error {
   }
 }
 
+/** The parent's own calls' dollar cost by the price table; null when its model has no price. */
+export function parentCostOf(usage: RunUsage, parent: AgentSettings | null, context: BudgetContext): number | null {
+  const model = parent?.model ?? context.defaultModel;
+  return context.prices && model ? (costUsd(context.prices, model, usage) ?? null) : null;
+}
+
+/** What a child's bound holds back from the parent's budget while the child runs. */
+export function reservationOf(agent: Agent | null): { usage: RunUsage; costUsd: number | null } {
+  const budget = agent?.budget;
+  return {
+    usage: { promptTokens: 0, completionTokens: 0, totalTokens: budget?.maxTokens ?? 0 },
+    costUsd: budget?.maxUsd ?? null,
+  };
+}
+
 /**
  * The role's agent with its budget bounded by what is left of the parent's: the smaller of the
  * two, field by field. A dollar bound is set only where the child's model has a price (a cost

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentStore } from '../agents/agent-store.js';
+import type { Agent } from '../agents/agent-config.js';
 import type { CastMember } from '../agents/cast-settings.js';
-import { type BudgetContext, boundedAgent } from './child-budget.js';
+import type { BudgetContext } from './child-budget.js';
 import type { ChildConversations } from './child-conversations.js';
 import type { ChildReply, ChildResumeRequest, ChildTurns, ParentTurn, Spend, WaitingChild } from './delegation-types.js';
+import { lineageDepthLimit } from './lineage-depth.js';
 import { waitingChildOf } from './waiting-child.js';
 
 export interface ChildRunDeps<E> {
@@ -17,7 +19,8 @@ export interface ChildRunDeps<E> {
 export type ChildOutcome =
   | { kind: 'completed'; runId: string; answer: string; spend: Spend }
   | { kind: 'waiting'; child: WaitingChild; spend: Spend }
-  | { kind: 'failed'; runId: string; message: string };
+  /** `spend`: what a child that stopped short spent, where its reply told it. */
+  | { kind: 'failed'; runId: string; message: string; spend?: Spend };
 
 /** Refused before any run starts (a cycle, the depth limit, an unknown role): told to the model as the tool's error. */
 export class DelegationRefusedError extends Error {
@@ -36,17 +39,28 @@ export const stackOf = (parent: Pick<ParentTurn<unknown>, 'lineage' | 'agentId'>
  */
 export async function startChild<E>(
   parent: ParentTurn<E>,
-  call: { member: CastMember; role: string; task: string; toolCallId: string; signal: AbortSignal; maxDepth: number; spent: Spend },
+  call: {
+    member: CastMember;
+    role: string;
+    task: string;
+    toolCallId: string;
+    signal: AbortSignal;
+    maxDepth: number;
+    /** The role's agent bounded by the parent's budget; called once, synchronously before the run starts, so it can reserve the bound. */
+    bound: (stored: Agent | null) => Agent | null;
+  },
   deps: ChildRunDeps<E>,
 ): Promise<ChildOutcome> {
   const { member, role } = call;
   const stack = stackOf(parent);
   if (stack.includes(member.agentId)) throw new DelegationRefusedError(`cycle: ${role} is already running this task`);
-  if (stack.length > call.maxDepth) {
-    throw new DelegationRefusedError(`depth: ${role} would run ${stack.length} delegations deep, past this agent's maxDepth of ${call.maxDepth}`);
+  const depth = await lineageDepthLimit(stack, call.maxDepth, deps.agents);
+  if (stack.length > depth.maxDepth) {
+    const whose = depth.setBy === undefined ? "this agent's" : `${depth.setBy}'s`;
+    throw new DelegationRefusedError(`depth: ${role} would run ${stack.length} delegations deep, past ${whose} maxDepth of ${depth.maxDepth}`);
   }
   const stored = deps.agents ? await deps.agents.get(member.agentId) : null;
-  const agent = boundedAgent(stored, member.agentId, parent.settings, call.spent, deps.budget);
+  const agent = call.bound(stored);
   const runId = randomUUID();
   const conversationId = randomUUID();
   await deps.conversations?.open({
@@ -110,6 +124,8 @@ function outcomeOf(reply: ChildReply | { failed: string }, runId: string, call: 
   if ('failed' in reply) return { kind: 'failed', runId, message: reply.failed };
   const spend = { usage: reply.usage, costUsd: reply.costUsd };
   if (reply.status === 'completed') return { kind: 'completed', runId, answer: reply.answer, spend };
-  if (reply.status === 'paused') return { kind: 'failed', runId, message: `run ${runId} was paused on request: resume it (POST /v1/runs/${runId}/resume)` };
+  if (reply.status === 'paused') {
+    return { kind: 'failed', runId, message: `run ${runId} was paused on request: resume it (POST /v1/runs/${runId}/resume)`, spend };
+  }
   return { kind: 'waiting', child: waitingChildOf(reply, call), spend };
 }

@@ -1,4 +1,5 @@
 import { addCost, addRunUsage, ZERO_RUN_USAGE } from '../runs/run-usage.js';
+import { boundedAgent, parentCostOf, reservationOf } from './child-budget.js';
 import { castRolesOf, delegationLimitsOf } from './cast-roles.js';
 import { type ChildOutcome, type ChildRunDeps, DelegationRefusedError, resumeChild, startChild } from './child-run.js';
 import { type DelegateArgs, createDelegateTool } from './delegate-tool.js';
@@ -21,10 +22,17 @@ export function createTurnDelegates<E>(parent: ParentTurn<E>, deps: ChildRunDeps
   let ended: Spend = parent.delegatedUsage ?? NOTHING_SPENT;
   // By the parent's `delegate` call each answers.
   const waiting = new Map<string, { child: WaitingChild; spend: Spend }>(parent.waiting.map((child) => [child.toolCallId, { child, spend: NOTHING_SPENT }]));
+  // The bounds of children still running, by `delegate` call: counted as spent for the next child's
+  // bound, so concurrent children share what is left instead of each getting all of it.
+  const reserved = new Map<string, Spend>();
 
   /** The parent's result for an outcome; a waiting child pauses the parent at its next step. */
-  const resultOf = (outcome: ChildOutcome, role: string): { content: string; isError: boolean } => {
-    if (outcome.kind === 'failed') return { content: `Error: ${role} failed: ${outcome.message}`, isError: true };
+  const resultOf = (outcome: ChildOutcome, role: string, before: Spend = NOTHING_SPENT): { content: string; isError: boolean } => {
+    if (outcome.kind === 'failed') {
+      // What it spent counts whether or not it answered: as its reply told, else as much as was known before.
+      ended = add(ended, outcome.spend ?? before);
+      return { content: `Error: ${role} failed: ${outcome.message}`, isError: true };
+    }
     if (outcome.kind === 'completed') {
       ended = add(ended, outcome.spend);
       return { content: outcome.answer, isError: false };
@@ -38,25 +46,39 @@ export function createTurnDelegates<E>(parent: ParentTurn<E>, deps: ChildRunDeps
     const member = roles?.find(args.role);
     if (!member)
       throw new DelegationRefusedError(`unknown role ${JSON.stringify(args.role)}: the roles are ${roles?.names.map((n) => JSON.stringify(n)).join(', ')}`);
-    const outcome = await limit(() =>
-      startChild(parent, { member, role: args.role, task: args.task, toolCallId, signal, maxDepth: limits.maxDepth, spent: add(ownSpend(), ended) }, deps),
-    );
+    const bound = (stored: Parameters<typeof boundedAgent>[0]) => {
+      const agent = boundedAgent(stored, member.agentId, parent.settings, spentSoFar(), deps.budget);
+      reserved.set(toolCallId, reservationOf(agent));
+      return agent;
+    };
+    let outcome: ChildOutcome;
+    try {
+      outcome = await limit(() => startChild(parent, { member, role: args.role, task: args.task, toolCallId, signal, maxDepth: limits.maxDepth, bound }, deps));
+    } finally {
+      reserved.delete(toolCallId);
+    }
     const result = resultOf(outcome, args.role);
     if (result.isError) throw new Error(result.content.replace(/^Error: /, ''));
     return result.content;
   }
 
-  const ownSpend = (): Spend => ({ usage: parent.spent(), costUsd: null });
+  const ownSpend = (): Spend => {
+    const usage = parent.spent();
+    return { usage, costUsd: parentCostOf(usage, parent.settings, deps.budget) };
+  };
+  /** The parent's own calls, its children's (ended or waiting), and the bounds of those still running. */
+  const spentSoFar = (): Spend => [...reserved.values()].reduce(add, add(ownSpend(), allChildren()));
+  const allChildren = (): Spend => [...waiting.values()].reduce((sum, entry) => add(sum, entry.spend), ended);
 
   return {
     tools: roles ? [createDelegateTool(roles, delegate)] : [],
 
     async resumeWaiting(answers: ParentAnswers, messages: ParentMessage[], toolCalls: RunToolCall[]): Promise<void> {
-      for (const [toolCallId, { child }] of [...waiting]) {
+      for (const [toolCallId, { child, spend }] of [...waiting]) {
         const given = answersFor(child, answers);
         if (!given) continue;
         waiting.delete(toolCallId);
-        const result = resultOf(await resumeChild(parent, child, given, deps), child.role);
+        const result = resultOf(await resumeChild(parent, child, given, deps), child.role, spend);
         const message = messages.find((m) => m.role === 'tool' && m.toolCallId === toolCallId);
         if (message) {
           message.content = result.content;
@@ -80,8 +102,7 @@ export function createTurnDelegates<E>(parent: ParentTurn<E>, deps: ChildRunDeps
     },
 
     usage() {
-      const all = [...waiting.values()].reduce((sum, entry) => add(sum, entry.spend), ended);
-      return { all, ended };
+      return { all: allChildren(), ended };
     },
 
     async abandonWaiting(): Promise<void> {

@@ -1,4 +1,5 @@
 import type { ToolCall } from '../llm/messages.js';
+import { childAnswerKey } from '../runs/run-answers-by-run.js';
 import type { PausedReply } from '../runs/run-view.js';
 import type { PendingCalls, WaitingChild } from './delegation-types.js';
 
@@ -32,7 +33,7 @@ export function waitingResult(child: WaitingChild): string {
   return JSON.stringify({ status: 'waiting', runId: child.runId, role: child.role, note: 'the role waits for calls to be answered' });
 }
 
-/** The parent's answers meant for a child: its calls' decisions or outputs; undefined when none is for it. */
+/** The parent's answers meant for a child (keyed by `childAnswerKey`): its calls' decisions or outputs; undefined when none is for it. */
 export function answersFor(
   child: WaitingChild,
   answers: { outputs?: ReadonlyMap<string, string>; decisions?: ReadonlyMap<string, { approve: boolean; reason?: string }> },
@@ -41,12 +42,12 @@ export function answersFor(
   | { toolOutputs: Array<{ toolCallId: string; output: string }> }
   | undefined {
   const decisions = child.pending.approvals.flatMap((call) => {
-    const decision = answers.decisions?.get(call.id);
+    const decision = answers.decisions?.get(childAnswerKey(child.runId, call.id));
     return decision ? [{ toolCallId: call.id, approve: decision.approve, ...(decision.reason !== undefined ? { reason: decision.reason } : {}) }] : [];
   });
   if (decisions.length > 0) return { decisions };
   const toolOutputs = child.pending.clientCalls.flatMap((call) => {
-    const output = answers.outputs?.get(call.id);
+    const output = answers.outputs?.get(childAnswerKey(child.runId, call.id));
     return output !== undefined ? [{ toolCallId: call.id, output }] : [];
   });
   return toolOutputs.length > 0 ? { toolOutputs } : undefined;

@@ -37,6 +37,8 @@ export type AgentEvent =
 export interface AgentBudget {
   maxTokens?: number;
   maxCostUsd?: number;
+  /** Spend made on the turn's behalf outside its own model calls (runs it started), counted against the budget too. */
+  extraSpend?: () => { totalTokens: number; costUsd: number | null };
 }
 
 /** A tool the client runs: advertised to the model, and a call to it pauses the turn. */

@@ -23,8 +23,12 @@ export function createTurnStops(options: { model: string; prices: PriceTable | u
   const cost = () => (prices ? costUsd(prices, model, usage) : undefined);
   return {
     cost,
-    overBudget: () =>
-      (budget?.maxTokens !== undefined && usage.totalTokens >= budget.maxTokens) || (budget?.maxCostUsd !== undefined && (cost() ?? 0) >= budget.maxCostUsd),
+    overBudget: () => {
+      const extra = budget?.extraSpend?.();
+      const tokens = usage.totalTokens + (extra?.totalTokens ?? 0);
+      const dollars = (cost() ?? 0) + (extra?.costUsd ?? 0);
+      return (budget?.maxTokens !== undefined && tokens >= budget.maxTokens) || (budget?.maxCostUsd !== undefined && dollars >= budget.maxCostUsd);
+    },
     result(stopReason, pending) {
       const last = newMessages.at(-1);
       const text = last?.role === 'assistant' && last.toolCalls.length === 0 ? (last.content ?? '') : '';

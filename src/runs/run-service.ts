@@ -2,7 +2,7 @@ import type { ApprovalDecision, PendingCalls } from '../llm/agent-loop.js';
 import { AbortedError } from '../llm/llm-errors.js';
 import type { ImagePart } from '../llm/messages.js';
 import type { LiveRun, LiveRuns } from './live-runs.js';
-import { answersFor } from './run-answers.js';
+import { answersByRun } from './run-answers-by-run.js';
 import { type RunMessage, type RunMessageReceipt, createRunSteerer } from './run-steerer.js';
 import {
   PAUSED_STATUSES,
@@ -42,8 +42,9 @@ export interface RunListener<E, R = unknown> {
 export interface ResumeAnswers {
   runId: string;
   /** `images`: what a client tool returned beside its text (sent to the model after the results). */
-  toolOutputs?: Array<{ toolCallId: string; output: string; images?: ImagePart[] }>;
-  decisions?: Array<{ toolCallId: string; approve: boolean; reason?: string }>;
+  /** `runId`: the run a call is for, where a lead's and its children's calls share an id. */
+  toolOutputs?: Array<{ toolCallId: string; runId?: string; output: string; images?: ImagePart[] }>;
+  decisions?: Array<{ toolCallId: string; runId?: string; approve: boolean; reason?: string }>;
 }
 
 /** The checked answers, by tool call id. */
@@ -138,13 +139,14 @@ export function createRunService<E, R>(options: RunServiceOptions<E, R>): RunSer
     const { run, state } = loaded;
     const answering = request.toolOutputs !== undefined ? 'requires_action' : request.decisions !== undefined ? 'requires_approval' : 'paused';
     if (run.status === 'expired') throw new RunConflictError('run_expired', `Run ${runId} expired: it waited longer than its time to live`);
+    await assertNotAwaitedByParent(run);
     if (run.status !== answering || !state) {
       const hint = PAUSED_STATUSES.includes(run.status) ? ` (it waits for ${WAITS_FOR[run.status as keyof typeof WAITS_FOR]})` : '';
       throw new RunConflictError('run_not_waiting', `Run ${runId} is ${run.status}${hint}`, { status: run.status });
     }
-    const outputs = request.toolOutputs ? answersFor('toolOutputs', state.pending.clientCalls, request.toolOutputs, (a) => a.output) : undefined;
+    const outputs = request.toolOutputs ? answersByRun('toolOutputs', runId, state, request.toolOutputs, (a) => a.output) : undefined;
     const decisions = request.decisions
-      ? answersFor('decisions', state.pending.approvals, request.decisions, (d): ApprovalDecision => ({ approve: d.approve, reason: d.reason }))
+      ? answersByRun('decisions', runId, state, request.decisions, (d): ApprovalDecision => ({ approve: d.approve, reason: d.reason }))
       : undefined;
     // Claimed with a compare-and-set: of two resumes of one pause, one wins and the other is a 409.
     if (!(await runs.update(runId, { status: 'running', expiresAt: null }, [answering]))) {
@@ -154,6 +156,23 @@ export function createRunService<E, R>(options: RunServiceOptions<E, R>): RunSer
     const outputImages = imaged.length > 0 ? new Map<string, ImagePart[]>(imaged) : undefined;
     return (listener) =>
       continueRun(run, state, listener, { ...(outputs ? { outputs } : {}), ...(outputImages ? { outputImages } : {}), ...(decisions ? { decisions } : {}) });
+  }
+
+  /**
+   * A child answered directly would go on without its parent, whose own resume then finds it ended:
+   * while the parent waits on it, it is answered through the parent. The parent's resume claims the
+   * parent (status `running`) before it resumes the child, so that path passes here.
+   */
+  async function assertNotAwaitedByParent(run: Run): Promise<void> {
+    if (!run.parentRunId) return;
+    const parent = await runs.load(run.parentRunId);
+    if (!parent || !PAUSED_STATUSES.includes(parent.run.status)) return;
+    if (!parent.state?.waitingChildren?.some((child) => child.runId === run.id)) return;
+    throw new RunConflictError(
+      'answer_through_parent',
+      `Run ${run.id} is a delegated run its parent run ${run.parentRunId} waits on: answer it through POST /v1/runs/${run.parentRunId}/approvals or /tool-outputs`,
+      { parentRunId: run.parentRunId },
+    );
   }
 
   async function continueRun(run: Run, state: RunState, listener: RunListener<E, R>, answers: RunAnswers): Promise<R> {

@@ -159,6 +159,7 @@ export class RunConflictError extends Error {
       | 'run_not_waiting'
       | 'run_expired'
       | 'tool_call_not_pending'
+      | 'answer_through_parent'
       | 'run_waiting'
       | 'run_finished'
       | 'run_not_running'

@@ -56,12 +56,23 @@ export interface RunChild {
   usage: RunUsage;
 }
 
-/** The runs each pending call of a paused run belongs to, when a delegation asked for it. */
-export type CallRuns = Readonly<Record<string, string>>;
+/**
+ * The run each pending call of a paused run belongs to, by position (undefined: the run's own):
+ * by position, not id, because a lead's and its children's calls may share an id (`call_0`).
+ */
+export interface CallRuns {
+  approvals: ReadonlyArray<string | undefined>;
+  clientCalls: ReadonlyArray<string | undefined>;
+}
 
-/** Where each call a paused run lists comes from: its delegations' calls by the run that asked. */
-export function callRunsOf(state: Pick<RunState, 'waitingChildren'> | null | undefined): CallRuns {
-  return Object.assign({}, ...(state?.waitingChildren ?? []).map((child) => child.calls));
+/** Where each call a paused run lists comes from: its own first, then each waiting delegation's by the run that asked. */
+export function callRunsOf(state: Pick<RunState, 'waitingChildren' | 'pending'> | null | undefined): CallRuns {
+  const of = (kind: 'approvals' | 'clientCalls'): Array<string | undefined> => {
+    const theirs = (state?.waitingChildren ?? []).flatMap((child) => child.pending[kind].map((call) => child.calls[call.id] ?? child.runId));
+    const own = Math.max(0, (state?.pending[kind].length ?? 0) - theirs.length);
+    return [...Array.from({ length: own }, () => undefined), ...theirs];
+  };
+  return { approvals: of('approvals'), clientCalls: of('clientCalls') };
 }
 
 export function pausedReply(input: {
@@ -102,22 +113,30 @@ export function runView(run: Run, state: RunState | null, children?: readonly Ru
   };
 }
 
-function waitingFor(status: string, pending: PendingCalls, callRuns: CallRuns = {}): Pick<PausedReply, 'requiredAction' | 'approvals'> {
-  const runOf = (id: string) => (Object.hasOwn(callRuns, id) ? { runId: callRuns[id]! } : {});
+function waitingFor(status: string, pending: PendingCalls, callRuns?: CallRuns): Pick<PausedReply, 'requiredAction' | 'approvals'> {
+  const runOf = (kind: keyof CallRuns, i: number) => {
+    const runId = callRuns?.[kind][i];
+    return runId !== undefined ? { runId } : {};
+  };
   if (status === 'requires_approval') {
     return {
-      approvals: pending.approvals.map((call) => ({ toolCallId: call.id, name: call.name, arguments: toolArgumentsOf(call.arguments), ...runOf(call.id) })),
+      approvals: pending.approvals.map((call, i) => ({
+        toolCallId: call.id,
+        name: call.name,
+        arguments: toolArgumentsOf(call.arguments),
+        ...runOf('approvals', i),
+      })),
     };
   }
   if (status === 'requires_action') {
     return {
       requiredAction: {
         type: 'submit_tool_outputs',
-        toolCalls: pending.clientCalls.map((call) => ({
+        toolCalls: pending.clientCalls.map((call, i) => ({
           id: call.id,
           type: 'function',
           function: { name: call.name, arguments: JSON.stringify(toolArgumentsOf(call.arguments)) },
-          ...runOf(call.id),
+          ...runOf('clientCalls', i),
         })),
       },
     };

@@ -133,12 +133,14 @@ export async function runWorkflow(run: WorkflowRunInput, progress: WorkflowProgr
 export async function resumeWorkflow(
   run: WorkflowRunInput,
   progress: WorkflowProgress,
-  waiting: { node: string; runId: string },
+  /** `usage`/`costUsd`: what the step had spent by its pause, counted should its resume fail without a reply. */
+  waiting: { node: string; runId: string; usage?: RunUsage; costUsd?: number | null },
   answers: Omit<Parameters<StepTurns['resume']>[0], 'runId' | 'signal'>,
   deps: WorkflowDeps,
 ): Promise<WorkflowOutcome> {
   const node = progress.definition.nodes.find((n) => n.id === waiting.node)!;
-  const ended = await afterStep(run, progress, node, waiting.runId, () => deps.turns.resume({ runId: waiting.runId, ...answers, signal: run.signal }));
+  const before = waiting.usage ? { usage: waiting.usage, costUsd: waiting.costUsd ?? null } : undefined;
+  const ended = await afterStep(run, progress, node, waiting.runId, () => deps.turns.resume({ runId: waiting.runId, ...answers, signal: run.signal }), before);
   return ended ?? runWorkflow(run, progress, deps);
 }
 
@@ -149,6 +151,7 @@ async function afterStep(
   node: { id: string; agentId: string },
   stepRunId: string,
   step: () => Promise<ChildReply>,
+  before?: { usage: RunUsage; costUsd: number | null },
 ): Promise<WorkflowOutcome | undefined> {
   let reply: ChildReply;
   try {
@@ -156,6 +159,11 @@ async function afterStep(
   } catch (error) {
     run.emit({ type: 'delegate_end', runId: stepRunId, status: run.signal.aborted ? 'cancelled' : 'failed' });
     if (run.signal.aborted) throw error;
+    // No reply tells what the step spent: what it had by its pause still counts.
+    if (before) {
+      progress.usage = addRunUsage(progress.usage, before.usage);
+      progress.costUsd = addCost(progress.costUsd, before.costUsd);
+    }
     const message = `Step ${node.id} failed: ${error instanceof Error ? error.message : String(error)}`;
     return { status: 'failed', stopReason: 'step_failed', progress, error: { code: 'step_failed', message } };
   }

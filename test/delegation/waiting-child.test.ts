@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { answersFor, waitingChildOf } from '../../src/delegation/waiting-child.js';
+import { childAnswerKey } from '../../src/runs/run-answers-by-run.js';
 import type { PausedReply } from '../../src/runs/run-view.js';
 
 const paused = (over: Partial<PausedReply>): PausedReply => ({
@@ -44,7 +45,8 @@ describe('a paused child as its parent waits on it', () => {
     expect(
       answersFor(child, {
         outputs: new Map([
-          ['t1', 'Oslo'],
+          [childAnswerKey('child-run', 't1'), 'Oslo'],
+          ['t1', "the lead's own t1"],
           ['other', 'x'],
         ]),
       }),

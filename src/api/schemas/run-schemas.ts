@@ -22,6 +22,12 @@ export const getRunQuery = z.strictObject({
 });
 
 const toolCallId = z.string().min(1).max(200);
+const answerRunId = z
+  .string()
+  .min(1)
+  .max(200)
+  .optional()
+  .meta({ description: "The run the call is for (its `runId` in the pause): required where a lead's and its children's calls share an id." });
 const stream = z.boolean().optional().meta({ description: 'Stream the rest of the turn as Server-Sent Events, as `POST /v1/chat` does.' });
 
 // Stored in the conversation (text) and, while the run waits again, in its state (jsonb).
@@ -32,6 +38,7 @@ export const toolOutputsBody = z.strictObject({
     .array(
       z.strictObject({
         toolCallId,
+        runId: answerRunId,
         output: outputText.meta({
           description: 'What the tool returned, as the model should read it (JSON text, or plain text).',
         }),
@@ -50,6 +57,7 @@ export function toolOutputsBodyWithImages(imageLimits: ImageLimits) {
       .array(
         z.strictObject({
           toolCallId,
+          runId: answerRunId,
           output: z.union([outputText, contentPartsSchema(imageLimits, outputText, { requireText: false })]).meta({
             description:
               'What the tool returned, as the model should read it (JSON text, or plain text), or OpenAI content parts: text and ' +
@@ -92,6 +100,7 @@ export const approvalsBody = z.strictObject({
     .array(
       z.strictObject({
         toolCallId,
+        runId: answerRunId,
         approve: z.boolean(),
         reason: storable(z.string().max(RUN_LIMITS.reasonMaxChars)).optional().meta({ description: 'Told to the model with a denial, so that it can adapt.' }),
       }),

@@ -41,8 +41,10 @@ export function createRunRoutes(ctx: AppContext): ApiRoutes {
   const routes = createApiRoutes();
   const toolOutputsBodyHttp = toolOutputsBodyWithImages({ maxBytes: ctx.config.IMAGE_MAX_BYTES, maxPerMessage: ctx.config.IMAGE_MAX_PER_MESSAGE });
   const notWaiting = errorResponse({
-    codes: ['run_not_waiting', 'run_expired', 'tool_call_not_pending'],
-    description: 'The run is not waiting for these answers: it waits for others, has ended or expired, or a call id is unknown or answered already.',
+    codes: ['run_not_waiting', 'run_expired', 'tool_call_not_pending', 'answer_through_parent'],
+    description:
+      'The run is not waiting for these answers: it waits for others, has ended or expired, or a call id is unknown or answered already; ' +
+      'or it is a delegated run its parent waits on, answered through the parent (`answer_through_parent`).',
   });
 
   const getRunRoute = createRoute({
@@ -89,9 +91,9 @@ export function createRunRoutes(ctx: AppContext): ApiRoutes {
   defineRoute(routes, toolOutputsRoute, async (c) => {
     const { runId } = parseWith(runIdParams, c.req.param(), 'path');
     const { toolOutputs, stream } = await parseBody(c, toolOutputsBodyHttp);
-    const outputs = toolOutputs.map(({ toolCallId, output }) => {
+    const outputs = toolOutputs.map(({ toolCallId, runId: callRunId, output }) => {
       const { message, images } = textAndImagesOf(output);
-      return { toolCallId, output: message, ...(images ? { images } : {}) };
+      return { toolCallId, ...(callRunId !== undefined ? { runId: callRunId } : {}), output: message, ...(images ? { images } : {}) };
     });
     return resume(c, { runId, toolOutputs: outputs }, stream);
   });
