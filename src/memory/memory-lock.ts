@@ -1,11 +1,32 @@
 import { sql } from 'drizzle-orm';
 import type { Tx } from '../db/database.js';
 import { memories } from '../db/schema/index.js';
+import { textArray } from '../db/sql-arrays.js';
 import { type LockedRow, notExpired } from './memory-rows.js';
 import { type StoredScope, byKey } from './memory-scope.js';
 
-/** The row under a key, locked for the rest of the transaction (`FOR UPDATE`), with what a write compares. */
-export async function lockRow(tx: Tx, tenantId: string, key: string, scope: StoredScope): Promise<LockedRow | undefined> {
+/** A key in its scope, as `lockKeys` takes it. */
+export type ScopedKey = StoredScope & { key: string };
+
+/**
+ * Takes the keys for the rest of the transaction (advisory locks, in one order for every
+ * writer), whether or not a row holds them yet: the tenant's writers run side by side, and two
+ * saves of the same new key must not both find it free and insert it.
+ */
+export async function lockKeys(tx: Tx, tenantId: string, keys: readonly ScopedKey[]): Promise<void> {
+  if (keys.length === 0) return;
+  const names = [...new Set(keys.map((k) => JSON.stringify([tenantId, k.agentId, k.userId, k.key])))];
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(h) FROM (
+      SELECT DISTINCT hashtextextended(name, 1) AS h FROM unnest(${textArray(names)}) AS name ORDER BY 1
+    ) keys`);
+}
+
+/**
+ * The row under a key, locked for the rest of the transaction (`FOR UPDATE`), with what a write
+ * compares; the key is taken first (`lockKeys`), unless the caller took it already.
+ */
+export async function lockRow(tx: Tx, tenantId: string, key: string, scope: StoredScope, keyTaken = false): Promise<LockedRow | undefined> {
+  if (!keyTaken) await lockKeys(tx, tenantId, [{ ...scope, key }]);
   const [row] = await tx
     .select({
       id: memories.id,

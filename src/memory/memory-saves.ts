@@ -1,7 +1,7 @@
 import { and } from 'drizzle-orm';
 import { memories } from '../db/schema/index.js';
 import { normalizeTags } from '../retrieval/tags.js';
-import { lockRow } from './memory-lock.js';
+import { lockKeys, lockRow } from './memory-lock.js';
 import { type LockedRow, type Target, expiryOf, notExpired } from './memory-rows.js';
 import { type StoredScope, byKey, storedScope } from './memory-scope.js';
 import { API_ACTOR, type MemoryStoreContext } from './memory-store-context.js';
@@ -10,13 +10,13 @@ import type { WriteMemory } from './memory-write.js';
 import { type FirewallVerdict, verdictFields } from './memory-write-screen.js';
 import { ValidTimeOrderError } from './valid-time-order-error.js';
 
-/** At most this many memories per `saveMany`: one transaction holds the tenant's memory writers. */
+/** At most this many memories per `saveMany`: one transaction holds their keys and term rows until it commits. */
 export const MAX_BATCH_MEMORIES = 100;
 
 /**
  * A save or patch embeds before its transaction, and tries again when a concurrent writer changed
  * the content meanwhile (the vector must be of the content written); from this attempt on it
- * embeds under the lock instead, holding the tenant's memory writers for the embedder's time.
+ * embeds under the key's lock instead, holding that key's writers for the embedder's time.
  */
 const EMBED_UNDER_LOCK_FROM_ATTEMPT = 3;
 const MAX_WRITE_ATTEMPTS = 5;
@@ -55,7 +55,7 @@ export function createMemorySaves(ctx: MemoryStoreContext, write: WriteMemory): 
     for (let tries = 1; tries <= MAX_WRITE_ATTEMPTS; tries++) {
       const current = await stored(target.key, target);
       // Embed outside the transaction: on PGlite a transaction holds the only connection, and
-      // inside it the corpus lock would stall every memory writer for the embedder's time.
+      // inside it the key's and term rows' locks would stall other writers for the embedder's time.
       const vector = current?.content === target.content ? null : await embedOne(target.content);
       const saved = await index.write(db, tenantId, true, async (tx) => {
         const locked = await lockRow(tx, tenantId, target.key, target);
@@ -86,14 +86,22 @@ export function createMemorySaves(ctx: MemoryStoreContext, write: WriteMemory): 
     }
     // Every content embedded up front, in batches: the transaction then only writes.
     const vectors = await ctx.embedMany(targets.map((t) => t.content));
-    const saved = await index.write(db, tenantId, true, async (tx) => {
-      const results: SaveMemoryResult[] = [];
-      for (const [i, target] of targets.entries()) {
-        const locked = await lockRow(tx, tenantId, target.key, target);
-        results.push((await write(tx, target, locked, vectors[i]!, inputs[i]!.actor ?? API_ACTOR))!);
-      }
-      return results;
-    });
+    const saved = await index.write(
+      db,
+      tenantId,
+      true,
+      async (tx) => {
+        // Every key at once, in the one order every writer takes keys in.
+        await lockKeys(tx, tenantId, targets);
+        const results: SaveMemoryResult[] = [];
+        for (const [i, target] of targets.entries()) {
+          const locked = await lockRow(tx, tenantId, target.key, target, true);
+          results.push((await write(tx, target, locked, vectors[i]!, inputs[i]!.actor ?? API_ACTOR))!);
+        }
+        return results;
+      },
+      targets.length,
+    );
     await ctx.options.afterBulkWrite?.();
     return saved;
   }

@@ -19,8 +19,9 @@ import { type MemoryStoreContext, SYSTEM_ACTOR } from './memory-store-context.js
 import type { MemoryActor, SaveMemoryResult } from './memory-types.js';
 
 /**
- * Writes `target` over `locked` (the row under its key, locked, or none) with its history event;
- * the corpus lock is held. Null when the content changed and no vector for it is at hand.
+ * Writes `target` over `locked` (the row under its key, locked, or none) with its history event,
+ * in a transaction of `index.write` or one holding the corpus (`index.lock`). Null when the
+ * content changed and no vector for it is at hand.
  */
 export type WriteMemory = (
   tx: Tx,
@@ -79,7 +80,7 @@ export function createMemoryWrite(ctx: MemoryStoreContext): WriteMemory {
         .returning({ ...memoryColumns, id: memories.id });
       row = updated!;
       reembedded = false;
-      // Saved before the BM25 index existed: indexed now, since the lock is held anyway.
+      // Saved before the BM25 index existed: indexed now, since the row is locked anyway.
       if (locked.bm25Length === null) await index.add(tx, tenantId, [{ id: locked.id, ...indexed }]);
       if (!changed) return { memory: toMemory(row), created: false, reembedded };
     } else {
@@ -87,9 +88,9 @@ export function createMemoryWrite(ctx: MemoryStoreContext): WriteMemory {
       // A new wording: its origin joins those of the words it replaces.
       sources = withOrigin(live ? locked.sources : [], origin);
       if (locked) {
-        // Its content is replaced: its postings go, and its length leaves the totals.
-        await index.removePostings(tx, tenantId, sql`SELECT ${memories.id} FROM ${memories} WHERE ${eq(memories.id, locked.id)}`);
-        if (locked.bm25Length !== null) await index.adjustTotals(tx, tenantId, -1, -locked.bm25Length);
+        // The row first, then its postings: its filter counts (kept by a trigger) are locked before
+        // any term row, as a new row's insert does, so that two writers never take them in turns.
+        // Its content is replaced: its postings and length go with it.
         const [updated] = await tx
           .update(memories)
           .set({
@@ -103,8 +104,9 @@ export function createMemoryWrite(ctx: MemoryStoreContext): WriteMemory {
           .where(eq(memories.id, locked.id))
           .returning({ ...memoryColumns, id: memories.id });
         row = updated!;
+        await index.replace(tx, tenantId, { id: row.id, ...indexed }, locked.bm25Length);
       } else {
-        // The corpus lock keeps other writers of the tenant out, so the key is still free.
+        // The key is still free: lockRow took it, so no other writer can insert it first.
         const [inserted] = await tx
           .insert(memories)
           .values({
@@ -125,8 +127,8 @@ export function createMemoryWrite(ctx: MemoryStoreContext): WriteMemory {
           })
           .returning({ ...memoryColumns, id: memories.id });
         row = inserted!;
+        await index.add(tx, tenantId, [{ id: row.id, ...indexed }]);
       }
-      await index.add(tx, tenantId, [{ id: row.id, ...indexed }]);
       reembedded = true;
     }
     await recordMemoryEvents(tx, tenantId, actor, [

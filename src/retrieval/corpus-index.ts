@@ -1,38 +1,57 @@
 import type { SQL } from 'drizzle-orm';
 import type { Db, Tx } from '../db/database.js';
+import { KeyedConcurrencyLimit } from '../util/keyed-concurrency-limit.js';
+import { isTransactionConflict } from '../util/transaction-conflict.js';
 import { AnalyzerMismatchError } from './analyzer-mismatch-error.js';
 import type { Analyzer } from './bm25/analyzer.js';
 import {
+  type Bm25Changes,
   type Bm25Document,
   addBm25Documents,
   adjustBm25Totals,
+  applyBm25Changes,
   deleteBm25Rows,
   lockBm25Corpus,
+  noBm25Changes,
   removeBm25Postings,
+  replaceBm25Document,
   setBm25Analyzer,
+  shareBm25Corpus,
 } from './bm25/bm25-index.js';
-import { SerialLanes } from '../util/serial-lanes.js';
 import type { Corpus } from './corpus.js';
 
 /** A row's terms as the analyzer indexes them. */
 export type IndexedTerms = Omit<Bm25Document, 'id'>;
 
 /**
- * The write side of a corpus's BM25 index, for its owner's transactions: every writer of a
- * tenant's rows takes `lock` first, which serialises them (postings, document frequencies and
- * totals move together, and term upserts never deadlock) and checks the analyzer.
+ * The write side of a corpus's BM25 index, for its owner's transactions. Writers of postings
+ * (`write` with `writingPostings`) run side by side: each holds the tenant's corpus shared,
+ * keeps its totals to itself until its last statement, and is run again when it deadlocks with
+ * another. Every other writer (`lock`, and `write` without postings) holds the corpus alone, as
+ * does whatever changes it as a whole (`lockBm25Corpus`). Either way the postings, document
+ * frequencies and totals are exact once writers commit.
  */
 export interface CorpusIndex {
+  /** Holds the tenant's corpus alone for the rest of `tx`, checking the analyzer; nothing when `tx` is `write`'s own. */
   lock(tx: Tx, tenantId: string, writingPostings: boolean): Promise<void>;
   /**
-   * `work` in a transaction that takes `lock` first, queued in this process behind the tenant's
-   * other writers of this corpus before the transaction starts. Writers that would only wait for
-   * the lock wait here instead, without holding a pooled connection that a search could use; the
-   * lock still serialises them against other processes.
+   * `work` in a transaction of its own holding the corpus (see the interface). With
+   * `writingPostings`, `work` must be safe to run again: after a deadlock or a concurrent insert
+   * of the same key its transaction is rolled back and run anew, a few times at most. At most
+   * `MAX_TENANT_WRITERS` of a tenant's writers of the corpus hold a pooled connection at once in
+   * this process; the others wait for one here, leaving the pool to searches. A writer of many
+   * `rows` (a batch: its row inserts lock the tenant's filter counts one by one, and would take
+   * them in turns with another batch) or one holding the corpus alone runs alone in the process,
+   * so that it waits here rather than on a lock inside a statement, where the statement timeout runs.
    */
-  write<T>(db: Db, tenantId: string, writingPostings: boolean, work: (tx: Tx) => Promise<T>): Promise<T>;
+  write<T>(db: Db, tenantId: string, writingPostings: boolean, work: (tx: Tx) => Promise<T>, rows?: number): Promise<T>;
   termsOf(text: string): IndexedTerms;
   add(tx: Tx, tenantId: string, rows: readonly Bm25Document[]): Promise<void>;
+  /**
+   * Indexes a row's new text in place of what was indexed of it: `previousLength` as its length
+   * column held it (null: not indexed). Postings, frequencies and totals.
+   */
+  replace(tx: Tx, tenantId: string, row: Bm25Document, previousLength: number | null): Promise<void>;
   /** Takes the postings of the rows `rowIds` selects out of the index; the totals are the caller's. */
   removePostings(tx: Tx, tenantId: string, rowIds: SQL): Promise<void>;
   adjustTotals(tx: Tx, tenantId: string, rows: number, length: number): Promise<void>;
@@ -40,27 +59,76 @@ export interface CorpusIndex {
   deleteRows(tx: Tx, tenantId: string, where: SQL): Promise<number>;
 }
 
-/** Per database handle: every store of a corpus and tenant on it shares one lane. */
-const writerLanes = new WeakMap<Db, SerialLanes>();
+/**
+ * A tenant's writers of one corpus holding connections at once, per process: beyond a few, they
+ * mostly wait on each other's term rows, and a pool of 10 keeps room for searches.
+ */
+export const MAX_TENANT_WRITERS = 4;
+/** Runs of a sharing writer's transaction, its first included, before its conflict is its caller's. */
+const MAX_WRITE_RUNS = 5;
+
+/** A `write` transaction's changes to the frequencies and totals, applied by its last statement. */
+interface Pending extends Bm25Changes {
+  /** Whether it wrote postings: the analyzer is checked with the totals. */
+  wrotePostings: boolean;
+}
+
+/** `write`'s transactions, each with its pending changes; transactions that took `lock` are not here. */
+const writeTransactions = new WeakMap<Tx, Pending>();
+
+/** Thrown inside a sharing writer's transaction to roll it back and run it holding the corpus alone. */
+class NeedsCorpusAlone extends Error {}
+
+/** Per database handle: every store of a corpus and tenant on it shares one bound. */
+const writerLimits = new WeakMap<Db, KeyedConcurrencyLimit>();
 
 export function createCorpusIndex(corpus: Corpus, analyzer: Analyzer): CorpusIndex {
   const t = corpus.bm25;
-  async function lock(tx: Tx, tenantId: string, writingPostings: boolean): Promise<void> {
+  async function lockAlone(tx: Tx, tenantId: string, writingPostings: boolean): Promise<void> {
     const stats = await lockBm25Corpus(tx, t, tenantId, analyzer.id);
     if (!writingPostings || stats.analyzerId === analyzer.id) return;
     if (stats.total > 0) throw new AnalyzerMismatchError(stats.analyzerId, analyzer.id, corpus.reindexRemedy);
     await setBm25Analyzer(tx, t, tenantId, analyzer.id);
   }
+  /** `work` in a transaction that holds the corpus, with its changes applied last. */
+  function transaction<T>(db: Db, tenantId: string, shared: boolean, writingPostings: boolean, work: (tx: Tx) => Promise<T>): Promise<T> {
+    return db.transaction(async (tx) => {
+      if (shared) await shareBm25Corpus(tx, t, tenantId);
+      else await lockAlone(tx, tenantId, writingPostings);
+      const pending: Pending = { ...noBm25Changes(), wrotePostings: false };
+      writeTransactions.set(tx, pending);
+      const result = await work(tx);
+      const applied = await applyBm25Changes(tx, t, tenantId, pending, pending.wrotePostings ? analyzer.id : undefined);
+      // The tenant's first postings, or another analyzer's: created or checked holding the corpus alone.
+      if (!applied && shared) throw new NeedsCorpusAlone();
+      return result;
+    });
+  }
+  async function shared<T>(db: Db, tenantId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
+    for (let run = 1; ; run++) {
+      try {
+        return await transaction(db, tenantId, true, true, work);
+      } catch (err) {
+        if (err instanceof NeedsCorpusAlone) return transaction(db, tenantId, false, true, work);
+        if (run < MAX_WRITE_RUNS && isTransactionConflict(err)) continue;
+        throw err;
+      }
+    }
+  }
   return {
-    lock,
-    write(db, tenantId, writingPostings, work) {
-      let lanes = writerLanes.get(db);
-      if (!lanes) writerLanes.set(db, (lanes = new SerialLanes()));
-      return lanes.run(`${t.corpusStats}\u0000${tenantId}`, () =>
-        db.transaction(async (tx) => {
-          await lock(tx, tenantId, writingPostings);
-          return work(tx);
-        }),
+    async lock(tx, tenantId, writingPostings) {
+      const pending = writeTransactions.get(tx);
+      if (!pending) return lockAlone(tx, tenantId, writingPostings);
+      if (writingPostings) pending.wrotePostings = true;
+    },
+    write(db, tenantId, writingPostings, work, rows = 1) {
+      let limit = writerLimits.get(db);
+      if (!limit) writerLimits.set(db, (limit = new KeyedConcurrencyLimit(MAX_TENANT_WRITERS)));
+      const alone = !writingPostings || rows > 1;
+      return limit.run(
+        `${t.corpusStats}/${tenantId}`,
+        () => (writingPostings ? shared(db, tenantId, work) : transaction(db, tenantId, false, false, work)),
+        alone ? MAX_TENANT_WRITERS : 1,
       );
     },
     termsOf(text) {
@@ -69,9 +137,24 @@ export function createCorpusIndex(corpus: Corpus, analyzer: Analyzer): CorpusInd
       for (const tf of termFrequencies.values()) length += tf;
       return { termFrequencies, length };
     },
-    add: (tx, tenantId, rows) => addBm25Documents(tx, t, tenantId, rows),
-    removePostings: (tx, tenantId, rowIds) => removeBm25Postings(tx, t, tenantId, rowIds),
-    adjustTotals: (tx, tenantId, rows, length) => adjustBm25Totals(tx, t, tenantId, rows, length),
-    deleteRows: (tx, tenantId, where) => deleteBm25Rows(tx, t, tenantId, { table: corpus.table, idColumn: corpus.id, lengthColumn: corpus.bm25Length, where }),
+    async add(tx, tenantId, rows) {
+      const pending = writeTransactions.get(tx);
+      if (pending && rows.length > 0) pending.wrotePostings = true;
+      await addBm25Documents(tx, t, tenantId, rows, pending);
+    },
+    async replace(tx, tenantId, row, previousLength) {
+      const pending = writeTransactions.get(tx);
+      if (pending) pending.wrotePostings = true;
+      await replaceBm25Document(tx, t, tenantId, row, previousLength, pending);
+    },
+    removePostings: (tx, tenantId, rowIds) => removeBm25Postings(tx, t, tenantId, rowIds, writeTransactions.get(tx)),
+    async adjustTotals(tx, tenantId, rows, length) {
+      const pending = writeTransactions.get(tx);
+      if (!pending) return adjustBm25Totals(tx, t, tenantId, rows, length);
+      pending.documents += rows;
+      pending.length += length;
+    },
+    deleteRows: (tx, tenantId, where) =>
+      deleteBm25Rows(tx, t, tenantId, { table: corpus.table, idColumn: corpus.id, lengthColumn: corpus.bm25Length, where }, writeTransactions.get(tx)),
   };
 }

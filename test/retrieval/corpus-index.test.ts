@@ -1,13 +1,21 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Database } from '../../src/db/database.js';
+import { randomUUID } from 'node:crypto';
+import type { Database, Tx } from '../../src/db/database.js';
 import { queryRows } from '../../src/db/query-rows.js';
 import { MEMORY_CORPUS } from '../../src/memory/memory-corpus.js';
 import { defaultAnalyzer } from '../../src/retrieval/bm25/analyzer.js';
-import { createCorpusIndex } from '../../src/retrieval/corpus-index.js';
+import { type CorpusIndex, MAX_TENANT_WRITERS, createCorpusIndex } from '../../src/retrieval/corpus-index.js';
 import { describeOnDrivers } from '../support/database-drivers.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+function signal() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
 
 describeOnDrivers('CorpusIndex.write', (driver) => {
   let database: Database;
@@ -16,39 +24,95 @@ describeOnDrivers('CorpusIndex.write', (driver) => {
   });
   afterAll(() => database?.close());
 
-  it("queues a tenant's writers in the process: a waiting writer holds no connection and no lock wait", async () => {
-    // Two stores of one tenant share the queue, as two requests' stores do.
+  /** A memory row of its own, indexed by `index` in `tx`: its postings, frequencies and totals. */
+  async function indexRow(index: CorpusIndex, tx: Tx, tenantId: string, text: string) {
+    const indexed = index.termsOf(text);
+    const [row] = await queryRows<{ id: string }>(
+      tx,
+      sql`INSERT INTO memories (tenant_id, agent_id, key, content, bm25_length)
+        VALUES (${tenantId}, 'default', ${randomUUID()}, ${text}, ${indexed.length}) RETURNING id::text AS id`,
+    );
+    await index.add(tx, tenantId, [{ id: row!.id, ...indexed }]);
+  }
+  /** Where the tenant's document frequencies and total length differ from a recount of its postings. */
+  async function drift(tenantId: string) {
+    return queryRows(
+      database.db,
+      sql`SELECT coalesce(s.term, p.term) AS term, s.df AS stored, p.df AS counted
+        FROM (SELECT term, df FROM memory_term_stats WHERE tenant_id = ${tenantId}) s
+        FULL JOIN (SELECT term, count(*)::int AS df FROM memory_postings WHERE tenant_id = ${tenantId} GROUP BY term) p ON p.term = s.term
+        WHERE s.df IS DISTINCT FROM p.df
+      UNION ALL
+      SELECT 'totals', s.total::int, p.n FROM memory_corpus_stats s,
+        (SELECT count(DISTINCT memory_id)::int AS n, coalesce(sum(tf), 0)::int AS len FROM memory_postings WHERE tenant_id = ${tenantId}) p
+      WHERE s.tenant_id = ${tenantId} AND (s.total <> p.n OR s.total_length <> p.len)`,
+    );
+  }
+
+  it('saves of one tenant wait for each other: two of its writers of postings hold the write section at once', async () => {
+    const tenantId = 'tenant-overlap';
     const [a, b] = [createCorpusIndex(MEMORY_CORPUS, defaultAnalyzer), createCorpusIndex(MEMORY_CORPUS, defaultAnalyzer)];
+    await a.write(database.db, tenantId, true, (tx) => indexRow(a, tx, tenantId, 'the first words of the tenant'));
     const log: string[] = [];
-    let lockWaiters = -1;
-    const first = a.write(database.db, 'tenant-a', true, async () => {
-      log.push('first starts');
-      await sleep(150);
-      log.push('first ends');
-    });
-    await sleep(20);
-    const second = b.write(database.db, 'tenant-a', true, async () => {
-      log.push('second starts');
-    });
-    const otherTenant = b.write(database.db, 'tenant-b', true, async () => {
-      log.push('other tenant');
-    });
+    let sharing = -1;
+    // Each writer waits, inside its transaction, until the other has started its own.
+    const started = [signal(), signal()];
+    // The second holds its transaction open until the first has counted the locks: it could commit first otherwise.
+    const counted = signal();
+    const overlapping = driver.name === 'PostgreSQL server';
+    const writer = (index: CorpusIndex, me: number) =>
+      index.write(database.db, tenantId, true, async (tx) => {
+        log.push(`${me} starts`);
+        started[me]!.resolve();
+        // On PGlite one connection runs one transaction at a time: nothing to wait for.
+        if (overlapping) await Promise.race([started[1 - me]!.promise, sleep(10_000)]);
+        if (overlapping && me === 0) {
+          const [row] = await queryRows<{ n: number }>(
+            database.db,
+            sql`SELECT count(*)::int AS n FROM pg_locks
+              WHERE locktype = 'advisory' AND mode = 'ShareLock' AND granted
+                AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+          );
+          sharing = row!.n;
+          counted.resolve();
+        }
+        if (overlapping && me === 1) await Promise.race([counted.promise, sleep(10_000)]);
+        await indexRow(index, tx, tenantId, `shared words of writer ${me} and the tenant`);
+        log.push(`${me} ends`);
+      });
+    await Promise.all([writer(a, 0), writer(b, 1)]);
+    if (overlapping) {
+      expect(log.slice(0, 2).sort()).toEqual(['0 starts', '1 starts']);
+      expect(sharing).toBe(2);
+    }
+    expect(await drift(tenantId)).toEqual([]);
+  });
+
+  it("runs a tenant's writers holding the corpus alone one at a time in the process: the others hold no connection and no lock wait", async () => {
+    const gate = signal();
+    const log: string[] = [];
+    const index = createCorpusIndex(MEMORY_CORPUS, defaultAnalyzer);
+    const writers = Array.from({ length: MAX_TENANT_WRITERS + 2 }, (_, i) =>
+      index.write(database.db, 'tenant-bound', false, async () => {
+        log.push(`start ${i}`);
+        await gate.promise;
+      }),
+    );
+    await sleep(100);
+    // Writers without postings hold the corpus alone: one runs, the others wait in the process.
+    expect(log.length).toBe(1);
+    const other = index.write(database.db, 'tenant-other', true, async () => 'other tenant');
     if (driver.name === 'PostgreSQL server') {
-      await sleep(60);
-      // On a connection of its own, while the first writer holds the tenant's lock.
+      expect(await other).toBe('other tenant');
       const [row] = await queryRows<{ n: number }>(
         database.db,
         sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
       );
-      lockWaiters = row!.n;
+      expect(row!.n).toBe(0);
     }
-    await Promise.all([first, second, otherTenant]);
-    expect(log.indexOf('second starts')).toBeGreaterThan(log.indexOf('first ends'));
-    if (driver.name === 'PostgreSQL server') {
-      expect(lockWaiters).toBe(0);
-      // The other tenant did not wait for the first's writer.
-      expect(log.indexOf('other tenant')).toBeLessThan(log.indexOf('first ends'));
-    }
+    gate.resolve();
+    await Promise.all([...writers, other]);
+    expect(log).toHaveLength(MAX_TENANT_WRITERS + 2);
   });
 
   it("gives a failed write's error to its caller and runs the next", async () => {

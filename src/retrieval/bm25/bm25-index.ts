@@ -11,7 +11,7 @@ import { intArray, textArray, uuidArray } from '../../db/sql-arrays.js';
  *
  * Every function takes the tenant, and touches that tenant's rows only: each tenant is a corpus
  * of its own, so one tenant's writes never move another's document frequencies or scores, and
- * its corpus row lock serialises that tenant's writers only.
+ * its corpus locks order that tenant's writers only.
  */
 export interface Bm25IndexTables {
   postings: string;
@@ -50,12 +50,19 @@ const ARRAY_BATCH = 10_000;
 // Beyond a batch or two the statement's own cost dwarfs a round trip's.
 const MAX_WRITES_PER_STATEMENT = 3;
 
+/** The advisory lock key of the tenant's corpus: writers share it, whoever changes the corpus as a whole takes it alone. */
+const corpusKey = (t: Bm25IndexTables, tenantId: string) => sql`hashtextextended(${`${t.corpusStats}/${tenantId}`}, 0)`;
+
 /**
- * Creates the tenant's corpus row if missing and locks it. Every writer of the tenant's postings
- * takes this lock first, so they are serialised (their term upserts never deadlock) and each sees
- * exact statistics; writers of other tenants do not wait.
+ * Takes the tenant's corpus alone for the rest of the transaction, creating its row if missing:
+ * for what changes it as a whole (its analyzer, a clear, a reindex) and for writers that update
+ * its totals as they go. It waits for the writers holding the corpus shared (`shareBm25Corpus`),
+ * and writers coming after it wait for it: the advisory lock queues them in order, where a row
+ * lock would let overlapping share holders keep it from ever being granted. The row lock
+ * serialises it against writers that take only the row.
  */
 export async function lockBm25Corpus(tx: Tx, t: Bm25IndexTables, tenantId: string, analyzerId: string): Promise<Bm25Corpus> {
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(${corpusKey(t, tenantId)})`);
   // Locked first, created only when missing: one statement in the common case, and none that
   // writes (an upsert's no-op update would leave a row version behind every locked read).
   const locked = () =>
@@ -72,6 +79,15 @@ export async function lockBm25Corpus(tx: Tx, t: Bm25IndexTables, tenantId: strin
   return { total: Number(row!.total), totalLength: Number(row!.total_length), analyzerId: row!.analyzer_id };
 }
 
+/**
+ * Holds the tenant's corpus shared for the rest of the transaction: any number of writers at
+ * once, none while `lockBm25Corpus` holds it. Such a writer leaves the term and totals rows alone
+ * until its last statement (`applyBm25Changes`), so that their locks are held only while it commits.
+ */
+export async function shareBm25Corpus(tx: Tx, t: Bm25IndexTables, tenantId: string): Promise<void> {
+  await tx.execute(sql`SELECT pg_advisory_xact_lock_shared(${corpusKey(t, tenantId)})`);
+}
+
 /** The tenant's corpus statistics as last committed; `null` before its first write. */
 export async function readBm25Corpus(db: Db, t: Bm25IndexTables, tenantId: string): Promise<Bm25Corpus | null> {
   const [row] = await queryRows<{ total: string | number; total_length: string | number; analyzer_id: string }>(
@@ -86,8 +102,27 @@ export async function setBm25Analyzer(tx: Tx, t: Bm25IndexTables, tenantId: stri
   await tx.execute(sql`UPDATE ${id(t.corpusStats)} SET analyzer_id = ${analyzerId} WHERE tenant_id = ${tenantId}`);
 }
 
-/** Adds the postings of the tenant's rows not indexed before, their document frequencies and their lengths. */
-export async function addBm25Documents(tx: Tx, t: Bm25IndexTables, tenantId: string, documents: readonly Bm25Document[]): Promise<void> {
+/**
+ * A transaction's changes to the tenant's document frequencies and totals, kept aside while it
+ * writes postings and applied by its last statement (`applyBm25Changes`): a term row shared with
+ * other writers is then locked only while that statement and the commit run, and every
+ * transaction locks the rows it changes in one run, in term order, so that writers sharing the
+ * corpus wait for each other instead of deadlocking.
+ */
+export interface Bm25Changes {
+  /** Document frequency changes by term; those netting to zero are skipped. */
+  readonly df: Map<string, number>;
+  documents: number;
+  length: number;
+}
+
+export const noBm25Changes = (): Bm25Changes => ({ df: new Map(), documents: 0, length: 0 });
+
+/**
+ * Adds the postings of the tenant's rows not indexed before, their document frequencies and
+ * their count and lengths; with `changes`, the frequencies and totals go there instead.
+ */
+export async function addBm25Documents(tx: Tx, t: Bm25IndexTables, tenantId: string, documents: readonly Bm25Document[], changes?: Bm25Changes): Promise<void> {
   if (documents.length === 0) return;
   const ids: string[] = [];
   const terms: string[] = [];
@@ -111,7 +146,14 @@ export async function addBm25Documents(tx: Tx, t: Bm25IndexTables, tenantId: str
     writes.push(sql`INSERT INTO ${id(t.postings)} (tenant_id, ${id(t.documentColumn)}, term, tf, doc_length)
       SELECT ${tenantId}, * FROM unnest(${uuidArray(ids.slice(i, end))}, ${textArray(terms.slice(i, end))}, ${intArray(tfs.slice(i, end))}, ${intArray(lengths.slice(i, end))})`);
   }
-  // Sorted, as every writer does, though the corpus lock already keeps writers apart.
+  if (changes) {
+    for (const [term, n] of documentFrequency) changes.df.set(term, (changes.df.get(term) ?? 0) + n);
+    changes.documents += documents.length;
+    changes.length += totalLength;
+    for (const w of writes) await tx.execute(w);
+    return;
+  }
+  // Sorted as `applyBm25Changes` sorts, though whoever calls this without `changes` holds the corpus alone.
   const distinct = [...documentFrequency.keys()].sort();
   for (let i = 0; i < distinct.length; i += ARRAY_BATCH) {
     const batch = distinct.slice(i, i + ARRAY_BATCH);
@@ -123,7 +165,7 @@ export async function addBm25Documents(tx: Tx, t: Bm25IndexTables, tenantId: str
   // Each statement costs a round trip, and on PGlite a fixed toll of protocol work on the main
   // thread: the writes of a small batch (one document's chunks, one memory) go as one statement.
   // Data-modifying CTEs run to completion whether or not anything reads them.
-  if (writes.length === 1 || writes.length > MAX_WRITES_PER_STATEMENT) {
+  if (writes.length > MAX_WRITES_PER_STATEMENT) {
     for (const w of writes) await tx.execute(w);
     return;
   }
@@ -132,21 +174,88 @@ export async function addBm25Documents(tx: Tx, t: Bm25IndexTables, tenantId: str
 }
 
 /**
- * Deletes the tenant's postings of the rows `documentIds` selects (a query returning their ids)
- * and takes them out of its document frequencies. The row count and length totals are the
- * caller's to adjust (`adjustBm25Totals`), since only it knows which of those rows were indexed.
+ * Applies `changes` to the tenant's document frequencies and totals: the term rows in term order
+ * (code unit order, as COLLATE "C"), then the totals row, in one statement, and the term rows
+ * left at zero deleted. With `analyzerId`, only if the tenant's postings are that analyzer's
+ * (which cannot change while its corpus is held). False, and nothing to keep (the caller rolls
+ * back), when the tenant has no totals row or another analyzer.
  */
-export async function removeBm25Postings(tx: Tx, t: Bm25IndexTables, tenantId: string, documentIds: SQL): Promise<void> {
-  // One statement's CTEs share a snapshot: terms whose last posting goes are deleted, the others decremented.
-  await tx.execute(sql`
-    WITH gone AS (
-      DELETE FROM ${id(t.postings)} p WHERE p.tenant_id = ${tenantId} AND p.${id(t.documentColumn)} IN (${documentIds}) RETURNING p.term
-    ),
-    dec AS (SELECT term, count(*)::int AS n FROM gone GROUP BY term),
-    dropped AS (
-      DELETE FROM ${id(t.termStats)} s USING dec WHERE s.tenant_id = ${tenantId} AND s.term = dec.term AND s.df <= dec.n RETURNING s.term
-    )
-    UPDATE ${id(t.termStats)} s SET df = s.df - dec.n FROM dec WHERE s.tenant_id = ${tenantId} AND s.term = dec.term AND s.df > dec.n`);
+export async function applyBm25Changes(tx: Tx, t: Bm25IndexTables, tenantId: string, changes: Bm25Changes, analyzerId?: string): Promise<boolean> {
+  const terms = [...changes.df.keys()].filter((term) => changes.df.get(term) !== 0).sort();
+  const analyzer = analyzerId === undefined ? sql`` : sql` AND analyzer_id = ${analyzerId}`;
+  if (terms.length === 0 && changes.documents === 0 && changes.length === 0) {
+    if (analyzerId === undefined) return true;
+    return (await queryRows(tx, sql`SELECT 1 FROM ${id(t.corpusStats)} WHERE tenant_id = ${tenantId}${analyzer}`)).length > 0;
+  }
+  const dfs = (batch: readonly string[]) => sql`INSERT INTO ${id(t.termStats)} AS s (tenant_id, term, df)
+      SELECT ${tenantId}, * FROM unnest(${textArray(batch)}, ${intArray(batch.map((term) => changes.df.get(term)!))})
+      ON CONFLICT (tenant_id, term) DO UPDATE SET df = s.df + excluded.df
+      RETURNING s.term, s.df`;
+  const emptied: string[] = [];
+  let last = 0;
+  for (; terms.length - last > ARRAY_BATCH; last += ARRAY_BATCH) {
+    const rows = await queryRows<{ term: string; df: number }>(tx, dfs(terms.slice(last, last + ARRAY_BATCH)));
+    for (const r of rows) if (Number(r.df) <= 0) emptied.push(r.term);
+  }
+  // The totals row joins the terms' result, so it is locked only after every term row.
+  const [settled] = await queryRows<{ emptied: string[] | string | null }>(
+    tx,
+    sql`WITH dfs AS (${dfs(terms.slice(last))}),
+        emptied AS (SELECT json_agg(term) AS terms FROM dfs WHERE df <= 0)
+      UPDATE ${id(t.corpusStats)}
+        SET ${id(t.totalColumn)} = ${id(t.totalColumn)} + ${changes.documents}::bigint, total_length = total_length + ${changes.length}::bigint
+        FROM emptied WHERE tenant_id = ${tenantId}${analyzer}
+      RETURNING emptied.terms AS emptied`,
+  );
+  if (!settled) return false;
+  const more = typeof settled.emptied === 'string' ? (JSON.parse(settled.emptied) as string[]) : settled.emptied;
+  emptied.push(...(more ?? []));
+  for (let i = 0; i < emptied.length; i += ARRAY_BATCH) {
+    const batch = emptied.slice(i, i + ARRAY_BATCH);
+    // Rows this transaction holds already.
+    await tx.execute(sql`DELETE FROM ${id(t.termStats)} WHERE tenant_id = ${tenantId} AND term = ANY(${textArray(batch)}) AND df <= 0`);
+  }
+  return true;
+}
+
+/**
+ * Deletes the tenant's postings of the rows `documentIds` selects (a query returning their ids)
+ * and takes them out of its document frequencies, or, with `changes`, out of those. The row
+ * count and length totals are the caller's to adjust (`adjustBm25Totals`), since only it knows
+ * which of those rows were indexed.
+ */
+export async function removeBm25Postings(tx: Tx, t: Bm25IndexTables, tenantId: string, documentIds: SQL, changes?: Bm25Changes): Promise<void> {
+  const own = changes ?? noBm25Changes();
+  const gone = await queryRows<{ term: string; n: number }>(
+    tx,
+    sql`WITH gone AS (
+        DELETE FROM ${id(t.postings)} p WHERE p.tenant_id = ${tenantId} AND p.${id(t.documentColumn)} IN (${documentIds}) RETURNING p.term
+      )
+      SELECT term, count(*)::int AS n FROM gone GROUP BY term`,
+  );
+  for (const { term, n } of gone) own.df.set(term, (own.df.get(term) ?? 0) - Number(n));
+  if (!changes && gone.length > 0) await applyBm25Changes(tx, t, tenantId, own);
+}
+
+/**
+ * Indexes one of the tenant's rows anew: its postings replaced by those of `document`, its
+ * document frequencies moved by the difference (terms kept are not touched), and the totals by
+ * its change of length (`previousLength`: as indexed, null if it was not), into `changes` if given.
+ */
+export async function replaceBm25Document(
+  tx: Tx,
+  t: Bm25IndexTables,
+  tenantId: string,
+  document: Bm25Document,
+  previousLength: number | null,
+  changes?: Bm25Changes,
+): Promise<void> {
+  const own = changes ?? noBm25Changes();
+  await removeBm25Postings(tx, t, tenantId, sql`SELECT ${document.id}::uuid`, own);
+  await addBm25Documents(tx, t, tenantId, [document], own);
+  own.documents -= previousLength === null ? 0 : 1;
+  own.length -= previousLength ?? 0;
+  if (!changes) await applyBm25Changes(tx, t, tenantId, own);
 }
 
 export async function adjustBm25Totals(tx: Tx, t: Bm25IndexTables, tenantId: string, documents: number, length: number): Promise<void> {
@@ -170,22 +279,19 @@ export interface IndexedRows {
 
 /**
  * Deletes the tenant's rows `rows.where` selects, with their postings, and takes them out of the
- * document frequencies and totals; returns how many rows went. Two statements: the postings, then
- * the rows and the totals together.
+ * document frequencies and totals, or, with `changes`, out of those; returns how many rows went.
  */
-export async function deleteBm25Rows(tx: Tx, t: Bm25IndexTables, tenantId: string, rows: IndexedRows): Promise<number> {
-  await removeBm25Postings(tx, t, tenantId, sql`SELECT ${rows.idColumn} FROM ${rows.table} WHERE ${rows.where}`);
-  const [row] = await queryRows<{ n: number }>(
+export async function deleteBm25Rows(tx: Tx, t: Bm25IndexTables, tenantId: string, rows: IndexedRows, changes?: Bm25Changes): Promise<number> {
+  const own = changes ?? noBm25Changes();
+  await removeBm25Postings(tx, t, tenantId, sql`SELECT ${rows.idColumn} FROM ${rows.table} WHERE ${rows.where}`, own);
+  const [row] = await queryRows<{ n: number; indexed: number; length: string | number }>(
     tx,
-    sql`WITH gone AS (DELETE FROM ${rows.table} WHERE ${rows.where} RETURNING ${rows.lengthColumn} AS len),
-      totals AS (
-        UPDATE ${id(t.corpusStats)} SET
-          ${id(t.totalColumn)} = ${id(t.totalColumn)} - (SELECT count(len) FROM gone),
-          total_length = total_length - (SELECT coalesce(sum(len), 0) FROM gone)
-        WHERE tenant_id = ${tenantId} AND EXISTS (SELECT 1 FROM gone WHERE len IS NOT NULL)
-      )
-      SELECT count(*)::int AS n FROM gone`,
+    sql`WITH gone AS (DELETE FROM ${rows.table} WHERE ${rows.where} RETURNING ${rows.lengthColumn} AS len)
+      SELECT count(*)::int AS n, count(len)::int AS indexed, coalesce(sum(len), 0) AS length FROM gone`,
   );
+  own.documents -= Number(row?.indexed ?? 0);
+  own.length -= Number(row?.length ?? 0);
+  if (!changes) await applyBm25Changes(tx, t, tenantId, own);
   return Number(row?.n ?? 0);
 }
 
