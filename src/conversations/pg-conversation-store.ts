@@ -11,6 +11,7 @@ import { queryRows } from '../db/query-rows.js';
 import { checkpoints, conversationSummaries, conversations, messages, turns } from '../db/schema/index.js';
 import { decodeCursor, encodeCursor } from '../retrieval/cursor.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
+import { GroupCommit } from '../util/group-commit.js';
 import {
   type AppendedTurn,
   type Conversation,
@@ -26,10 +27,37 @@ import { attachmentsOf, deleteUnkeptAttachments } from './attachment-store.js';
 import { storedImagesOf, withImageRefs } from './image-refs.js';
 import { linkImages } from './turn-image-links.js';
 import { toExportMessage } from './export-message.js';
-import { type TurnIndex, deleteConversationTurns } from './turn-index.js';
+import { type PreparedTurn, type TurnIndex, deleteConversationTurns } from './turn-index.js';
 import { turnRecords } from './turn-record.js';
 
 const TITLE_MAX_CHARS = 120;
+
+/**
+ * Imports of a tenant written in one transaction at most: enough that a burst of imports (a
+ * benchmark's, a migration's) costs a few statements per group, few enough that a group's
+ * transaction stays short and the BM25 lock it holds is soon free.
+ */
+const IMPORTS_PER_TRANSACTION = 32;
+
+/**
+ * Messages an import (or a group of them) writes at least to bring planner statistics up to date
+ * at once (`afterBulkWrite`): the check reads the catalog and VACUUMs each table grown by a tenth,
+ * which after every small import cost more than the import itself (a LongMemEval session).
+ */
+const BULK_IMPORT_MESSAGES = 1_000;
+
+/** An import embedded and waiting for its transaction. */
+interface QueuedImport {
+  id: string;
+  agentId: string;
+  userId: string | null;
+  data: ConversationExport;
+  rows: MessageInsert[];
+  prepared: PreparedTurn[];
+}
+
+/** Per database handle: the imports of every store of a tenant on it are grouped together. */
+const importCommits = new WeakMap<Db, GroupCommit<QueuedImport, Conversation>>();
 
 /**
  * jsonb refuses an unpaired surrogate (a model's reply may hold one) where a text column stores
@@ -323,8 +351,6 @@ export function createPgConversationStore(options: PgConversationStoreOptions): 
   ): Promise<Conversation> {
     const id = importOptions.id ?? randomUUID();
     const userId = userIdOverride !== undefined ? userIdOverride : (data.conversation.userId ?? null);
-    // Embedded before the transaction (see TurnIndex.prepare); written in it, so an imported
-    // conversation is recalled as soon as the import answers, and a failure stores neither.
     // A message without a time is stored at the import's.
     const importedAt = new Date();
     const rows: MessageInsert[] = data.messages.map((m) => ({
@@ -339,40 +365,59 @@ export function createPgConversationStore(options: PgConversationStoreOptions): 
       metadata: m.metadata ?? {},
       createdAt: m.createdAt ? new Date(m.createdAt) : importedAt,
     }));
-    const turnCount = data.messages.reduce((n, m) => Math.max(n, m.turn), 0);
+    // Embedded before the transaction (see TurnIndex.prepare), while an earlier import writes;
+    // written in it, so an imported conversation is recalled as soon as the import answers, and
+    // a failure stores neither.
     const prepared = turnIndex
       ? await turnIndex.prepare(
           turnRecords(rows.map((r) => ({ turn: r.turn, role: r.role as 'user' | 'assistant' | 'tool', content: r.content ?? null, createdAt: r.createdAt! }))),
         )
       : [];
+    const queued: QueuedImport = { id, agentId, userId, data, rows, prepared };
+    let commits = importCommits.get(db);
+    if (!commits) importCommits.set(db, (commits = new GroupCommit(IMPORTS_PER_TRANSACTION)));
+    return commits.run(`${tenantId}\u0000${turnIndex ? 'indexed' : 'unindexed'}`, queued, writeImports);
+  }
+
+  /** Imports in one transaction: one insert per table for all of them. */
+  async function writeImports(items: readonly QueuedImport[]): Promise<Conversation[]> {
     const imported = await db.transaction(async (tx) => {
-      const [row] = await tx
+      const inserted = await tx
         .insert(conversations)
-        .values({
-          id,
-          tenantId,
-          agentId,
-          userId: userId ?? '',
-          title: data.conversation.title,
-          turnCount,
-          messageCount: rows.length,
-          createdAt: new Date(data.conversation.createdAt),
-          updatedAt: new Date(data.conversation.updatedAt),
-        })
+        .values(
+          items.map(({ id, agentId, userId, data, rows }) => ({
+            id,
+            tenantId,
+            agentId,
+            userId: userId ?? '',
+            title: data.conversation.title,
+            turnCount: data.messages.reduce((n, m) => Math.max(n, m.turn), 0),
+            messageCount: rows.length,
+            createdAt: new Date(data.conversation.createdAt),
+            updatedAt: new Date(data.conversation.updatedAt),
+          })),
+        )
         .returning(conversationColumns);
       // In slices: a long conversation would pass Postgres's 65,535 bind parameters in one insert.
-      for (let i = 0; i < rows.length; i += 1_000) await tx.insert(messages).values(rows.slice(i, i + 1_000));
-      for (let i = 0; i < data.checkpoints.length; i += 1_000) {
-        await tx.insert(checkpoints).values(data.checkpoints.slice(i, i + 1_000).map((c) => checkpointValues(id, c)));
-      }
-      if (data.summary) {
-        const { fromTurn, throughTurn, layers } = data.summary;
-        await tx.insert(conversationSummaries).values({ conversationId: id, fromTurn, throughTurn, layers });
-      }
-      if (turnIndex) await turnIndex.write(tx, { conversationId: id, agentId, userId }, prepared);
-      return toConversation(row!);
+      const messageRows = items.flatMap((item) => item.rows);
+      for (let i = 0; i < messageRows.length; i += 1_000) await tx.insert(messages).values(messageRows.slice(i, i + 1_000));
+      const checkpointRows = items.flatMap(({ id, data }) => data.checkpoints.map((c) => checkpointValues(id, c)));
+      for (let i = 0; i < checkpointRows.length; i += 1_000) await tx.insert(checkpoints).values(checkpointRows.slice(i, i + 1_000));
+      const summaries = items.flatMap(({ id, data }) =>
+        data.summary ? [{ conversationId: id, fromTurn: data.summary.fromTurn, throughTurn: data.summary.throughTurn, layers: data.summary.layers }] : [],
+      );
+      if (summaries.length > 0) await tx.insert(conversationSummaries).values(summaries);
+      if (turnIndex)
+        await turnIndex.write(
+          tx,
+          items.map(({ id, agentId, userId, prepared }) => ({ owner: { conversationId: id, agentId, userId }, prepared })),
+        );
+      const byId = new Map(inserted.map((row) => [row.id, row]));
+      return items.map((item) => toConversation(byId.get(item.id)!));
     });
-    await options.afterBulkWrite?.();
+    // Planner statistics after an import large enough to change plans alone; a stream of small
+    // ones is left to the periodic check, which would otherwise run (and VACUUM) after each.
+    if (items.reduce((n, item) => n + item.rows.length, 0) >= BULK_IMPORT_MESSAGES) await options.afterBulkWrite?.();
     return imported;
   }
 

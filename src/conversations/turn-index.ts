@@ -5,7 +5,7 @@ import { conversations, messages, turns } from '../db/schema/index.js';
 import { intArray, textArray, uuidArray } from '../db/sql-arrays.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import { type Analyzer, defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
-import { createCorpusIndex } from '../retrieval/corpus-index.js';
+import { type IndexedTerms, createCorpusIndex } from '../retrieval/corpus-index.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
 import { TURN_CORPUS, turnKeysAnalyzer } from './turn-corpus.js';
 import { type TurnMessage, type TurnRecord, turnBm25Text, turnEmbeddedText, turnRecords } from './turn-record.js';
@@ -17,10 +17,17 @@ export interface TurnOwner {
   userId: string | null;
 }
 
-/** A turn ready to be written: its record, the text its vector was made of, and the vector. */
+/** A turn ready to be written: its record, the text its vector was made of, the vector, and its BM25 terms. */
 export interface PreparedTurn extends TurnRecord {
   embeddedText: string;
   embedding: number[];
+  terms: IndexedTerms;
+}
+
+/** A conversation's prepared turns, with the conversation they are written under. */
+export interface OwnedTurns {
+  owner: TurnOwner;
+  prepared: readonly PreparedTurn[];
 }
 
 /**
@@ -42,8 +49,12 @@ export interface TurnIndex {
    * embedder's time.
    */
   prepare(records: readonly TurnRecord[], signal?: AbortSignal): Promise<PreparedTurn[]>;
-  /** Writes prepared turns in the caller's transaction (an import's); returns how many were new. */
-  write(tx: Tx, owner: TurnOwner, prepared: readonly PreparedTurn[]): Promise<number>;
+  /**
+   * Writes the prepared turns of one or more conversations in the caller's transaction (an
+   * import's): one insert of their rows and one write of their postings for all of them. Returns
+   * how many were new.
+   */
+  write(tx: Tx, conversations: readonly OwnedTurns[]): Promise<number>;
   /**
    * Adds facts an LLM extracted from a stored turn to its BM25 keys (LongMemEval's fact-augmented
    * keys: a later question may name the fact rather than the words said), indexing the turn first
@@ -73,20 +84,27 @@ export function createTurnIndex(options: TurnIndexOptions): TurnIndex {
     if (records.length === 0) return [];
     const texts = records.map(turnEmbeddedText);
     const vectors = await embedder.embed(texts, signal ? { signal } : {});
-    return records.map((record, i) => ({ ...record, embeddedText: texts[i]!, embedding: vectors[i]! }));
+    // Analyzed here too, not under the corpus lock: the next writer's transaction need not wait for it.
+    return records.map((record, i) => ({ ...record, embeddedText: texts[i]!, embedding: vectors[i]!, terms: index.termsOf(turnBm25Text(record)) }));
   }
 
-  async function writeTurns(tx: Tx, owner: TurnOwner, prepared: readonly PreparedTurn[], refresh: readonly TurnRecord[]): Promise<number> {
+  /**
+   * Inserts the turns with their postings under the corpus lock, then gives the turns `refresh`
+   * names (of the first conversation: `indexConversation` writes one) the `after` they now have.
+   */
+  async function writeTurns(tx: Tx, owned: readonly OwnedTurns[], refresh: readonly TurnRecord[]): Promise<number> {
     await index.lock(tx, tenantId, true);
+    const entries = owned.flatMap(({ owner, prepared }) => prepared.map((p) => ({ owner, p, terms: p.terms })));
+    const keyOf = (conversationId: string, turn: number) => `${conversationId}\u0000${turn}`;
     let added = 0;
-    for (let i = 0; i < prepared.length; i += INSERT_BATCH) {
-      const batch = prepared.slice(i, i + INSERT_BATCH);
-      const terms = new Map(batch.map((p) => [p.turn, index.termsOf(turnBm25Text(p))]));
+    for (let i = 0; i < entries.length; i += INSERT_BATCH) {
+      const batch = entries.slice(i, i + INSERT_BATCH);
+      const terms = new Map(batch.map((e) => [keyOf(e.owner.conversationId, e.p.turn), e.terms]));
       // Another writer may have indexed some meanwhile (the corpus lock orders us after it): those are skipped.
       const inserted = await tx
         .insert(turns)
         .values(
-          batch.map((p) => ({
+          batch.map(({ owner, p, terms }) => ({
             tenantId,
             conversationId: owner.conversationId,
             agentId: owner.agentId,
@@ -98,20 +116,21 @@ export function createTurnIndex(options: TurnIndexOptions): TurnIndex {
             after: p.after,
             embeddedText: p.embeddedText,
             embedding: p.embedding,
-            bm25Length: terms.get(p.turn)!.length,
+            bm25Length: terms.length,
             at: p.at,
           })),
         )
         .onConflictDoNothing()
-        .returning({ id: turns.id, turn: turns.turn });
+        .returning({ id: turns.id, conversationId: turns.conversationId, turn: turns.turn });
       await index.add(
         tx,
         tenantId,
-        inserted.map((row) => ({ id: row.id, ...terms.get(row.turn)! })),
+        inserted.map((row) => ({ id: row.id, ...terms.get(keyOf(row.conversationId, row.turn))! })),
       );
       added += inserted.length;
     }
-    await refreshAfter(tx, owner.conversationId, refresh);
+    const first = owned[0];
+    if (first) await refreshAfter(tx, first.owner.conversationId, refresh);
     return added;
   }
 
@@ -220,7 +239,7 @@ export function createTurnIndex(options: TurnIndexOptions): TurnIndex {
     const refresh = records.filter((r) => targetTurns.has(r.turn) || targetTurns.has(r.turn + 1));
     try {
       return await db.transaction(async (tx) =>
-        writeTurns(tx, { conversationId, agentId: owner.agentId, userId: owner.userId === '' ? null : owner.userId }, prepared, refresh),
+        writeTurns(tx, [{ owner: { conversationId, agentId: owner.agentId, userId: owner.userId === '' ? null : owner.userId }, prepared }], refresh),
       );
     } catch (error) {
       // Deleted while its turns were being embedded: nothing left to index.
@@ -240,7 +259,7 @@ export function createTurnIndex(options: TurnIndexOptions): TurnIndex {
   return {
     indexConversation,
     prepare,
-    write: (tx, owner, prepared) => writeTurns(tx, owner, prepared, []),
+    write: (tx, conversations) => writeTurns(tx, conversations, []),
     addFacts,
   };
 }
