@@ -25,6 +25,8 @@
  *   BENCH_N=20000 BENCH_DRIVERS=pg npm run bench:peers
  *   BENCH_REUSE=1 npm run bench:peers            # keep the server's memrag_peers database if filled
  *   BENCH_REUSE=1 BENCH_HYBRID_ONLY=1 BENCH_DRIVERS=pg npm run bench:peers   # the hybrid split alone
+ *   BENCH_LAYOUT=toast BENCH_DRIVERS=pg npm run bench:peers   # memories' vectors out of the row (memrag_peers_toast)
+ *   BENCH_FILL=bulk BENCH_PGVECTOR=0 ...                       # HNSW built after the rows; PgVector left out
  */
 import { clusteredSet } from './lib/clustered-set.js';
 import { N, PGLITE_N, QUERIES, TOP_K, DIMS, drivers } from './lib/peers/peers-config.js';

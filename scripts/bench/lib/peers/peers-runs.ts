@@ -10,26 +10,43 @@ import { createPgMemoryStore } from '../../../../src/memory/pg-memory-store.js';
 import { normalizeTagFilter } from '../../../../src/retrieval/filter.js';
 import { loadPgVector } from '../load-pg-vector.js';
 import type { ClusteredSet, TagCase } from '../clustered-set.js';
-import { N, PGLITE_N, EXACT_QUERIES, TOP_K, DIMS, hybridOnly, MASTRA_INDEX, HAND_EF_SEARCH, log, type System } from './peers-config.js';
+import {
+  N,
+  PGLITE_N,
+  EXACT_QUERIES,
+  TOP_K,
+  DIMS,
+  hybridOnly,
+  MASTRA_INDEX,
+  HAND_EF_SEARCH,
+  serverDatabase,
+  bulkFill,
+  withPgVector,
+  log,
+  type System,
+} from './peers-config.js';
 import { printPlans } from './peers-sql-capture.js';
-import { openFresh, benchEmbedder, fillMemrag, chunkIndexOf } from './peers-setup.js';
+import { openFresh, benchEmbedder, fillMemrag, chunkIndexOf, setLayout, withIndexesBuiltAfter } from './peers-setup.js';
 import { HAND_SQL, rowOfKey, measure } from './peers-measure.js';
 import { hybrid } from './peers-hybrid.js';
 
 // One run per driver: the systems set up on the server or on PGlite, measured, their plans printed.
 export async function serverRun(set: ClusteredSet, results: Record<string, string | number>[], hybrids: Record<string, string | number>[]) {
-  const { url, filled } = await openFresh(process.env.BENCH_DB ?? 'memrag_peers');
+  const { url, filled } = await openFresh(serverDatabase);
   const database = await openDatabase({ url });
   const embedder = benchEmbedder(set);
   await ensureVectorSpace(database.db, embedder);
-  const PgVector = await loadPgVector();
-  const mastra = new PgVector({ id: 'peers', connectionString: url });
+  const mastra = withPgVector ? new (await loadPgVector())({ id: 'peers', connectionString: url }) : null;
   const insert: Record<string, string> = {};
   if (!filled) {
+    await setLayout(database);
     log(`filling memrag (${N} memories, ${N} chunks)`);
-    const rates = await fillMemrag(database, set, N);
+    const fill = () => fillMemrag(database, set, N);
+    const rates = bulkFill ? await withIndexesBuiltAfter(url, fill) : await fill();
     insert['memrag memories'] = rates.memories.toFixed(0);
     insert['memrag chunks'] = rates.chunks.toFixed(0);
+  }
+  if (!filled && mastra) {
     log(`filling PgVector`);
     await mastra.createIndex({
       indexName: MASTRA_INDEX,
@@ -50,9 +67,11 @@ export async function serverRun(set: ClusteredSet, results: Record<string, strin
       await mastra.upsert({ indexName: MASTRA_INDEX, ids, vectors, metadata });
     }
     insert.PgVector = (N / ((performance.now() - t0) / 1000)).toFixed(0);
+  }
+  if (!filled) {
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
-    for (const t of ['memories', 'chunks', MASTRA_INDEX]) await admin.query(`VACUUM ANALYZE ${t}`);
+    for (const t of ['memories', 'chunks', ...(withPgVector ? [MASTRA_INDEX] : [])]) await admin.query(`VACUUM ANALYZE ${t}`);
     await admin.end();
   }
   const chunkIndex = await chunkIndexOf(database);
@@ -78,6 +97,14 @@ export async function serverRun(set: ClusteredSet, results: Record<string, strin
     const r = await pool.query<{ key: string }>({ text: HAND_SQL(c.tag !== null), values });
     return r.rows.map((x) => rowOfKey(x.key));
   };
+  const pgVectorSystem: System = {
+    name: 'PgVector',
+    search: async (q, c) =>
+      (await mastra!.query({ indexName: MASTRA_INDEX, queryVector: set.query(q), topK: TOP_K, ...(c.tag ? { filter: { tags: { $in: [c.tag] } } } : {}) })).map(
+        (h) => rowOfKey(h.id),
+      ),
+    skip: (c, pass) => pass === 2 && c.tag !== null,
+  };
   const systems: System[] = [
     {
       name: 'memrag memories',
@@ -91,14 +118,7 @@ export async function serverRun(set: ClusteredSet, results: Record<string, strin
       search: async (q, c) =>
         (await docs.vectorCandidates(set.query(q), normalizeTagFilter(c.tag ? { tagsAny: [c.tag] } : {}), TOP_K)).map((h) => chunkIndex.get(h.id)!),
     },
-    {
-      name: 'PgVector',
-      search: async (q, c) =>
-        (await mastra.query({ indexName: MASTRA_INDEX, queryVector: set.query(q), topK: TOP_K, ...(c.tag ? { filter: { tags: { $in: [c.tag] } } } : {}) })).map(
-          (h) => rowOfKey(h.id),
-        ),
-      skip: (c, pass) => pass === 2 && c.tag !== null,
-    },
+    ...(mastra ? [pgVectorSystem] : []),
     { name: 'hand-written SQL', search: handSearch(hand) },
     { name: `hand-written SQL, ef_search ${DEFAULT_EF_SEARCH}`, search: handSearch(handEqual) },
     { name: 'exact scan', search: handSearch(exact), skip: (_c, pass) => pass === 2, queries: EXACT_QUERIES },
@@ -112,7 +132,7 @@ export async function serverRun(set: ClusteredSet, results: Record<string, strin
   await hand.end();
   await handEqual.end();
   await exact.end();
-  await mastra.disconnect();
+  await mastra?.disconnect();
   await database.close();
 }
 

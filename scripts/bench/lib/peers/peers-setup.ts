@@ -8,7 +8,7 @@ import { chunks, documents, memories } from '../../../../src/db/schema/index.js'
 import type { Embedder } from '../../../../src/embeddings/embedder.js';
 import { indexUnindexedMemories } from '../../../../src/memory/memory-text-index.js';
 import type { ClusteredSet } from '../clustered-set.js';
-import { N, DIMS, serverUrl, reuse, MASTRA_INDEX, log } from './peers-config.js';
+import { N, DIMS, serverUrl, reuse, MASTRA_INDEX, layout, withPgVector, log } from './peers-config.js';
 
 // Databases and rows: a fresh database per run, the bench's embedder, and memrag's tables filled as production fills them.
 export async function openFresh(name: string): Promise<{ url: string; filled: boolean }> {
@@ -20,13 +20,16 @@ export async function openFresh(name: string): Promise<{ url: string; filled: bo
       .connect()
       .then(() =>
         probe.query(
-          `SELECT (SELECT count(*) FROM memories)::int AS m, (SELECT count(*) FROM chunks)::int AS c, (SELECT count(*) FROM ${MASTRA_INDEX})::int AS v`,
+          `SELECT (SELECT count(*) FROM memories)::int AS m, (SELECT count(*) FROM chunks)::int AS c,
+            ${withPgVector ? `(SELECT count(*) FROM ${MASTRA_INDEX})::int` : `${N}`} AS v,
+            (SELECT coalesce('toast_tuple_target=8160' = ANY (reloptions), false) FROM pg_class WHERE oid = 'memories'::regclass) AS inrow`,
         ),
       )
-      .then((r) => r.rows[0] as { m: number; c: number; v: number })
+      .then((r) => r.rows[0] as { m: number; c: number; v: number; inrow: boolean })
       .catch(() => null);
     await probe.end().catch(() => {});
-    if (n && n.m === N && n.c === N && n.v === N) return { url: url.toString(), filled: true };
+    const sameLayout = !layout || n?.inrow === (layout === 'inrow');
+    if (n && n.m === N && n.c === N && n.v === N && sameLayout) return { url: url.toString(), filled: true };
   }
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
@@ -45,6 +48,34 @@ export function benchEmbedder(set: ClusteredSet): Embedder {
     embed: async (texts) => texts.map((t) => byText.get(t) ?? set.query(0)),
     close: async () => {},
   };
+}
+
+const VECTOR_INDEXES = ['memories_embedding_hnsw_idx', 'chunks_embedding_hnsw_idx'];
+
+/** `fill` run without the memories' and chunks' HNSW indexes, which are built again after it. */
+export async function withIndexesBuiltAfter<T>(url: string, fill: () => Promise<T>): Promise<T> {
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    const { rows } = await admin.query<{ indexdef: string }>(`SELECT indexdef FROM pg_indexes WHERE indexname = ANY ($1)`, [VECTOR_INDEXES]);
+    for (const name of VECTOR_INDEXES) await admin.query(`DROP INDEX IF EXISTS ${name}`);
+    const filled = await fill();
+    // The whole graph in memory: past maintenance_work_mem the build inserts row by row again.
+    await admin.query(`SET maintenance_work_mem = '2GB'`);
+    for (const r of rows) {
+      log(`building ${r.indexdef}`);
+      await admin.query(r.indexdef);
+    }
+    return filled;
+  } finally {
+    await admin.end();
+  }
+}
+
+/** The memories' layout BENCH_LAYOUT names, set on the empty table (rows keep the layout they were written with). */
+export async function setLayout(database: Database): Promise<void> {
+  if (layout === 'toast') await database.db.execute(sql`ALTER TABLE memories RESET (toast_tuple_target)`);
+  if (layout === 'inrow') await database.db.execute(sql`ALTER TABLE memories SET (toast_tuple_target = 8160)`);
 }
 
 /** Rows in as memrag's production path leaves them: the index exists, each row goes into the graph. */
