@@ -13,6 +13,7 @@ import type { Database } from './db/database.js';
 import type { TenantDocumentSearch } from './documents/document-search.js';
 import type { DocumentStore } from './documents/document-store.js';
 import type { Embedder } from './embeddings/embedder.js';
+import type { EmbedderForStore } from './embeddings/store-default-provider.js';
 import type { JobQueue } from './jobs/job-queue.js';
 import type { JobStore } from './jobs/job-store.js';
 import type { LlmProvider } from './llm/llm-provider.js';
@@ -94,9 +95,11 @@ export type ClosableReranker = Reranker & { close(): Promise<void> };
 export interface AppContextOptions {
   /**
    * Required: building one from the config is the caller's job (`createEmbedder` in main), so
-   * tests can pass a small deterministic one. The context owns it once created.
+   * tests can pass a small deterministic one. The context owns it once created. Or a function that
+   * makes it once the store's recorded vector space is known (main, with EMBEDDING_PROVIDER
+   * unset): the context then owns what it returns from the start.
    */
-  embedder: Embedder;
+  embedder: Embedder | EmbedderForStore;
   /** Overrides the LLM built from LLM_* config; `null` means none even when configured. */
   llm?: LlmProvider | null;
   knowledge?: TenantScoped<KnowledgeRetriever>;

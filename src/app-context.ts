@@ -15,10 +15,11 @@ import { createPgConversationStore } from './conversations/pg-conversation-store
 import { createTurnIndex } from './conversations/turn-index.js';
 import { createTenantTurnSearch } from './conversations/turn-search.js';
 import { openDatabase } from './db/database.js';
-import { ensureVectorSpace } from './db/vector-space.js';
+import { ensureVectorSpace, storedEmbedderId } from './db/vector-space.js';
 import { createTenantDocumentSearch } from './documents/document-search.js';
 import { createDocumentStore } from './documents/document-store.js';
 import { coalescingEmbedder } from './embeddings/coalescing-embedder.js';
+import type { Embedder } from './embeddings/embedder.js';
 import { rememberRecentVectors } from './embeddings/recent-vectors.js';
 import { createJobQueue } from './jobs/job-queue.js';
 import { queueBackfillIfNeeded } from './jobs/maintenance-jobs.js';
@@ -48,12 +49,9 @@ export { type ChatParts, type ExtractionParts, createTenantChat, createTenantExt
 /**
  * Opens the database (PGlite in DATA_DIR, or the server at DATABASE_URL), binds it to the
  * embedder's vector space and builds the stores. If that fails, the database is closed again
- * and the embedder stays the caller's to close.
+ * and the embedder stays the caller's to close (one it made for the store, it closes).
  */
 export async function createAppContext(config: Config, options: AppContextOptions): Promise<AppContext> {
-  // Measured by wrapping, so no embedder or store has to know about metrics: the model's own work,
-  // under what spares it (shared and remembered vectors). The outermost wrapper is watched by /readyz.
-  const embedder = rememberRecentVectors(coalescingEmbedder(instrumentEmbedder(options.embedder)));
   const logger = options.logger ?? createLogger(config.LOG_LEVEL);
   const crossEncoderComing = options.crossEncoder === undefined ? config.RERANKER_MODEL !== undefined : options.crossEncoder !== null;
   if (config.RERANKER_DEFAULT === 'cross-encoder' && !crossEncoderComing) {
@@ -75,8 +73,12 @@ export async function createAppContext(config: Config, options: AppContextOption
       : { dataDir: config.DATA_DIR, ...(config.PGLITE_SHARED_BUFFERS && { pgliteSharedBuffers: config.PGLITE_SHARED_BUFFERS }) },
   );
   let crossEncoder: ClosableReranker | undefined;
+  let made: Embedder | undefined;
+  let embedder: ReturnType<typeof wrapEmbedder>;
   const auth = createApiKeyAuthenticator({ db: database.db, envKeys: config.API_KEYS, cacheTtlMs: config.API_KEY_CACHE_MS });
   try {
+    if (typeof options.embedder === 'function') made = await options.embedder(await storedEmbedderId(database.db));
+    embedder = wrapEmbedder(made ?? (options.embedder as Embedder));
     // Before any read or write: a store made by another embedder must be refused, not mixed.
     await ensureVectorSpace(database.db, embedder);
     // Memories saved before their BM25 index existed, postings of another analyzer (memories,
@@ -91,6 +93,7 @@ export async function createAppContext(config: Config, options: AppContextOption
   } catch (err) {
     // One the caller passed in stays the caller's, like the embedder.
     if (options.crossEncoder === undefined) await crossEncoder?.close().catch(() => {});
+    await made?.close().catch(() => {});
     await database.close().catch(() => {});
     throw err;
   }
@@ -234,4 +237,12 @@ export async function createAppContext(config: Config, options: AppContextOption
     blocks,
     close,
   };
+}
+
+/**
+ * Measured by wrapping, so no embedder or store has to know about metrics: the model's own work,
+ * under what spares it (shared and remembered vectors). The outermost wrapper is watched by /readyz.
+ */
+function wrapEmbedder(embedder: Embedder) {
+  return rememberRecentVectors(coalescingEmbedder(instrumentEmbedder(embedder)));
 }

@@ -50,7 +50,7 @@ async function main(): Promise<void> {
     serve,
     createAppContext,
     isLoopbackHost,
-    createEmbedder,
+    configuredEmbedder,
     createApp,
     describeError,
     drainServer,
@@ -62,13 +62,13 @@ async function main(): Promise<void> {
   await created;
   // Before anything that makes spans; nothing is loaded without an OTLP endpoint.
   const tracing = await startTracing(config, logger);
-  const embedder = await createEmbedder(config);
+  const embedder = await configuredEmbedder(config);
   let ctx: AppContext;
   try {
     ctx = await createAppContext(config, { embedder, logger, describeError });
   } catch (err) {
     // The context owns the embedder only once it exists; its worker threads would keep us alive.
-    await embedder.close().catch(() => {});
+    if (typeof embedder !== 'function') await embedder.close().catch(() => {});
     throw err;
   }
   // Without keys every /v1 request is served as tenant `default`: anyone who can connect gets
@@ -91,7 +91,7 @@ async function main(): Promise<void> {
   const app = createApp(ctx);
   const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, (info: AddressInfo) => {
     const url = urlOf(config.HOST, info.port);
-    logger.info({ url, port: info.port, database: ctx.database.driver, embedder: embedder.id, apiKeys: ctx.auth.required }, `memrag listening on ${url}`);
+    logger.info({ url, port: info.port, database: ctx.database.driver, embedder: ctx.embedder.id, apiKeys: ctx.auth.required }, `memrag listening on ${url}`);
     if (!ctx.auth.required) {
       logger.warn(
         { host: config.HOST },

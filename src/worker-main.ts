@@ -1,6 +1,6 @@
 import { createAppContext } from './app-context.js';
 import { type Config, ConfigError, loadConfig } from './config/config.js';
-import { createEmbedder } from './embeddings/create-embedder.js';
+import { configuredEmbedder } from './embeddings/create-embedder.js';
 import { createLogger } from './observability/logger.js';
 import { startTracing } from './observability/otel-setup.js';
 import { idleCollectionLog, startIdleCollection } from './util/idle-collection.js';
@@ -25,9 +25,9 @@ async function main(): Promise<void> {
   const logger = createLogger(config.LOG_LEVEL);
   // Before anything that makes spans (each job attempt is one); nothing is loaded without an OTLP endpoint.
   const tracing = await startTracing(config, logger);
-  const embedder = await createEmbedder(config);
+  const embedder = await configuredEmbedder(config);
   const ctx = await createAppContext(config, { embedder, logger }).catch(async (err: unknown) => {
-    await embedder.close().catch(() => {});
+    if (typeof embedder !== 'function') await embedder.close().catch(() => {});
     throw err;
   });
   logger.info({ workerId: ctx.jobQueue.runner?.workerId, concurrency: config.JOB_CONCURRENCY, database: ctx.database.driver }, 'memrag worker consuming jobs');

@@ -1,6 +1,8 @@
 /**
- * Throughput of the default (bundled USE lite) embedder, in this thread and in the worker pool,
- * at several batch sizes, on short texts and on paragraphs: `npm run bench:embed`.
+ * Throughput of the bundled USE lite embedder, in this thread and in the worker pool, at several
+ * batch sizes, on short texts and on paragraphs: `npm run bench:embed`. Then, when the distilled
+ * static model is built, the static model against the bundled one in the same run (texts/s and one
+ * short query's time).
  *
  * Each case is one embed() call over a fixed set of texts (bulk ingestion / re-embedding), so the
  * run is bounded: about two minutes on two cores. "batch" is texts per model call; in the pool it
@@ -23,6 +25,7 @@ import { BundledUseEmbedder } from '../../src/embeddings/bundled-use-embedder.js
 import type { Embedder } from '../../src/embeddings/embedder.js';
 import { bundledUseSpec } from '../../src/embeddings/embedder-module-spec.js';
 import { EmbeddingPool } from '../../src/embeddings/embedding-pool.js';
+import { embedRates, loadStaticIfBuilt, printStaticAgainstBundled } from './lib/static-embed-rates.js';
 
 const BATCH_SIZES = (process.env.BENCH_BATCH_SIZES ?? '1,8,32,64').split(',').map(Number);
 const TEXTS_PER_CASE = { short: 256, paragraph: 128 } as const;
@@ -209,6 +212,18 @@ async function main() {
     }
   }
   printTable(header, lines.slice(1), 2);
+
+  const staticModel = await loadStaticIfBuilt();
+  if (staticModel) {
+    const bundled = await BundledUseEmbedder.load({ batchSize: 32 });
+    await bundled.embed(texts.short.slice(0, 4));
+    const rates = { bundled: await embedRates(bundled, texts), static: await embedRates(staticModel, texts) };
+    await bundled.close();
+    const best = (kind: string) => Math.max(...rows.filter((r) => r.kind === kind && r.mode.startsWith('pool')).map((r) => r.texts / r.seconds));
+    printStaticAgainstBundled(staticModel.id, rates, { short: best('short'), paragraph: best('paragraph'), workers });
+  } else {
+    console.log('\nno static model built (models/static-use-lite): `npm run train:static-embedder` adds its row');
+  }
   console.log(`\ntotal ${((performance.now() - started) / 1000).toFixed(0)} s; (cores) = CPU time of all threads / wall time`);
   console.log(
     `load average at the end: ${os

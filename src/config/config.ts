@@ -46,7 +46,8 @@ export const envSchema = z.object({
     .string()
     .regex(/^\d+(kB|MB|GB)$/, 'a size such as 32MB')
     .optional(),
-  EMBEDDING_PROVIDER: z.enum(['bundled', 'static', 'transformers', 'openai']).default('bundled'),
+  // Unset: the model the store was embedded with (USE lite for a store made before the static model), the static model for a new one.
+  EMBEDDING_PROVIDER: z.enum(['bundled', 'static', 'transformers', 'openai']).optional(),
   EMBEDDING_MODEL: z.string().min(1).optional(),
   EMBEDDING_DIMENSIONS: z.coerce.number().int().positive().optional(),
   EMBEDDING_CACHE_DIR: z.string().min(1).optional(),

@@ -96,6 +96,15 @@ export async function ensureVectorSpace(db: Db, embedder: Embedder, tables = VEC
   });
 }
 
+/** The embedder the store's vectors came from, as first recorded; null for a store that records none yet. */
+export async function storedEmbedderId(db: Db, tables = VECTOR_TABLES): Promise<string | null> {
+  for (const t of tables) {
+    const space = await readSpace(db, t.table);
+    if (space) return space.embedderId;
+  }
+  return null;
+}
+
 export async function readSpace(db: Db, table: string): Promise<{ embedderId: string; dimensions: number } | null> {
   const [row] = await queryRows<{ embedder_id: string; dimensions: number }>(
     db,

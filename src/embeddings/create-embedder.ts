@@ -6,6 +6,7 @@ import { bundledUseSpec, loadEmbedderFromSpec, transformersSpec, type EmbedderMo
 import { EmbeddingPool, createEmbeddingPool } from './embedding-pool.js';
 import { createOpenAiEmbedder } from './openai-embedder.js';
 import { createStaticEmbedder } from './static-embedder.js';
+import { type EmbedderForStore, NEW_STORE_PROVIDER, providerForStore } from './store-default-provider.js';
 import { loadUseLiteTokenizer } from './use-lite-tokenizer.js';
 
 export type EmbeddingConfig = Pick<
@@ -26,11 +27,22 @@ export type EmbeddingConfig = Pick<
 export const DEFAULT_OPENAI_EMBEDDING_MODEL = 'text-embedding-3-small';
 
 /**
+ * The configured embedder; with EMBEDDING_PROVIDER unset, a maker of the one the store was
+ * embedded with, which createAppContext calls once it has read the store's vector space.
+ */
+export async function configuredEmbedder(config: EmbeddingConfig): Promise<Embedder | EmbedderForStore> {
+  if (config.EMBEDDING_PROVIDER) return createEmbedder(config);
+  return (storedEmbedderId) => createEmbedder({ ...config, EMBEDDING_PROVIDER: providerForStore(storedEmbedderId) });
+}
+
+/**
  * Builds the configured embedder. Local models (bundled, transformers) run in a worker pool
  * when EMBEDDING_WORKERS (default: the number of cores) is above 1, in this thread otherwise;
  * the static model (EMBEDDING_MODEL: its folder, default models/static-use-lite) always in this thread.
  */
-export async function createEmbedder(config: EmbeddingConfig): Promise<Embedder> {
+export async function createEmbedder(configured: EmbeddingConfig): Promise<Embedder> {
+  // Unset, with no store to ask (scripts, `npm run reembed`): what a new store gets.
+  const config = { ...configured, EMBEDDING_PROVIDER: configured.EMBEDDING_PROVIDER ?? NEW_STORE_PROVIDER };
   if (config.EMBEDDING_PROVIDER === 'openai') {
     return createOpenAiEmbedder({
       model: config.EMBEDDING_MODEL ?? DEFAULT_OPENAI_EMBEDDING_MODEL,
@@ -82,7 +94,7 @@ async function checkDimensions(config: EmbeddingConfig, embedder: Embedder): Pro
  * The model's tokenizer in this thread, for a pool whose models live in the workers: chunking
  * counts tokens exactly. Tokenizers are small; the weights stay in the workers.
  */
-async function tokenCounterFor(config: EmbeddingConfig): Promise<(text: string) => number> {
+async function tokenCounterFor(config: EmbeddingConfig & { EMBEDDING_PROVIDER: string }): Promise<(text: string) => number> {
   if (config.EMBEDDING_PROVIDER === 'bundled') {
     const tokenizer = await loadUseLiteTokenizer();
     return (text) => tokenizer.countTokens(text);
@@ -97,7 +109,7 @@ async function tokenCounterFor(config: EmbeddingConfig): Promise<(text: string) 
 }
 
 /** Only names modules, so the model libraries load in the workers and not also in this thread. */
-function localSpec(config: EmbeddingConfig, workers: number): EmbedderModuleSpec {
+function localSpec(config: EmbeddingConfig & { EMBEDDING_PROVIDER: string }, workers: number): EmbedderModuleSpec {
   if (config.EMBEDDING_PROVIDER === 'bundled') {
     return bundledUseSpec({ batchSize: config.EMBEDDING_BATCH_SIZE });
   }

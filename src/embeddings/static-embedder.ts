@@ -17,8 +17,8 @@ export interface StaticEmbedderOptions {
  * A static embedding model distilled from USE lite (scripts/train-static-embedder.ts): a text's
  * vector is the weighted mean of its tokens' vectors, normalised, computed in the calling thread
  * (a table lookup and a few additions a token, no worker pool). Tokens come from USE lite's own
- * tokenizer; the first `maxInputTokens` count (4,096 for the distilled model), the rest of the
- * text is not read.
+ * tokenizer; the first `maxInputTokens` count (128 for the distilled model, the
+ * bundled model's window, so documents chunk alike under both), the rest of the text is not read.
  *
  * Text with no token the model knows (empty, punctuation alone, unknown symbols) gets the model's
  * fallback vector: a fixed unit vector (the teacher's vector of empty text) rather than zeros,

@@ -58,8 +58,8 @@ describe('createEmbedder', () => {
   it('counts tokens in this thread as the model does, in a pool and in process', async () => {
     const inProcess = await createEmbedder(transformersConfig({ EMBEDDING_WORKERS: '1' }));
     const pooled = await createEmbedder(transformersConfig({ EMBEDDING_WORKERS: '2' }));
-    const bundledPool = await createEmbedder(loadConfig({ EMBEDDING_WORKERS: '2' }));
-    const bundled = await createEmbedder(loadConfig({ EMBEDDING_WORKERS: '0' }));
+    const bundledPool = await createEmbedder(loadConfig({ EMBEDDING_PROVIDER: 'bundled', EMBEDDING_WORKERS: '2' }));
+    const bundled = await createEmbedder(loadConfig({ EMBEDDING_PROVIDER: 'bundled', EMBEDDING_WORKERS: '0' }));
     try {
       // [CLS] the cat sat [SEP]: special tokens count against the limit too.
       expect(inProcess.countTokens!('the cat sat')).toBe(5);
@@ -73,7 +73,7 @@ describe('createEmbedder', () => {
   });
 
   it('treats EMBEDDING_WORKERS=0 as in-process for the bundled model', async () => {
-    const embedder = await createEmbedder(loadConfig({ EMBEDDING_WORKERS: '0' }));
+    const embedder = await createEmbedder(loadConfig({ EMBEDDING_PROVIDER: 'bundled', EMBEDDING_WORKERS: '0' }));
     try {
       expect(embedder).toBeInstanceOf(BundledUseEmbedder);
       expect(embedder.id).toBe('bundled:use-lite');
