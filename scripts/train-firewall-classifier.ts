@@ -1,17 +1,23 @@
 /**
- * Trains the memory firewall's classifier: `npm run train:firewall`.
+ * Trains the memory firewall's classifier for one embedder: `npm run train:firewall`.
  *
- * A logistic regression over the bundled embedder's vectors of test/fixtures/memory-firewall/
+ * EMBEDDING_PROVIDER chooses the embedder: `bundled` (USE lite, the default) writes
+ * src/memory/firewall/injection-classifier-weights.ts, `static` (the model of EMBEDDING_MODEL,
+ * default models/static-use-lite) writes injection-classifier-weights-static.ts with the sha256 of
+ * the model's weights; the firewall uses the one whose embedder is its own (injection-classifiers.ts).
+ *
+ * A logistic regression over the embedder's vectors of test/fixtures/memory-firewall/
  * tuning.jsonl (injections against facts) and their words hashed into buckets (lexical-features.ts),
  * class-weighted, L2-regularized. The buckets (none or some), the regularization, and whether texts
  * about the user and in other languages are screened by it, are chosen by 5-fold cross-validation on
  * the tuning set alone: the most injections rules or classifier quarantine out of fold, at the
- * lowest threshold where they quarantine at most 1% of the facts out of fold. Writes
- * src/memory/firewall/injection-classifier-weights.ts; figures in docs/benchmarks/memory-firewall.md.
+ * lowest threshold where they quarantine at most 1% of the facts out of fold. Figures in
+ * docs/benchmarks/memory-firewall.md.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createBundledUseEmbedder } from '../src/embeddings/bundled-use-embedder.js';
+import { firewallEmbedder } from './lib/firewall-embedder.js';
 import { readsAsEnglish } from '../src/memory/firewall/english-text.js';
 import { describesUser, ruleReasons } from '../src/memory/firewall/firewall-rules.js';
 import { trainLogistic } from '../src/memory/firewall/injection-classifier.js';
@@ -28,7 +34,8 @@ const tuning = readFileSync(fileURLToPath(new URL('../test/fixtures/memory-firew
   .split('\n')
   .map((line) => JSON.parse(line) as { text: string; label: 'injection' | 'benign' });
 
-const embedder = await createBundledUseEmbedder();
+const { embedder, weightsFile, embedderSha256 } = await firewallEmbedder(process.env);
+console.log(`embedder ${embedder.id}${embedderSha256 ? ` (weights sha256 ${embedderSha256})` : ''}`);
 const embedded = await embedder.embed(tuning.map((t) => t.text));
 await embedder.close?.();
 const featuresOf = (buckets: number) => (buckets === 0 ? embedded : embedded.map((v, i) => [...v, ...lexicalFeatures(tuning[i]!.text, buckets)]));
@@ -94,12 +101,18 @@ console.log(
   `chosen: ${chosen.lexicalBuckets} lexical buckets, lambda ${chosen.lambda}, ${chosen.screensAboutUser ? 'about the user too' : 'not about the user'}, ${chosen.screensOtherLanguages ? 'any language' : 'English only'}, threshold ${chosen.threshold}`,
 );
 const round = (x: number) => Math.round(x * 1e5) / 1e5;
+const output = fileURLToPath(new URL(`../src/memory/firewall/${weightsFile}`, import.meta.url));
 writeFileSync(
-  fileURLToPath(new URL('../src/memory/firewall/injection-classifier-weights.ts', import.meta.url)),
+  output,
   `// biome-ignore-all lint/suspicious/noApproximativeNumericConstant: trained weights, which may land near a constant.
 /** Written by scripts/train-firewall-classifier.ts (\`npm run train:firewall\`): do not edit. */
 export const INJECTION_CLASSIFIER = {
-  embedderId: ${JSON.stringify(embedder.id)},
+  embedderId: ${JSON.stringify(embedder.id)},${
+    embedderSha256
+      ? `
+  embedderSha256: ${JSON.stringify(embedderSha256)},`
+      : ''
+  }
   trainedOn: ${JSON.stringify(`test/fixtures/memory-firewall/tuning.jsonl: ${injections} injections, ${facts} facts`)},
   lambda: ${chosen.lambda},
   lexicalBuckets: ${chosen.lexicalBuckets},
@@ -111,3 +124,6 @@ export const INJECTION_CLASSIFIER = {
 } as const;
 `,
 );
+// Wrapped as the repository formats it, so that training again on the same embedder changes nothing.
+execFileSync('npx', ['biome', 'format', '--write', output], { stdio: 'inherit' });
+console.log(`wrote ${output}`);

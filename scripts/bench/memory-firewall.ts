@@ -8,14 +8,16 @@
  * screened by the rules alone, the classifier alone and both, with 95% Wilson intervals; and as
  * the firewall would screen it with a second opinion that is always right: the most an LLM asked
  * about the borderline texts (`borderlineOf`) could add, and how many texts it would be asked about.
+ * EMBEDDING_PROVIDER (`bundled`, the default, or `static` with EMBEDDING_MODEL) chooses the
+ * embedder, and with it the classifier trained on its vectors (injection-classifiers.ts).
  * Figures: docs/benchmarks/memory-firewall.md.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createBundledUseEmbedder } from '../../src/embeddings/bundled-use-embedder.js';
 import { ruleReasons } from '../../src/memory/firewall/firewall-rules.js';
-import { INJECTION_CLASSIFIER } from '../../src/memory/firewall/injection-classifier-weights.js';
-import { INJECTION_THRESHOLD, borderlineOf, classifierScreens, injectionScores, screenReasons } from '../../src/memory/firewall/memory-firewall.js';
+import { injectionClassifierFor } from '../../src/memory/firewall/injection-classifiers.js';
+import { type ClassifierScope, borderlineOf, classifierScreens, screenReasons } from '../../src/memory/firewall/memory-firewall.js';
+import { firewallEmbedder } from '../lib/firewall-embedder.js';
 
 interface Example {
   text: string;
@@ -68,9 +70,14 @@ const describe = (r: Rates) =>
   `false positives ${r.flagged}/${r.benign} = ${pct(r.flagged / r.benign)} ${interval(wilson(r.flagged, r.benign))}`;
 
 async function main() {
-  const embedder = await createBundledUseEmbedder();
+  const { embedder } = await firewallEmbedder(process.env);
+  const classifier = injectionClassifierFor(embedder);
+  if (!classifier)
+    throw new Error(
+      `no injection classifier was trained on ${embedder.id}: EMBEDDING_PROVIDER=${process.env.EMBEDDING_PROVIDER ?? 'bundled'} npm run train:firewall`,
+    );
   const score = async (examples: Example[]): Promise<Scored[]> => {
-    const scores = await injectionScores(
+    const scores = await classifier.scores(
       embedder,
       examples.map((e) => e.text),
     );
@@ -78,7 +85,7 @@ async function main() {
     return examples.map((e, i) => ({
       ...e,
       rules: ruleReasons(e.text).length > 0,
-      score: classifierScreens(e.text) ? scores[i]! : Number.NEGATIVE_INFINITY,
+      score: classifierScreens(e.text, classifier) ? scores[i]! : Number.NEGATIVE_INFINITY,
       rawScore: scores[i]!,
     }));
   };
@@ -88,19 +95,22 @@ async function main() {
     ['sixth set (written blind, screened by two firewalls)', fixture('sixth-set')],
     ['fresh held-out set', fixture('fresh-held-out')],
   ] as const;
-  console.log(`classifier threshold ${INJECTION_THRESHOLD} (${INJECTION_CLASSIFIER.trainedOn}, lambda ${INJECTION_CLASSIFIER.lambda})`);
-  for (const [name, examples] of sets) report(name, await score(examples), INJECTION_THRESHOLD);
+  console.log(
+    `embedder ${embedder.id}: classifier threshold ${classifier.threshold} (${classifier.trainedOn}, lambda ${classifier.lambda}, ${classifier.lexicalBuckets} lexical buckets)`,
+  );
+  for (const [name, examples] of sets) report(name, await score(examples), classifier);
   await embedder.close?.();
 }
 
-function report(name: string, scored: Scored[], used: number): void {
+function report(name: string, scored: Scored[], scope: ClassifierScope): void {
+  const used = scope.threshold;
   const both = { rules: true, similarity: true };
   console.log(`\n${name} at ${used}:`);
   console.log(`  rules alone:      ${describe(rates(scored, used, { rules: true, similarity: false }))}`);
   console.log(`  classifier alone: ${describe(rates(scored, used, { rules: false, similarity: true }))}`);
   console.log(`  combined:         ${describe(rates(scored, used, both))}`);
   // Where a second opinion is asked, it answers the text's label: the ceiling of the LLM path.
-  const borderline = new Map(scored.map((s) => [s, borderlineOf(s.text, screenReasons(s.text, s.rawScore, used), s.rawScore, used)]));
+  const borderline = new Map(scored.map((s) => [s, borderlineOf(s.text, screenReasons(s.text, s.rawScore, scope), s.rawScore, scope)]));
   const quarantined = (s: Scored) => (borderline.get(s) ? s.label === 'injection' : s.rules || s.score >= used);
   const injections = scored.filter((s) => s.label === 'injection');
   const benign = scored.filter((s) => s.label === 'benign');

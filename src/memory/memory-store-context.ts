@@ -11,6 +11,7 @@ import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
 import { MEMORY_CORPUS } from './memory-corpus.js';
 import type { MemoryActor } from './memory-types.js';
 import { ACTIVE, type FirewallVerdict, type MemoryWriteScreen } from './memory-write-screen.js';
+import { embedOncePerWrite } from './write-vectors.js';
 
 /** The analyzer must be the one that indexed the stored memories (`indexUnindexedMemories` at start). */
 export interface PgMemoryStoreOptions extends TenantCorpusOptions {
@@ -45,6 +46,8 @@ export function createMemoryStoreContext(options: PgMemoryStoreOptions): MemoryS
   const { db, embedder } = options;
   const analyzer = options.analyzer ?? defaultAnalyzer;
   const engine = createRetrievalEngine({ ...options, analyzer });
+  // A write's content is embedded once, whether the firewall or the write embeds it first.
+  const writes = embedOncePerWrite(embedder);
   return {
     options,
     db,
@@ -54,18 +57,20 @@ export function createMemoryStoreContext(options: PgMemoryStoreOptions): MemoryS
     weights: Object.freeze({ ...(options.weights ?? fusionWeightsFor(embedder.id)) }),
     engine,
     index: createCorpusIndex(MEMORY_CORPUS, analyzer),
-    embedOne: (text) => engine.embedQuery(text),
+    async embedOne(text) {
+      const [vector] = await writes.embed([text]);
+      if (!vector) throw new Error(`embedder ${embedder.id} returned no vector`);
+      return vector;
+    },
     async embedMany(texts) {
       if (texts.length === 0) return [];
-      const vectors = await embedder.embed([...texts]);
-      if (vectors.length !== texts.length) throw new Error(`embedder ${embedder.id} returned ${vectors.length} vectors for ${texts.length} texts`);
-      return vectors;
+      return writes.embed([...texts]);
     },
     where: (filter) => filterToSql(filter, MEMORY_CORPUS.filters),
     async screen(texts, actor, untrusted) {
       const firewall = options.firewall;
       if (!firewall?.screens(actor, untrusted)) return texts.map(() => ACTIVE);
-      return firewall.screen(texts);
+      return firewall.screen(texts, writes);
     },
   };
 }

@@ -1,3 +1,4 @@
+import type { Embedder } from '../embeddings/embedder.js';
 import type { MemoryActor } from './memory-types.js';
 import type { QuarantineReason } from './quarantine-reasons.js';
 
@@ -8,7 +9,11 @@ import type { QuarantineReason } from './quarantine-reasons.js';
 export interface MemoryWriteScreen {
   /** Whether a write by `actor` is screened; `untrusted` marks the API writes a model makes (MCP). */
   screens(actor: MemoryActor, untrusted?: boolean): boolean;
-  screen(texts: readonly string[]): Promise<FirewallVerdict[]>;
+  /**
+   * `embedder`: the writer's, when it stores the texts' vectors: a screen that embeds them does so
+   * with it, so that the writer can keep those vectors rather than run the model again.
+   */
+  screen(texts: readonly string[], embedder?: Embedder): Promise<FirewallVerdict[]>;
 }
 
 export interface FirewallVerdict {

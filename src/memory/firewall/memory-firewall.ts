@@ -3,9 +3,9 @@ import type { FirewallVerdict, MemoryWriteScreen } from '../memory-write-screen.
 import type { QuarantineReason } from '../quarantine-reasons.js';
 import { readsAsEnglish } from './english-text.js';
 import { describesUser, ruleReasons } from './firewall-rules.js';
-import { logisticModel } from './injection-classifier.js';
+import type { InjectionClassifierWeights } from './injection-classifier.js';
 import { INJECTION_CLASSIFIER } from './injection-classifier-weights.js';
-import { lexicalFeatures } from './lexical-features.js';
+import { type InjectionClassifier, injectionClassifierFor } from './injection-classifiers.js';
 import { concurrencyLimit } from '../../util/concurrency-limit.js';
 import type { SecondOpinion, SecondOpinionVerdict } from './second-opinion.js';
 
@@ -14,12 +14,15 @@ export const MEMORY_FIREWALL_MODES = ['model', 'all', 'off'] as const;
 export type MemoryFirewallMode = (typeof MEMORY_FIREWALL_MODES)[number];
 
 /**
- * The classifier's score from which a memory reads as an injection, chosen with it by
- * cross-validation on the tuning set (scripts/train-firewall-classifier.ts; figures in
- * docs/benchmarks/memory-firewall.md). Other embedders' spaces are not trained on: there the rules
- * screen alone.
+ * The score from which a memory reads as an injection to the bundled embedder's classifier, chosen
+ * with it by cross-validation on the tuning set (scripts/train-firewall-classifier.ts; figures in
+ * docs/benchmarks/memory-firewall.md). Each classifier has its own (injection-classifiers.ts); an
+ * embedder none was trained for leaves the rules to screen alone.
  */
 export const INJECTION_THRESHOLD: number = INJECTION_CLASSIFIER.threshold;
+
+/** How a classifier's score is read: from which score a text is an injection, and for which texts the score counts. */
+export type ClassifierScope = Pick<InjectionClassifierWeights, 'threshold' | 'screensAboutUser' | 'screensOtherLanguages'>;
 
 /** The memory store's write screen (memory-write-screen.ts), by the rules and the classifier. */
 export interface MemoryFirewall extends MemoryWriteScreen {
@@ -28,8 +31,9 @@ export interface MemoryFirewall extends MemoryWriteScreen {
 
 export interface MemoryFirewallOptions {
   mode: MemoryFirewallMode;
+  /** Scores by the classifier trained on its vectors, if one was (injection-classifiers.ts); the rules alone otherwise. */
   embedder?: Embedder;
-  /** Default `INJECTION_THRESHOLD`. */
+  /** Default: the threshold cross-validation chose for the embedder's classifier. */
   threshold?: number;
   /** Called once per quarantined text, with its reasons (the metrics counter). */
   onQuarantined?: (reasons: readonly QuarantineReason[]) => void;
@@ -61,57 +65,53 @@ export function borderlineOf(
   text: string,
   reasons: readonly QuarantineReason[],
   score: number | null,
-  threshold = INJECTION_THRESHOLD,
+  scope: ClassifierScope = INJECTION_CLASSIFIER,
 ): 'release' | 'quarantine' | undefined {
+  const { threshold } = scope;
   if (reasons.length === 1 && reasons[0] === 'similar_to_injection') return score !== null && score < threshold + BORDERLINE_BAND ? 'release' : undefined;
   if (reasons.length > 0) return undefined;
-  const scored = score !== null && classifierScreens(text);
+  const scored = score !== null && classifierScreens(text, scope);
   if (scored && score >= threshold - BORDERLINE_BAND) return 'quarantine';
   // A wish that serves someone else reads like the user's own to rules and classifier alike.
   return (!scored || describesUser(text)) && SENSITIVE_CUES.test(text) ? 'quarantine' : undefined;
 }
 
-const classifier = logisticModel(INJECTION_CLASSIFIER.weights, INJECTION_CLASSIFIER.bias);
-
-/** The classifier's scores of texts: their vectors by the embedder it was trained on, and their words (lexical-features.ts). */
-export async function injectionScores(embedder: Embedder, texts: readonly string[]): Promise<number[]> {
-  if (texts.length === 0) return [];
-  const { lexicalBuckets } = INJECTION_CLASSIFIER;
-  return (await embedder.embed([...texts])).map((vector, i) =>
-    classifier.score(lexicalBuckets > 0 ? [...vector, ...lexicalFeatures(texts[i]!, lexicalBuckets)] : vector),
-  );
-}
-
 /**
- * Whether the classifier's score counts for a text, as cross-validation chose
- * (`INJECTION_CLASSIFIER.screensAboutUser`, `.screensOtherLanguages`): for one about the user (a
- * fact about a password or an address can score like an injection), and for one in another
- * language (`readsAsEnglish`: the bundled embedder reads English, and another language's vectors
- * fall where the classifier has seen little).
+ * Whether a classifier's score counts for a text, as cross-validation chose for it
+ * (`screensAboutUser`, `screensOtherLanguages`): for one about the user (a fact about a password or
+ * an address can score like an injection), and for one in another language (`readsAsEnglish`: the
+ * embedders read English, and another language's vectors fall where the classifier has seen little).
  */
-export function classifierScreens(text: string): boolean {
-  return (INJECTION_CLASSIFIER.screensOtherLanguages || readsAsEnglish(text)) && (INJECTION_CLASSIFIER.screensAboutUser || !describesUser(text));
+export function classifierScreens(text: string, scope: ClassifierScope = INJECTION_CLASSIFIER): boolean {
+  return (scope.screensOtherLanguages || readsAsEnglish(text)) && (scope.screensAboutUser || !describesUser(text));
 }
 
 /** The rules' reasons, and the classifier's when its score reaches the threshold on a text it screens. */
-export function screenReasons(text: string, score: number | null, threshold = INJECTION_THRESHOLD): QuarantineReason[] {
+export function screenReasons(text: string, score: number | null, scope: ClassifierScope = INJECTION_CLASSIFIER): QuarantineReason[] {
   const reasons = ruleReasons(text);
-  if (score !== null && score >= threshold && classifierScreens(text)) reasons.push('similar_to_injection');
+  if (score !== null && score >= scope.threshold && classifierScreens(text, scope)) reasons.push('similar_to_injection');
   return reasons;
 }
 
-export function createMemoryFirewall(options: MemoryFirewallOptions): MemoryFirewall {
-  const threshold = options.threshold ?? INJECTION_THRESHOLD;
-  const limited = concurrencyLimit(SECOND_OPINIONS_AT_ONCE);
-  const embedder = options.embedder?.id === INJECTION_CLASSIFIER.embedderId ? options.embedder : undefined;
+/** An embedder a classifier was trained on, with that classifier. */
+function scorerOf(embedder: Embedder | undefined): { embedder: Embedder; classifier: InjectionClassifier } | undefined {
+  const classifier = embedder && injectionClassifierFor(embedder);
+  return embedder && classifier ? { embedder, classifier } : undefined;
+}
 
-  async function screen(texts: readonly string[]): Promise<FirewallVerdict[]> {
-    const scores: (number | null)[] = embedder ? await injectionScores(embedder, texts) : texts.map(() => null);
+export function createMemoryFirewall(options: MemoryFirewallOptions): MemoryFirewall {
+  const limited = concurrencyLimit(SECOND_OPINIONS_AT_ONCE);
+
+  async function screen(texts: readonly string[], writer?: Embedder): Promise<FirewallVerdict[]> {
+    // The writer's embedder first: the vectors it makes here are the ones its write stores.
+    const scorer = scorerOf(writer) ?? scorerOf(options.embedder);
+    const scope: ClassifierScope | undefined = scorer && { ...scorer.classifier, threshold: options.threshold ?? scorer.classifier.threshold };
+    const scores: (number | null)[] = scorer ? await scorer.classifier.scores(scorer.embedder, texts) : texts.map(() => null);
     const verdicts = await Promise.all(
       texts.map(async (text, i): Promise<FirewallVerdict> => {
         const injectionScore = scores[i] ?? null;
-        const reasons = screenReasons(text, injectionScore, threshold);
-        const borderline = options.secondOpinion ? borderlineOf(text, reasons, injectionScore, threshold) : undefined;
+        const reasons = screenReasons(text, injectionScore, scope);
+        const borderline = options.secondOpinion ? borderlineOf(text, reasons, injectionScore, scope) : undefined;
         const opinion = borderline ? await limited(() => options.secondOpinion!.judge(text)) : undefined;
         if (borderline) options.onSecondOpinion?.(borderline, opinion);
         if (!opinion) return { status: reasons.length > 0 ? 'quarantined' : 'active', reasons, injectionScore };

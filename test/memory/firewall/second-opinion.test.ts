@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { Embedder } from '../../../src/embeddings/embedder.js';
 import type { LlmProvider, LlmRequest } from '../../../src/llm/llm-provider.js';
 import { INJECTION_CLASSIFIER } from '../../../src/memory/firewall/injection-classifier-weights.js';
+import { injectionClassifierFor } from '../../../src/memory/firewall/injection-classifiers.js';
 import { BORDERLINE_BAND, INJECTION_THRESHOLD, borderlineOf, createMemoryFirewall } from '../../../src/memory/firewall/memory-firewall.js';
 import { type SecondOpinion, llmSecondOpinion, verdictOf } from '../../../src/memory/firewall/second-opinion.js';
+import { scoringEmbedder } from './support/scoring-embedder.js';
 
 const answering = (answer: string | Error | 'hang', seen: LlmRequest[] = []): LlmProvider => ({
   model: 'fake',
@@ -73,19 +74,8 @@ describe("the firewall's second opinion", () => {
 
   it("quarantines a borderline write the model calls an injection, releases one it calls a fact, and counts the verdict's reasons", async () => {
     // Vectors in the trained space whose score is just past the threshold, or far below it.
-    const { weights, bias } = INJECTION_CLASSIFIER;
-    const norm = weights.reduce((sum, w) => sum + w * w, 0);
-    const scoring = (p: number) => {
-      const logit = Math.log(p / (1 - p)) - bias;
-      return weights.map((w) => (logit * w) / norm);
-    };
-    const embedder: Embedder = {
-      id: INJECTION_CLASSIFIER.embedderId,
-      dimensions: weights.length,
-      maxInputTokens: 512,
-      close: async () => {},
-      embed: async (texts) => texts.map((t) => scoring(t.startsWith('Near') ? INJECTION_THRESHOLD + 0.05 : 0.01)),
-    };
+    const classifier = injectionClassifierFor({ id: INJECTION_CLASSIFIER.embedderId, dimensions: 512 })!;
+    const { embedder } = scoringEmbedder(classifier, (t) => (t.startsWith('Near') ? INJECTION_THRESHOLD + 0.05 : 0.01));
     const asked: string[] = [];
     const opinion = (verdict: 'injection' | 'fact'): SecondOpinion => ({
       judge: async (text) => {

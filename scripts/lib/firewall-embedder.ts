@@ -1,0 +1,33 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { createBundledUseEmbedder } from '../../src/embeddings/bundled-use-embedder.js';
+import type { Embedder } from '../../src/embeddings/embedder.js';
+import { createStaticEmbedder } from '../../src/embeddings/static-embedder.js';
+import { DEFAULT_STATIC_MODEL_DIR, readStaticModel } from '../../src/embeddings/static-model-files.js';
+
+const envSchema = z.object({
+  EMBEDDING_PROVIDER: z.enum(['bundled', 'static']).default('bundled'),
+  /** The static model's folder. */
+  EMBEDDING_MODEL: z.string().min(1).optional(),
+});
+
+export interface FirewallEmbedder {
+  embedder: Embedder;
+  /** The generated classifier file of this embedder, under src/memory/firewall/. */
+  weightsFile: string;
+  /** The sha256 of the static model's weights file: the classifier holds for that model only. */
+  embedderSha256?: string;
+}
+
+/** The embedder the firewall's classifier is trained and measured on, as the environment names it (EMBEDDING_PROVIDER, EMBEDDING_MODEL). */
+export async function firewallEmbedder(environment: NodeJS.ProcessEnv): Promise<FirewallEmbedder> {
+  const env = envSchema.parse(environment);
+  if (env.EMBEDDING_PROVIDER === 'bundled') return { embedder: await createBundledUseEmbedder(), weightsFile: 'injection-classifier-weights.ts' };
+  const directory = path.resolve(env.EMBEDDING_MODEL ?? DEFAULT_STATIC_MODEL_DIR);
+  const { manifest } = await readStaticModel(directory);
+  return {
+    embedder: await createStaticEmbedder({ directory }),
+    weightsFile: 'injection-classifier-weights-static.ts',
+    embedderSha256: manifest.files.weights.sha256,
+  };
+}
