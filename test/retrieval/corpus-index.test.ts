@@ -49,6 +49,17 @@ describeOnDrivers('CorpusIndex.write', (driver) => {
     );
   }
 
+  it('indexes a row with no word the analyzer keeps, holding the corpus alone: a document of one CJK character failed to ingest', async () => {
+    const tenantId = 'tenant-no-terms';
+    const index = createCorpusIndex(MEMORY_CORPUS, defaultAnalyzer);
+    await database.db.transaction(async (tx) => {
+      await index.lock(tx, tenantId, true);
+      await indexRow(index, tx, tenantId, '𳑺');
+    });
+    const [stats] = await queryRows<{ total: number }>(database.db, sql`SELECT total::int AS total FROM memory_corpus_stats WHERE tenant_id = ${tenantId}`);
+    expect(stats).toEqual({ total: 1 });
+  });
+
   it('saves of one tenant wait for each other: two of its writers of postings hold the write section at once', async () => {
     const tenantId = 'tenant-overlap';
     const [a, b] = [createCorpusIndex(MEMORY_CORPUS, defaultAnalyzer), createCorpusIndex(MEMORY_CORPUS, defaultAnalyzer)];

@@ -165,7 +165,7 @@ export async function addBm25Documents(tx: Tx, t: Bm25IndexTables, tenantId: str
   // Each statement costs a round trip, and on PGlite a fixed toll of protocol work on the main
   // thread: the writes of a small batch (one document's chunks, one memory) go as one statement.
   // Data-modifying CTEs run to completion whether or not anything reads them.
-  if (writes.length > MAX_WRITES_PER_STATEMENT) {
+  if (writes.length === 1 || writes.length > MAX_WRITES_PER_STATEMENT) {
     for (const w of writes) await tx.execute(w);
     return;
   }
