@@ -237,16 +237,20 @@ export function createUserErasure(options: UserErasureOptions): UserErasure {
       return n === 0 ? null : { erased: { attachments: n } };
     });
 
-    // The counts the triggers keep by scope and tag are left at zero: scopes named after the
-    // user, and tags (the user's words) of the agents it had memories with.
+    // The counts the triggers keep by scope and tag are left at zero (their shards summed):
+    // scopes named after the user, and tags (the user's words) of the agents it had memories with.
     await db.execute(sql`
       WITH scopes AS (
         SELECT scope, left(scope, length(scope) - length(${userId}) - 1) AS agent FROM vector_filter_stats
         WHERE table_name = 'memories' AND tenant_id = ${tenantId} AND right(scope, length(${userId}) + 1) = chr(31) || ${userId}
       )
-      DELETE FROM vector_filter_stats s
-      WHERE s.table_name = 'memories' AND s.tenant_id = ${tenantId} AND s.rows = 0
-        AND (s.scope IN (SELECT scope FROM scopes) OR s.scope IN (SELECT agent FROM scopes))`);
+      , emptied AS (
+        SELECT scope, tag FROM vector_filter_stats
+        WHERE table_name = 'memories' AND tenant_id = ${tenantId} AND (scope IN (SELECT scope FROM scopes) OR scope IN (SELECT agent FROM scopes))
+        GROUP BY scope, tag HAVING sum(rows) = 0
+      )
+      DELETE FROM vector_filter_stats s USING emptied e
+      WHERE s.table_name = 'memories' AND s.tenant_id = ${tenantId} AND s.scope = e.scope AND s.tag = e.tag`);
 
     await audit.updateDetails(auditEntryId, details(true));
     return { erased: { ...erased }, auditEntryId };
