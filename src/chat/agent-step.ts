@@ -276,10 +276,9 @@ export async function runAgentStep(turn: AgentStep, resume: AgentStepResume | un
     expiresAt: null,
     ...(result.reasoning ? { reasoning: result.reasoning } : {}),
   } as const;
-  // Claimed before the turn is stored: a run cancelled meanwhile is not stored, as cancelling promises.
-  if (!(await runs.update(runId, { ...end, ...(threadKey !== undefined ? { threadKey } : {}) }, ['running']))) {
-    throw new RunCancelledError(runId);
-  }
+  // Claimed before the turn is stored: a run cancelled meanwhile is not stored, as cancelling
+  // promises, and a cancel from now on is refused. The run reads `running` until the turn is stored.
+  if (!(await runs.claimEnd(runId, result.stopReason))) throw new RunCancelledError(runId);
   try {
     // The question is stored without this turn's sources: they were recalled for it, and a later
     // turn recalls its own (old source numbers would only collide with the new ones).
@@ -295,9 +294,11 @@ export async function runAgentStep(turn: AgentStep, resume: AgentStepResume | un
     ]);
   } catch (error) {
     const body = options.describeError?.(error) ?? { code: 'turn_failed', message: 'The turn could not be stored' };
-    await runs.update(runId, { status: 'failed', error: body }, ['completed']).catch(() => {});
+    await runs.endClaimed(runId, { status: 'failed', error: body, usage, state: null, expiresAt: null }).catch(() => {});
     throw error;
   }
+  // Ended only now: whoever reads the run completed (a client polling it, its follow-ups) finds its turn stored.
+  await runs.endClaimed(runId, { ...end, ...(threadKey !== undefined ? { threadKey } : {}) });
   emit({ type: 'done', reply });
   options.startFollowUps?.(runId);
   return reply;

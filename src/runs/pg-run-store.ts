@@ -1,4 +1,4 @@
-import { and, desc, eq, getTableColumns, gt, inArray, isNull, notInArray, or, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, gt, inArray, isNull, not, notInArray, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.js';
 import { runs } from '../db/schema/index.js';
 import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
@@ -94,22 +94,46 @@ export function createPgRunStore(options: PgRunStoreOptions): RunStore {
     return { run, state: run.status === 'expired' ? null : ((state as RunState | null) ?? null), ...(reasoning ? { reasoning } : {}) };
   }
 
+  const valuesOf = (change: RunUpdate) => ({
+    status: change.status,
+    ...(change.usage !== undefined ? { usage: { ...change.usage } } : {}),
+    ...(change.stopReason !== undefined ? { stopReason: change.stopReason } : {}),
+    ...(change.state !== undefined ? { state: change.state as unknown as Record<string, unknown> | null } : {}),
+    ...(change.error !== undefined ? { error: change.error } : {}),
+    ...(change.expiresAt !== undefined ? { expiresAt: change.expiresAt } : {}),
+    ...(change.threadKey !== undefined ? { threadKey: change.threadKey } : {}),
+    ...(change.reasoning !== undefined ? { reasoning: change.reasoning } : {}),
+    updatedAt: sql`now()`,
+  });
+
+  /** A running run whose turn ended and is being stored (see `claimEnd`). */
+  const claimed = sql`(${runs.status} = 'running' AND ${runs.stopReason} IS NOT NULL)`;
+
   async function update(id: string, change: RunUpdate, from?: readonly RunStatus[]): Promise<boolean> {
     const updated = await db
       .update(runs)
-      .set({
-        status: change.status,
-        ...(change.usage !== undefined ? { usage: { ...change.usage } } : {}),
-        ...(change.stopReason !== undefined ? { stopReason: change.stopReason } : {}),
-        ...(change.state !== undefined ? { state: change.state as unknown as Record<string, unknown> | null } : {}),
-        ...(change.error !== undefined ? { error: change.error } : {}),
-        ...(change.expiresAt !== undefined ? { expiresAt: change.expiresAt } : {}),
-        ...(change.threadKey !== undefined ? { threadKey: change.threadKey } : {}),
-        ...(change.reasoning !== undefined ? { reasoning: change.reasoning } : {}),
-        updatedAt: sql`now()`,
-      })
+      .set(valuesOf(change))
       // A waiting run past its expiry is expired, whatever its row still says: nothing moves it on.
-      .where(and(owned(id), from ? inArray(runs.status, [...from]) : undefined, or(isNull(runs.expiresAt), gt(runs.expiresAt, sql`now()`))))
+      // Nor is a claimed end undone: its turn is being stored.
+      .where(and(owned(id), from ? inArray(runs.status, [...from]) : undefined, or(isNull(runs.expiresAt), gt(runs.expiresAt, sql`now()`)), not(claimed)))
+      .returning({ id: runs.id });
+    return updated.length > 0;
+  }
+
+  async function claimEnd(id: string, stopReason: string): Promise<boolean> {
+    const updated = await db
+      .update(runs)
+      .set({ stopReason, updatedAt: sql`now()` })
+      .where(and(owned(id), eq(runs.status, 'running'), isNull(runs.stopReason)))
+      .returning({ id: runs.id });
+    return updated.length > 0;
+  }
+
+  async function endClaimed(id: string, change: RunUpdate): Promise<boolean> {
+    const updated = await db
+      .update(runs)
+      .set(valuesOf(change))
+      .where(and(owned(id), claimed))
       .returning({ id: runs.id });
     return updated.length > 0;
   }
@@ -172,7 +196,7 @@ export function createPgRunStore(options: PgRunStoreOptions): RunStore {
           eq(runs.threadKey, threadKey),
           eq(runs.agentId, agentId),
           eq(runs.userId, userId ?? ''),
-          // A run that failed after its end was claimed (its turn not stored) holds a key no reply was sent for.
+          // A run that paused with a key, then failed or was cancelled, stored no turn under it.
           notInArray(runs.status, ['failed', 'cancelled']),
         ),
       )
@@ -181,5 +205,5 @@ export function createPgRunStore(options: PgRunStoreOptions): RunStore {
     return row?.conversationId ?? null;
   }
 
-  return { create, get, load, update, statusOf: statusOfRun, addFollowUp, children, waitingIn, conversationOfThread };
+  return { create, get, load, update, claimEnd, endClaimed, statusOf: statusOfRun, addFollowUp, children, waitingIn, conversationOfThread };
 }

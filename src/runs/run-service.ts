@@ -204,6 +204,11 @@ export function createRunService<E, R>(options: RunServiceOptions<E, R>): RunSer
       if (run.status !== 'running' && !PAUSED_STATUSES.includes(run.status)) {
         throw new RunConflictError('run_not_waiting', `Run ${runId} is ${run.status}: only a running or waiting run can be cancelled`, { status: run.status });
       }
+      // Its end is claimed (see `RunStore.claimEnd`): refused as it is once the run has ended.
+      if (run.status === 'running' && run.stopReason !== null) {
+        const message = `Run ${runId} has made its last model call, and its turn is being stored: it can no longer be cancelled`;
+        throw new RunConflictError('run_not_waiting', message, { status: run.status });
+      }
       if (await runs.update(runId, { status: 'cancelled', error: body, state: null, expiresAt: null }, [run.status])) {
         // Aborted here when it runs in this process; elsewhere, its next model call sees the row.
         if (run.status === 'running') liveRuns.get(tenantId, runId)?.cancel(new RunCancelledError(runId));

@@ -40,7 +40,10 @@ export interface Run {
   /** The agent version the run started with; null when the agent had no record. */
   agentVersion: number | null;
   usage: RunUsage;
-  /** Why the turn ended (`completed`, `max_iterations`, `budget`, `max_tokens`); null until it has. */
+  /**
+   * Why the turn ended (`completed`, `max_iterations`, `budget`, `max_tokens`); null until it has. A
+   * `running` run with one has its end claimed: its turn is being stored (`RunStore.claimEnd`).
+   */
   stopReason: string | null;
   /** The error body of a failed run. */
   error: Record<string, unknown> | null;
@@ -235,10 +238,19 @@ export interface RunStore {
   load(id: string): Promise<{ run: Run; state: RunState | null; reasoning?: string } | null>;
   /**
    * Moves a run on; with `from`, only when it is in one of those statuses (a compare-and-set, so
-   * two resumes of one pause cannot both win), and never a waiting run past its expiry. False when
-   * it was not.
+   * two resumes of one pause cannot both win), and never a waiting run past its expiry nor a run
+   * whose end is claimed (`endClaimed` ends that one). False when it was not.
    */
   update(id: string, update: RunUpdate, from?: readonly RunStatus[]): Promise<boolean>;
+  /**
+   * Claims the end of a running run whose turn ended with `stopReason`, before the turn is stored:
+   * from then on nothing but `endClaimed` moves it on (a cancel is refused, as it is once the run has
+   * ended), while it still reads `running`, so that a reader who sees it end finds its turn stored.
+   * False when it is not running (cancelled meanwhile) or its end is claimed already.
+   */
+  claimEnd(id: string, stopReason: string): Promise<boolean>;
+  /** Ends a run whose end `claimEnd` claimed (completed once its turn is stored, or failed); false when it had none. */
+  endClaimed(id: string, update: RunUpdate): Promise<boolean>;
   /** The status alone: what a running turn checks for a cancel from another process. */
   statusOf(id: string): Promise<RunStatus | null>;
   /**

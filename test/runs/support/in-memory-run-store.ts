@@ -1,4 +1,4 @@
-import { ENDED_STATUSES, PAUSED_STATUSES, type Run, type RunState, type RunStatus, type RunStore } from '../../../src/runs/run-types.js';
+import { ENDED_STATUSES, PAUSED_STATUSES, type Run, type RunState, type RunStatus, type RunStore, type RunUpdate } from '../../../src/runs/run-types.js';
 
 /**
  * A RunStore in memory, with the real one's compare-and-set and expiry: for unit tests of what
@@ -11,6 +11,19 @@ export function createInMemoryRunStore(): RunStore & { states: Map<string, RunSt
   const reasonings = new Map<string, string>();
   const expired = (run: Run) => PAUSED_STATUSES.includes(run.status) && run.expiresAt !== null && run.expiresAt.getTime() <= Date.now();
   const read = (run: Run): Run => (expired(run) ? { ...run, status: 'expired' } : { ...run });
+  const claimed = (run: Run) => run.status === 'running' && run.stopReason !== null;
+  const write = (id: string, run: Run, update: RunUpdate) => {
+    run.status = update.status;
+    if (update.usage !== undefined) run.usage = update.usage;
+    if (update.stopReason !== undefined) run.stopReason = update.stopReason;
+    if (update.error !== undefined) run.error = update.error;
+    if (update.expiresAt !== undefined) run.expiresAt = update.expiresAt;
+    if (update.state !== undefined) states.set(id, structuredClone(update.state));
+    if (update.threadKey !== undefined) threads.set(id, update.threadKey);
+    if (update.reasoning) reasonings.set(id, update.reasoning);
+    else if (update.reasoning === null) reasonings.delete(id);
+    run.updatedAt = new Date();
+  };
   return {
     states,
     async create(input) {
@@ -48,17 +61,21 @@ export function createInMemoryRunStore(): RunStore & { states: Map<string, RunSt
     },
     async update(id, update, from?: readonly RunStatus[]) {
       const run = runs.get(id);
-      if (!run || expired(run) || (from && !from.includes(run.status))) return false;
-      run.status = update.status;
-      if (update.usage !== undefined) run.usage = update.usage;
-      if (update.stopReason !== undefined) run.stopReason = update.stopReason;
-      if (update.error !== undefined) run.error = update.error;
-      if (update.expiresAt !== undefined) run.expiresAt = update.expiresAt;
-      if (update.state !== undefined) states.set(id, structuredClone(update.state));
-      if (update.threadKey !== undefined) threads.set(id, update.threadKey);
-      if (update.reasoning) reasonings.set(id, update.reasoning);
-      else if (update.reasoning === null) reasonings.delete(id);
+      if (!run || expired(run) || claimed(run) || (from && !from.includes(run.status))) return false;
+      write(id, run, update);
+      return true;
+    },
+    async claimEnd(id, stopReason) {
+      const run = runs.get(id);
+      if (run?.status !== 'running' || run.stopReason !== null) return false;
+      run.stopReason = stopReason;
       run.updatedAt = new Date();
+      return true;
+    },
+    async endClaimed(id, update) {
+      const run = runs.get(id);
+      if (!run || !claimed(run)) return false;
+      write(id, run, update);
       return true;
     },
     async addFollowUp(id, followUp) {

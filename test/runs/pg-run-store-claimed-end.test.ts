@@ -1,0 +1,54 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Database } from '../../src/db/database.js';
+import { createPgRunStore } from '../../src/runs/pg-run-store.js';
+import { describeOnDrivers } from '../support/database-drivers.js';
+
+/** A run's end claimed before its turn is stored: it reads `running`, and nothing but its end moves it on. */
+describeOnDrivers('run store: a claimed end', (driver) => {
+  let database: Database;
+  beforeAll(async () => {
+    database = await driver.open();
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  const start = async (tenantId = 'alpha') => {
+    const runs = createPgRunStore({ db: database.db, tenantId });
+    const id = randomUUID();
+    await runs.create({ id, agentId: 'support', userId: null, conversationId: randomUUID(), agentVersion: null, status: 'running' });
+    return { runs, id };
+  };
+  const cancelled = { status: 'cancelled', error: { code: 'run_cancelled' }, state: null, expiresAt: null } as const;
+
+  it('keeps a claimed run running, refuses it a cancel, and ends it only through endClaimed', async () => {
+    const { runs, id } = await start();
+    expect(await runs.claimEnd(id, 'completed')).toBe(true);
+    expect(await runs.get(id)).toMatchObject({ status: 'running', stopReason: 'completed' });
+    expect(await runs.statusOf(id)).toBe('running');
+    // A cancel (from the status it read), a failure recorded by a caller that did not claim it: refused.
+    expect(await runs.update(id, cancelled, ['running'])).toBe(false);
+    expect(await runs.update(id, { status: 'failed', error: { code: 'turn_failed' } })).toBe(false);
+    expect(await runs.claimEnd(id, 'max_iterations')).toBe(false);
+    // Another tenant's store ends none of it.
+    expect(await createPgRunStore({ db: database.db, tenantId: 'beta' }).endClaimed(id, { status: 'completed' })).toBe(false);
+
+    expect(await runs.endClaimed(id, { status: 'completed', usage: { promptTokens: 3, completionTokens: 2, totalTokens: 5 }, threadKey: 'key-1' })).toBe(true);
+    expect(await runs.get(id)).toMatchObject({ status: 'completed', stopReason: 'completed', usage: { totalTokens: 5 } });
+    expect(await runs.endClaimed(id, { status: 'failed' })).toBe(false);
+  });
+
+  it('claims no end of a run cancelled first, and ends no run whose end is not claimed', async () => {
+    const first = await start();
+    expect(await first.runs.update(first.id, cancelled, ['running'])).toBe(true);
+    expect(await first.runs.claimEnd(first.id, 'completed')).toBe(false);
+    expect(await first.runs.get(first.id)).toMatchObject({ status: 'cancelled', stopReason: null });
+
+    const second = await start();
+    expect(await second.runs.endClaimed(second.id, { status: 'completed' })).toBe(false);
+    expect(await second.runs.claimEnd(second.id, 'completed')).toBe(true);
+    expect(await second.runs.endClaimed(second.id, { status: 'failed', error: { code: 'turn_failed' } })).toBe(true);
+    expect(await second.runs.get(second.id)).toMatchObject({ status: 'failed', error: { code: 'turn_failed' } });
+  });
+});
