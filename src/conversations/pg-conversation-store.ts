@@ -4,7 +4,8 @@ import type { ChatMessage, ToolCall } from '../llm/messages.js';
 import { clipChars } from '../compaction/clip-text.js';
 import type { StructuralSummary, SummaryLayer } from '../compaction/structural-summary.js';
 import type { TurnCheckpoint } from '../compaction/turn-checkpoint.js';
-import type { Db } from '../db/database.js';
+import type { Db, Tx } from '../db/database.js';
+import { readsRunConcurrently } from '../db/concurrent-reads.js';
 import type { AfterBulkWrite } from '../db/table-statistics.js';
 import { isForeignKeyViolation } from '../db/foreign-key-violation.js';
 import { queryRows } from '../db/query-rows.js';
@@ -38,6 +39,13 @@ const TITLE_MAX_CHARS = 120;
  * transaction stays short and the BM25 lock it holds is soon free.
  */
 const IMPORTS_PER_TRANSACTION = 32;
+
+/**
+ * A tenant's import transactions at once on a server, where each has a connection of its own:
+ * while one waits on the server (its turns' graph inserts, its postings) the next is built and
+ * sent. On PGlite one connection runs one transaction at a time, so imports write one group at once.
+ */
+const IMPORT_WRITERS = 2;
 
 /**
  * Messages an import (or a group of them) writes at least to bring planner statistics up to date
@@ -375,13 +383,14 @@ export function createPgConversationStore(options: PgConversationStoreOptions): 
       : [];
     const queued: QueuedImport = { id, agentId, userId, data, rows, prepared };
     let commits = importCommits.get(db);
-    if (!commits) importCommits.set(db, (commits = new GroupCommit(IMPORTS_PER_TRANSACTION)));
+    if (!commits) importCommits.set(db, (commits = new GroupCommit(IMPORTS_PER_TRANSACTION, readsRunConcurrently(db) ? IMPORT_WRITERS : 1)));
     return commits.run(`${tenantId}\u0000${turnIndex ? 'indexed' : 'unindexed'}`, queued, writeImports);
   }
 
   /** Imports in one transaction: one insert per table for all of them. */
   async function writeImports(items: readonly QueuedImport[]): Promise<Conversation[]> {
-    const imported = await db.transaction(async (tx) => {
+    const inTransaction = <T>(work: (tx: Tx) => Promise<T>) => (turnIndex ? turnIndex.transaction(work) : db.transaction(work));
+    const imported = await inTransaction(async (tx) => {
       const inserted = await tx
         .insert(conversations)
         .values(

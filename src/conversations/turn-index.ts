@@ -32,8 +32,10 @@ export interface OwnedTurns {
 
 /**
  * The write side of the turns corpus for one tenant. Rows and postings are written in one
- * transaction under the tenant's corpus lock, once per (conversation, turn); vectors are computed
- * before it (see `prepare`).
+ * transaction holding the tenant's corpus shared, once per (conversation, turn): writers of
+ * other conversations run side by side, and two writers of one conversation's turns meet on its
+ * unique (conversation, turn), where the second skips what the first wrote. Vectors are computed
+ * before the transaction (see `prepare`).
  */
 export interface TurnIndex {
   /**
@@ -55,6 +57,12 @@ export interface TurnIndex {
    * how many were new.
    */
   write(tx: Tx, conversations: readonly OwnedTurns[]): Promise<number>;
+  /**
+   * `work` in a transaction for `write`, beside the tenant's other writers of turns (the corpus
+   * held shared, its statistics applied last: see `CorpusIndex.write`). After a deadlock it is
+   * rolled back and run again, so it must be safe to repeat.
+   */
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
   /**
    * Adds facts an LLM extracted from a stored turn to its BM25 keys (LongMemEval's fact-augmented
    * keys: a later question may name the fact rather than the words said), indexing the turn first
@@ -89,7 +97,7 @@ export function createTurnIndex(options: TurnIndexOptions): TurnIndex {
   }
 
   /**
-   * Inserts the turns with their postings under the corpus lock, then gives the turns `refresh`
+   * Inserts the turns with their postings (the corpus held: shared in `transaction`), then gives the turns `refresh`
    * names (of the first conversation: `indexConversation` writes one) the `after` they now have.
    */
   async function writeTurns(tx: Tx, owned: readonly OwnedTurns[], refresh: readonly TurnRecord[]): Promise<number> {
@@ -100,7 +108,7 @@ export function createTurnIndex(options: TurnIndexOptions): TurnIndex {
     for (let i = 0; i < entries.length; i += INSERT_BATCH) {
       const batch = entries.slice(i, i + INSERT_BATCH);
       const terms = new Map(batch.map((e) => [keyOf(e.owner.conversationId, e.p.turn), e.terms]));
-      // Another writer may have indexed some meanwhile (the corpus lock orders us after it): those are skipped.
+      // Another writer may have indexed some meanwhile (the insert waits for it to commit): those are skipped.
       const inserted = await tx
         .insert(turns)
         .values(
@@ -190,8 +198,7 @@ export function createTurnIndex(options: TurnIndexOptions): TurnIndex {
     if (lines.length === 0) return false;
     // The turn-index hook may not have run yet: the turn is indexed first (a no-op when it was).
     await indexConversation(conversationId, { turns: [turn], ...(signal ? { signal } : {}) });
-    return db.transaction(async (tx) => {
-      await index.lock(tx, tenantId, true);
+    return index.write(db, tenantId, true, async (tx) => {
       const [stored] = await tx
         .select(storedKeys)
         .from(turns)
@@ -238,7 +245,7 @@ export function createTurnIndex(options: TurnIndexOptions): TurnIndex {
     const targetTurns = new Set(targets.map((t) => t.turn));
     const refresh = records.filter((r) => targetTurns.has(r.turn) || targetTurns.has(r.turn + 1));
     try {
-      return await db.transaction(async (tx) =>
+      return await index.write(db, tenantId, true, (tx) =>
         writeTurns(tx, [{ owner: { conversationId, agentId: owner.agentId, userId: owner.userId === '' ? null : owner.userId }, prepared }], refresh),
       );
     } catch (error) {
@@ -260,6 +267,7 @@ export function createTurnIndex(options: TurnIndexOptions): TurnIndex {
     indexConversation,
     prepare,
     write: (tx, conversations) => writeTurns(tx, conversations, []),
+    transaction: (work) => index.write(db, tenantId, true, work),
     addFacts,
   };
 }

@@ -6,10 +6,10 @@ interface Waiting<I, R> {
 }
 
 /**
- * Group commit: writes of one key run one at a time, and the items that arrive while a write
- * runs go together in the next one (up to `maxItems`), so a burst of small writes costs one
- * transaction and one statement per table instead of one each. An item arriving when nothing
- * runs is written at once, alone: nobody waits for a group to fill.
+ * Group commit: at most `writers` writes of one key run at once (default one), and the items that
+ * arrive while they run go together in the next one (up to `maxItems`), so a burst of small writes
+ * costs one transaction and one statement per table instead of one each. An item arriving when a
+ * writer is free is written at once, alone: nobody waits for a group to fill.
  *
  * Each caller's promise settles with its own item's result once the write that carried it has
  * committed. A write of several items that fails is run again item by item, so that one bad item
@@ -17,20 +17,22 @@ interface Waiting<I, R> {
  * its first item's.
  */
 export class GroupCommit<I, R> {
-  private readonly lanes = new Map<string, Waiting<I, R>[]>();
+  private readonly lanes = new Map<string, { waiting: Waiting<I, R>[]; writers: number }>();
 
-  constructor(private readonly maxItems: number) {}
+  constructor(
+    private readonly maxItems: number,
+    private readonly writers = 1,
+  ) {}
 
   run(key: string, item: I, write: (items: readonly I[]) => Promise<R[]>): Promise<R> {
     return new Promise<R>((resolve, reject) => {
-      const waiting = this.lanes.get(key);
-      if (waiting) {
-        waiting.push({ item, write, resolve, reject });
-        return;
+      let lane = this.lanes.get(key);
+      if (!lane) this.lanes.set(key, (lane = { waiting: [], writers: 0 }));
+      lane.waiting.push({ item, write, resolve, reject });
+      if (lane.writers < this.writers) {
+        lane.writers++;
+        void this.drain(key, lane);
       }
-      const lane: Waiting<I, R>[] = [{ item, write, resolve, reject }];
-      this.lanes.set(key, lane);
-      void this.drain(key, lane);
     });
   }
 
@@ -39,9 +41,9 @@ export class GroupCommit<I, R> {
     return this.lanes.size;
   }
 
-  private async drain(key: string, lane: Waiting<I, R>[]): Promise<void> {
-    while (lane.length > 0) await this.commit(lane.splice(0, this.maxItems));
-    this.lanes.delete(key);
+  private async drain(key: string, lane: { waiting: Waiting<I, R>[]; writers: number }): Promise<void> {
+    while (lane.waiting.length > 0) await this.commit(lane.waiting.splice(0, this.maxItems));
+    if (--lane.writers === 0) this.lanes.delete(key);
   }
 
   private async commit(group: readonly Waiting<I, R>[]): Promise<void> {

@@ -5,7 +5,8 @@ import { createPgConversationStore } from '../../src/conversations/pg-conversati
 import type { Db } from '../../src/db/database.js';
 import { queryRows } from '../../src/db/query-rows.js';
 import { describeOnDrivers } from '../support/database-drivers.js';
-import { exported, useTurnCorpusFixture } from './support/turn-corpus-fixture.js';
+import { createTurnIndex } from '../../src/conversations/turn-index.js';
+import { embedder, exported, useTurnCorpusFixture } from './support/turn-corpus-fixture.js';
 
 const day = (d: number, h = 9) => new Date(Date.UTC(2025, 2, d, h)).toISOString();
 
@@ -84,6 +85,68 @@ describeOnDrivers('conversation imports written together', (driver) => {
     expect(await stored('batched')).toEqual(await stored('one-by-one'));
     await f.expectIndexExact('batched');
     await f.expectIndexExact('one-by-one');
+  });
+
+  // Imports of one tenant held the turns' corpus alone: on a server a second import waited for the
+  // first's whole transaction (its graph inserts, its postings) with a core idle.
+  it.skipIf(driver.name === 'PGlite')('writes two imports of one tenant side by side on a server, the index exact after', async () => {
+    const [seed, first, second] = sessions('cy');
+    // The tenant's corpus exists: its first postings are written holding it alone.
+    await f.tenant('side-by-side').store.import(seed!, 'importer');
+    // Each import's transaction, once it holds the tenant's corpus (its first statement), waits
+    // until the other's holds it too: imports that took the corpus in turns never meet here.
+    const arrived = [0, 1].map(() => {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => {
+        resolve = r;
+      });
+      return { promise, resolve };
+    });
+    let calls = 0;
+    const meet = async (me: number) => {
+      arrived[me]!.resolve();
+      const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error('one import waited for the other')), 10_000));
+      await Promise.race([arrived[1 - me]!.promise, timeout]);
+    };
+    const holding = new Proxy(f.db(), {
+      get(target, key, receiver) {
+        if (key === 'transaction') {
+          return (work: Parameters<Db['transaction']>[0], ...rest: unknown[]) =>
+            target.transaction(
+              (tx) => {
+                const me = calls++;
+                let first = true;
+                const gated = new Proxy(tx, {
+                  get(t, k, r) {
+                    if (k === 'execute' && me < 2) {
+                      return async (...args: Parameters<typeof t.execute>) => {
+                        const result = await t.execute(...args);
+                        if (first) {
+                          first = false;
+                          await meet(me);
+                        }
+                        return result;
+                      };
+                    }
+                    const value = Reflect.get(t, k, r);
+                    return typeof value === 'function' ? value.bind(t) : value;
+                  },
+                });
+                return work(gated);
+              },
+              ...(rest as []),
+            );
+        }
+        const value = Reflect.get(target, key, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const index = createTurnIndex({ db: holding, embedder, tenantId: 'side-by-side' });
+    const store = createPgConversationStore({ db: holding, tenantId: 'side-by-side', turnIndex: index });
+    await Promise.all([store.import(first!, 'importer'), store.import(second!, 'importer')]);
+    await f.expectIndexExact('side-by-side');
+    const [count] = await queryRows<{ n: number }>(f.db(), sql`SELECT count(*)::int AS n FROM turns WHERE tenant_id = 'side-by-side'`);
+    expect(count!.n).toBe([seed!, first!, second!].reduce((n, data) => n + data.messages.length / 2, 0));
   });
 
   it('fails only the import that cannot be written when others are written with it', async () => {

@@ -32,6 +32,18 @@ describe('GroupCommit', () => {
     expect(commits.size).toBe(0);
   });
 
+  it('runs up to `writers` writes of a key at once, grouping what arrives while all are busy', async () => {
+    const commits = new GroupCommit<number, number>(8, 2);
+    const { groups, write, release } = heldWrites();
+    const results = [1, 2, 3, 4, 5].map((i) => commits.run('k', i, write));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(groups).toEqual([[1], [2]]);
+    for (let i = 0; i < 3; i++) await release();
+    expect(await Promise.all(results)).toEqual([10, 20, 30, 40, 50]);
+    expect(groups).toEqual([[1], [2], [3, 4, 5]]);
+    expect(commits.size).toBe(0);
+  });
+
   it('keeps keys apart', async () => {
     const commits = new GroupCommit<number, number>(8);
     const { groups, write, release } = heldWrites();
