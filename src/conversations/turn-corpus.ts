@@ -1,5 +1,5 @@
 import { turns } from '../db/schema/index.js';
-import { TURN_BM25 } from '../retrieval/bm25/bm25-index.js';
+import { TURN_BM25 } from '../retrieval/bm25/bm25-index-tables.js';
 import type { Analyzer } from '../retrieval/bm25/analyzer.js';
 import type { GroupedRanking, Reordering } from '../retrieval/boost.js';
 import type { Corpus } from '../retrieval/corpus.js';

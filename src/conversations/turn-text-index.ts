@@ -4,7 +4,9 @@ import { turnCorpusStats, turns } from '../db/schema/index.js';
 import { intArray, uuidArray } from '../db/sql-arrays.js';
 import { AnalyzerMismatchError } from '../retrieval/analyzer-mismatch-error.js';
 import { type Analyzer, defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
-import { TURN_BM25, addBm25Documents, clearBm25Index, lockBm25Corpus, setBm25Analyzer } from '../retrieval/bm25/bm25-index.js';
+import { clearBm25Index, lockBm25Corpus, setBm25Analyzer } from '../retrieval/bm25/bm25-corpus.js';
+import { TURN_BM25 } from '../retrieval/bm25/bm25-index-tables.js';
+import { addBm25Documents } from '../retrieval/bm25/bm25-postings-write.js';
 import { TURN_REINDEX_REMEDY, turnKeysAnalyzer } from './turn-corpus.js';
 import { turnBm25Text } from './turn-record.js';
 

@@ -1,5 +1,5 @@
 import { chunks } from '../db/schema/index.js';
-import { CHUNK_BM25 } from '../retrieval/bm25/bm25-index.js';
+import { CHUNK_BM25 } from '../retrieval/bm25/bm25-index-tables.js';
 import type { Corpus } from '../retrieval/corpus.js';
 import type { CorpusFilter } from '../retrieval/filter.js';
 

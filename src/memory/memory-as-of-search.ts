@@ -4,7 +4,7 @@ import { queryRows } from '../db/query-rows.js';
 import { textArray } from '../db/sql-arrays.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import type { Analyzer } from '../retrieval/bm25/analyzer.js';
-import { readBm25Corpus } from '../retrieval/bm25/bm25-index.js';
+import { readBm25Corpus } from '../retrieval/bm25/bm25-corpus.js';
 import { type Bm25CorpusStats, type Bm25Params, DEFAULT_BM25_PARAMS, bm25Score } from '../retrieval/bm25/bm25.js';
 import { createCorpusIndex } from '../retrieval/corpus-index.js';
 import type { CorpusFilter } from '../retrieval/filter.js';

@@ -1,5 +1,5 @@
 import { memories } from '../db/schema/index.js';
-import { MEMORY_BM25 } from '../retrieval/bm25/bm25-index.js';
+import { MEMORY_BM25 } from '../retrieval/bm25/bm25-index-tables.js';
 import type { Corpus } from '../retrieval/corpus.js';
 import type { Reordering } from '../retrieval/boost.js';
 import { type CorpusFilter, corpusFilter } from '../retrieval/filter.js';

@@ -3,7 +3,9 @@ import type { Db } from '../db/database.js';
 import { memories, memoryCorpusStats } from '../db/schema/index.js';
 import { intArray, uuidArray } from '../db/sql-arrays.js';
 import { type Analyzer, defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
-import { MEMORY_BM25, addBm25Documents, clearBm25Index, lockBm25Corpus, setBm25Analyzer } from '../retrieval/bm25/bm25-index.js';
+import { clearBm25Index, lockBm25Corpus, setBm25Analyzer } from '../retrieval/bm25/bm25-corpus.js';
+import { MEMORY_BM25 } from '../retrieval/bm25/bm25-index-tables.js';
+import { addBm25Documents } from '../retrieval/bm25/bm25-postings-write.js';
 import { AnalyzerMismatchError } from '../retrieval/analyzer-mismatch-error.js';
 import { MEMORY_REINDEX_REMEDY } from './memory-corpus.js';
 

@@ -4,20 +4,10 @@ import { KeyedConcurrencyLimit } from '../util/keyed-concurrency-limit.js';
 import { isTransactionConflict } from '../util/transaction-conflict.js';
 import { AnalyzerMismatchError } from './analyzer-mismatch-error.js';
 import type { Analyzer } from './bm25/analyzer.js';
-import {
-  type Bm25Changes,
-  type Bm25Document,
-  addBm25Documents,
-  adjustBm25Totals,
-  applyBm25Changes,
-  deleteBm25Rows,
-  lockBm25Corpus,
-  noBm25Changes,
-  removeBm25Postings,
-  replaceBm25Document,
-  setBm25Analyzer,
-  shareBm25Corpus,
-} from './bm25/bm25-index.js';
+import { type Bm25Changes, applyBm25Changes, noBm25Changes } from './bm25/bm25-changes.js';
+import { lockBm25Corpus, setBm25Analyzer, shareBm25Corpus } from './bm25/bm25-corpus.js';
+import { type Bm25Document, addBm25Documents, adjustBm25Totals, removeBm25Postings, replaceBm25Document } from './bm25/bm25-postings-write.js';
+import { deleteBm25Rows } from './bm25/bm25-row-deletes.js';
 import type { Corpus } from './corpus.js';
 
 /** A row's terms as the analyzer indexes them. */

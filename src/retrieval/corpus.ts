@@ -1,5 +1,5 @@
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import type { Bm25IndexTables } from './bm25/bm25-index.js';
+import type { Bm25IndexTables } from './bm25/bm25-index-tables.js';
 import type { CorpusFilter } from './filter.js';
 import type { FilterColumns } from './filter-sql.js';
 import type { CorpusSignal } from './signal.js';

@@ -31,7 +31,7 @@ export interface Bm25TableNames {
  * row of totals per tenant with the analyzer that produced its postings. The tenant leads every
  * key: a text search reads its own tenant's postings only, and frequencies are per tenant, since
  * shared ones would let one tenant's writes move another's scores. The totals row's lock
- * serialises the tenant's writers of the index (see src/retrieval/bm25/bm25-index.ts).
+ * serialises the tenant's writers of the index (see src/retrieval/bm25/bm25-corpus.ts).
  */
 export function bm25Tables(names: Bm25TableNames) {
   const postings = pgTable(

@@ -1,0 +1,187 @@
+import { type SQL, sql } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import type { Db } from '../../db/database.js';
+import { queryRows } from '../../db/query-rows.js';
+import { intArray, textArray } from '../../db/sql-arrays.js';
+import { type Bm25IndexTables, id } from './bm25-index-tables.js';
+
+export interface Bm25Candidate {
+  id: string;
+  score: number;
+  /** The columns `columns` asked for, by their alias, when it asked. */
+  row?: Record<string, unknown>;
+}
+
+export interface Bm25QueryOptions {
+  /** Query terms and how often each occurs in the query. */
+  terms: ReadonlyMap<string, number>;
+  /** The indexed table and its id column. */
+  table: PgTable;
+  idColumn: PgColumn;
+  /** Conditions on `table` (its tenant included), applied inside the query, before the LIMIT. */
+  where: SQL;
+  /**
+   * An upper bound of the rows `where` matches (a scalar SQL expression over statistics the
+   * writers keep), when the corpus keeps them: it chooses how the filter is applied.
+   */
+  estimate?: SQL;
+  /** `where` narrows beyond the tenant: without an `estimate`, its matches are counted to choose a plan. */
+  narrows?: boolean;
+  limit: number;
+  /**
+   * Columns of `table` to bring along for each row, each aliased (`col AS name`): a caller that
+   * shows rows needs no second query for the rows BM25 found.
+   */
+  columns?: SQL;
+  /** BM25's term saturation and length normalisation. */
+  params: { k1: number; b: number };
+  /**
+   * Scores only when the tenant's postings were made by this analyzer: empty otherwise, so that
+   * the caller tells a mismatch from no match (`readBm25Corpus`) only on an empty result, without
+   * a round trip of its own before every search.
+   */
+  analyzerId?: string;
+}
+
+/**
+ * A filter matching at least this share of the tenant's indexed rows is tested row by row down
+ * the score order, stopping once the page is full: about limit / share rows read. Below it the
+ * matching rows are read once (by their index) and joined to the scores. At 100k memories and a
+ * page of 50, the walk reads ~50 rows unfiltered and ~500 over a 10% tag, where reading the tag's
+ * 10,000 rows took 12 ms; over a 0.2% tag it would read every scored row.
+ */
+const WALK_MIN_SHARE = 0.05;
+
+/**
+ * Below this many rows matching its filter, a search with no estimate of them scores only their
+ * postings: at 21k turns (LongMemEval, one user's ~240 of them matching, a five-term question),
+ * scoring every posting of the query's terms and then filtering took 21 ms, scoring the user's
+ * only 9 ms (EXPLAIN ANALYZE on PostgreSQL, warm). Counted in the statement, up to this many.
+ */
+const NARROW_MAX_ROWS = 5_000;
+
+/**
+ * What one probe of the postings by row and term (a matching row, a query term) costs against
+ * reading one posting of the query's terms: the probes are taken when matching rows x terms x
+ * this is below the terms' document frequencies summed. At 20k turns (936k postings, `bench:load`'s
+ * 90-word vocabulary), a user's 200 turns and a five-term query: the 1,000 probes took 7.0 ms,
+ * reading the terms' 37k postings and keeping the user's took 22 ms (PostgreSQL, warm): ~7 µs a
+ * probe against ~0.6 µs a posting read.
+ */
+const PROBE_COST = 10;
+
+/**
+ * The tenant's rows by BM25 over its postings and statistics, computed in the database; OR over
+ * the query's terms. The formula is bm25.ts's, term for term: Lucene's idf times the saturated,
+ * length-normalised tf, a term repeated in the query counting each time. Empty when the tenant
+ * has nothing indexed.
+ *
+ * The scores come from the postings alone (each carries its row's length, and the key covers it),
+ * read by term: a few thousand postings for a query of mid-frequency words at 100k rows. Only then
+ * are rows read, to apply the filter: down the score order when the filter is broad (by
+ * `estimate`), or all matching rows joined at once when it is narrow or cannot be estimated. A
+ * filter that cannot be estimated and matches few rows (`NARROW_MAX_ROWS`) is applied first
+ * instead: only those rows' postings are scored, each row probed for the query's terms when that
+ * reads less than the terms' postings would (`PROBE_COST`).
+ */
+export async function bm25Candidates(db: Db, t: Bm25IndexTables, tenantId: string, q: Bm25QueryOptions): Promise<Bm25Candidate[]> {
+  if (q.terms.size === 0 || q.limit <= 0) return [];
+  const terms = [...q.terms.keys()];
+  const k1 = sql`${q.params.k1}::float8`;
+  const b = sql`${q.params.b}::float8`;
+  const total = sql`s.${id(t.totalColumn)}`;
+  const doc = id(t.documentColumn);
+  const limit = sql.raw(String(Math.trunc(q.limit)));
+  // The query's terms with their statistics, read once: the postings join these.
+  const weights = sql`weights AS MATERIALIZED (
+      SELECT q.term, q.qtf, t.df, ${total}::float8 AS total, s.total_length::float8 AS total_length
+      FROM unnest(${textArray(terms)}, ${intArray(terms.map((term) => q.terms.get(term)!))}) AS q(term, qtf)
+      JOIN ${id(t.corpusStats)} s ON s.tenant_id = ${tenantId} AND ${total} > 0${q.analyzerId === undefined ? sql`` : sql` AND s.analyzer_id = ${q.analyzerId}`}
+      JOIN ${id(t.termStats)} t ON t.tenant_id = ${tenantId} AND t.term = q.term
+    )`;
+  const score = sql`SUM(w.qtf * ln(1 + (w.total - w.df + 0.5::float8) / (w.df + 0.5::float8))
+          * p.tf * (${k1} + 1) / (p.tf + ${k1} * (1 - ${b} + ${b} * p.doc_length / (w.total_length / w.total))))`;
+  // Read by term first (the key's (tenant, term) prefix) and materialised: left to itself the
+  // planner may instead walk every row of the tenant and probe its postings, which is quadratic;
+  // it does so whenever statistics are missing, and PGlite never runs autovacuum's ANALYZE.
+  // `among`: only the postings of these rows are scored.
+  const scoredOver = (name: string, among: SQL) => sql`${sql.identifier(name)} AS MATERIALIZED (
+      SELECT p.${doc} AS doc, ${score} AS score
+      FROM weights w
+      JOIN ${id(t.postings)} p ON p.tenant_id = ${tenantId} AND p.term = w.term${among}
+      GROUP BY p.${doc}
+    )`;
+  const scored = scoredOver('scored', sql``);
+  const extra = q.columns ? sql`, ${q.columns}` : sql``;
+  // Every matching row read once, joined to the scores: the planner's choice of join.
+  const joined = (gate: SQL) => sql`SELECT scored.doc::text AS id, scored.score AS score${extra} FROM scored
+    JOIN ${q.table} ON ${q.idColumn} = scored.doc
+    WHERE ${gate}${q.where}
+    ORDER BY scored.score DESC, scored.doc LIMIT ${limit}`;
+  // The best rows of scores computed over the matching rows alone, with their columns.
+  const bestOf = (scores: string, gate: SQL) => sql`SELECT top.doc::text AS id, top.score AS score${extra}
+      FROM (SELECT doc, score FROM ${sql.identifier(scores)} ORDER BY score DESC, doc LIMIT ${limit}) top
+      JOIN ${q.table} ON ${q.idColumn} = top.doc
+      WHERE ${gate}
+      ORDER BY top.score DESC, top.doc`;
+  let statement: SQL;
+  if (!q.estimate && q.narrows) {
+    // Three shapes behind one-time tests of the matching rows, counted up to NARROW_MAX_ROWS in the
+    // statement: few rows and rare enough terms, each row's postings of the query's terms probed
+    // by the (row, term) index; few rows, the terms' postings read and the rows' kept; many rows,
+    // every posting of the terms scored and the rows filtered after. The probe's subquery stays
+    // a subquery (OFFSET 0): a probe per row, whatever the statistics say.
+    const max = sql.raw(String(NARROW_MAX_ROWS));
+    statement = sql`WITH ${weights}, matching AS MATERIALIZED (SELECT ${q.idColumn} AS doc FROM ${q.table} WHERE ${q.where}),
+      plan AS MATERIALIZED (
+        SELECT c.n < ${max} AS narrow,
+          c.n < ${max} AND c.n * ${terms.length * PROBE_COST} < (
+            SELECT coalesce(sum(t.df), 0) FROM ${id(t.termStats)} t WHERE t.tenant_id = ${tenantId} AND t.term = ANY(${textArray(terms)})
+          ) AS probe
+        FROM (SELECT count(*) AS n FROM (SELECT 1 FROM matching LIMIT ${max}) capped) c
+      ),
+      ${scored},
+      ${scoredOver('scored_narrow', sql` AND p.${doc} IN (SELECT doc FROM matching)`)},
+      scored_probe AS MATERIALIZED (
+        SELECT p.${doc} AS doc, ${score} AS score
+        FROM matching m
+        CROSS JOIN LATERAL (
+          SELECT p.${doc}, p.term, p.tf, p.doc_length FROM ${id(t.postings)} p
+          WHERE p.${doc} = m.doc AND p.term = ANY(${textArray(terms)}) OFFSET 0
+        ) p
+        JOIN weights w ON w.term = p.term
+        GROUP BY p.${doc}
+      )
+      (${bestOf('scored_probe', sql`(SELECT probe FROM plan)`)})
+      UNION ALL
+      (${bestOf('scored_narrow', sql`(SELECT narrow AND NOT probe FROM plan)`)})
+      UNION ALL
+      (${joined(sql`NOT (SELECT narrow FROM plan) AND `)})`;
+  } else if (!q.estimate) {
+    statement = sql`WITH ${weights}, ${scored} ${joined(sql``)}`;
+  } else {
+    // Both shapes in one statement, each behind a one-time test of the estimate: the executor
+    // runs only the one that passes. The walk's rows come in score order (a subquery keeps its
+    // ORDER BY, and a nested loop keeps its outer side's), so its LIMIT stops the walk.
+    statement = sql`WITH ${weights}, ${scored},
+      walk AS MATERIALIZED (
+        SELECT (${q.estimate})::float8 >= ${WALK_MIN_SHARE}::float8 * ${total} AS yes
+        FROM ${id(t.corpusStats)} s WHERE s.tenant_id = ${tenantId}
+      )
+      (SELECT r.doc::text AS id, r.score AS score${q.columns ? sql`, f.*` : sql``} FROM (SELECT doc, score FROM scored ORDER BY score DESC, doc) r
+        CROSS JOIN LATERAL (SELECT ${q.columns ?? sql`1`} FROM ${q.table} WHERE ${q.idColumn} = r.doc AND ${q.where} OFFSET 0) f
+        WHERE (SELECT yes FROM walk)
+        ORDER BY r.score DESC, r.doc LIMIT ${limit})
+      UNION ALL
+      (${joined(sql`NOT (SELECT yes FROM walk) AND `)})`;
+  }
+  const rows = await queryRows<{ id: string; score: number | string } & Record<string, unknown>>(db, statement);
+  return rows.map(({ id, score, ...row }) => ({ id, score: Number(score), ...(q.columns ? { row } : {}) }));
+}
+
+/** Query terms and their counts, as `bm25Candidates` takes them. */
+export function queryTermCounts(terms: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
+  return counts;
+}
