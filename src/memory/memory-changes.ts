@@ -3,7 +3,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { memories } from '../db/schema/index.js';
 import { normalizeTags } from '../retrieval/tags.js';
 import { recordMemoryEvents } from './memory-history.js';
-import { lockRow } from './memory-lock.js';
+import { lockContents, lockRow } from './memory-lock.js';
 import { memoryColumns, normalizedText, snapshotOf, toMemory } from './memory-rows.js';
 import { inScope, storedScope } from './memory-scope.js';
 import { API_ACTOR, type MemoryStoreContext } from './memory-store-context.js';
@@ -23,7 +23,10 @@ export function createMemoryChanges(ctx: MemoryStoreContext, write: WriteMemory)
     const verdicts = await ctx.screen(written, actor);
     const verdictOf = new Map(written.map((text, i) => [text, verdicts[i]!]));
     const live = inScope(tenantId, scope);
+    const added = changes.flatMap((c) => (c.op === 'add' ? [c.content] : []));
     return index.write(db, tenantId, true, async (tx) => {
+      // Before any add looks for its fact: concurrent extractions of the same fact meet here.
+      await lockContents(tx, tenantId, scope, added);
       const results: AppliedChange[] = [];
       for (const change of changes) {
         if (change.op === 'add') {

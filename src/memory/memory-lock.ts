@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Tx } from '../db/database.js';
 import { memories } from '../db/schema/index.js';
 import { textArray } from '../db/sql-arrays.js';
-import { type LockedRow, notExpired } from './memory-rows.js';
+import { type LockedRow, normalizedText, notExpired } from './memory-rows.js';
 import { type StoredScope, byKey } from './memory-scope.js';
 
 /** A key in its scope, as `lockKeys` takes it. */
@@ -19,6 +19,21 @@ export async function lockKeys(tx: Tx, tenantId: string, keys: readonly ScopedKe
   await tx.execute(sql`SELECT pg_advisory_xact_lock(h) FROM (
       SELECT DISTINCT hashtextextended(name, 1) AS h FROM unnest(${textArray(names)}) AS name ORDER BY 1
     ) keys`);
+}
+
+/**
+ * Takes the contents in the scope for the rest of the transaction, as extraction's dedupe compares
+ * them (normalised), before it looks for one the scope already holds: two writers adding the same
+ * fact at once must not both find it absent and insert it under two keys. Taken in one order for
+ * every writer, like `lockKeys`, under another seed so that a content never shares a key's lock.
+ */
+export async function lockContents(tx: Tx, tenantId: string, scope: StoredScope, contents: readonly string[]): Promise<void> {
+  if (contents.length === 0) return;
+  const prefix = JSON.stringify([tenantId, scope.agentId, scope.userId]);
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(h) FROM (
+      SELECT DISTINCT hashtextextended(${prefix}::text || ${normalizedText(sql`content`)}, 2) AS h
+      FROM unnest(${textArray([...new Set(contents)])}) AS content ORDER BY 1
+    ) contents`);
 }
 
 /**

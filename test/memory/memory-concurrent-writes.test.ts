@@ -1,14 +1,27 @@
+import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.js';
 import { queryRows } from '../../src/db/query-rows.js';
 import { ensureVectorSpace } from '../../src/db/vector-space.js';
+import { createMemoryChanges } from '../../src/memory/memory-changes.js';
 import { createMemoryImporter } from '../../src/memory/memory-import.js';
+import { createMemoryStoreContext } from '../../src/memory/memory-store-context.js';
+import { type WriteMemory, createMemoryWrite } from '../../src/memory/memory-write.js';
 import { createPgMemoryStore } from '../../src/memory/pg-memory-store.js';
 import { defaultAnalyzer } from '../../src/retrieval/bm25/analyzer.js';
 import { exportedMemory } from '../../testkit/exported-memory.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 import { describeOnDrivers } from '../support/database-drivers.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+function signal() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
 
 const WORDS = ['harbor', 'lantern', 'copper', 'meadow', 'violet', 'granite', 'orchard', 'falcon', 'ember', 'tidal', 'quartz', 'willow'];
 /** Text sharing most of its words with every other: the writers meet on the same term rows. */
@@ -102,6 +115,54 @@ describeOnDrivers('memory writes of one tenant at once', (driver) => {
     const events = await queryRows<{ event: string }>(db(), sql`SELECT event FROM memory_history WHERE tenant_id = 'same-key' ORDER BY id`);
     expect(events.map((e) => e.event)).toEqual(['created', ...Array(5).fill('updated')]);
     expect(await drift('same-key')).toEqual(exact);
+  });
+
+  it('two concurrent extractions of the same fact store it once', async () => {
+    const tenantId = 'same-fact';
+    const scope = { agentId: 'assistant', userId: 'ada' };
+    // A tenant's first postings are written holding the corpus alone, which would serialise the two.
+    await store(tenantId).save({ key: 'seed', content: wording(0) });
+    // The first writer to pass its content check holds its transaction open until the other has
+    // either passed its own check too (and reached its write) or is waiting on a lock: it would
+    // commit before the other read otherwise. On PGlite one transaction runs at a time: no gate.
+    const overlapping = driver.name === 'PostgreSQL server';
+    const secondWrites = signal();
+    let writers = 0;
+    let gateOpen = false;
+    async function otherWaitsOnLock() {
+      for (let i = 0; i < 500 && !gateOpen; i++) {
+        const [row] = await queryRows<{ n: number }>(
+          db(),
+          sql`SELECT count(*)::int AS n FROM pg_locks
+            WHERE locktype = 'advisory' AND NOT granted
+              AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+        );
+        if (row!.n > 0) return;
+        await sleep(20);
+      }
+    }
+    const extraction = () => {
+      const ctx = createMemoryStoreContext({ db: db(), embedder, tenantId });
+      const write = createMemoryWrite(ctx);
+      const gated: WriteMemory = async (...args) => {
+        writers += 1;
+        if (overlapping && writers === 1) await Promise.race([secondWrites.promise, otherWaitsOnLock(), sleep(10_000)]);
+        else secondWrites.resolve();
+        gateOpen = true;
+        return write(...args);
+      };
+      return createMemoryChanges(ctx, gated);
+    };
+    // Two wordings the dedupe takes for one fact: the lock must compare them as it does.
+    const results = await Promise.all(
+      ['Likes green tea', '  likes  GREEN tea. '].map((content) =>
+        extraction().applyChanges(scope, [{ op: 'add', content }], { type: 'extraction', conversationId: randomUUID(), turn: 1 }),
+      ),
+    );
+    const rows = await queryRows<{ key: string }>(db(), sql`SELECT key FROM memories WHERE tenant_id = ${tenantId} AND key <> 'seed'`);
+    expect(rows).toHaveLength(1);
+    expect(results.map(([r]) => r!.status).sort()).toEqual(['applied', 'skipped']);
+    expect(await drift(tenantId)).toEqual(exact);
   });
 
   it('imports of the same records at once: each key imported once', async () => {
