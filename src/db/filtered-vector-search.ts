@@ -58,8 +58,8 @@ interface Built {
   setup: Statement;
   ranked: Statement;
   /**
-   * The server's messages, every value inlined, split where the vector goes (twice: the select
-   * list and ORDER BY): `search` is setup and ranked, `exact` the exact scan's fallback.
+   * The server's messages, every value inlined, split where the vector goes (once, in the select
+   * list): `search` is setup and ranked, `exact` the exact scan's fallback.
    */
   inlined: { search: string[]; exact: string[] } | null;
 }
@@ -171,13 +171,15 @@ function build(search: FilteredVectorSearch, limit: number, exactScanMaxRows: nu
     set_config('enable_indexscan', CASE WHEN ${useIndex} THEN 'on' ELSE 'off' END, true)
     FROM (SELECT (${estimate})::bigint AS est) AS s`);
   const distance = sql`${search.embedding} <=> ${VECTOR}::vector`;
+  // Ordered by the output column: the vector is sent and parsed once, and the index still serves
+  // the ORDER BY, which names the same expression.
   const ranked = dialect.sqlToQuery(sql`SELECT ${search.columns}, ${distance} AS distance FROM ${search.table}
-    WHERE ${search.where} AND ${search.embedding} IS NOT NULL ORDER BY ${distance} LIMIT ${sql.raw(String(limit))}`);
+    WHERE ${search.where} AND ${search.embedding} IS NOT NULL ORDER BY distance LIMIT ${sql.raw(String(limit))}`);
   const rankedStatement = { text: ranked.sql, params: ranked.params };
   const setupStatement = { text: setup.sql, params: setup.params };
   const around = (text: string) => {
     const parts = text.split(SLOT);
-    return parts.length === 3 ? parts : null;
+    return parts.length === 2 ? parts : null;
   };
   let inlined: Built['inlined'] = null;
   try {
