@@ -239,18 +239,21 @@ export function createUserErasure(options: UserErasureOptions): UserErasure {
 
     // The counts the triggers keep by scope and tag are left at zero (their shards summed):
     // scopes named after the user, and tags (the user's words) of the agents it had memories with.
+    // A shard row is deleted only as it was read: one a concurrent writer changed meanwhile is
+    // kept, which can only leave a count above the rows it bounds, never below.
     await db.execute(sql`
       WITH scopes AS (
         SELECT scope, left(scope, length(scope) - length(${userId}) - 1) AS agent FROM vector_filter_stats
         WHERE table_name = 'memories' AND tenant_id = ${tenantId} AND right(scope, length(${userId}) + 1) = chr(31) || ${userId}
-      )
-      , emptied AS (
-        SELECT scope, tag FROM vector_filter_stats
+      ), shards AS (
+        SELECT scope, tag, shard, rows FROM vector_filter_stats
         WHERE table_name = 'memories' AND tenant_id = ${tenantId} AND (scope IN (SELECT scope FROM scopes) OR scope IN (SELECT agent FROM scopes))
-        GROUP BY scope, tag HAVING sum(rows) = 0
+      ), emptied AS (
+        SELECT scope, tag FROM shards GROUP BY scope, tag HAVING sum(rows) = 0
       )
-      DELETE FROM vector_filter_stats s USING emptied e
-      WHERE s.table_name = 'memories' AND s.tenant_id = ${tenantId} AND s.scope = e.scope AND s.tag = e.tag`);
+      DELETE FROM vector_filter_stats s USING shards r JOIN emptied e ON e.scope = r.scope AND e.tag = r.tag
+      WHERE s.table_name = 'memories' AND s.tenant_id = ${tenantId} AND s.scope = r.scope AND s.tag = r.tag
+        AND s.shard = r.shard AND s.rows = r.rows`);
 
     await audit.updateDetails(auditEntryId, details(true));
     return { erased: { ...erased }, auditEntryId };
