@@ -39,6 +39,9 @@ import { loopEventOf, modelOptionsOf } from './turn-model-options.js';
 import { type ToolImages, attachToolImages, storeHistoryImages, toolImageRefs, toolImagesHook } from './turn-images.js';
 import { recallTurnsBudget, sourcesFor } from './window-fit.js';
 
+/** Writes of a run's end, its first included, once its turn is stored. */
+const END_ATTEMPTS = 3;
+
 /** A turn that delegates waits on whole turns of other agents: its tools' default time limit. */
 const DELEGATING_TOOL_TIMEOUT_MS = 600_000;
 
@@ -298,7 +301,18 @@ export async function runAgentStep(turn: AgentStep, resume: AgentStepResume | un
     throw error;
   }
   // Ended only now: whoever reads the run completed (a client polling it, its follow-ups) finds its turn stored.
-  await runs.endClaimed(runId, { ...end, ...(threadKey !== undefined ? { threadKey } : {}) });
+  // Tried again after a failed write: the turn is stored, and until this lands the run reads running
+  // and refuses a cancel (a run left so is failed by the sweep, as one whose process died).
+  const ended = { ...end, ...(threadKey !== undefined ? { threadKey } : {}) };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await runs.endClaimed(runId, ended);
+      break;
+    } catch (error) {
+      if (attempt >= END_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
+  }
   emit({ type: 'done', reply });
   options.startFollowUps?.(runId);
   return reply;

@@ -8637,7 +8637,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The run has ended already. */
+            /** @description The run has ended already, or its last model call has answered and its turn is being stored. */
             409: {
                 headers: {
                     [name: string]: unknown;

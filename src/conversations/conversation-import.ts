@@ -12,7 +12,7 @@ import { turnRecords } from './turn-record.js';
 /**
  * Imports of a tenant written in one transaction at most: enough that a burst of imports (a
  * benchmark's, a migration's) costs a few statements per group, few enough that a group's
- * transaction stays short and the BM25 lock it holds is soon free.
+ * transaction stays short and the term rows it updates last are soon free.
  */
 const IMPORTS_PER_TRANSACTION = 32;
 

@@ -127,7 +127,10 @@ export function createRunRoutes(ctx: AppContext): ApiRoutes {
     responses: {
       200: jsonReply('The cancelled run.', runSchema),
       404: notFoundResponse('run'),
-      409: errorResponse({ codes: ['run_not_waiting'], description: 'The run has ended already.' }),
+      409: errorResponse({
+        codes: ['run_not_waiting'],
+        description: 'The run has ended already, or its last model call has answered and its turn is being stored.',
+      }),
     },
   });
   defineRoute(routes, cancelRoute, async (c) => {
