@@ -7,6 +7,7 @@ import { queryRows } from '../../src/db/query-rows.js';
 import { describeOnDrivers } from '../support/database-drivers.js';
 import { createTurnIndex } from '../../src/conversations/turn-index.js';
 import { embedder, exported, useTurnCorpusFixture } from './support/turn-corpus-fixture.js';
+import { signal } from '../support/signal.js';
 
 const day = (d: number, h = 9) => new Date(Date.UTC(2025, 2, d, h)).toISOString();
 
@@ -95,13 +96,7 @@ describeOnDrivers('conversation imports written together', (driver) => {
     await f.tenant('side-by-side').store.import(seed!, 'importer');
     // Each import's transaction, once it holds the tenant's corpus (its first statement), waits
     // until the other's holds it too: imports that took the corpus in turns never meet here.
-    const arrived = [0, 1].map(() => {
-      let resolve!: () => void;
-      const promise = new Promise<void>((r) => {
-        resolve = r;
-      });
-      return { promise, resolve };
-    });
+    const arrived = [signal(), signal()];
     let calls = 0;
     const meet = async (me: number) => {
       arrived[me]!.resolve();

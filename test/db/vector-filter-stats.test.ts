@@ -9,6 +9,7 @@ import { createUserErasure } from '../../src/users/user-erasure.js';
 import type { Embedder } from '../../src/embeddings/embedder.js';
 import { clusteredVectors, seededRandom, unit } from '../../testkit/vector-fixtures.js';
 import { describeOnDrivers } from '../support/database-drivers.js';
+import { signal } from '../support/signal.js';
 
 type Counts = Record<string, number>;
 
@@ -118,20 +119,14 @@ describeOnDrivers('vector filter stats', (driver) => {
     const insert = (tx: Tx, key: string) =>
       tx.execute(sql`INSERT INTO memories (tenant_id, agent_id, user_id, key, content, tags) VALUES ('t', 'a', 'u', ${key}, ${key}, ARRAY['hot'])`);
     const shardOf = async (tx: Tx) => Number((await queryRows<{ s: number }>(tx, sql`SELECT vector_filter_stats_shard() AS s`))[0]!.s);
-    let releaseFirst!: () => void;
-    const firstHolds = new Promise<void>((resolve) => {
-      releaseFirst = resolve;
-    });
-    let firstInserted!: (shard: number) => void;
-    const firstShard = new Promise<number>((resolve) => {
-      firstInserted = resolve;
-    });
+    const firstHolds = signal();
+    const firstShard = signal<number>();
     const first = database.db.transaction(async (tx) => {
       await insert(tx, 'one');
-      firstInserted(await shardOf(tx));
-      await firstHolds;
+      firstShard.resolve(await shardOf(tx));
+      await firstHolds.promise;
     });
-    const shard = await firstShard;
+    const shard = await firstShard.promise;
     // The second writer's own transaction, on another shard (ids one apart in 16 share one).
     for (let attempt = 0; ; attempt++) {
       const outcome = await database.db
@@ -145,7 +140,7 @@ describeOnDrivers('vector filter stats', (driver) => {
       if (outcome === 'inserted') break;
       if (outcome !== 'same shard' || attempt > 3) throw outcome;
     }
-    releaseFirst();
+    firstHolds.resolve();
     await first;
     expect((await kept(database))['memories|t|a|hot']).toBe(2);
     expect(await kept(database)).toEqual(await recounted(database));
@@ -158,20 +153,14 @@ describeOnDrivers('vector filter stats', (driver) => {
     const scope = 'ag\u001fzed';
     await database.db.execute(sql`INSERT INTO vector_filter_stats (table_name, tenant_id, scope, tag, shard, rows)
       VALUES ('memories', ${tenantId}, ${scope}, 'x', 3, 1), ('memories', ${tenantId}, ${scope}, 'x', 7, -1)`);
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let updated!: () => void;
-    const holding = new Promise<void>((resolve) => {
-      updated = resolve;
-    });
+    const held = signal();
+    const holding = signal();
     const writer = database.db.transaction(async (tx) => {
       await tx.execute(sql`UPDATE vector_filter_stats SET rows = rows + 1 WHERE tenant_id = ${tenantId} AND shard = 3`);
-      updated();
-      await held;
+      holding.resolve();
+      await held.promise;
     });
-    await holding;
+    await holding.promise;
     const erasure = createUserErasure({ db: database.db, tenantId, audit: createPgAuditLog({ db: database.db, tenantId }) }).erase('zed', {
       actor: { type: 'open' },
     });
@@ -181,7 +170,7 @@ describeOnDrivers('vector filter stats', (driver) => {
       if (Number(waiting!.n) > 0) break;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    release();
+    held.resolve();
     await writer;
     await erasure;
     const left = await queryRows<{ shard: number; rows: number }>(

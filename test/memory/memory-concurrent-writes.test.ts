@@ -13,15 +13,9 @@ import { defaultAnalyzer } from '../../src/retrieval/bm25/analyzer.js';
 import { exportedMemory } from '../../testkit/exported-memory.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 import { describeOnDrivers } from '../support/database-drivers.js';
+import { signal } from '../support/signal.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-function signal() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => {
-    resolve = r;
-  });
-  return { promise, resolve };
-}
 
 const WORDS = ['harbor', 'lantern', 'copper', 'meadow', 'violet', 'granite', 'orchard', 'falcon', 'ember', 'tidal', 'quartz', 'willow'];
 /** Text sharing most of its words with every other: the writers meet on the same term rows. */

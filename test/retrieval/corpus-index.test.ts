@@ -7,15 +7,9 @@ import { MEMORY_CORPUS } from '../../src/memory/memory-corpus.js';
 import { defaultAnalyzer } from '../../src/retrieval/bm25/analyzer.js';
 import { type CorpusIndex, MAX_TENANT_WRITERS, createCorpusIndex } from '../../src/retrieval/corpus-index.js';
 import { describeOnDrivers } from '../support/database-drivers.js';
+import { signal } from '../support/signal.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-function signal() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => {
-    resolve = r;
-  });
-  return { promise, resolve };
-}
 
 describeOnDrivers('CorpusIndex.write', (driver) => {
   let database: Database;
