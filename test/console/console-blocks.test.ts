@@ -145,7 +145,10 @@ describe.runIf(runs)('the console’s working-memory blocks, in headless Chromiu
     await value.fill('{"city": "York"}');
     await page.getByRole('button', { name: 'Save block' }).click();
     await page.getByRole('status').filter({ hasText: 'Created block prefs of helper’s view of ada' }).waitFor();
-    expect(await card(page, 'helper’s view of ada', 'prefs').locator('.badge').allTextContents()).toEqual(['JSON schema']);
+    // The status comes before the lists are read again: the card is waited for, not read at once.
+    const prefs = card(page, 'helper’s view of ada', 'prefs');
+    await prefs.waitFor();
+    expect(await prefs.locator('.badge').allTextContents()).toEqual(['JSON schema']);
     expect(errors.filter((e) => !e.includes('status of 400'))).toEqual([]);
     await page.close();
   });
