@@ -1,12 +1,12 @@
 import { sql } from 'drizzle-orm';
-import type { Hono } from 'hono';
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
-import type { AppContext } from '../../src/app-context.js';
+import { afterEach, expect, it } from 'vitest';
 import type { AppendedTurn, ConversationStore, NewMessage } from '../../src/conversations/conversation-types.js';
 import type { TenantScoped } from '../../src/tenancy/tenant-scoped.js';
-import { type Script, type ScriptedLlmServer, reply } from '../../testkit/scripted-llm-server.js';
+import { type Script, reply } from '../../testkit/scripted-llm-server.js';
 import { describeOnDrivers } from '../support/database-drivers.js';
-import { type JsonReply, appWithScriptedLlm, call, clearConversations, clearMemories, createTestContext } from './http-test-context.js';
+import { signal } from '../support/signal.js';
+import { type JsonReply, call } from './http-test-context.js';
+import { scriptedAgentApp } from './support/scripted-agent-app.js';
 
 /**
  * A run's end and its turn's storing: a client that polls the run (`GET /v1/runs/:id`) and reads
@@ -14,75 +14,45 @@ import { type JsonReply, appWithScriptedLlm, call, clearConversations, clearMemo
  * the run's end is claimed, never half-way through storing the turn.
  */
 
-/** A promise the test settles. */
-function gate() {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  return { opened, open };
-}
-
 /**
  * The context's conversations, whose `appendTurn` (a turn being stored) is held until `release`:
  * `entered` resolves with the turn's messages once a turn is being stored.
  */
 function heldConversations(conversations: TenantScoped<ConversationStore>) {
-  const release = gate();
-  let enter!: (messages: NewMessage[]) => void;
-  const entered = new Promise<NewMessage[]>((resolve) => (enter = resolve));
+  const release = signal();
+  const entered = signal<NewMessage[]>();
   const scoped: TenantScoped<ConversationStore> = {
     forTenant(tenantId) {
       const store = conversations.forTenant(tenantId);
       return {
         ...store,
         async appendTurn(input): Promise<AppendedTurn> {
-          enter(input.messages);
-          await release.opened;
+          entered.resolve(input.messages);
+          await release.promise;
           return store.appendTurn(input);
         },
       };
     },
   };
-  return { scoped, entered, release: release.open };
+  return { scoped, entered: entered.promise, release: release.resolve };
 }
 
 const runIdOf = (messages: NewMessage[]) => String(messages[0]?.metadata?.runId);
 const contents = (reply: JsonReply) => (reply.body.messages ?? []).map((m: { content: string }) => m.content);
 
 describeOnDrivers('a run and its stored turn', (driver) => {
-  let ctx: AppContext;
-  let release: (() => Promise<void>) | undefined;
-  let server: ScriptedLlmServer | undefined;
-  // A held store is let go after each test, so that a failed one leaves no turn waiting on it.
+  const { ctx: context, appWithLlm } = scriptedAgentApp(driver);
+  // A held store is let go after each test (before its model server closes), so that a failed one leaves no turn waiting on it.
   let letGo: (() => void) | undefined;
-
-  beforeAll(async () => {
-    const opened = await driver.provision();
-    release = () => opened.release();
-    ctx = await createTestContext(opened.env);
-  });
-  afterAll(async () => {
-    await ctx?.close();
-    await release?.();
-  });
-  beforeEach(async () => {
-    await clearMemories(ctx);
-    await clearConversations(ctx);
-  });
-  afterEach(async () => {
+  afterEach(() => {
     letGo?.();
     letGo = undefined;
-    await server?.close();
-    server = undefined;
   });
 
-  async function appWith(script: Script, conversations: TenantScoped<ConversationStore>): Promise<{ app: Hono; llm: ScriptedLlmServer }> {
-    const made = await appWithScriptedLlm(ctx, script, { conversations });
-    server = made.llm;
-    return made;
-  }
+  const appWith = (script: Script, conversations: TenantScoped<ConversationStore>) => appWithLlm(script, { extra: { conversations } });
 
   it('a run reads completed only once its turn is stored', async () => {
-    const held = heldConversations(ctx.conversations);
+    const held = heldConversations(context().conversations);
     letGo = held.release;
     const { app } = await appWith([reply.text('Oslo is rainy.')], held.scoped);
     const pending = call(app, 'POST', '/v1/chat', { message: 'Weather in Oslo?' });
@@ -101,7 +71,7 @@ describeOnDrivers('a run and its stored turn', (driver) => {
   });
 
   it('refuses a cancel that comes while the turn is stored: the turn is kept, and the run completes', async () => {
-    const held = heldConversations(ctx.conversations);
+    const held = heldConversations(context().conversations);
     letGo = held.release;
     const { app } = await appWith([reply.text('Bergen is rainier.')], held.scoped);
     const pending = call(app, 'POST', '/v1/chat', { message: 'Weather in Bergen?' });
@@ -119,13 +89,13 @@ describeOnDrivers('a run and its stored turn', (driver) => {
   });
 
   it('stores no turn of a run cancelled by another process during its last model call', async () => {
-    const answered = gate();
-    const { app, llm } = await appWith([reply.text('Tromsø is cold.', { holdUntil: answered.opened })], ctx.conversations);
+    const answered = signal();
+    const { app, llm } = await appWith([reply.text('Tromsø is cold.', { holdUntil: answered.promise })], context().conversations);
     const pending = call(app, 'POST', '/v1/chat', { message: 'Weather in Tromsø?' });
     while (llm.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
     // What a cancel on another instance does: only the row changes, this process's live run is not told.
-    await ctx.database.db.execute(sql`UPDATE runs SET status = 'cancelled' WHERE status = 'running'`);
-    answered.open();
+    await context().database.db.execute(sql`UPDATE runs SET status = 'cancelled' WHERE status = 'running'`);
+    answered.resolve();
 
     const res = await pending;
     expect(res.status).toBe(409);

@@ -1,25 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Database } from '../../src/db/database.js';
-import { createPgRunStore } from '../../src/runs/pg-run-store.js';
+import { expect, it } from 'vitest';
 import { describeOnDrivers } from '../support/database-drivers.js';
+import { runningRuns } from './support/running-runs.js';
 
 /** A run's end claimed before its turn is stored: it reads `running`, and nothing but its end moves it on. */
 describeOnDrivers('run store: a claimed end', (driver) => {
-  let database: Database;
-  beforeAll(async () => {
-    database = await driver.open();
-  });
-  afterAll(async () => {
-    await database?.close();
-  });
-
-  const start = async (tenantId = 'alpha') => {
-    const runs = createPgRunStore({ db: database.db, tenantId });
-    const id = randomUUID();
-    await runs.create({ id, agentId: 'support', userId: null, conversationId: randomUUID(), agentVersion: null, status: 'running' });
-    return { runs, id };
-  };
+  const { storeOf, start } = runningRuns(driver);
   const cancelled = { status: 'cancelled', error: { code: 'run_cancelled' }, state: null, expiresAt: null } as const;
 
   it('keeps a claimed run running, refuses it a cancel, and ends it only through endClaimed', async () => {
@@ -32,7 +17,7 @@ describeOnDrivers('run store: a claimed end', (driver) => {
     expect(await runs.update(id, { status: 'failed', error: { code: 'turn_failed' } })).toBe(false);
     expect(await runs.claimEnd(id, 'max_iterations')).toBe(false);
     // Another tenant's store ends none of it.
-    expect(await createPgRunStore({ db: database.db, tenantId: 'beta' }).endClaimed(id, { status: 'completed' })).toBe(false);
+    expect(await storeOf('beta').endClaimed(id, { status: 'completed' })).toBe(false);
 
     expect(await runs.endClaimed(id, { status: 'completed', usage: { promptTokens: 3, completionTokens: 2, totalTokens: 5 }, threadKey: 'key-1' })).toBe(true);
     expect(await runs.get(id)).toMatchObject({ status: 'completed', stopReason: 'completed', usage: { totalTokens: 5 } });

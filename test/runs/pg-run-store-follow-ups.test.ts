@@ -1,26 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Database } from '../../src/db/database.js';
-import { createPgRunStore } from '../../src/runs/pg-run-store.js';
+import { expect, it } from 'vitest';
 import { describeOnDrivers } from '../support/database-drivers.js';
+import { runningRuns } from './support/running-runs.js';
 
 /** Follow-ups queued on a run, and the `paused` status a pause on request stores. */
 describeOnDrivers('run store: follow-ups and paused runs', (driver) => {
-  let database: Database;
-  beforeAll(async () => {
-    database = await driver.open();
-  });
-  afterAll(async () => {
-    await database?.close();
-  });
-
-  const start = async (tenantId = 'alpha') => {
-    const runs = createPgRunStore({ db: database.db, tenantId });
-    const id = randomUUID();
-    const conversationId = randomUUID();
-    await runs.create({ id, agentId: 'support', userId: null, conversationId, agentVersion: null, status: 'running' });
-    return { runs, id, conversationId };
-  };
+  const { storeOf, start } = runningRuns(driver);
   const followUp = (message: string) => ({ runId: randomUUID(), message });
 
   it('appends follow-ups in order while the run has not ended, and refuses them once it has', async () => {
@@ -37,7 +22,7 @@ describeOnDrivers('run store: follow-ups and paused runs', (driver) => {
 
   it("adds no follow-up to another tenant's run", async () => {
     const { runs, id } = await start('alpha');
-    expect(await createPgRunStore({ db: database.db, tenantId: 'beta' }).addFollowUp(id, followUp('beta'))).toBe(false);
+    expect(await storeOf('beta').addFollowUp(id, followUp('beta'))).toBe(false);
     expect((await runs.get(id))!.followUps).toEqual([]);
   });
 
