@@ -2,8 +2,9 @@ import path from 'node:path';
 import { z } from 'zod';
 import { createBundledUseEmbedder } from '../../src/embeddings/bundled-use-embedder.js';
 import type { Embedder } from '../../src/embeddings/embedder.js';
-import { createStaticEmbedder } from '../../src/embeddings/static-embedder.js';
+import { StaticEmbedder } from '../../src/embeddings/static-embedder.js';
 import { DEFAULT_STATIC_MODEL_DIR, readStaticModel } from '../../src/embeddings/static-model-files.js';
+import { loadUseLiteTokenizer } from '../../src/embeddings/use-lite-tokenizer.js';
 
 const envSchema = z.object({
   EMBEDDING_PROVIDER: z.enum(['bundled', 'static']).default('bundled'),
@@ -24,10 +25,11 @@ export async function firewallEmbedder(environment: NodeJS.ProcessEnv): Promise<
   const env = envSchema.parse(environment);
   if (env.EMBEDDING_PROVIDER === 'bundled') return { embedder: await createBundledUseEmbedder(), weightsFile: 'injection-classifier-weights.ts' };
   const directory = path.resolve(env.EMBEDDING_MODEL ?? DEFAULT_STATIC_MODEL_DIR);
-  const { manifest } = await readStaticModel(directory);
+  // Read and checked once: the embedder is built from the same files whose checksum the classifier records.
+  const [model, tokenizer] = await Promise.all([readStaticModel(directory), loadUseLiteTokenizer()]);
   return {
-    embedder: await createStaticEmbedder({ directory }),
+    embedder: new StaticEmbedder(model, tokenizer),
     weightsFile: 'injection-classifier-weights-static.ts',
-    embedderSha256: manifest.files.weights.sha256,
+    embedderSha256: model.manifest.files.weights.sha256,
   };
 }

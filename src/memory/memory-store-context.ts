@@ -57,11 +57,8 @@ export function createMemoryStoreContext(options: PgMemoryStoreOptions): MemoryS
     weights: Object.freeze({ ...(options.weights ?? fusionWeightsFor(embedder.id)) }),
     engine,
     index: createCorpusIndex(MEMORY_CORPUS, analyzer),
-    async embedOne(text) {
-      const [vector] = await writes.embed([text]);
-      if (!vector) throw new Error(`embedder ${embedder.id} returned no vector`);
-      return vector;
-    },
+    // writes.embed checks that every text got its vector.
+    embedOne: async (text) => (await writes.embed([text]))[0]!,
     async embedMany(texts) {
       if (texts.length === 0) return [];
       return writes.embed([...texts]);

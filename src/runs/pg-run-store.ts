@@ -106,7 +106,7 @@ export function createPgRunStore(options: PgRunStoreOptions): RunStore {
     updatedAt: sql`now()`,
   });
 
-  /** A running run whose turn ended and is being stored (see `claimEnd`). */
+  /** `isEndClaimed` in SQL: a running run whose turn ended and is being stored (see `claimEnd`). */
   const claimed = sql`(${runs.status} = 'running' AND ${runs.stopReason} IS NOT NULL)`;
 
   async function update(id: string, change: RunUpdate, from?: readonly RunStatus[]): Promise<boolean> {

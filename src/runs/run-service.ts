@@ -14,6 +14,7 @@ import {
   type RunStore,
   type RunToolCall,
   type RunUsage,
+  isEndClaimed,
 } from './run-types.js';
 import { type PausedReply, type RunView, callRunsOf, pausedReply, runView } from './run-view.js';
 
@@ -205,7 +206,7 @@ export function createRunService<E, R>(options: RunServiceOptions<E, R>): RunSer
         throw new RunConflictError('run_not_waiting', `Run ${runId} is ${run.status}: only a running or waiting run can be cancelled`, { status: run.status });
       }
       // Its end is claimed (see `RunStore.claimEnd`): refused as it is once the run has ended.
-      if (run.status === 'running' && run.stopReason !== null) {
+      if (isEndClaimed(run)) {
         const message = `Run ${runId} has made its last model call, and its turn is being stored: it can no longer be cancelled`;
         throw new RunConflictError('run_not_waiting', message, { status: run.status });
       }

@@ -229,6 +229,9 @@ export interface RunUpdate {
   reasoning?: string | null;
 }
 
+/** Whether a run's end is claimed: its last model call answered, its turn being stored (`RunStore.claimEnd`). */
+export const isEndClaimed = (run: Pick<Run, 'status' | 'stopReason'>): boolean => run.status === 'running' && run.stopReason !== null;
+
 /** The runs of one tenant (see `TenantScoped`). */
 export interface RunStore {
   create(run: NewRun): Promise<Run>;

@@ -1,4 +1,13 @@
-import { ENDED_STATUSES, PAUSED_STATUSES, type Run, type RunState, type RunStatus, type RunStore, type RunUpdate } from '../../../src/runs/run-types.js';
+import {
+  ENDED_STATUSES,
+  PAUSED_STATUSES,
+  type Run,
+  type RunState,
+  type RunStatus,
+  type RunStore,
+  type RunUpdate,
+  isEndClaimed,
+} from '../../../src/runs/run-types.js';
 
 /**
  * A RunStore in memory, with the real one's compare-and-set and expiry: for unit tests of what
@@ -11,7 +20,6 @@ export function createInMemoryRunStore(): RunStore & { states: Map<string, RunSt
   const reasonings = new Map<string, string>();
   const expired = (run: Run) => PAUSED_STATUSES.includes(run.status) && run.expiresAt !== null && run.expiresAt.getTime() <= Date.now();
   const read = (run: Run): Run => (expired(run) ? { ...run, status: 'expired' } : { ...run });
-  const claimed = (run: Run) => run.status === 'running' && run.stopReason !== null;
   const write = (id: string, run: Run, update: RunUpdate) => {
     run.status = update.status;
     if (update.usage !== undefined) run.usage = update.usage;
@@ -61,7 +69,7 @@ export function createInMemoryRunStore(): RunStore & { states: Map<string, RunSt
     },
     async update(id, update, from?: readonly RunStatus[]) {
       const run = runs.get(id);
-      if (!run || expired(run) || claimed(run) || (from && !from.includes(run.status))) return false;
+      if (!run || expired(run) || isEndClaimed(run) || (from && !from.includes(run.status))) return false;
       write(id, run, update);
       return true;
     },
@@ -74,7 +82,7 @@ export function createInMemoryRunStore(): RunStore & { states: Map<string, RunSt
     },
     async endClaimed(id, update) {
       const run = runs.get(id);
-      if (!run || !claimed(run)) return false;
+      if (!run || !isEndClaimed(run)) return false;
       write(id, run, update);
       return true;
     },
