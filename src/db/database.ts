@@ -18,6 +18,7 @@ import { reportPoolWaits } from './pool-wait.js';
 import { releaseClientsWhoseBeginFails } from './release-on-failed-begin.js';
 import * as schema from './schema/index.js';
 import { type TableStatistics, startTableStatistics } from './table-statistics.js';
+import { attachVectorSearchPool } from './vector-search-connections.js';
 import { bindPgliteVectorsAsBinary } from './vector-wire-format.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -93,14 +94,21 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
       await migrations.end();
     }
     const statementTimeoutMs = options.statementTimeoutMs || undefined;
-    const pool = openPool({
-      connectionString: options.url,
-      max: options.poolSize ?? 10,
-      connectionTimeoutMillis,
-      ...(statementTimeoutMs && { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + QUERY_TIMEOUT_GRACE_MS }),
-    });
-    if (statementTimeoutMs) dropConnectionsWhoseQueryTimesOut(pool);
-    if (options.onPoolWait) reportPoolWaits(pool, options.onPoolWait);
+    const openQueryPool = (max: number) => {
+      const opened = openPool({
+        connectionString: options.url,
+        max,
+        connectionTimeoutMillis,
+        ...(statementTimeoutMs && { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + QUERY_TIMEOUT_GRACE_MS }),
+      });
+      if (statementTimeoutMs) dropConnectionsWhoseQueryTimesOut(opened);
+      if (options.onPoolWait) reportPoolWaits(opened, options.onPoolWait);
+      return opened;
+    };
+    const pool = openQueryPool(options.poolSize ?? 10);
+    // Opened as searches need them (a pool connects lazily), and closed after 10 s idle.
+    const searchPool = openQueryPool(options.poolSize ?? 10);
+    attachVectorSearchPool(pool, searchPool);
     const statistics = startTableStatistics(pool, statisticsOptions(options));
     return {
       db: drizzlePg(pool, { schema }) as unknown as Db,
@@ -108,7 +116,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
       statistics,
       close: async () => {
         await statistics.stop();
-        await pool.end();
+        await Promise.all([pool.end(), searchPool.end()]);
       },
     };
   }

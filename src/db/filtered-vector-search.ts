@@ -3,6 +3,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { type PgColumn, PgDialect, type PgTable } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import type { Db } from './database.js';
+import { type SearchStatement, onSearchConnection, vectorSearchPoolOf } from './vector-search-connections.js';
 import { vectorToBinary } from './vector-wire-format.js';
 
 /** How a filtered nearest-neighbour search chooses between an exact scan and the HNSW index. */
@@ -58,10 +59,11 @@ interface Built {
   setup: Statement;
   ranked: Statement;
   /**
-   * The server's messages, every value inlined, split where the vector goes (once, in the select
-   * list): `search` is setup and ranked, `exact` the exact scan's fallback.
+   * For the server's search connections, every value inlined but the vector ($1): `search` reads
+   * the estimate and ranks by the path it chooses, in one statement; `exact` ranks every matching
+   * row. Named when the search has a key, so that each is prepared once per connection.
    */
-  inlined: { search: string[]; exact: string[] } | null;
+  server: { search: SearchStatement; exact: SearchStatement } | null;
 }
 
 const EXACT_SETUP = `SELECT set_config('enable_indexscan', 'off', true), set_config('enable_sort', 'on', true)`;
@@ -76,11 +78,13 @@ const CACHE_SIZE = 512;
  * back to an exact scan when the index comes short. The caller sorts the result by exact
  * distance (the iterative scan's order is relaxed).
  *
- * On the server a search is one message of two statements in one implicit transaction, their
- * values inlined as literals (the simple protocol takes no parameters): the first reads the
- * estimate and sets the plan and HNSW settings for the transaction (SET LOCAL), the second
- * ranks. On PGlite, where a vector parsed from text costs more than a call, the same two
- * statements run with bound parameters in a transaction.
+ * On the server a search is one statement on a connection of the vector search's own
+ * (vector-search-connections.ts), prepared once per search key, its filter's values written in
+ * (so its plan knows their selectivity) and the vector bound in binary: the estimate decides
+ * between the index path and the exact path inside it, each behind a one-time filter. On PGlite
+ * (and a pool without search connections), two statements with bound parameters in a
+ * transaction: the first reads the estimate and sets the plan and HNSW settings (SET LOCAL), the
+ * second ranks.
  *
  * `search.key` names everything `make` builds (the filter's values included): equal keys promise
  * equal SQL, so the statements are built once per key and reused. Without a key they are built
@@ -101,10 +105,11 @@ export async function filteredVectorSearch<Row>(
   const efSearch = Math.min(1000, Math.max(ef, fetched));
   const maxScanTuples = Math.max(1, Math.trunc(options.maxScanTuples ?? 20_000));
   if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
+  if (!vector.every(Number.isFinite)) throw new RangeError('a query vector holds only finite numbers');
   const key = search.key === undefined ? undefined : `${search.key}\u0000${fetched}:${exactScanMaxRows}:${efSearch}:${maxScanTuples}`;
   let built = key === undefined ? undefined : cache.get(key);
   if (!built) {
-    built = build(search.make(), fetched, exactScanMaxRows, efSearch, maxScanTuples);
+    built = build(search.make(), fetched, exactScanMaxRows, efSearch, maxScanTuples, key !== undefined);
     if (key !== undefined) {
       if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
       cache.set(key, built);
@@ -112,15 +117,16 @@ export async function filteredVectorSearch<Row>(
   }
   const client = (db as unknown as { $client: unknown }).$client;
   type Ranked = Row & { distance: number };
-  if (client instanceof pg.Pool && built.inlined) {
-    const literal = vectorLiteral(vector);
-    const results = (await client.query(built.inlined.search.join(literal))) as unknown as pg.QueryResult[];
-    const estimate = Number(results[0]!.rows[0]!.est);
-    const rows = results[1]!.rows as Ranked[];
-    if (estimate <= exactScanMaxRows || rows.length >= limit) return rows;
-    // The index gave up before `limit` rows passed the filter: rank every matching row exactly.
-    const exact = (await client.query(built.inlined.exact.join(literal))) as unknown as pg.QueryResult[];
-    return exact[1]!.rows as Ranked[];
+  const searchPool = client instanceof pg.Pool && built.server ? vectorSearchPoolOf(client) : undefined;
+  if (searchPool && built.server) {
+    const { search: both, exact } = built.server;
+    return onSearchConnection<Ranked>(searchPool, vectorToBinary(vector), async (query) => {
+      const rows = (await query(both)) as (Ranked & { [EST]?: string })[];
+      // With no row, which path ran is unknown; an exact scan of what the estimate found small is cheap.
+      if (rows.length >= limit || (rows.length > 0 && Number(rows[0]![EST]) <= exactScanMaxRows)) return rows.map(withoutEstimate);
+      // The index gave up before `limit` rows passed the filter: rank every matching row exactly.
+      return query(exact);
+    });
   }
   const binary = vectorToBinary(vector);
   const bind = (s: Statement) => s.params.map((p) => (p === VECTOR ? binary : p));
@@ -154,7 +160,7 @@ export async function filteredVectorSearch<Row>(
 
 const isPglite = (client: unknown): client is PGlite => typeof client === 'object' && client !== null && 'transaction' in client && 'exec' in client;
 
-function build(search: FilteredVectorSearch, limit: number, exactScanMaxRows: number, efSearch: number, maxScanTuples: number): Built {
+function build(search: FilteredVectorSearch, limit: number, exactScanMaxRows: number, efSearch: number, maxScanTuples: number, named: boolean): Built {
   const estimate =
     search.estimate ?? sql`(SELECT count(*) FROM (SELECT 1 FROM ${search.table} WHERE ${search.where} LIMIT ${sql.raw(String(exactScanMaxRows + 1))}) AS m)`;
   const useIndex = sql.raw(`est > ${exactScanMaxRows}`);
@@ -177,23 +183,40 @@ function build(search: FilteredVectorSearch, limit: number, exactScanMaxRows: nu
     WHERE ${search.where} AND ${search.embedding} IS NOT NULL ORDER BY distance LIMIT ${sql.raw(String(limit))}`);
   const rankedStatement = { text: ranked.sql, params: ranked.params };
   const setupStatement = { text: setup.sql, params: setup.params };
-  const around = (text: string) => {
-    const parts = text.split(SLOT);
-    return parts.length === 2 ? parts : null;
-  };
-  let inlined: Built['inlined'] = null;
+  // The exact path cannot take the index: its ORDER BY is outside the subquery that filters.
+  const filtered = sql`SELECT ${search.columns}, ${distance} AS distance FROM ${search.table}
+    WHERE ${search.where} AND ${search.embedding} IS NOT NULL`;
+  const est = sql.raw('(SELECT est FROM e)');
+  const max = sql.raw(String(exactScanMaxRows));
+  const top = sql.raw(String(limit));
+  // The HNSW settings are the statement's own (SET LOCAL, its implicit transaction): the scan
+  // reads them on its first row, after its one-time filter has read the estimate, which sets them.
+  const both = dialect.sqlToQuery(sql`WITH e AS MATERIALIZED (SELECT (${estimate})::bigint AS est,
+      set_config('hnsw.ef_search', ${sql.raw(`'${efSearch}'`)}, true) AS ef,
+      set_config('hnsw.iterative_scan', 'relaxed_order', true) AS iterative,
+      set_config('hnsw.max_scan_tuples', ${sql.raw(`'${maxScanTuples}'`)}, true) AS tuples)
+    (SELECT *, ${est} AS ${sql.identifier(EST)} FROM (${filtered} AND ${est} > ${max} ORDER BY distance LIMIT ${top}) AS walked)
+    UNION ALL
+    (SELECT *, ${est} FROM (${filtered} AND ${est} <= ${max} OFFSET 0) AS exact ORDER BY distance LIMIT ${top})`);
+  const exact = dialect.sqlToQuery(sql`SELECT * FROM (${filtered} OFFSET 0) AS exact ORDER BY distance LIMIT ${top}`);
+  let server: Built['server'] = null;
   try {
-    const search = around(`${inline(setupStatement, SLOT)};\n${inline(rankedStatement, SLOT)}`);
-    const exact = around(`${EXACT_SETUP};\n${inline(rankedStatement, SLOT)}`);
-    if (search && exact) inlined = { search, exact };
+    const id = named ? ++statements : 0;
+    server = {
+      search: { ...(named && { name: `memrag_vector_search_${id}` }), text: inline({ text: both.sql, params: both.params }, '$1') },
+      exact: { ...(named && { name: `memrag_vector_exact_${id}` }), text: inline({ text: exact.sql, params: exact.params }, '$1') },
+    };
   } catch {
     // A value without a literal form: the statements run with bound parameters instead.
   }
-  return { setup: setupStatement, ranked: rankedStatement, inlined };
+  return { setup: setupStatement, ranked: rankedStatement, server };
 }
 
-// No text literal or SQL holds a NUL character.
-const SLOT = '\u0000';
+/** The estimate's column in the server's rows, taken off before they are returned. */
+const EST = 'memrag_estimate';
+const withoutEstimate = <Row>({ [EST]: _, ...row }: Row & { [EST]?: unknown }) => row as Row;
+// Statement names are never reused: a name prepared on some connection always means one text.
+let statements = 0;
 
 /** A statement with every parameter written in as a literal; the vector as `literal`. */
 function inline(s: Statement, literal: string): string {
@@ -209,15 +232,4 @@ function toLiteral(value: unknown): string {
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   throw new TypeError(`cannot inline a ${typeof value} parameter`);
-}
-
-/** pgvector's text form; each float4 printed exactly (9 significant digits round-trip). */
-function vectorLiteral(vector: readonly number[]): string {
-  let out = "'[";
-  for (let i = 0; i < vector.length; i++) {
-    const x = vector[i]!;
-    if (!Number.isFinite(x)) throw new RangeError('a query vector holds only finite numbers');
-    out += (i ? ',' : '') + Math.fround(x).toPrecision(9);
-  }
-  return `${out}]'`;
 }

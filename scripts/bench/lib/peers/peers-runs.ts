@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { openDatabase } from '../../../../src/db/database.js';
 import { DEFAULT_EF_SEARCH } from '../../../../src/db/filtered-vector-search.js';
+import { vectorSearchPoolOf } from '../../../../src/db/vector-search-connections.js';
 import { vectorToBinary } from '../../../../src/db/vector-wire-format.js';
 import { ensureVectorSpace } from '../../../../src/db/vector-space.js';
 import { createDocumentSearch } from '../../../../src/documents/document-search.js';
@@ -128,7 +129,10 @@ export async function serverRun(set: ClusteredSet, results: Record<string, strin
     await measure(systems, set, N, 2, results, 'pg', insert);
   }
   hybrids.push(...(await hybrid(database, set, 'pg')));
-  if (!hybridOnly) for (const s of systems) await printPlans(s.name, s.name === 'exact scan' ? exact : hand, (c) => s.search(0, c));
+  // memrag's statements are explained on its search connections, whose sessions they are planned for.
+  const searchPool = vectorSearchPoolOf((database.db as unknown as { $client: pg.Pool }).$client)!;
+  const planPool = (name: string) => (name === 'exact scan' ? exact : name.startsWith('memrag') ? searchPool : hand);
+  if (!hybridOnly) for (const s of systems) await printPlans(s.name, planPool(s.name), (c) => s.search(0, c));
   await hand.end();
   await handEqual.end();
   await exact.end();

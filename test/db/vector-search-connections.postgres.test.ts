@@ -1,0 +1,100 @@
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/database.js';
+import { memories } from '../../src/db/schema/index.js';
+import { PREPARED_PER_CONNECTION, vectorSearchPoolOf } from '../../src/db/vector-search-connections.js';
+import { ensureVectorSpace } from '../../src/db/vector-space.js';
+import { createPgMemoryStore } from '../../src/memory/pg-memory-store.js';
+import { clusteredVectors, createTableEmbedder } from '../../testkit/vector-fixtures.js';
+import { openRealDatabase } from '../support/real-database.js';
+import { realPostgresSkipReason } from '../support/real-postgres.js';
+
+const skipReason = await realPostgresSkipReason();
+
+/** Vector searches on the server run on connections of their own, as prepared statements. */
+describe('vector search connections on the PostgreSQL server', () => {
+  if (skipReason) {
+    it.skip(`skipped: ${skipReason}`, () => {});
+    return;
+  }
+  const N = 600;
+  const DIMS = 8;
+  const vectors = clusteredVectors(N, DIMS, 11);
+  const query = clusteredVectors(1, DIMS, 99)[0]!;
+  const embedder = createTableEmbedder(DIMS, new Map([['q', query]]));
+  const tagsOf = (i: number) => [`t${i % 100}`, ...(i % 50 === 7 ? ['rare'] : [])];
+  let database: Database;
+  let main: pg.Pool;
+  let search: pg.Pool;
+  const statements: string[] = [];
+
+  beforeAll(async () => {
+    const opened = await openRealDatabase();
+    if ('skipReason' in opened) throw new Error(opened.skipReason);
+    database = opened;
+    await ensureVectorSpace(database.db, embedder);
+    await database.db
+      .insert(memories)
+      .values(vectors.map((embedding, i) => ({ agentId: 'a', key: `m${i}`, content: `memory ${i}`, tags: tagsOf(i), embedding })));
+    main = (database.db as unknown as { $client: pg.Pool }).$client;
+    search = vectorSearchPoolOf(main)!;
+    // Every statement a search connection is sent, by name when it has one.
+    search.on('connect', (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      client.query = ((...args: unknown[]) => {
+        const first = args[0] as string | { name?: string; text: string };
+        statements.push(typeof first === 'string' ? first : (first.name ?? first.text));
+        return query(...args);
+      }) as typeof client.query;
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  const keysOf = async (store: ReturnType<typeof createPgMemoryStore>, filter: object) =>
+    (await store.search('q', { agentId: 'a', topK: 5, mode: 'vector', ...filter })).map((h) => h.memory.key);
+
+  it('leaves the sessions of the pool every other statement uses as they were', async () => {
+    const store = createPgMemoryStore({ db: database.db, embedder });
+    expect(await keysOf(store, { tagsAny: ['rare'] })).toHaveLength(5);
+    expect(await keysOf(store, {})).toHaveLength(5);
+    const settings = async (pool: pg.Pool) => {
+      const client = await pool.connect();
+      try {
+        return (await client.query(`SELECT current_setting('enable_sort') AS sort, current_setting('jit') AS jit`)).rows[0];
+      } finally {
+        client.release();
+      }
+    };
+    expect(await settings(main)).toEqual({ sort: 'on', jit: expect.any(String) });
+    expect(await settings(search)).toEqual({ sort: 'off', jit: 'off' });
+  });
+
+  it("takes the statement's own max_scan_tuples: a scan that gives up early is made up by the exact statement", async () => {
+    // 12 of 600 rows carry the tag: a scan of 5 candidates that may go no further finds few of them.
+    const exactNeeded = createPgMemoryStore({ db: database.db, embedder, exactScanMaxRows: 0, efSearch: 1, maxScanTuples: 1 });
+    const indexEnough = createPgMemoryStore({ db: database.db, embedder, exactScanMaxRows: 0, efSearch: 1, maxScanTuples: 20_000 });
+    statements.length = 0;
+    const found = await keysOf(exactNeeded, { tagsAny: ['rare'] });
+    expect(statements.filter((s) => s.startsWith('memrag_vector_exact_'))).toHaveLength(1);
+    statements.length = 0;
+    expect(await keysOf(indexEnough, { tagsAny: ['rare'] })).toEqual(found);
+    expect(statements.filter((s) => s.startsWith('memrag_vector_exact_'))).toHaveLength(0);
+  });
+
+  it(`keeps at most ${PREPARED_PER_CONNECTION} statements prepared on a connection, and searches again with one it let go`, async () => {
+    const store = createPgMemoryStore({ db: database.db, embedder });
+    const first = await keysOf(store, { tagsAny: ['t0'] });
+    for (let t = 1; t < PREPARED_PER_CONNECTION + 10; t++) await keysOf(store, { tagsAny: [`t${t % 100}`] });
+    expect(await keysOf(store, { tagsAny: ['t0'] })).toEqual(first);
+    const client = await search.connect();
+    try {
+      const { rows } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name LIKE 'memrag_vector_%'`);
+      expect(rows[0]!.n).toBeGreaterThan(0);
+      expect(rows[0]!.n).toBeLessThanOrEqual(PREPARED_PER_CONNECTION);
+    } finally {
+      client.release();
+    }
+  });
+});
