@@ -78,6 +78,8 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
  */
 export const QUERY_TIMEOUT_GRACE_MS = 1_000;
 
+const SEARCH_CONNECTION_IDLE_MS = 60_000;
+
 // Serialises migrations of several processes starting against one server at once.
 const MIGRATION_LOCK_ID = 727_274_101;
 
@@ -94,10 +96,11 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
       await migrations.end();
     }
     const statementTimeoutMs = options.statementTimeoutMs || undefined;
-    const openQueryPool = (max: number) => {
+    const openQueryPool = (max: number, idleTimeoutMillis?: number) => {
       const opened = openPool({
         connectionString: options.url,
         max,
+        ...(idleTimeoutMillis && { idleTimeoutMillis }),
         connectionTimeoutMillis,
         ...(statementTimeoutMs && { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + QUERY_TIMEOUT_GRACE_MS }),
       });
@@ -106,8 +109,9 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
       return opened;
     };
     const pool = openQueryPool(options.poolSize ?? 10);
-    // Opened as searches need them (a pool connects lazily), and closed after 10 s idle.
-    const searchPool = openQueryPool(options.poolSize ?? 10);
+    // Opened as searches need them (a pool connects lazily); kept a minute idle, where the other
+    // pool keeps pg's 10 s, because each holds the statements its searches prepared.
+    const searchPool = openQueryPool(options.poolSize ?? 10, SEARCH_CONNECTION_IDLE_MS);
     attachVectorSearchPool(pool, searchPool);
     const statistics = startTableStatistics(pool, statisticsOptions(options));
     return {

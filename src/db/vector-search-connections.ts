@@ -34,7 +34,9 @@ export interface SearchStatement {
 
 /**
  * Runs `run` on one search connection: its `query` runs a statement with the vector as its one
- * parameter. A connection whose statement failed is closed, not reused: its session may be half
+ * parameter. The statements past PREPARED_PER_CONNECTION are let go after the rows are returned,
+ * before the connection goes back to the pool. A statement the server refused (a timeout, a bad
+ * value) leaves the connection as it was; any other failure closes it: its session may be half
  * set, or its statements not what this process thinks.
  */
 export async function onSearchConnection<Row>(
@@ -43,33 +45,51 @@ export async function onSearchConnection<Row>(
   run: (query: (statement: SearchStatement) => Promise<Row[]>) => Promise<Row[]>,
 ): Promise<Row[]> {
   const conn = await pool.connect();
+  let prepared = sessions.get(conn);
   try {
-    let prepared = sessions.get(conn);
     if (!prepared) {
       await conn.query('SET enable_sort = off; SET jit = off');
       prepared = new Set();
       sessions.set(conn, prepared);
     }
+    const names = prepared;
     const rows = await run(async (statement) => {
       if (statement.name === undefined) return (await conn.query({ text: statement.text, values: [vector] })).rows as Row[];
-      if (prepared.has(statement.name)) prepared.delete(statement.name);
-      else if (prepared.size >= PREPARED_PER_CONNECTION) await deallocate(conn, prepared);
-      const result = await conn.query({ name: statement.name, text: statement.text, values: [vector] });
-      prepared.add(statement.name);
-      return result.rows as Row[];
+      names.delete(statement.name);
+      try {
+        return (await conn.query({ name: statement.name, text: statement.text, values: [vector] })).rows as Row[];
+      } finally {
+        // Prepared once the server parsed it, whether or not it then ran.
+        if (parsedStatements(conn)[statement.name] !== undefined) names.add(statement.name);
+      }
     });
-    conn.release();
+    if (names.size <= PREPARED_PER_CONNECTION) conn.release();
+    else
+      void deallocateOldest(conn, names).then(
+        () => conn.release(),
+        () => conn.release(true),
+      );
     return rows;
   } catch (error) {
-    conn.release(true);
+    conn.release(!isStatementError(error) || prepared === undefined);
     throw error;
   }
 }
 
-async function deallocate(conn: pg.PoolClient, prepared: Set<string>): Promise<void> {
-  const oldest = prepared.values().next().value!;
-  prepared.delete(oldest);
-  await conn.query(`DEALLOCATE ${pg.escapeIdentifier(oldest)}`);
-  // node-postgres remembers what it prepared, to skip the parse next time; it must forget this one.
-  delete (conn as unknown as { connection: { parsedStatements: Record<string, string> } }).connection.parsedStatements[oldest];
+/** A statement's own failure, which the server reports with a code and survives; not a lost or broken connection (class 08). */
+const isStatementError = (error: unknown) => {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith('08');
+};
+
+const parsedStatements = (conn: pg.PoolClient) => (conn as unknown as { connection: { parsedStatements: Record<string, string> } }).connection.parsedStatements;
+
+async function deallocateOldest(conn: pg.PoolClient, prepared: Set<string>): Promise<void> {
+  while (prepared.size > PREPARED_PER_CONNECTION) {
+    const oldest = prepared.values().next().value!;
+    prepared.delete(oldest);
+    await conn.query(`DEALLOCATE ${pg.escapeIdentifier(oldest)}`);
+    // node-postgres remembers what it prepared, to skip the parse next time; it must forget this one.
+    delete parsedStatements(conn)[oldest];
+  }
 }

@@ -1,13 +1,12 @@
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/db/database.js';
+import { type Database, openDatabase } from '../../src/db/database.js';
 import { memories } from '../../src/db/schema/index.js';
 import { PREPARED_PER_CONNECTION, vectorSearchPoolOf } from '../../src/db/vector-search-connections.js';
 import { ensureVectorSpace } from '../../src/db/vector-space.js';
 import { createPgMemoryStore } from '../../src/memory/pg-memory-store.js';
 import { clusteredVectors, createTableEmbedder } from '../../testkit/vector-fixtures.js';
-import { openRealDatabase } from '../support/real-database.js';
-import { realPostgresSkipReason } from '../support/real-postgres.js';
+import { type RealPostgres, acquireRealPostgres, realPostgresSkipReason } from '../support/real-postgres.js';
 
 const skipReason = await realPostgresSkipReason();
 
@@ -28,10 +27,14 @@ describe('vector search connections on the PostgreSQL server', () => {
   let search: pg.Pool;
   const statements: string[] = [];
 
+  let server: RealPostgres;
+
   beforeAll(async () => {
-    const opened = await openRealDatabase();
-    if ('skipReason' in opened) throw new Error(opened.skipReason);
-    database = opened;
+    const acquired = await acquireRealPostgres();
+    if ('skipReason' in acquired) throw new Error(acquired.skipReason);
+    server = acquired;
+    // One connection of each kind: every search meets the statements the ones before it prepared.
+    database = await openDatabase({ url: server.url, poolSize: 1 });
     await ensureVectorSpace(database.db, embedder);
     await database.db
       .insert(memories)
@@ -50,6 +53,7 @@ describe('vector search connections on the PostgreSQL server', () => {
   }, 120_000);
   afterAll(async () => {
     await database?.close();
+    await server?.release();
   });
 
   const keysOf = async (store: ReturnType<typeof createPgMemoryStore>, filter: object) =>
