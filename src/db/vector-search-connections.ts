@@ -20,8 +20,12 @@ export function vectorSearchPoolOf(main: pg.Pool): pg.Pool | undefined {
   return searchPools.get(main);
 }
 
-/** Prepared search statements one connection keeps; the least recently used one goes first. */
-export const PREPARED_PER_CONNECTION = 64;
+/**
+ * Prepared search statements one connection keeps; the least recently used one goes first. The
+ * server holds about 185 KB for each (its parsed query and cached plan, a memory search's statement
+ * at PostgreSQL 15), so a connection holds at most about 6 MB of them.
+ */
+export const PREPARED_PER_CONNECTION = 32;
 
 /** Per connection: the names of the statements prepared on it, least recently used first. */
 const sessions = new WeakMap<pg.PoolClient, Set<string>>();
