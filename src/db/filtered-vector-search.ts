@@ -60,8 +60,9 @@ interface Built {
   ranked: Statement;
   /**
    * For the server's search connections, every value inlined but the vector ($1): `search` reads
-   * the estimate and ranks by the path it chooses, in one statement; `exact` ranks every matching
-   * row. Named when the search has a key, so that each is prepared once per connection.
+   * the estimate and ranks by the path it chooses, in one statement, each row with the estimate (a
+   * row of nulls with it when nothing matched); `exact` ranks every matching row. Named when the
+   * search has a key, so that each is prepared once per connection.
    */
   server: { search: SearchStatement; exact: SearchStatement } | null;
 }
@@ -121,9 +122,10 @@ export async function filteredVectorSearch<Row>(
   if (searchPool && built.server) {
     const { search: both, exact } = built.server;
     return onSearchConnection<Ranked>(searchPool, vectorToBinary(vector), async (query) => {
-      const rows = (await query(both)) as (Ranked & { [EST]?: string })[];
-      // With no row, which path ran is unknown; an exact scan of what the estimate found small is cheap.
-      if (rows.length >= limit || (rows.length > 0 && Number(rows[0]![EST]) <= exactScanMaxRows)) return rows.map(withoutEstimate);
+      const rows = (await query(both)) as (Ranked & { [EST]: string })[];
+      // Nothing matched: one row of nulls still carries the estimate.
+      const found = rows[0]!.distance === null ? [] : rows.map(withoutEstimate);
+      if (found.length >= limit || Number(rows[0]![EST]) <= exactScanMaxRows) return found;
       // The index gave up before `limit` rows passed the filter: rank every matching row exactly.
       return query(exact);
     });
@@ -195,9 +197,11 @@ function build(search: FilteredVectorSearch, limit: number, exactScanMaxRows: nu
       set_config('hnsw.ef_search', ${sql.raw(`'${efSearch}'`)}, true) AS ef,
       set_config('hnsw.iterative_scan', 'relaxed_order', true) AS iterative,
       set_config('hnsw.max_scan_tuples', ${sql.raw(`'${maxScanTuples}'`)}, true) AS tuples)
-    (SELECT *, ${est} AS ${sql.identifier(EST)} FROM (${filtered} AND ${est} > ${max} ORDER BY distance LIMIT ${top}) AS walked)
-    UNION ALL
-    (SELECT *, ${est} FROM (${filtered} AND ${est} <= ${max} OFFSET 0) AS exact ORDER BY distance LIMIT ${top})`);
+    SELECT ranked.*, e.est AS ${sql.identifier(EST)} FROM e LEFT JOIN (
+      (SELECT * FROM (${filtered} AND ${est} > ${max} ORDER BY distance LIMIT ${top}) AS walked)
+      UNION ALL
+      (SELECT * FROM (${filtered} AND ${est} <= ${max} OFFSET 0) AS exact ORDER BY distance LIMIT ${top})
+    ) AS ranked ON true`);
   const exact = dialect.sqlToQuery(sql`SELECT * FROM (${filtered} OFFSET 0) AS exact ORDER BY distance LIMIT ${top}`);
   let server: Built['server'] = null;
   try {

@@ -87,6 +87,17 @@ describe('vector search connections on the PostgreSQL server', () => {
     expect(statements.filter((s) => s.startsWith('memrag_vector_exact_'))).toHaveLength(0);
   });
 
+  it('answers a filter nothing matches with one statement: its row of nulls carries the estimate', async () => {
+    const store = createPgMemoryStore({ db: database.db, embedder });
+    statements.length = 0;
+    expect(await keysOf(store, { tagsAny: ['no-such-tag'] })).toEqual([]);
+    expect(await keysOf(store, { tagsAll: ['rare', 't1'] })).toEqual([]);
+    expect(statements.filter((s) => s.startsWith('memrag_vector_'))).toEqual([
+      expect.stringMatching(/^memrag_vector_search_/),
+      expect.stringMatching(/^memrag_vector_search_/),
+    ]);
+  });
+
   it(`keeps at most ${PREPARED_PER_CONNECTION} statements prepared on a connection, and searches again with one it let go`, async () => {
     const store = createPgMemoryStore({ db: database.db, embedder });
     const first = await keysOf(store, { tagsAny: ['t0'] });
