@@ -3,7 +3,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { type PgColumn, PgDialect, type PgTable } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import type { Db } from './database.js';
-import { type SearchStatement, onSearchConnection, vectorSearchPoolOf } from './vector-search-connections.js';
+import { onSearchConnection, vectorSearchPoolOf } from './vector-search-connections.js';
 import { vectorToBinary } from './vector-wire-format.js';
 
 /** How a filtered nearest-neighbour search chooses between an exact scan and the HNSW index. */
@@ -59,12 +59,19 @@ interface Built {
   setup: Statement;
   ranked: Statement;
   /**
-   * For the server's search connections, every value inlined but the vector ($1): `search` reads
-   * the estimate and ranks by the path it chooses, in one statement, each row with the estimate (a
-   * row of nulls with it when nothing matched); `exact` ranks every matching row. Named when the
-   * search has a key, so that each is prepared once per connection.
+   * For the server's search connections, every value inlined. Prepared, the vector their one
+   * parameter ($1): `search` reads the estimate and ranks by the path it chooses, in one
+   * statement, each row with the estimate (a row of nulls with it when nothing matched); `exact`
+   * ranks every matching row. As messages, split where the vector goes: `message` is setup and
+   * ranked, `exactMessage` the exact scan's fallback. A search without a key only ever runs the
+   * messages. Null when a value has no literal.
    */
-  server: { search: SearchStatement; exact: SearchStatement } | null;
+  server: {
+    search: { name: string; text: string };
+    exact: { name: string; text: string };
+    message: string[];
+    exactMessage: string[];
+  } | null;
 }
 
 const EXACT_SETUP = `SELECT set_config('enable_indexscan', 'off', true), set_config('enable_sort', 'on', true)`;
@@ -79,13 +86,14 @@ const CACHE_SIZE = 512;
  * back to an exact scan when the index comes short. The caller sorts the result by exact
  * distance (the iterative scan's order is relaxed).
  *
- * On the server a search is one statement on a connection of the vector search's own
- * (vector-search-connections.ts), prepared once per search key, its filter's values written in
- * (so its plan knows their selectivity) and the vector bound in binary: the estimate decides
- * between the index path and the exact path inside it, each behind a one-time filter. On PGlite
- * (and a pool without search connections), two statements with bound parameters in a
- * transaction: the first reads the estimate and sets the plan and HNSW settings (SET LOCAL), the
- * second ranks.
+ * On the server a search runs on a connection of the vector search's own
+ * (vector-search-connections.ts), its filter's values written in (so its plan knows their
+ * selectivity). Its first run there is one message of two statements, the vector as text: the
+ * estimate with the plan and HNSW settings for the implicit transaction (SET LOCAL), then the
+ * ranked SELECT. From its second run there it is one prepared statement, the vector bound in
+ * binary, in which the estimate decides between the index path and the exact path, each behind a
+ * one-time filter. On PGlite (and a pool without search connections), the two statements with
+ * bound parameters in a transaction.
  *
  * `search.key` names everything `make` builds (the filter's values included): equal keys promise
  * equal SQL, so the statements are built once per key and reused. Without a key they are built
@@ -110,7 +118,7 @@ export async function filteredVectorSearch<Row>(
   const key = search.key === undefined ? undefined : `${search.key}\u0000${fetched}:${exactScanMaxRows}:${efSearch}:${maxScanTuples}`;
   let built = key === undefined ? undefined : cache.get(key);
   if (!built) {
-    built = build(search.make(), fetched, exactScanMaxRows, efSearch, maxScanTuples, key !== undefined);
+    built = build(search.make(), fetched, exactScanMaxRows, efSearch, maxScanTuples);
     if (key !== undefined) {
       if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
       cache.set(key, built);
@@ -120,14 +128,22 @@ export async function filteredVectorSearch<Row>(
   type Ranked = Row & { distance: number };
   const searchPool = client instanceof pg.Pool && built.server ? vectorSearchPoolOf(client) : undefined;
   if (searchPool && built.server) {
-    const { search: both, exact } = built.server;
-    return onSearchConnection<Ranked>(searchPool, vectorToBinary(vector), async (query) => {
-      const rows = (await query(both)) as (Ranked & { [EST]: string })[];
+    const server = built.server;
+    return onSearchConnection<Ranked>(searchPool, vectorToBinary(vector), async (session) => {
+      if (key === undefined || !session.warm(server.search.name)) {
+        // The first run on this connection: two small statements in one message, planned for
+        // this search alone, the vector as text.
+        const literal = vectorLiteral(vector);
+        const [setup, rows] = await session.message(server.message.join(literal));
+        if (Number(setup![0]!.est) <= exactScanMaxRows || rows!.length >= limit) return rows as Ranked[];
+        // The index gave up before `limit` rows passed the filter: rank every matching row exactly.
+        return (await session.message(server.exactMessage.join(literal)))[1] as Ranked[];
+      }
+      const rows = await session.prepared<Ranked & { [EST]: string }>(server.search);
       // Nothing matched: one row of nulls still carries the estimate.
       const found = rows[0]!.distance === null ? [] : rows.map(withoutEstimate);
       if (found.length >= limit || Number(rows[0]![EST]) <= exactScanMaxRows) return found;
-      // The index gave up before `limit` rows passed the filter: rank every matching row exactly.
-      return query(exact);
+      return session.prepared<Ranked>(server.exact);
     });
   }
   const binary = vectorToBinary(vector);
@@ -162,7 +178,7 @@ export async function filteredVectorSearch<Row>(
 
 const isPglite = (client: unknown): client is PGlite => typeof client === 'object' && client !== null && 'transaction' in client && 'exec' in client;
 
-function build(search: FilteredVectorSearch, limit: number, exactScanMaxRows: number, efSearch: number, maxScanTuples: number, named: boolean): Built {
+function build(search: FilteredVectorSearch, limit: number, exactScanMaxRows: number, efSearch: number, maxScanTuples: number): Built {
   const estimate =
     search.estimate ?? sql`(SELECT count(*) FROM (SELECT 1 FROM ${search.table} WHERE ${search.where} LIMIT ${sql.raw(String(exactScanMaxRows + 1))}) AS m)`;
   const useIndex = sql.raw(`est > ${exactScanMaxRows}`);
@@ -205,16 +221,30 @@ function build(search: FilteredVectorSearch, limit: number, exactScanMaxRows: nu
   const exact = dialect.sqlToQuery(sql`SELECT * FROM (${filtered} OFFSET 0) AS exact ORDER BY distance LIMIT ${top}`);
   let server: Built['server'] = null;
   try {
-    const id = named ? ++statements : 0;
-    server = {
-      search: { ...(named && { name: `memrag_vector_search_${id}` }), text: inline({ text: both.sql, params: both.params }, '$1') },
-      exact: { ...(named && { name: `memrag_vector_exact_${id}` }), text: inline({ text: exact.sql, params: exact.params }, '$1') },
-    };
+    const message = around(`${inline(setupStatement, SLOT)};\n${inline(rankedStatement, SLOT)}`);
+    const exactMessage = around(`${EXACT_SETUP};\n${inline(rankedStatement, SLOT)}`);
+    const id = ++statements;
+    if (message && exactMessage) {
+      server = {
+        search: { name: `memrag_vector_search_${id}`, text: inline({ text: both.sql, params: both.params }, '$1') },
+        exact: { name: `memrag_vector_exact_${id}`, text: inline({ text: exact.sql, params: exact.params }, '$1') },
+        message,
+        exactMessage,
+      };
+    }
   } catch {
     // A value without a literal form: the statements run with bound parameters instead.
   }
   return { setup: setupStatement, ranked: rankedStatement, server };
 }
+
+const around = (text: string) => {
+  const parts = text.split(SLOT);
+  return parts.length === 2 ? parts : null;
+};
+
+// No text literal or SQL holds a NUL character.
+const SLOT = '\u0000';
 
 /** The estimate's column in the server's rows, taken off before they are returned. */
 const EST = 'memrag_estimate';
@@ -236,4 +266,11 @@ function toLiteral(value: unknown): string {
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   throw new TypeError(`cannot inline a ${typeof value} parameter`);
+}
+
+/** pgvector's text form; each float4 printed exactly (9 significant digits round-trip). */
+function vectorLiteral(vector: readonly number[]): string {
+  let out = "'[";
+  for (let i = 0; i < vector.length; i++) out += (i ? ',' : '') + Math.fround(vector[i]!).toPrecision(9);
+  return `${out}]'`;
 }

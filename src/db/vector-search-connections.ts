@@ -5,9 +5,9 @@ import pg from 'pg';
  * uses. Their sessions keep what a vector search needs and would harm anything else: sorting
  * priced out (so the planner walks the HNSW index it was written for; the exact path sorts
  * because it can do nothing else), no JIT (a disabled sort's price would compile every statement,
- * 60–170 ms), and each search as a prepared statement (no parsing or planning per search, the
- * vector bound in binary). These are planner settings, so they must be in place before a
- * statement is planned: set on the connection, not by the statement.
+ * 60–170 ms), and the searches they run again as prepared statements (no parsing or planning
+ * per search, the vector bound in binary). These are planner settings, so they must be in place
+ * before a statement is planned: set on the connection, not by the statement.
  */
 const searchPools = new WeakMap<pg.Pool, pg.Pool>();
 
@@ -27,59 +27,81 @@ export function vectorSearchPoolOf(main: pg.Pool): pg.Pool | undefined {
  */
 export const PREPARED_PER_CONNECTION = 32;
 
-/** Per connection: the names of the statements prepared on it, least recently used first. */
-const sessions = new WeakMap<pg.PoolClient, Set<string>>();
+/**
+ * Names a connection saw run but did not prepare, at most this many: a search is prepared on its
+ * second run on a connection, not its first. Preparing costs a parse and a plan of a statement
+ * with both paths in it, twice what the two statements of a message cost; a statement seen once
+ * (one user's filter among hundreds) would only push a hot one out.
+ */
+export const SEEN_PER_CONNECTION = 128;
 
-export interface SearchStatement {
-  /** Unset: parsed and planned for this search alone. */
-  name?: string;
-  text: string;
+interface Session {
+  /** Prepared on this connection, least recently used first. */
+  prepared: Set<string>;
+  /** Run here once as a message, least recently seen first. */
+  seen: Set<string>;
+}
+
+const sessions = new WeakMap<pg.PoolClient, Session>();
+
+export interface SearchSession {
+  /** Whether the statement `name` is prepared here, or was seen here lately (and is prepared by running it now). */
+  warm(name: string): boolean;
+  /** Runs a prepared statement (prepared on first use), the vector its one parameter, bound in binary. */
+  prepared<Row>(statement: { name: string; text: string }): Promise<Row[]>;
+  /** Sends statements in one message of the simple protocol, values written in: each one's rows. */
+  message(text: string): Promise<Record<string, unknown>[][]>;
 }
 
 /**
- * Runs `run` on one search connection: its `query` runs a statement with the vector as its one
- * parameter. The statements past PREPARED_PER_CONNECTION are let go after the rows are returned,
- * before the connection goes back to the pool. A statement the server refused (a timeout, a bad
- * value) leaves the connection as it was; any other failure closes it: its session may be half
- * set, or its statements not what this process thinks.
+ * Runs `run` on one search connection. The statements past PREPARED_PER_CONNECTION are let go
+ * after the rows are returned, before the connection goes back to the pool. A statement the server
+ * refused (a timeout, a bad value) leaves the connection as it was; any other failure closes it:
+ * its session may be half set, or its statements not what this process thinks.
  */
-export async function onSearchConnection<Row>(
-  pool: pg.Pool,
-  vector: Buffer,
-  run: (query: (statement: SearchStatement) => Promise<Row[]>) => Promise<Row[]>,
-): Promise<Row[]> {
+export async function onSearchConnection<Row>(pool: pg.Pool, vector: Buffer, run: (session: SearchSession) => Promise<Row[]>): Promise<Row[]> {
   const conn = await pool.connect();
-  let prepared = sessions.get(conn);
+  let session = sessions.get(conn);
   try {
-    if (!prepared) {
+    if (!session) {
       await conn.query('SET enable_sort = off; SET jit = off');
-      prepared = new Set();
-      sessions.set(conn, prepared);
+      session = { prepared: new Set(), seen: new Set() };
+      sessions.set(conn, session);
     }
-    const names = prepared;
-    const rows = await run(async (statement) => {
-      if (statement.name === undefined) return (await conn.query({ text: statement.text, values: [vector] })).rows as Row[];
-      names.delete(statement.name);
-      try {
-        return (await conn.query({ name: statement.name, text: statement.text, values: [vector] })).rows as Row[];
-      } finally {
-        // Prepared once the server parsed it, whether or not it then ran.
-        if (parsedStatements(conn)[statement.name] !== undefined) names.add(statement.name);
-      }
+    const { prepared, seen } = session;
+    const rows = await run({
+      warm(name) {
+        if (prepared.has(name) || seen.delete(name)) return true;
+        seen.add(name);
+        if (seen.size > SEEN_PER_CONNECTION) seen.delete(seen.values().next().value!);
+        return false;
+      },
+      async prepared<R>(statement: { name: string; text: string }) {
+        prepared.delete(statement.name);
+        try {
+          return (await conn.query({ name: statement.name, text: statement.text, values: [vector] })).rows as R[];
+        } finally {
+          // Prepared once the server parsed it, whether or not it then ran.
+          if (parsedStatements(conn)[statement.name] !== undefined) prepared.add(statement.name);
+        }
+      },
+      async message(text) {
+        const results = (await conn.query(text)) as unknown as pg.QueryResult | pg.QueryResult[];
+        return (Array.isArray(results) ? results : [results]).map((r) => r.rows);
+      },
     });
-    if (names.size <= PREPARED_PER_CONNECTION) conn.release();
+    if (prepared.size <= PREPARED_PER_CONNECTION) conn.release();
     else
-      void deallocateOldest(conn, names).then(
+      void deallocateOldest(conn, prepared).then(
         () => conn.release(),
         () => conn.release(true),
       );
     return rows;
   } catch (error) {
-    conn.release(!isStatementError(error) || prepared === undefined);
+    conn.release(!isStatementError(error) || session === undefined);
     throw error;
   }
 }
-
 /** A statement's own failure, which the server reports with a code and survives; not a lost or broken connection (class 08). */
 const isStatementError = (error: unknown) => {
   const code = (error as { code?: unknown }).code;

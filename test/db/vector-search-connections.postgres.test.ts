@@ -79,16 +79,31 @@ describe('vector search connections on the PostgreSQL server', () => {
     // 12 of 600 rows carry the tag: a scan of 5 candidates that may go no further finds few of them.
     const exactNeeded = createPgMemoryStore({ db: database.db, embedder, exactScanMaxRows: 0, efSearch: 1, maxScanTuples: 1 });
     const indexEnough = createPgMemoryStore({ db: database.db, embedder, exactScanMaxRows: 0, efSearch: 1, maxScanTuples: 20_000 });
-    statements.length = 0;
+    // The first runs are messages (each filter is prepared on its second run on a connection).
     const found = await keysOf(exactNeeded, { tagsAny: ['rare'] });
+    expect(await keysOf(indexEnough, { tagsAny: ['rare'] })).toEqual(found);
+    statements.length = 0;
+    expect(await keysOf(exactNeeded, { tagsAny: ['rare'] })).toEqual(found);
     expect(statements.filter((s) => s.startsWith('memrag_vector_exact_'))).toHaveLength(1);
     statements.length = 0;
     expect(await keysOf(indexEnough, { tagsAny: ['rare'] })).toEqual(found);
     expect(statements.filter((s) => s.startsWith('memrag_vector_exact_'))).toHaveLength(0);
   });
 
+  it('prepares a filter on its second run on a connection, not its first: a message of two statements runs it once', async () => {
+    const store = createPgMemoryStore({ db: database.db, embedder });
+    statements.length = 0;
+    const first = await keysOf(store, { tagsAny: ['t42'] });
+    expect(statements).toEqual([expect.stringMatching(/^SELECT est,[^]*;\s*SELECT /)]);
+    statements.length = 0;
+    expect(await keysOf(store, { tagsAny: ['t42'] })).toEqual(first);
+    expect(statements).toEqual([expect.stringMatching(/^memrag_vector_search_/)]);
+  });
+
   it('answers a filter nothing matches with one statement: its row of nulls carries the estimate', async () => {
     const store = createPgMemoryStore({ db: database.db, embedder });
+    await keysOf(store, { tagsAny: ['no-such-tag'] });
+    await keysOf(store, { tagsAll: ['rare', 't1'] });
     statements.length = 0;
     expect(await keysOf(store, { tagsAny: ['no-such-tag'] })).toEqual([]);
     expect(await keysOf(store, { tagsAll: ['rare', 't1'] })).toEqual([]);
@@ -101,7 +116,10 @@ describe('vector search connections on the PostgreSQL server', () => {
   it(`keeps at most ${PREPARED_PER_CONNECTION} statements prepared on a connection, and searches again with one it let go`, async () => {
     const store = createPgMemoryStore({ db: database.db, embedder });
     const first = await keysOf(store, { tagsAny: ['t0'] });
-    for (let t = 1; t < PREPARED_PER_CONNECTION + 10; t++) await keysOf(store, { tagsAny: [`t${t % 100}`] });
+    for (let t = 1; t < PREPARED_PER_CONNECTION + 10; t++) {
+      await keysOf(store, { tagsAny: [`t${t % 100}`] });
+      await keysOf(store, { tagsAny: [`t${t % 100}`] });
+    }
     expect(await keysOf(store, { tagsAny: ['t0'] })).toEqual(first);
     const client = await search.connect();
     try {
