@@ -102,6 +102,7 @@ export async function onSearchConnection<Row>(pool: pg.Pool, vector: Buffer, run
     throw error;
   }
 }
+
 /** A statement's own failure, which the server reports with a code and survives; not a lost or broken connection (class 08). */
 const isStatementError = (error: unknown) => {
   const code = (error as { code?: unknown }).code;
