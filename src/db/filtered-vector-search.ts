@@ -126,24 +126,26 @@ export async function filteredVectorSearch<Row>(
   }
   const client = (db as unknown as { $client: unknown }).$client;
   type Ranked = Row & { distance: number };
+  // Whether a ranking is all the search returns: the estimate chose the exact path, or the index
+  // path found `limit` rows; else the index gave up first, and every matching row is ranked exactly.
+  const complete = (estimate: unknown, rows: readonly unknown[]) => Number(estimate) <= exactScanMaxRows || rows.length >= limit;
   const searchPool = client instanceof pg.Pool && built.server ? vectorSearchPoolOf(client) : undefined;
   if (searchPool && built.server) {
     const server = built.server;
-    return onSearchConnection<Ranked>(searchPool, vectorToBinary(vector), async (session) => {
+    return onSearchConnection<Ranked>(searchPool, async (session) => {
       if (key === undefined || !session.warm(server.search.name)) {
         // The first run on this connection: two small statements in one message, planned for
         // this search alone, the vector as text.
         const literal = vectorLiteral(vector);
         const [setup, rows] = await session.message(server.message.join(literal));
-        if (Number(setup![0]!.est) <= exactScanMaxRows || rows!.length >= limit) return rows as Ranked[];
-        // The index gave up before `limit` rows passed the filter: rank every matching row exactly.
+        if (complete(setup![0]!.est, rows!)) return rows as Ranked[];
         return (await session.message(server.exactMessage.join(literal)))[1] as Ranked[];
       }
-      const rows = await session.prepared<Ranked & { [EST]: string }>(server.search);
+      const binary = [vectorToBinary(vector)];
+      const rows = await session.prepared<Ranked & { [EST]: string }>(server.search, binary);
       // Nothing matched: one row of nulls still carries the estimate.
       const found = rows[0]!.distance === null ? [] : rows.map(withoutEstimate);
-      if (found.length >= limit || Number(rows[0]![EST]) <= exactScanMaxRows) return found;
-      return session.prepared<Ranked>(server.exact);
+      return complete(rows[0]![EST], found) ? found : session.prepared<Ranked>(server.exact, binary);
     });
   }
   const binary = vectorToBinary(vector);
@@ -151,7 +153,7 @@ export async function filteredVectorSearch<Row>(
   const run = async (tx: Pick<PGlite, 'query'> | Transaction) => {
     const [setup] = (await tx.query<{ est: string | number }>(built.setup.text, bind(built.setup))).rows;
     const rows = (await tx.query<Ranked>(built.ranked.text, bind(built.ranked))).rows;
-    if (Number(setup!.est) <= exactScanMaxRows || rows.length >= limit) return rows;
+    if (complete(setup!.est, rows)) return rows;
     await tx.query(EXACT_SETUP);
     return (await tx.query<Ranked>(built.ranked.text, bind(built.ranked))).rows;
   };

@@ -47,8 +47,8 @@ const sessions = new WeakMap<pg.PoolClient, Session>();
 export interface SearchSession {
   /** Whether the statement `name` is prepared here, or was seen here lately (and is prepared by running it now). */
   warm(name: string): boolean;
-  /** Runs a prepared statement (prepared on first use), the vector its one parameter, bound in binary. */
-  prepared<Row>(statement: { name: string; text: string }): Promise<Row[]>;
+  /** Runs a prepared statement (prepared on first use) with `values`, a Buffer bound in binary. */
+  prepared<Row>(statement: { name: string; text: string }, values: unknown[]): Promise<Row[]>;
   /** Sends statements in one message of the simple protocol, values written in: each one's rows. */
   message(text: string): Promise<Record<string, unknown>[][]>;
 }
@@ -59,7 +59,7 @@ export interface SearchSession {
  * refused (a timeout, a bad value) leaves the connection as it was; any other failure closes it:
  * its session may be half set, or its statements not what this process thinks.
  */
-export async function onSearchConnection<Row>(pool: pg.Pool, vector: Buffer, run: (session: SearchSession) => Promise<Row[]>): Promise<Row[]> {
+export async function onSearchConnection<Row>(pool: pg.Pool, run: (session: SearchSession) => Promise<Row[]>): Promise<Row[]> {
   const conn = await pool.connect();
   let session = sessions.get(conn);
   try {
@@ -76,10 +76,10 @@ export async function onSearchConnection<Row>(pool: pg.Pool, vector: Buffer, run
         if (seen.size > SEEN_PER_CONNECTION) seen.delete(seen.values().next().value!);
         return false;
       },
-      async prepared<R>(statement: { name: string; text: string }) {
+      async prepared<R>(statement: { name: string; text: string }, values: unknown[]) {
         prepared.delete(statement.name);
         try {
-          return (await conn.query({ name: statement.name, text: statement.text, values: [vector] })).rows as R[];
+          return (await conn.query({ name: statement.name, text: statement.text, values })).rows as R[];
         } finally {
           // Prepared once the server parsed it, whether or not it then ran.
           if (parsedStatements(conn)[statement.name] !== undefined) prepared.add(statement.name);
