@@ -15,6 +15,9 @@ import { loadConfig } from '../src/config/config.js';
 import { createEmbedder } from '../src/embeddings/create-embedder.js';
 import { InMemoryBm25Index } from '../src/retrieval/bm25/bm25.js';
 import { fuse } from '../src/retrieval/fusion.js';
+import { diversifyByConversation } from '../src/conversations/conversation-diversity.js';
+import { conversationPlaces, withConversationPrior } from '../src/conversations/conversation-prior.js';
+import { rankConversations } from '../src/conversations/conversation-ranking.js';
 import { seededRandom } from '../testkit/vector-fixtures.js';
 
 const repoRoot = resolve(fileURLToPath(import.meta.url), '../..');
@@ -162,6 +165,41 @@ try {
           20,
         ).map((h) => h.id),
       );
+    }
+  }
+  // The conversation prior (conversation-prior.ts), a sentence's paragraph standing for its
+  // session: paragraphs ranked as groupBy "conversation" ranks sessions (CONVERSATION_FUSION_WEIGHTS
+  // over the list fused with the 10/3 feedback), then each sentence keyed by its place and its
+  // paragraph's past the kept ones, and the diversity pick on the keys.
+  const paragraphOf = (id: string) => id.slice(0, id.lastIndexOf('/'));
+  const rankable = (fused: ReturnType<typeof fuse>) =>
+    fused
+      .slice(0, CANDIDATES)
+      .map((h) => ({ id: h.id, conversationId: paragraphOf(h.id), score: h.score, ranks: { vector: h.ranks[0] ?? null, text: h.ranks[1] ?? null } }));
+  for (const kept of [0, 3, 5]) {
+    for (const prior of [0, 4, 6, 8]) {
+      row(`vector 0.5, text 1, k 20, diversity, conversation prior ${prior}, ${kept} kept`, (l) => {
+        const hits = rankable(
+          fuse(
+            [
+              { ids: l.vector, weight: 0.5 },
+              { ids: l.text, weight: 1 },
+            ],
+            20,
+          ),
+        );
+        const fed = rankable(
+          fuse(
+            [
+              { ids: l.feedback.get('10/3')!, weight: 0.5 },
+              { ids: l.text, weight: 1 },
+            ],
+            20,
+          ),
+        );
+        const places = conversationPlaces(rankConversations(fed));
+        return diversifyByConversation(withConversationPrior(hits, places, prior, kept)).map((k) => k.hit.id);
+      });
     }
   }
   // A BM25 floor: text candidates scoring under `floor` × the best one's score (a match on one

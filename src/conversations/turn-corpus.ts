@@ -8,6 +8,7 @@ import type { FusionWeights } from '../retrieval/fusion-weights.js';
 import type { SignalRanks } from '../retrieval/signal.js';
 import { type TimeWindowContext, insideTimeWindow, timeWindowBoost } from '../retrieval/time-window-boost.js';
 import { diversifyByConversation } from './conversation-diversity.js';
+import { withConversationPrior } from './conversation-prior.js';
 import { type RankedConversation, rankConversations } from './conversation-ranking.js';
 import { TURN_KEYS_VERSION } from './turn-record.js';
 
@@ -59,6 +60,12 @@ export interface TurnRankingContext extends TimeWindowContext {
   conversationFreeTurns?: number;
   /** See `CONVERSATION_FUSION_WEIGHTS`. */
   conversationWeights?: FusionWeights;
+  /** See `CONVERSATION_PRIOR`. */
+  conversationPrior?: number;
+  /** Each conversation's place as `groupBy: "conversation"` ranks them, for CONVERSATION_PRIOR. */
+  conversationPlaces?: ReadonlyMap<string, number>;
+  /** See `CONVERSATION_PRIOR_KEPT`. */
+  conversationPriorKept?: number;
 }
 
 /**
@@ -71,7 +78,12 @@ export const TURN_BOOSTS: readonly Reordering<TurnHit, TurnRankingContext>[] = O
   {
     kind: 'step',
     name: 'conversationDiversity',
-    apply: (hits, { conversationDecay, conversationFreeTurns }) => diversifyByConversation(hits, conversationDecay, conversationFreeTurns),
+    apply: (hits, { conversationDecay, conversationFreeTurns, conversationPrior, conversationPlaces, conversationPriorKept }) =>
+      diversifyByConversation(
+        withConversationPrior(hits, conversationPlaces, conversationPrior, conversationPriorKept),
+        conversationDecay,
+        conversationFreeTurns,
+      ).map((k) => k.hit),
   },
   timeWindowBoost<TurnHit>('by place', (hit, window) => insideTimeWindow(hit.at, window)),
 ]);

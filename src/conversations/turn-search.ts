@@ -7,7 +7,7 @@ import { asUrgentReads } from '../db/urgent-reads.js';
 import { defaultAnalyzer } from '../retrieval/bm25/analyzer.js';
 import { type FusionWeights, copyFusionWeights } from '../retrieval/fusion-weights.js';
 import { turnFusionWeightsFor } from './turn-fusion-weights.js';
-import { type TenantCorpusOptions, createRetrievalEngine } from '../retrieval/retrieval-engine.js';
+import { type CorpusSearchOptions, type TenantCorpusOptions, createRetrievalEngine } from '../retrieval/retrieval-engine.js';
 import { searchRows } from '../retrieval/row-search.js';
 import type { SearchMode } from '../retrieval/search-mode.js';
 import { type BoostWeights, applyBoosts } from '../retrieval/boost.js';
@@ -15,6 +15,7 @@ import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
 import { type TimeWindow, readTimeWindow } from '../text/time-window.js';
 import { CONVERSATION_VECTOR_FEEDBACK, type VectorFeedback } from './vector-feedback.js';
 import type { RankedConversation } from './conversation-ranking.js';
+import { CONVERSATION_PRIOR, conversationPlaces } from './conversation-prior.js';
 import { type TenantScoped, tenantScoped } from '../tenancy/tenant-scoped.js';
 import {
   CONVERSATION_BOOSTS,
@@ -43,6 +44,10 @@ export interface TurnSearchOptions extends TurnFilter {
   conversationDecay?: number;
   /** Turns of a conversation before the decay starts (see `SAME_CONVERSATION_FREE_TURNS`). */
   conversationFreeTurns?: number;
+  /** How much a turn's conversation counts in a hybrid turn list's order (see `CONVERSATION_PRIOR`); for tuning. */
+  conversationPrior?: number;
+  /** See `CONVERSATION_PRIOR_KEPT`; for tuning. */
+  conversationPriorKept?: number;
   /** How conversations are ranked by their turns' ranks on each side (see `CONVERSATION_FUSION_WEIGHTS`); for tuning. */
   conversationWeights?: FusionWeights;
   /** Pseudo-relevance feedback on the vector side; default none for turns, CONVERSATION_VECTOR_FEEDBACK for conversations; for tuning. */
@@ -85,6 +90,8 @@ export interface TurnSearch {
  */
 const CANDIDATES = 50;
 
+type SharedText = NonNullable<CorpusSearchOptions['sharedText']>;
+
 // What a hit shows: a hybrid search fuses 250 candidates a side or more, so it reads these after
 // fusion (see PAYLOAD_ALONG_MAX_CANDIDATES); vector and text modes bring them with their rows.
 const turnColumns = {
@@ -105,9 +112,15 @@ export function createTurnSearch(options: TenantCorpusOptions): TurnSearch {
   const weights = Object.freeze(copyFusionWeights(options.weights ?? turnFusionWeightsFor(options.embedder.id)));
 
   /** The candidates, best first, and the query's time window; read as a caller waits for them (asUrgentReads). */
-  const candidates = (query: string, opts: TurnSearchOptions, feedback = opts.vectorFeedback) => asUrgentReads(() => rankedCandidates(query, opts, feedback));
+  const candidates = (query: string, opts: TurnSearchOptions, feedback = opts.vectorFeedback, sharedText?: SharedText) =>
+    asUrgentReads(() => rankedCandidates(query, opts, feedback, sharedText));
 
-  async function rankedCandidates(query: string, opts: TurnSearchOptions, feedback: VectorFeedback | undefined): Promise<TurnSearchResult> {
+  async function rankedCandidates(
+    query: string,
+    opts: TurnSearchOptions,
+    feedback: VectorFeedback | undefined,
+    sharedText?: SharedText,
+  ): Promise<TurnSearchResult> {
     // Without an asOf nothing stored is later than now: no condition to add.
     const timeWindow = readTimeWindow(query, opts.asOf ?? new Date());
     const mode = opts.mode ?? 'hybrid';
@@ -125,6 +138,7 @@ export function createTurnSearch(options: TenantCorpusOptions): TurnSearch {
       minScore: opts.minScore,
       payload: turnColumns,
       signal: opts.signal,
+      ...(sharedText && { sharedText }),
     });
     const hits = rows.map(({ row, score, ranks }) => ({ ...row, at: new Date(row.at), userId: row.userId === '' ? null : row.userId, score, ranks }));
     return { hits, timeWindow };
@@ -148,20 +162,44 @@ export function createTurnSearch(options: TenantCorpusOptions): TurnSearch {
 
   /** What the corpus's boosts and steps read of a search (see TURN_BOOSTS), and the boost weights it sets. */
   const rankingOf = (opts: TurnSearchOptions, timeWindow: TimeWindow | null): [TurnRankingContext, BoostWeights] => [
-    { timeWindow, conversationDecay: opts.conversationDecay, conversationFreeTurns: opts.conversationFreeTurns, conversationWeights: opts.conversationWeights },
+    {
+      timeWindow,
+      conversationDecay: opts.conversationDecay,
+      conversationFreeTurns: opts.conversationFreeTurns,
+      conversationPrior: opts.conversationPrior,
+      conversationPriorKept: opts.conversationPriorKept,
+      conversationWeights: opts.conversationWeights,
+    },
     { timeWindow: opts.timeWindowBoost, ...opts.boosts },
   ];
 
   async function search(query: string, opts: TurnSearchOptions): Promise<TurnSearchResult> {
-    const { hits, timeWindow } = await candidates(query, opts);
-    const favoured = applyBoosts(TURN_BOOSTS, hits, ...rankingOf(opts, timeWindow));
+    // Hybrid only: vector and text modes rank by their one side. Within one conversation it would change nothing.
+    const prior = (opts.mode ?? 'hybrid') === 'hybrid' && opts.conversationId === undefined ? (opts.conversationPrior ?? CONVERSATION_PRIOR) : 0;
+    // The conversations' places as searchConversations ranks them, searched beside the turns: the
+    // two searches differ in their vector side only, and find the text side once.
+    const sharedText: SharedText = {};
+    const places = prior !== 0 ? conversationsRanked(query, opts, sharedText) : undefined;
+    places?.catch(() => undefined);
+    const { hits, timeWindow } = await candidates(query, opts, opts.vectorFeedback, sharedText);
+    const [context, weights] = rankingOf(opts, timeWindow);
+    const favoured = applyBoosts(TURN_BOOSTS, hits, { ...context, conversationPrior: prior, conversationPlaces: await places }, weights);
     return { hits: favoured.slice(0, opts.topK ?? 10), timeWindow };
   }
 
+  async function conversationsRanked(query: string, opts: TurnSearchOptions, sharedText: SharedText): Promise<ReadonlyMap<string, number>> {
+    return conversationPlaces((await rankedConversations(query, opts, sharedText)).conversations);
+  }
+
   async function searchConversations(query: string, opts: TurnSearchOptions): Promise<ConversationSearchResult> {
-    const { hits, timeWindow } = await candidates(query, opts, opts.vectorFeedback ?? CONVERSATION_VECTOR_FEEDBACK);
-    const favoured = applyBoosts(CONVERSATION_BOOSTS, hits, ...rankingOf(opts, timeWindow));
-    return { conversations: favoured.slice(0, opts.topK ?? 10), timeWindow };
+    const { conversations, timeWindow } = await rankedConversations(query, opts);
+    return { conversations: conversations.slice(0, opts.topK ?? 10), timeWindow };
+  }
+
+  /** Every conversation of the candidates, best first. */
+  async function rankedConversations(query: string, opts: TurnSearchOptions, sharedText?: SharedText): Promise<ConversationSearchResult> {
+    const { hits, timeWindow } = await candidates(query, opts, opts.vectorFeedback ?? CONVERSATION_VECTOR_FEEDBACK, sharedText);
+    return { conversations: applyBoosts(CONVERSATION_BOOSTS, hits, ...rankingOf(opts, timeWindow)), timeWindow };
   }
 
   return { search, searchConversations, weights };

@@ -77,6 +77,11 @@ export interface CorpusSearchOptions {
   };
   /** Repair the vector side's order in hybrid mode too (see vectorCandidates' `repairOrder`); default only in vector mode. */
   repairVectorOrder?: boolean;
+  /**
+   * Where searches of the same query, filter, candidateK and payload that differ in their vector
+   * find the text side once: the first to run stores its statement's promise, the others await it.
+   */
+  sharedText?: { hits?: Promise<TextCandidate[]> };
   signal?: AbortSignal;
 }
 
@@ -303,7 +308,8 @@ export function createRetrievalEngine(options: RetrievalEngineOptions): Retrieva
     const queryVector = () => (opts.vector !== undefined ? Promise.resolve(opts.vector) : embedQuery(query, signal, true));
     // A unit that is its own row brings its payload from either side; a passage's would be its first chunk's, not the one shown.
     const findText = async () => {
-      const hits = await textCandidates(corpus, query, filter, candidateK, corpus.unit ? undefined : opts.payload);
+      const find = () => textCandidates(corpus, query, filter, candidateK, corpus.unit ? undefined : opts.payload);
+      const hits = await (opts.sharedText ? (opts.sharedText.hits ??= find()) : find());
       return supplement?.text ? mergeByScore(hits, await supplement.text(), candidateK) : hits;
     };
     const textSide = () => side('text', findText);

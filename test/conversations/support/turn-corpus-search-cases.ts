@@ -4,6 +4,8 @@ import { createPgConversationStore } from '../../../src/conversations/pg-convers
 import { createTurnIndex } from '../../../src/conversations/turn-index.js';
 import { turnBm25Text } from '../../../src/conversations/turn-record.js';
 import { createTurnSearch } from '../../../src/conversations/turn-search.js';
+import { CONVERSATION_PRIOR, CONVERSATION_PRIOR_KEPT, conversationPlaces } from '../../../src/conversations/conversation-prior.js';
+import { applyBoosts } from '../../../src/retrieval/boost.js';
 import { CONVERSATION_VECTOR_FEEDBACK } from '../../../src/conversations/vector-feedback.js';
 import { queryRows } from '../../../src/db/query-rows.js';
 import { defaultAnalyzer } from '../../../src/retrieval/bm25/analyzer.js';
@@ -11,7 +13,7 @@ import { hybridCandidates } from '../../../src/retrieval/hybrid-candidates.js';
 import { createRetrievalEngine } from '../../../src/retrieval/retrieval-engine.js';
 import { PAYLOAD_ALONG_MAX_CANDIDATES, searchRows } from '../../../src/retrieval/row-search.js';
 import { turns as turnsTable } from '../../../src/db/schema/index.js';
-import { TURN_CORPUS, turnFilter, turnKeysAnalyzer } from '../../../src/conversations/turn-corpus.js';
+import { TURN_BOOSTS, TURN_CORPUS, turnFilter, turnKeysAnalyzer } from '../../../src/conversations/turn-corpus.js';
 import { InMemoryBm25Index } from '../../../src/retrieval/bm25/bm25.js';
 import { unit } from '../../../testkit/vector-fixtures.js';
 import { embedder, pick, exported, type TurnCorpusFixture } from './turn-corpus-fixture.js';
@@ -19,20 +21,22 @@ import { embedder, pick, exported, type TurnCorpusFixture } from './turn-corpus-
 /** Search: ranking with vector feedback, rows read early or late, BM25 over the whole tenant. Registered inside the turns corpus contract's `describe`. */
 export function turnCorpusSearchCases(f: TurnCorpusFixture) {
   const { db, tenant, acme, indexedTurns } = f;
+  // Words counted in dimensions of their own (no hashed buckets to collide), in the store's 64.
+  const vocabulary = ['doctor', 'knee', 'alvarez', 'physiotherapy', 'garden', 'porto', 'coat', 'novel', 'lamp', 'bread'];
+  const keywords: typeof embedder = {
+    ...embedder,
+    embed: async (texts) =>
+      texts.map((text) => {
+        const v = new Array<number>(64).fill(0);
+        for (const word of text.toLowerCase().match(/\p{L}+/gu) ?? []) if (vocabulary.includes(word)) v[vocabulary.indexOf(word)]! += 1;
+        // A text without any of the words still needs a unit vector: one dimension of its own.
+        if (!v.some((x) => x !== 0)) v[63] = 1;
+        return unit(v);
+      }),
+  };
+  const others = ['garden', 'porto', 'coat', 'novel', 'lamp', 'bread'];
+
   it("ranks conversations with the vector side's feedback, and turns without it unless asked", async () => {
-    // Words counted in dimensions of their own (no hashed buckets to collide), in the store's 64.
-    const vocabulary = ['doctor', 'knee', 'alvarez', 'physiotherapy', 'garden', 'porto', 'coat', 'novel', 'lamp', 'bread'];
-    const keywords: typeof embedder = {
-      ...embedder,
-      embed: async (texts) =>
-        texts.map((text) => {
-          const v = new Array<number>(64).fill(0);
-          for (const word of text.toLowerCase().match(/\p{L}+/gu) ?? []) if (vocabulary.includes(word)) v[vocabulary.indexOf(word)]! += 1;
-          // A text without any of the words still needs a unit vector: one dimension of its own.
-          if (!v.some((x) => x !== 0)) v[63] = 1;
-          return unit(v);
-        }),
-    };
     const index = createTurnIndex({ db: db(), embedder: keywords, tenantId: 'feedback' });
     const store = createPgConversationStore({ db: db(), tenantId: 'feedback', turnIndex: index });
     const search = createTurnSearch({ db: db(), embedder: keywords, tenantId: 'feedback' });
@@ -45,7 +49,6 @@ export function turnCorpusSearchCases(f: TurnCorpusFixture) {
       1,
     );
     const physio = await one('ana', 'Physiotherapy with Alvarez moved to Friday.', 'Alvarez physiotherapy on Friday for the knee.', 2);
-    const others = ['garden', 'porto', 'coat', 'novel', 'lamp', 'bread'];
     for (const [i, word] of others.entries()) await one('ana', `A ${word}, a ${word} and a ${word}.`, `The doctor of ${word}s.`, 3 + i);
     // Another user's session, nearer still: the feedback reads the asking user's turns only.
     await one('bo', 'Saw the doctor: Alvarez physiotherapy.', 'Knee physiotherapy with Alvarez.', 1);
@@ -74,6 +77,63 @@ export function turnCorpusSearchCases(f: TurnCorpusFixture) {
       await expect(down.searchConversations('doctor', { ...asked, mode })).rejects.toThrow('model down');
     }
     expect((await down.searchConversations('doctor', { ...asked, mode: 'text' })).conversations.length).toBeGreaterThan(0);
+  });
+
+  it('orders a hybrid turn list past its first turns by how their conversations rank, reading the text side once', async () => {
+    const index = createTurnIndex({ db: db(), embedder: keywords, tenantId: 'prior' });
+    const store = createPgConversationStore({ db: db(), tenantId: 'prior', turnIndex: index });
+    const search = createTurnSearch({ db: db(), embedder: keywords, tenantId: 'prior' });
+    const at = (day: number, minute = 0) => `2025-04-${String(day).padStart(2, '0')}T09:${String(minute).padStart(2, '0')}:00.000Z`;
+    // A session about the knee, its doctor named once a turn, among sessions that name a doctor twice.
+    const knee = await store.import(
+      exported(
+        'pr',
+        Array.from({ length: 8 }, (_, i) => ({
+          question: `The doctor looked at my knee, visit ${i}.`,
+          answer: 'Alvarez physiotherapy for the knee.',
+          at: at(1, i),
+        })),
+        'ana',
+      ),
+      'pr',
+      'ana',
+    );
+    for (const [i, word] of others.entries()) {
+      await store.import(exported('pr', [{ question: `The doctor and a ${word}.`, answer: `A ${word} for the doctor.`, at: at(3 + i) }], 'ana'), 'pr', 'ana');
+    }
+    const asked = { agentId: 'pr', userId: 'ana', topK: 10 };
+    const turnsOf = (hits: { conversationId: string; turn: number }[]) => hits.map((h) => `${h.conversationId}#${h.turn}`);
+
+    const client = (db() as unknown as { $client: { query: (...args: unknown[]) => Promise<unknown> } }).$client;
+    const query = client.query;
+    let textStatements = 0;
+    client.query = (...args: unknown[]) => {
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string }).text;
+      if (text?.includes('weights AS MATERIALIZED')) textStatements += 1;
+      return query.apply(client, args);
+    };
+    const prior = await search.search('doctor', asked).finally(() => {
+      client.query = query;
+    });
+    expect(textStatements).toBe(1);
+    const plain = await search.search('doctor', { ...asked, conversationPrior: 0 });
+
+    // The other sessions say "doctor" twice a turn and lead the list. Past its kept turns, the
+    // knee's session (third as a conversation) passes the turn of one ranked below it.
+    const ranked = conversationPlaces((await search.searchConversations('doctor', { ...asked, topK: 50 })).conversations);
+    expect(ranked.get(knee.id)).toBe(3);
+    const fused = (await search.search('doctor', { ...asked, topK: 50, conversationPrior: 0, conversationDecay: 1 })).hits;
+    const expected = applyBoosts(TURN_BOOSTS, fused, { timeWindow: null, conversationPrior: CONVERSATION_PRIOR, conversationPlaces: ranked });
+    const conversationsOf = (hits: { conversationId: string }[]) => hits.map((h) => h.conversationId);
+    expect(conversationsOf(prior.hits)).toEqual(conversationsOf(expected.slice(0, 10)));
+    const placesOf = (hits: { conversationId: string }[]) => hits.flatMap((h, i) => (h.conversationId === knee.id ? [i + 1] : []));
+    expect(placesOf(plain.hits)).toEqual([7, 8, 9, 10]);
+    expect(placesOf(prior.hits)).toEqual([6, 7, 8, 9]);
+    expect(turnsOf(prior.hits).slice(0, CONVERSATION_PRIOR_KEPT)).toEqual(turnsOf(plain.hits).slice(0, CONVERSATION_PRIOR_KEPT));
+    // A mode of one side, or one conversation's turns: ranked by the turns alone.
+    for (const options of [{ mode: 'text' as const }, { mode: 'vector' as const }, { conversationId: knee.id }]) {
+      expect(await search.search('doctor', { ...asked, ...options })).toEqual(await search.search('doctor', { ...asked, ...options, conversationPrior: 0 }));
+    }
   });
 
   it('shows the same hits whether a search reads their rows with the candidates or after fusion', async () => {
