@@ -7,7 +7,8 @@
  * conversations of the turn list), session recall_any@5 (one of them among the first 5) and turn
  * recall_all@10 (every turn holding a `has_answer` message among the first 10), beside two
  * in-script BM25s: over the same turns keyed by the user's messages (the paper's baseline) and over
- * whole sessions; then hybrid against the better of them per type (the floor), import turns/s and
+ * whole sessions; then hybrid against the better of them per type (the floor), import turns/s
+ * beside the embedder alone on the same texts (BENCH_EMBED_TURNS of them, default 1,000), and
  * search p50/p95.
  *
  *   npm run bench:longmemeval
@@ -34,6 +35,8 @@ import { queryRows } from '../../src/db/query-rows.js';
 import { CONVERSATION_FUSION_WEIGHTS, type RankableTurn, rankConversations } from '../../src/conversations/conversation-ranking.js';
 import { CONVERSATION_VECTOR_FEEDBACK } from '../../src/conversations/vector-feedback.js';
 import { createEmbedder } from '../../src/embeddings/create-embedder.js';
+import type { Embedder } from '../../src/embeddings/embedder.js';
+import { turnEmbeddedText, turnRecords } from '../../src/conversations/turn-record.js';
 import { InMemoryBm25Index } from '../../src/retrieval/bm25/bm25.js';
 import { freshServerDatabase } from './lib/fresh-server-database.js';
 import { listenOnLoopback } from './lib/listening-app.js';
@@ -45,6 +48,8 @@ const LIMIT = process.env.BENCH_QUESTIONS ? Number(process.env.BENCH_QUESTIONS) 
 const REUSE = process.env.BENCH_REUSE === '1';
 const EXTRA = process.env.BENCH_SEARCH ? (JSON.parse(process.env.BENCH_SEARCH) as Record<string, unknown>) : {};
 const IMPORT_CONCURRENCY = Number(process.env.BENCH_IMPORT_CONCURRENCY ?? 2);
+// Turns the embedder alone embeds before the import, as its rate's anchor.
+const EMBED_ANCHOR_TURNS = Number(process.env.BENCH_EMBED_TURNS ?? 1_000);
 const AS_OF = process.env.BENCH_ASOF !== '0';
 // Also ask each question with groupBy "conversation" (hybrid): sessions as that ranks them. Off for a server before it.
 const BY_CONVERSATION = process.env.BENCH_BY_CONVERSATION !== '0';
@@ -100,6 +105,41 @@ function exportOf(sessionId: string, date: string) {
   };
 }
 
+/**
+ * The anchor of the import's rate: the embedder alone on the texts the import embeds (the first
+ * EMBED_ANCHOR_TURNS turns' `turnEmbeddedText`), a session per call and IMPORT_CONCURRENCY calls at
+ * once, as the import asks for them; then in calls of 32.
+ */
+async function embedderAlone(embedder: Embedder, bodies: ReturnType<ReturnType<typeof exportOf>>[]) {
+  const sessions: string[][] = [];
+  let count = 0;
+  for (const body of bodies) {
+    if (count >= EMBED_ANCHOR_TURNS) break;
+    const records = turnRecords(body.messages.map((m) => ({ turn: m.turn, role: m.role, content: m.content, createdAt: new Date(m.createdAt) })));
+    sessions.push(records.map(turnEmbeddedText));
+    count += records.length;
+  }
+  const rate = async (calls: string[][], concurrency: number) => {
+    const t0 = performance.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < calls.length) await embedder.embed(calls[next++]!);
+      }),
+    );
+    return (count * 1000) / (performance.now() - t0);
+  };
+  const all = sessions.flat();
+  const bySession = await rate(sessions, IMPORT_CONCURRENCY);
+  const inThirtyTwos = await rate(
+    Array.from({ length: Math.ceil(all.length / 32) }, (_, i) => all.slice(i * 32, i * 32 + 32)),
+    IMPORT_CONCURRENCY,
+  );
+  console.log(
+    `the embedder alone on the first ${count} turns' texts: ${bySession.toFixed(1)} turns/s a session per call, ${inThirtyTwos.toFixed(1)} in calls of 32 (${IMPORT_CONCURRENCY} at once)`,
+  );
+}
+
 /** One line per missed question: each evidence turn's rank (1-based; - beyond topK), its session's rank. */
 function printMiss(mode: string, q: LongMemEvalQuestion, evidence: string[], answerSessions: string[], hits: Hit[]) {
   const ranks = evidence.map((e) => hits.findIndex((h) => `${h.conversationId}#${h.turn}` === e) + 1);
@@ -142,6 +182,10 @@ async function main() {
         sessionsOf(q)
           .filter((s) => s.turns.length > 0)
           .map((s) => ({ userId: q.question_id, body: exportOf(s.id, s.date)(s.turns) })),
+      );
+      await embedderAlone(
+        embedder,
+        jobs.map((job) => job.body),
       );
       const t0 = performance.now();
       let next = 0;

@@ -10,7 +10,8 @@ export interface EmbeddingPoolOptions {
   workers?: number;
   /**
    * Workers kept running; default one less than `workers` (at least one). The others start when
-   * bulk work (a batch of BIG_BATCH_TEXTS or more) finds every worker busy, and stop after 30 s idle.
+   * bulk work (a batch of BIG_BATCH_TEXTS or more, or a share of a call cut across the workers)
+   * finds every worker busy, and stop after 30 s idle.
    */
   minWorkers?: number;
   /** Most texts per task sent to a worker (smaller calls are split evenly across workers). Default 32. */
@@ -51,6 +52,15 @@ const TASKS_PER_WORKER = 8;
  * and 452–463 MB at 8 MB, in the same time within this machine's noise.
  */
 const WORKER_YOUNG_GENERATION_MB = 8;
+
+/**
+ * The batches of calls cut into several (see `embed`): each wants a worker of its own, as a big
+ * batch does, so that a worker kept idle starts for them. Without it a call of a few texts (an
+ * imported session of five turns, cut in two) queued every share on the one worker kept: on
+ * PGlite LongMemEval's import ran at 18.1 turns/s, the embedder alone at 19.2 on those calls and
+ * 34.7 in calls of 32 (`npm run bench:longmemeval`, 20 questions).
+ */
+const splitShares = new WeakSet<string[]>();
 
 /**
  * Workers kept for small calls (queries, saves) when `minWorkers` is not given: one core is left to
@@ -143,7 +153,9 @@ export class EmbeddingPool implements Embedder {
     // gets a share (a share that finds the others busy starts one); batch size barely moves
     // single-thread throughput, idle workers do.
     const batchSize = Math.min(this.batchSize, Math.ceil(texts.length / this.workers));
-    const batches = await pool.runAll(splitIntoBatches(texts, batchSize), { signal: options.signal, urgent: options.urgent });
+    const shares = splitIntoBatches(texts, batchSize);
+    if (shares.length > 1) for (const share of shares) splitShares.add(share);
+    const batches = await pool.runAll(shares, { signal: options.signal, urgent: options.urgent });
     return batches.flatMap(({ count, vectors }) => unflatten(vectors, count, this.dimensions));
   }
 
@@ -189,7 +201,7 @@ function workersStarter(spec: EmbedderModuleSpec, options: EmbeddingPoolOptions 
       workers,
       minWorkers: Math.min(workers, options.minWorkers ?? defaultMinWorkers(workers)),
       tasksPerWorker: TASKS_PER_WORKER,
-      roomFor: (texts: string[]) => (texts.length >= BIG_BATCH_TEXTS ? 2 : TASKS_PER_WORKER),
+      roomFor: (texts: string[]) => (texts.length >= BIG_BATCH_TEXTS || splitShares.has(texts) ? 2 : TASKS_PER_WORKER),
       maxFailedRestarts: options.maxFailedRestarts ?? 3,
       resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
       ...(options.niceness && { niceness: options.niceness }),
