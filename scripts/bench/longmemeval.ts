@@ -48,7 +48,7 @@ const LIMIT = process.env.BENCH_QUESTIONS ? Number(process.env.BENCH_QUESTIONS) 
 const REUSE = process.env.BENCH_REUSE === '1';
 const EXTRA = process.env.BENCH_SEARCH ? (JSON.parse(process.env.BENCH_SEARCH) as Record<string, unknown>) : {};
 const IMPORT_CONCURRENCY = Number(process.env.BENCH_IMPORT_CONCURRENCY ?? 2);
-// Turns the embedder alone embeds before the import, as its rate's anchor.
+// Turns the embedder alone embeds before the import, as its rate's anchor (0: none).
 const EMBED_ANCHOR_TURNS = Number(process.env.BENCH_EMBED_TURNS ?? 1_000);
 const AS_OF = process.env.BENCH_ASOF !== '0';
 // Also ask each question with groupBy "conversation" (hybrid): sessions as that ranks them. Off for a server before it.
@@ -183,10 +183,11 @@ async function main() {
           .filter((s) => s.turns.length > 0)
           .map((s) => ({ userId: q.question_id, body: exportOf(s.id, s.date)(s.turns) })),
       );
-      await embedderAlone(
-        embedder,
-        jobs.map((job) => job.body),
-      );
+      if (EMBED_ANCHOR_TURNS > 0)
+        await embedderAlone(
+          embedder,
+          jobs.map((job) => job.body),
+        );
       const t0 = performance.now();
       let next = 0;
       await Promise.all(
