@@ -15,8 +15,7 @@ import { loadConfig } from '../src/config/config.js';
 import { createEmbedder } from '../src/embeddings/create-embedder.js';
 import { InMemoryBm25Index } from '../src/retrieval/bm25/bm25.js';
 import { fuse } from '../src/retrieval/fusion.js';
-import { diversifyByConversation } from '../src/conversations/conversation-diversity.js';
-import { conversationPlaces, withConversationPrior } from '../src/conversations/conversation-prior.js';
+import { conversationPlaces, orderByConversations } from '../src/conversations/conversation-prior.js';
 import { rankConversations } from '../src/conversations/conversation-ranking.js';
 import { seededRandom } from '../testkit/vector-fixtures.js';
 
@@ -198,7 +197,7 @@ try {
           ),
         );
         const places = conversationPlaces(rankConversations(fed));
-        return diversifyByConversation(withConversationPrior(hits, places, prior, kept)).map((k) => k.hit.id);
+        return orderByConversations(hits, { places, prior, kept }).map((h) => h.id);
       });
     }
   }

@@ -36,6 +36,7 @@ import { CONVERSATION_FUSION_WEIGHTS, type RankableTurn, rankConversations } fro
 import { CONVERSATION_VECTOR_FEEDBACK } from '../../src/conversations/vector-feedback.js';
 import { createEmbedder } from '../../src/embeddings/create-embedder.js';
 import type { Embedder } from '../../src/embeddings/embedder.js';
+import { splitIntoBatches } from '../../src/embeddings/split-into-batches.js';
 import { turnEmbeddedText, turnRecords } from '../../src/conversations/turn-record.js';
 import { InMemoryBm25Index } from '../../src/retrieval/bm25/bm25.js';
 import { freshServerDatabase } from './lib/fresh-server-database.js';
@@ -131,10 +132,7 @@ async function embedderAlone(embedder: Embedder, bodies: ReturnType<ReturnType<t
   };
   const all = sessions.flat();
   const bySession = await rate(sessions, IMPORT_CONCURRENCY);
-  const inThirtyTwos = await rate(
-    Array.from({ length: Math.ceil(all.length / 32) }, (_, i) => all.slice(i * 32, i * 32 + 32)),
-    IMPORT_CONCURRENCY,
-  );
+  const inThirtyTwos = await rate(splitIntoBatches(all, 32), IMPORT_CONCURRENCY);
   console.log(
     `the embedder alone on the first ${count} turns' texts: ${bySession.toFixed(1)} turns/s a session per call, ${inThirtyTwos.toFixed(1)} in calls of 32 (${IMPORT_CONCURRENCY} at once)`,
   );

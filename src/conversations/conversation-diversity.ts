@@ -17,17 +17,19 @@ export const SAME_CONVERSATION_FREE_TURNS = 2;
 
 /**
  * The hits in the order a greedy pick makes when every turn's score is discounted by the turns of
- * its conversation picked before it. Scores are left as they were: only the order changes.
+ * its conversation picked before it (and those `before` counts as picked already, by
+ * conversation). Scores are left as they were: only the order changes.
  */
 export function diversifyByConversation<T extends { score: number; conversationId: string }>(
   hits: readonly T[],
   decay = SAME_CONVERSATION_DECAY,
   freeTurns = SAME_CONVERSATION_FREE_TURNS,
+  before: ReadonlyMap<string, number> = new Map(),
 ): T[] {
   if (decay >= 1) return [...hits];
   const left = [...hits];
   const picked: T[] = [];
-  const taken = new Map<string, number>();
+  const taken = new Map(before);
   const effective = (hit: T) => {
     const n = Math.max(0, (taken.get(hit.conversationId) ?? 0) + 1 - freeTurns);
     // Scores may be below zero (cosine): a discount must lower them, whatever their sign.

@@ -7,8 +7,7 @@ import { type CorpusFilter, corpusFilter } from '../retrieval/filter.js';
 import type { FusionWeights } from '../retrieval/fusion-weights.js';
 import type { SignalRanks } from '../retrieval/signal.js';
 import { type TimeWindowContext, insideTimeWindow, timeWindowBoost } from '../retrieval/time-window-boost.js';
-import { diversifyByConversation } from './conversation-diversity.js';
-import { withConversationPrior } from './conversation-prior.js';
+import { orderByConversations } from './conversation-prior.js';
 import { type RankedConversation, rankConversations } from './conversation-ranking.js';
 import { TURN_KEYS_VERSION } from './turn-record.js';
 
@@ -70,20 +69,23 @@ export interface TurnRankingContext extends TimeWindowContext {
 
 /**
  * What re-orders the turns a search fused: no conversation filling the list alone
- * (`SAME_CONVERSATION_DECAY`), then the turns said inside the query's time window favoured by
- * place (TIME_WINDOW_RANK_BOOST). In that order: diversity re-sorts by score, which the window
- * leaves alone.
+ * (`SAME_CONVERSATION_DECAY`) and, past the first turns, their conversations' places counted
+ * (`CONVERSATION_PRIOR`, when the search ranked them), then the turns said inside the query's
+ * time window favoured by place (TIME_WINDOW_RANK_BOOST). In that order: the first step re-sorts,
+ * which the window leaves alone.
  */
 export const TURN_BOOSTS: readonly Reordering<TurnHit, TurnRankingContext>[] = Object.freeze([
   {
     kind: 'step',
     name: 'conversationDiversity',
-    apply: (hits, { conversationDecay, conversationFreeTurns, conversationPrior, conversationPlaces, conversationPriorKept }) =>
-      diversifyByConversation(
-        withConversationPrior(hits, conversationPlaces, conversationPrior, conversationPriorKept),
-        conversationDecay,
-        conversationFreeTurns,
-      ).map((k) => k.hit),
+    apply: (hits, context) =>
+      orderByConversations(hits, {
+        places: context.conversationPlaces,
+        prior: context.conversationPrior,
+        kept: context.conversationPriorKept,
+        decay: context.conversationDecay,
+        freeTurns: context.conversationFreeTurns,
+      }),
   },
   timeWindowBoost<TurnHit>('by place', (hit, window) => insideTimeWindow(hit.at, window)),
 ]);

@@ -91,7 +91,8 @@ export function createTurnIndex(options: TurnIndexOptions): TurnIndex {
   async function prepare(records: readonly TurnRecord[], signal?: AbortSignal): Promise<PreparedTurn[]> {
     if (records.length === 0) return [];
     const texts = records.map(turnEmbeddedText);
-    const vectors = await embedder.embed(texts, signal ? { signal } : {});
+    // Bulk: an import's or a backfill's turns come many at once; a chat's one is never cut.
+    const vectors = await embedder.embed(texts, { bulk: true, ...(signal && { signal }) });
     // Analyzed here too, not under the corpus lock: the next writer's transaction need not wait for it.
     return records.map((record, i) => ({ ...record, embeddedText: texts[i]!, embedding: vectors[i]!, terms: index.termsOf(turnBm25Text(record)) }));
   }

@@ -15,7 +15,7 @@ import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
 import { type TimeWindow, readTimeWindow } from '../text/time-window.js';
 import { CONVERSATION_VECTOR_FEEDBACK, type VectorFeedback } from './vector-feedback.js';
 import type { RankedConversation } from './conversation-ranking.js';
-import { CONVERSATION_PRIOR, conversationPlaces } from './conversation-prior.js';
+import { CONVERSATION_PRIOR, CONVERSATION_PRIOR_KEPT, conversationPlaces } from './conversation-prior.js';
 import { type TenantScoped, tenantScoped } from '../tenancy/tenant-scoped.js';
 import {
   CONVERSATION_BOOSTS,
@@ -166,7 +166,6 @@ export function createTurnSearch(options: TenantCorpusOptions): TurnSearch {
       timeWindow,
       conversationDecay: opts.conversationDecay,
       conversationFreeTurns: opts.conversationFreeTurns,
-      conversationPrior: opts.conversationPrior,
       conversationPriorKept: opts.conversationPriorKept,
       conversationWeights: opts.conversationWeights,
     },
@@ -174,8 +173,13 @@ export function createTurnSearch(options: TenantCorpusOptions): TurnSearch {
   ];
 
   async function search(query: string, opts: TurnSearchOptions): Promise<TurnSearchResult> {
-    // Hybrid only: vector and text modes rank by their one side. Within one conversation it would change nothing.
-    const prior = (opts.mode ?? 'hybrid') === 'hybrid' && opts.conversationId === undefined ? (opts.conversationPrior ?? CONVERSATION_PRIOR) : 0;
+    // Hybrid only: vector and text modes rank by their one side. Within one conversation, or
+    // within the kept turns (a chat's recall of three), it would change nothing.
+    const kept = opts.conversationPriorKept ?? CONVERSATION_PRIOR_KEPT;
+    const prior =
+      (opts.mode ?? 'hybrid') === 'hybrid' && opts.conversationId === undefined && (opts.topK ?? 10) > kept
+        ? (opts.conversationPrior ?? CONVERSATION_PRIOR)
+        : 0;
     // The conversations' places as searchConversations ranks them, searched beside the turns: the
     // two searches differ in their vector side only, and find the text side once.
     const sharedText: SharedText = {};

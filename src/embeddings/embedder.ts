@@ -9,6 +9,11 @@ export interface EmbedOptions {
    * them ahead of the rest (writes' contents, ingestion). Others ignore it.
    */
   urgent?: boolean;
+  /**
+   * Texts of a bulk write (an import's turns): an embedder that keeps some of its workers idle
+   * starts them for these. Others ignore it.
+   */
+  bulk?: boolean;
 }
 
 export interface Embedder {

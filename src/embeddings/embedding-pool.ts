@@ -10,8 +10,8 @@ export interface EmbeddingPoolOptions {
   workers?: number;
   /**
    * Workers kept running; default one less than `workers` (at least one). The others start when
-   * bulk work (a batch of BIG_BATCH_TEXTS or more, or a share of a call cut across the workers)
-   * finds every worker busy, and stop after 30 s idle.
+   * bulk work (a batch of BIG_BATCH_TEXTS or more, or a share of a bulk call cut across the
+   * workers) finds every worker busy, and stop after 30 s idle.
    */
   minWorkers?: number;
   /** Most texts per task sent to a worker (smaller calls are split evenly across workers). Default 32. */
@@ -54,11 +54,11 @@ const TASKS_PER_WORKER = 8;
 const WORKER_YOUNG_GENERATION_MB = 8;
 
 /**
- * The batches of calls cut into several (see `embed`): each wants a worker of its own, as a big
- * batch does, so that a worker kept idle starts for them. Without it a call of a few texts (an
- * imported session of five turns, cut in two) queued every share on the one worker kept: on
- * PGlite LongMemEval's import ran at 18.1 turns/s, the embedder alone at 19.2 on those calls and
- * 34.7 in calls of 32 (`npm run bench:longmemeval`, 20 questions).
+ * The batches of a bulk call cut into several (see `embed` and EmbedOptions.bulk): each wants a
+ * worker of its own, as a big batch does, so that a worker kept idle starts for them. Without it
+ * an imported session of five turns, cut in two, queued both shares on the one worker kept, and
+ * PGlite's import ran at one worker's pace (docs/benchmarks/longmemeval.md). Other small calls of
+ * several texts (an extractive answer's sentences, a batch of saves) stay with the kept workers.
  */
 const splitShares = new WeakSet<string[]>();
 
@@ -154,7 +154,7 @@ export class EmbeddingPool implements Embedder {
     // single-thread throughput, idle workers do.
     const batchSize = Math.min(this.batchSize, Math.ceil(texts.length / this.workers));
     const shares = splitIntoBatches(texts, batchSize);
-    if (shares.length > 1) for (const share of shares) splitShares.add(share);
+    if (options.bulk && shares.length > 1) for (const share of shares) splitShares.add(share);
     const batches = await pool.runAll(shares, { signal: options.signal, urgent: options.urgent });
     return batches.flatMap(({ count, vectors }) => unflatten(vectors, count, this.dimensions));
   }

@@ -1,45 +1,42 @@
 import { describe, expect, it } from 'vitest';
 import { diversifyByConversation } from '../../src/conversations/conversation-diversity.js';
-import { conversationPlaces, withConversationPrior } from '../../src/conversations/conversation-prior.js';
+import { conversationPlaces, orderByConversations } from '../../src/conversations/conversation-prior.js';
 
 const hit = (conversationId: string, score: number) => ({ conversationId, score, id: `${conversationId}:${score}` });
-const order = (hits: ReturnType<typeof hit>[], places: ReadonlyMap<string, number> | undefined, prior: number, kept: number) =>
-  withConversationPrior(hits, places, prior, kept)
-    .sort((a, b) => b.score - a.score)
-    .map((k) => k.hit.id);
+const ids = (hits: { id: string }[]) => hits.map((h) => h.id);
+const ranking = (...ids: string[]) => conversationPlaces(ids.map((conversationId) => ({ conversationId, score: 0, turns: [] })));
 
-describe('withConversationPrior', () => {
+describe('orderByConversations', () => {
   // Turns of three conversations, best first; the conversation ranking puts "b" first.
   const hits = [hit('a', 0.9), hit('c', 0.8), hit('a', 0.7), hit('c', 0.6), hit('b', 0.5), hit('b', 0.4)];
-  const places = conversationPlaces([
-    { conversationId: 'b', score: 3, turns: [] },
-    { conversationId: 'a', score: 2, turns: [] },
-    { conversationId: 'c', score: 1, turns: [] },
-  ]);
+  const places = ranking('b', 'a', 'c');
 
-  it('keys by the hit score without a prior or a ranking', () => {
-    expect(withConversationPrior(hits, places, 0).map((k) => k.score)).toEqual(hits.map((h) => h.score));
-    expect(withConversationPrior(hits, undefined, 4).map((k) => k.score)).toEqual(hits.map((h) => h.score));
+  it('is the diversity pick alone without a prior or a ranking', () => {
+    expect(orderByConversations(hits, { places, prior: 0, kept: 0 })).toEqual(diversifyByConversation(hits));
+    expect(orderByConversations(hits, { prior: 4, kept: 0 })).toEqual(diversifyByConversation(hits));
   });
 
   it('lifts the turns of the conversation ranked first past better-placed turns of the others', () => {
     // Its own place still counts: the first turn of "a" stays between the two of "b".
-    expect(order(hits, places, 4, 0)).toEqual(['b:0.5', 'a:0.9', 'b:0.4', 'a:0.7', 'c:0.8', 'c:0.6']);
-    expect(order(hits, places, 100, 0)).toEqual(['b:0.5', 'b:0.4', 'a:0.9', 'a:0.7', 'c:0.8', 'c:0.6']);
+    expect(ids(orderByConversations(hits, { places, prior: 4, kept: 0 }))).toEqual(['b:0.5', 'a:0.9', 'b:0.4', 'a:0.7', 'c:0.8', 'c:0.6']);
+    expect(ids(orderByConversations(hits, { places, prior: 100, kept: 0 }))).toEqual(['b:0.5', 'b:0.4', 'a:0.9', 'a:0.7', 'c:0.8', 'c:0.6']);
   });
 
-  it('leaves the kept turns ahead, in their places', () => {
-    expect(order(hits, places, 4, 2)).toEqual(['a:0.9', 'c:0.8', 'b:0.5', 'b:0.4', 'a:0.7', 'c:0.6']);
-    expect(order(hits, places, 4, hits.length)).toEqual(hits.map((h) => h.id));
+  it('ranks by the prior at a decay of 1 too', () => {
+    expect(ids(orderByConversations(hits, { places, prior: 100, kept: 0, decay: 1 }))).toEqual(['b:0.5', 'b:0.4', 'a:0.9', 'a:0.7', 'c:0.8', 'c:0.6']);
+  });
+
+  it('keeps the first turns of the diversity pick in their places, and counts them in the pick after', () => {
+    const one = [hit('a', 0.9), hit('a', 0.89), hit('a', 0.88), hit('a', 0.87), hit('d', 0.1), hit('a', 0.05), hit('e', 0.04)];
+    const picked = diversifyByConversation(one);
+    const ordered = orderByConversations(one, { places: ranking('d', 'e', 'a'), prior: 100, kept: 3 });
+    expect(ordered.slice(0, 3)).toEqual(picked.slice(0, 3));
+    // "a" holds three kept turns: its fourth, below "d" and "e" by their conversations, stays below them.
+    expect(ids(ordered.slice(3))).toEqual(['d:0.1', 'e:0.04', 'a:0.87', 'a:0.05']);
+    expect(orderByConversations(one, { places: ranking('d'), prior: 100, kept: one.length })).toEqual(picked);
   });
 
   it('puts a conversation the ranking lacks after those it holds', () => {
-    const some = conversationPlaces([{ conversationId: 'c', score: 1, turns: [] }]);
-    expect(order(hits, some, 4, 0)).toEqual(['c:0.8', 'c:0.6', 'a:0.9', 'a:0.7', 'b:0.5', 'b:0.4']);
-  });
-
-  it('hands the diversity pick keys it can discount', () => {
-    const keyed = withConversationPrior([hit('a', 0.9), hit('a', 0.8), hit('a', 0.7), hit('b', 0.1)], conversationPlaces([]), 4, 0);
-    expect(diversifyByConversation(keyed, 0.5, 1).map((k) => k.hit.id)).toEqual(['a:0.9', 'b:0.1', 'a:0.8', 'a:0.7']);
+    expect(ids(orderByConversations(hits, { places: ranking('c'), prior: 4, kept: 0 }))).toEqual(['c:0.8', 'c:0.6', 'a:0.9', 'a:0.7', 'b:0.5', 'b:0.4']);
   });
 });

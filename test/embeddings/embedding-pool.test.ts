@@ -97,12 +97,14 @@ describe('EmbeddingPool dispatch and failure handling', () => {
     }
   });
 
-  it('imported sessions of a few turns never started the last worker: the shares of a small call start it too', async () => {
+  it('imported sessions of a few turns never started the last worker: the shares of a small bulk call start it too', async () => {
     const elastic = await EmbeddingPool.start(scripted(), { workers: 2, batchSize: 32 });
     try {
       expect(elastic.size).toBe(1);
       // Five texts are cut in shares of 3 and 2, each below a big batch: the second finds the kept worker busy.
       expect(await elastic.embed(['slow', 'a', 'b', 'c', 'd'])).toHaveLength(5);
+      expect(elastic.size).toBe(1);
+      expect(await elastic.embed(['slow', 'a', 'b', 'c', 'd'], { bulk: true })).toHaveLength(5);
       expect(elastic.size).toBe(2);
     } finally {
       await elastic.close();

@@ -104,18 +104,25 @@ export function turnCorpusSearchCases(f: TurnCorpusFixture) {
     const asked = { agentId: 'pr', userId: 'ana', topK: 10 };
     const turnsOf = (hits: { conversationId: string; turn: number }[]) => hits.map((h) => `${h.conversationId}#${h.turn}`);
 
-    const client = (db() as unknown as { $client: { query: (...args: unknown[]) => Promise<unknown> } }).$client;
-    const query = client.query;
-    let textStatements = 0;
-    client.query = (...args: unknown[]) => {
-      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string }).text;
-      if (text?.includes('weights AS MATERIALIZED')) textStatements += 1;
-      return query.apply(client, args);
+    // The statements a search sends: BM25's, and the feedback's mean, which only the conversations' ranking reads.
+    const statementsOf = async <T>(run: () => Promise<T>): Promise<{ result: T; text: number; feedback: number }> => {
+      const client = (db() as unknown as { $client: { query: (...args: unknown[]) => Promise<unknown> } }).$client;
+      const query = client.query;
+      const counted = { text: 0, feedback: 0 };
+      client.query = (...args: unknown[]) => {
+        const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string }).text;
+        if (text?.includes('weights AS MATERIALIZED')) counted.text += 1;
+        if (text?.includes('avg(')) counted.feedback += 1;
+        return query.apply(client, args);
+      };
+      try {
+        return { result: await run(), ...counted };
+      } finally {
+        client.query = query;
+      }
     };
-    const prior = await search.search('doctor', asked).finally(() => {
-      client.query = query;
-    });
-    expect(textStatements).toBe(1);
+    const { result: prior, ...statements } = await statementsOf(() => search.search('doctor', asked));
+    expect(statements).toEqual({ text: 1, feedback: 1 });
     const plain = await search.search('doctor', { ...asked, conversationPrior: 0 });
 
     // The other sessions say "doctor" twice a turn and lead the list. Past its kept turns, the
@@ -130,9 +137,11 @@ export function turnCorpusSearchCases(f: TurnCorpusFixture) {
     expect(placesOf(plain.hits)).toEqual([7, 8, 9, 10]);
     expect(placesOf(prior.hits)).toEqual([6, 7, 8, 9]);
     expect(turnsOf(prior.hits).slice(0, CONVERSATION_PRIOR_KEPT)).toEqual(turnsOf(plain.hits).slice(0, CONVERSATION_PRIOR_KEPT));
-    // A mode of one side, or one conversation's turns: ranked by the turns alone.
-    for (const options of [{ mode: 'text' as const }, { mode: 'vector' as const }, { conversationId: knee.id }]) {
-      expect(await search.search('doctor', { ...asked, ...options })).toEqual(await search.search('doctor', { ...asked, ...options, conversationPrior: 0 }));
+    // A mode of one side, one conversation's turns, or no more turns than are kept: ranked by the turns alone, no conversations searched.
+    for (const options of [{ mode: 'text' as const }, { mode: 'vector' as const }, { conversationId: knee.id }, { topK: CONVERSATION_PRIOR_KEPT }]) {
+      const { result, feedback } = await statementsOf(() => search.search('doctor', { ...asked, ...options }));
+      expect(feedback, JSON.stringify(options)).toBe(0);
+      expect(result).toEqual(await search.search('doctor', { ...asked, ...options, conversationPrior: 0 }));
     }
   });
 
