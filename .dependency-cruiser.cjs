@@ -12,7 +12,7 @@ const ENTRY_POINTS = [
   '^src/cli/[^/]+\\.ts$',
   // Bundled for the browser by the console's build (console-bundle.ts names it by path).
   '^src/console/browser/main\\.tsx$',
-  // Loaded by path as worker threads (workers/module-worker.ts).
+  // Loaded by path as worker threads (util/module-worker.ts).
   '-worker\\.ts$',
   // The typed client is published for other programs; the console is one user of it.
   '^src/client/memrag-client\\.ts$',

@@ -70,7 +70,11 @@ export async function createAppContext(config: Config, options: AppContextOption
           statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
           onPoolWait: (seconds) => dbPoolWait.observe(seconds),
         }
-      : { dataDir: config.DATA_DIR, ...(config.PGLITE_SHARED_BUFFERS && { pgliteSharedBuffers: config.PGLITE_SHARED_BUFFERS }) },
+      : {
+          dataDir: config.DATA_DIR,
+          pgliteThread: config.PGLITE_THREAD,
+          ...(config.PGLITE_SHARED_BUFFERS && { pgliteSharedBuffers: config.PGLITE_SHARED_BUFFERS }),
+        },
   );
   let crossEncoder: ClosableReranker | undefined;
   let made: Embedder | undefined;

@@ -13,6 +13,7 @@ import pg from 'pg';
 import { dropConnectionsWhoseQueryTimesOut } from './drop-timed-out-connections.js';
 import { openInMemoryPglite } from './in-memory-pglite.js';
 import { yieldBeforeStatements } from './pglite-fair-turns.js';
+import { PgliteThread } from './pglite-thread.js';
 import { initPgliteDirectory } from './pglite-initdb.js';
 import { reportPoolWaits } from './pool-wait.js';
 import { releaseClientsWhoseBeginFails } from './release-on-failed-begin.js';
@@ -45,6 +46,8 @@ export interface OpenDatabaseOptions {
   dataDir?: string;
   /** PGlite's buffer cache (`shared_buffers`, e.g. `32MB`), resident in the process; see PGLITE_SHARED_BUFFERS. */
   pgliteSharedBuffers?: string;
+  /** Runs PGlite in a worker thread of its own (see pglite-thread.ts); see PGLITE_THREAD. */
+  pgliteThread?: boolean;
   /** Connections in the pool, for the server driver. */
   poolSize?: number;
   /**
@@ -127,6 +130,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
 
   const dataDir = options.dataDir && options.dataDir !== 'memory://' ? resolve(options.dataDir) : undefined;
   if (dataDir) mkdirSync(dataDir, { recursive: true });
+  if (options.pgliteThread) return openPgliteThread(dataDir, options, migrationsFolder);
   const migrate = (client: PGlite) => migratePglite(drizzlePglite(client, { schema }), { migrationsFolder });
   const client = dataDir ? await openPgliteDirectory(dataDir, options.pgliteSharedBuffers ?? PGLITE_SHARED_BUFFERS) : await openInMemoryPglite(migrate);
   if (dataDir) await migrate(client);
@@ -146,6 +150,31 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
       await client.close();
     },
   };
+}
+
+async function openPgliteThread(dataDir: string | undefined, options: OpenDatabaseOptions, migrationsFolder: string): Promise<Database> {
+  if (dataDir && !existsSync(join(dataDir, 'PG_VERSION'))) await initPgliteDirectory(dataDir);
+  const thread = await PgliteThread.open({ ...(dataDir && { dataDir, sharedBuffers: options.pgliteSharedBuffers ?? PGLITE_SHARED_BUFFERS }) });
+  try {
+    // Drizzle and its migrator call only the part of PGlite's interface the thread offers.
+    const client = thread as unknown as PGlite;
+    await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder });
+    await thread.bindVectorsAsBinary();
+    await thread.exec('ANALYZE');
+    const statistics = startTableStatistics(thread, statisticsOptions(options));
+    return {
+      db: drizzlePglite(client, { schema }) as unknown as Db,
+      driver: 'pglite',
+      statistics,
+      close: async () => {
+        await statistics.stop();
+        await thread.close();
+      },
+    };
+  } catch (error) {
+    await thread.close().catch(() => {});
+    throw error;
+  }
 }
 
 const statisticsOptions = (options: OpenDatabaseOptions) => (options.analyzeIntervalMs === undefined ? {} : { intervalMs: options.analyzeIntervalMs });

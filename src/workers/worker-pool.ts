@@ -1,6 +1,6 @@
 import type { ResourceLimits, Worker } from 'node:worker_threads';
 import { Piscina, queueOptionsSymbol } from 'piscina';
-import { moduleWorkerEntry } from './module-worker.js';
+import { moduleWorkerEntry } from '../util/module-worker.js';
 import { POOL_MESSAGE, TaskState, isPoolWorkerMessage, type PoolWorkerData, type TaskEnvelope, type TaskOutcome } from './pool-protocol.js';
 import { deserializeError } from './serialized-error.js';
 import { UrgentFirstQueue } from './urgent-first-queue.js';

@@ -1,4 +1,4 @@
-import { siblingUrl } from '../../workers/module-worker.js';
+import { siblingUrl } from '../../util/module-worker.js';
 import { WorkerPool } from '../../workers/worker-pool.js';
 import type { CrossEncoderModelOptions, CrossEncoderScorer } from './cross-encoder-model.js';
 import type { CrossEncoderIdentity, CrossEncoderWorkerInit, ScoreTask } from './cross-encoder-worker-protocol.js';
