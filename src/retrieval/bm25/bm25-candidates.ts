@@ -53,6 +53,17 @@ export interface Bm25QueryOptions {
 const WALK_MIN_SHARE = 0.05;
 
 /**
+ * What a probe of the walk (one row by its key, the filter tested) costs against reading one
+ * matching row for the join. The walk probes about limit x total / matching rows, the join reads
+ * the matching rows, so the walk is taken only when matching² ≥ this x limit x total as well: in
+ * a small corpus a filter's share can be large while its rows are few. On `bench:load`'s 2,120
+ * memories (a four-word query over its 90-word vocabulary, page of 50, PostgreSQL, p50 of 300
+ * interleaved), walk against join: a 7% tag (155 rows) 2.92 / 2.03 ms, 26% (560) 2.37 / 2.39,
+ * 50% (1,059) 2.39 / 3.08, no filter 2.28 / 3.12: the two meet at 560² ≈ 3 x 50 x 2,120.
+ */
+const WALK_PROBE_COST = 3;
+
+/**
  * Below this many rows matching its filter, a search with no estimate of them scores only their
  * postings: at 21k turns (LongMemEval, one user's ~240 of them matching, a five-term question),
  * scoring every posting of the query's terms and then filtering took 21 ms, scoring the user's
@@ -165,8 +176,8 @@ export async function bm25Candidates(db: Db, t: Bm25IndexTables, tenantId: strin
     // ORDER BY, and a nested loop keeps its outer side's), so its LIMIT stops the walk.
     statement = sql`WITH ${weights}, ${scored},
       walk AS MATERIALIZED (
-        SELECT (${q.estimate})::float8 >= ${WALK_MIN_SHARE}::float8 * ${total} AS yes
-        FROM ${id(t.corpusStats)} s WHERE s.tenant_id = ${tenantId}
+        SELECT e.rows >= ${WALK_MIN_SHARE}::float8 * ${total} AND e.rows * e.rows >= ${WALK_PROBE_COST}::float8 * ${limit} * ${total} AS yes
+        FROM ${id(t.corpusStats)} s CROSS JOIN LATERAL (SELECT (${q.estimate})::float8 AS rows) e WHERE s.tenant_id = ${tenantId}
       )
       (SELECT r.doc::text AS id, r.score AS score${q.columns ? sql`, f.*` : sql``} FROM (SELECT doc, score FROM scored ORDER BY score DESC, doc) r
         CROSS JOIN LATERAL (SELECT ${q.columns ?? sql`1`} FROM ${q.table} WHERE ${q.idColumn} = r.doc AND ${q.where} OFFSET 0) f
