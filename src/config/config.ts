@@ -48,7 +48,7 @@ export const envSchema = z.object({
     .optional(),
   // PGlite in a worker thread of its own, beside the one serving HTTP (see src/db/pglite-thread.ts).
   PGLITE_THREAD: bool.default(false),
-  // Unset: the model the store was embedded with (USE lite for a store made before the static model), the static model for a new one.
+  // Unset: the model the store was embedded with, USE lite for a new store (src/embeddings/store-default-provider.ts).
   EMBEDDING_PROVIDER: z.enum(['bundled', 'static', 'transformers', 'openai']).optional(),
   EMBEDDING_MODEL: z.string().min(1).optional(),
   EMBEDDING_DIMENSIONS: z.coerce.number().int().positive().optional(),

@@ -27,6 +27,12 @@ export const TURN_EMBEDDER = process.env.BENCH_TURN_EMBEDDER ?? 'fake';
 export const SERVER_NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 // A heap snapshot of the server at rest after the mix is written here (V8 collects garbage first).
 export const HEAP_SNAPSHOT_DIR = process.env.BENCH_HEAP_SNAPSHOT_DIR;
+// How the server runs: `dist`, compiled first (`npm run build` in its checkout) and run by node, as
+// the Docker image runs it; `tsx`, its TypeScript through tsx's loader, as `npm start` runs it.
+export const SERVER_BUILD = ((value) => {
+  if (value !== 'dist' && value !== 'tsx') throw new Error(`BENCH_SERVER=${value}: use dist or tsx`);
+  return value;
+})(process.env.BENCH_SERVER ?? 'dist');
 export const WATCHDOG_MS = Number(process.env.BENCH_WATCHDOG_S ?? 3 * 3600) * 1000;
 
 export type Driver = 'pglite' | 'pg';

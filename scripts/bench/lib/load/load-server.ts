@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { type ScriptedLlmServer, startScriptedLlmServer } from '../../../../testkit/scripted-llm-server.js';
 import { freshServerDatabase } from '../fresh-server-database.js';
-import { repoRoot, PG_URL, LOG_LEVEL, SERVER_NODE_ARGS, HEAP_SNAPSHOT_DIR, type Driver } from './load-config.js';
+import { repoRoot, PG_URL, LOG_LEVEL, SERVER_BUILD, SERVER_NODE_ARGS, HEAP_SNAPSHOT_DIR, type Driver } from './load-config.js';
 import { words } from './load-client.js';
 
-// The server under load: src/main.ts of a checkout in a child process, and the helpers it shares.
+// The server under load: a checkout's server (dist/main.js or src/main.ts) in a child process, and the helpers it shares.
 export interface Version {
   name: string;
   dir: string;
@@ -20,9 +20,13 @@ export interface Server {
   stop(): Promise<void>;
 }
 
-/** Starts `script` under tsx in `cwd`; resolves once `ready` finds what it waits for in a line of its output. */
+/**
+ * Starts `script` in `cwd`, under tsx unless it is JavaScript; resolves once `ready` finds what it
+ * waits for in a line of its output.
+ */
 async function startProcess(cwd: string, script: string, env: NodeJS.ProcessEnv, ready: (line: string) => string | undefined, nodeArgs: string[] = []) {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], { cwd, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const loader = script.endsWith('.js') ? [] : ['--import', 'tsx'];
+  const child = spawn(process.execPath, [...nodeArgs, ...loader, script], { cwd, env, stdio: ['ignore', 'pipe', 'inherit'] });
   const value = await new Promise<string>((resolveValue, reject) => {
     // Every line is read (and dropped), so a full pipe never stalls the child's logging.
     createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -53,14 +57,30 @@ export async function stopSharedProcesses(): Promise<void> {
   await llm?.close();
 }
 
+/** Checkouts compiled in this run: each is built once, before its first server. */
+const built = new Map<string, Promise<void>>();
+
+function build(dir: string): Promise<void> {
+  let done = built.get(dir);
+  if (!done) {
+    done = new Promise<void>((resolveBuild, reject) => {
+      const child = spawn('npm', ['run', 'build'], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+      child.once('exit', (code) => (code === 0 ? resolveBuild() : reject(new Error(`npm run build in ${dir} exited with ${code}`))));
+    });
+    built.set(dir, done);
+  }
+  return done;
+}
+
 export async function startServer(version: Version, driver: Driver, embedder: string): Promise<Server> {
+  if (SERVER_BUILD === 'dist') await build(version.dir);
   const { API_KEYS: _keys, DATABASE_URL: _url, ...inherited } = process.env;
   const dataDir = driver === 'pglite' ? mkdtempSync(join(os.tmpdir(), 'memrag-load-')) : undefined;
   const database = driver === 'pg' ? await freshServerDatabase(PG_URL, 'memrag_bench_load') : undefined;
   if (embedder === 'fake') fakeEmbeddings ??= await startProcess(repoRoot, 'scripts/bench/lib/fake-embeddings-process.ts', process.env, (line) => line);
   const { child, value } = await startProcess(
     version.dir,
-    'src/main.ts',
+    SERVER_BUILD === 'dist' ? 'dist/main.js' : 'src/main.ts',
     {
       // As `npm start` and the Docker image run it, unless the bench's own environment says otherwise.
       MALLOC_ARENA_MAX: '2',
