@@ -96,6 +96,16 @@ describe('PGlite in a thread of its own (PGLITE_THREAD)', () => {
     expect(await outside).toEqual([{ n: 1 }]);
   });
 
+  it('fails the statements out and every later one as unavailable when its thread dies', async () => {
+    const database = await openDatabase({ dataDir: 'memory://', pgliteThread: true });
+    const thread = (database.db as unknown as { $client: { worker: { terminate(): Promise<number> } } }).$client;
+    const running = database.db.execute(sql`SELECT pg_sleep(0.5)`).catch((error: unknown) => error);
+    await thread.worker.terminate();
+    expect(isDatabaseUnavailable(await running)).toBe(true);
+    expect(isDatabaseUnavailable(await database.db.execute(sql`SELECT 1`).catch((error: unknown) => error))).toBe(true);
+    await database.close();
+  });
+
   it('keeps what it wrote in its data directory once closed, and fails later statements as unavailable', async () => {
     const dataDir = path.join(root, 'reopened');
     const first = await openDatabase({ dataDir, pgliteThread: true });
