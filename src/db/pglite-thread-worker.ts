@@ -110,15 +110,25 @@ async function main(): Promise<void> {
     }
   };
 
+  const fail = (id: number, error: unknown) => port!.postMessage({ id, ok: false, error: toThreadError(error) } satisfies PgliteThreadReply);
   port!.on('message', (request: PgliteThreadRequest) => {
     handle(request).then(
       (value) => {
         const dumped = value && 'bytes' in value ? [value.bytes] : [];
-        port!.postMessage({ id: request.id, ok: true, value } satisfies PgliteThreadReply, dumped);
+        try {
+          port!.postMessage({ id: request.id, ok: true, value } satisfies PgliteThreadReply, dumped);
+        } catch (error) {
+          // A result structured clone refuses fails its statement, not the thread.
+          fail(request.id, error);
+        }
         if (request.op === 'close') port!.close();
       },
-      (error: unknown) => port!.postMessage({ id: request.id, ok: false, error: toThreadError(error) } satisfies PgliteThreadReply),
+      (error: unknown) => fail(request.id, error),
     );
+  });
+  // A request that cannot be read has no id to answer: its caller learns of it when the thread stops.
+  port!.on('messageerror', (error) => {
+    throw error;
   });
   port!.postMessage({ ready: true } satisfies PgliteThreadReady);
 }

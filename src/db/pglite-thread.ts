@@ -50,6 +50,10 @@ export class PgliteThread implements PgliteClient {
     };
     worker.on('error', (error) => stop(Object.assign(new Error(`PGlite is closed: its thread failed (${error.message})`), { cause: error })));
     worker.on('exit', () => stop(new Error('PGlite is closed')));
+    // A reply that cannot be read answers nothing: its caller would wait for ever.
+    worker.on('messageerror', (error) =>
+      stop(Object.assign(new Error(`PGlite is closed: a reply from its thread could not be read (${error.message})`), { cause: error })),
+    );
   }
 
   /** Starts the thread and opens PGlite in it; fails with PGlite's own error when it cannot open. */
@@ -69,6 +73,8 @@ export class PgliteThread implements PgliteClient {
       worker.off('exit', onExit);
     });
     if (!ready.ready) {
+      // Until it has stopped: an error event without a listener would throw in this thread.
+      worker.on('error', () => {});
       await worker.terminate();
       throw fromThreadError(ready.error);
     }
@@ -82,7 +88,14 @@ export class PgliteThread implements PgliteClient {
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
       // Held only while a statement is out: an idle database keeps no process alive.
       if (this.pending.size === 1) this.worker.ref();
-      this.worker.postMessage({ ...request, id });
+      try {
+        this.worker.postMessage({ ...request, id });
+      } catch (error) {
+        // A value structured clone refuses: nothing was sent.
+        this.pending.delete(id);
+        if (this.pending.size === 0) this.worker.unref();
+        reject(error);
+      }
     });
   }
 
@@ -95,7 +108,13 @@ export class PgliteThread implements PgliteClient {
   }
 
   private async runQuery<T>(txId: number | undefined, sql: string, params: unknown[], options?: QueryOptions): Promise<Results<T>> {
-    const result = await this.call<Results<T>>({ op: 'query', ...(txId !== undefined && { txId }), sql, params, options: crossing(options) });
+    const result = await this.call<Results<T>>({
+      op: 'query',
+      ...(txId !== undefined && { txId }),
+      sql,
+      params: params.map(exactBytes),
+      options: crossing(options),
+    });
     return applyParsers(result, options);
   }
 
@@ -161,8 +180,11 @@ export class PgliteThread implements PgliteClient {
 
   async close(): Promise<void> {
     if (this.failure) return;
-    await this.call({ op: 'close' });
-    await this.worker.terminate();
+    try {
+      await this.call({ op: 'close' });
+    } finally {
+      await this.worker.terminate();
+    }
   }
 }
 
@@ -176,15 +198,27 @@ function crossing(options: QueryOptions | undefined): ThreadQueryOptions {
   };
 }
 
+/**
+ * A byte view as its own bytes: structured clone copies a view's whole buffer, and a small Buffer
+ * (a vector in binary) is a view into Node's 8 KiB pool.
+ */
+function exactBytes(value: unknown): unknown {
+  return ArrayBuffer.isView(value) && value.byteLength !== value.buffer.byteLength
+    ? new Uint8Array(value.buffer.slice(value.byteOffset, value.byteOffset + value.byteLength))
+    : value;
+}
+
 function applyParsers<T>(result: Results<T>, options: QueryOptions | undefined): Results<T> {
   const parsers = options?.parsers as Record<number, Parser> | undefined;
   if (!parsers) return result;
+  const byIndex = options?.rowMode === 'array';
+  // By name, a row holds the last of its columns of that name, as PGlite's own rows do.
+  const last = new Map(result.fields.map((field, index) => [field.name, index]));
   const columns = result.fields.flatMap((field, index) => {
     const parse = parsers[field.dataTypeID];
-    return parse ? [{ index, name: field.name, typeId: field.dataTypeID, parse }] : [];
+    return parse && (byIndex || last.get(field.name) === index) ? [{ index, name: field.name, typeId: field.dataTypeID, parse }] : [];
   });
   if (columns.length === 0) return result;
-  const byIndex = options?.rowMode === 'array';
   for (const row of result.rows as Record<string | number, unknown>[]) {
     for (const column of columns) {
       const key = byIndex ? column.index : column.name;

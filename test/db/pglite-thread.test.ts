@@ -1,11 +1,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { PGlite, type QueryOptions } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/database.js';
 import { isDatabaseUnavailable } from '../../src/db/database-unavailable.js';
+import { PgliteThread } from '../../src/db/pglite-thread.js';
 import { call, createApp, createTestContext } from '../http/http-test-context.js';
 
 const rowsOf = async (database: Database, query: ReturnType<typeof sql>) =>
@@ -79,21 +81,28 @@ describe('PGlite in a thread of its own (PGLITE_THREAD)', () => {
     expect(isDatabaseUnavailable(failure)).toBe(false);
   });
 
-  it('runs a statement from outside an open transaction after it, as PGlite in this thread does', async () => {
+  it('runs a statement from outside an open transaction only once it has ended, as PGlite in this thread does', async () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     let inserted!: () => void;
     const insertedOnce = new Promise<void>((resolve) => (inserted = resolve));
-    const transaction = threaded.db.transaction(async (tx) => {
-      await tx.execute(sql`INSERT INTO thread_rows VALUES (10)`);
-      inserted();
-      await held;
-    });
+    const transaction = threaded.db
+      .transaction(async (tx) => {
+        await tx.execute(sql`INSERT INTO thread_rows VALUES (10)`);
+        inserted();
+        await held;
+        throw new Error('rolled back');
+      })
+      .catch(() => {});
     await insertedOnce;
-    const outside = rowsOf(threaded, sql`SELECT count(*)::int AS n FROM thread_rows WHERE n = 10`);
+    let settled = false;
+    const outside = rowsOf(threaded, sql`SELECT count(*)::int AS n FROM thread_rows WHERE n = 10`).finally(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(settled).toBe(false);
     release();
     await transaction;
-    expect(await outside).toEqual([{ n: 1 }]);
+    // Run inside the open transaction instead, it would have seen the row it rolled back.
+    expect(await outside).toEqual([{ n: 0 }]);
   });
 
   it('fails the statements out and every later one as unavailable when its thread dies', async () => {
@@ -120,6 +129,61 @@ describe('PGlite in a thread of its own (PGLITE_THREAD)', () => {
     } finally {
       await second.close();
     }
+  });
+});
+
+describe('PgliteThread against PGlite in this thread', () => {
+  let thread: PgliteThread;
+  let here: PGlite;
+  beforeAll(async () => {
+    [thread, here] = await Promise.all([PgliteThread.open({}), PGlite.create()]);
+  });
+  afterAll(async () => {
+    await Promise.all([thread?.close(), here?.close()]);
+  });
+
+  // Parsers cross as the types they are for: the thread returns those columns' raw text.
+  const doubled: QueryOptions['parsers'] = { 23: (value: string) => Number(value) * 2 };
+
+  it.each<[string, string, QueryOptions]>([
+    ['objects', `SELECT 21 AS a, 'x'::text AS b, NULL::int AS c`, { parsers: doubled }],
+    ['arrays', `SELECT 21 AS a, 'x'::text AS b, NULL::int AS c`, { parsers: doubled, rowMode: 'array' }],
+    ['objects with two columns of one name', `SELECT 1 AS a, 'y'::text AS a`, { parsers: doubled }],
+    ['arrays with two columns of one name', `SELECT 1 AS a, 'y'::text AS a`, { parsers: doubled, rowMode: 'array' }],
+    ['an array type left to the default', `SELECT ARRAY[1, 2]::int[] AS list, 3 AS n`, { parsers: doubled }],
+  ])('applies parsers as PGlite does: %s', async (_name, query, options) => {
+    const [there, local] = await Promise.all([thread.query(query, [], options), here.query(query, [], options)]);
+    expect(there.rows).toEqual(local.rows);
+    expect(there.fields).toEqual(local.fields);
+  });
+
+  it('applies parsers to every result of several statements', async () => {
+    const query = 'SELECT 1 AS a; SELECT 2 AS a';
+    const [there, local] = await Promise.all([thread.exec(query, { parsers: doubled }), here.exec(query, { parsers: doubled })]);
+    expect(there.map((result) => result.rows)).toEqual([[{ a: 2 }], [{ a: 4 }]]);
+    expect(there.map((result) => result.rows)).toEqual(local.map((result) => result.rows));
+  });
+
+  it('rolls back a transaction that rolls itself back, whether its callback then returns or throws', async () => {
+    await thread.transaction(async (tx) => {
+      await tx.query('CREATE TABLE gone (a int)');
+      await tx.rollback();
+      expect(tx.closed).toBe(true);
+      await expect(tx.query('SELECT 1')).rejects.toThrow('Transaction is closed');
+    });
+    await expect(
+      thread.transaction(async (tx) => {
+        await tx.query('CREATE TABLE gone (a int)');
+        await tx.rollback();
+        throw new Error('after its rollback');
+      }),
+    ).rejects.toThrow('after its rollback');
+    expect((await thread.query<{ t: string | null }>(`SELECT to_regclass('gone')::text AS t`)).rows).toEqual([{ t: null }]);
+  });
+
+  it('fails a statement whose parameter cannot cross, and goes on serving', async () => {
+    await expect(thread.query('SELECT $1::text AS s', [() => 'a function'])).rejects.toThrow();
+    expect((await thread.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
   });
 });
 

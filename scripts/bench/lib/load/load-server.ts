@@ -64,7 +64,9 @@ function build(dir: string): Promise<void> {
   let done = built.get(dir);
   if (!done) {
     done = new Promise<void>((resolveBuild, reject) => {
-      const child = spawn('npm', ['run', 'build'], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+      // Its output goes to stderr: tsc reports errors on stdout, and the bench's own stdout is its figures.
+      const child = spawn('npm', ['run', 'build'], { cwd: dir, stdio: ['ignore', process.stderr, 'inherit'] });
+      child.once('error', reject);
       child.once('exit', (code) => (code === 0 ? resolveBuild() : reject(new Error(`npm run build in ${dir} exited with ${code}`))));
     });
     built.set(dir, done);
