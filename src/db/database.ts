@@ -18,7 +18,7 @@ import { initPgliteDirectory } from './pglite-initdb.js';
 import { reportPoolWaits } from './pool-wait.js';
 import { releaseClientsWhoseBeginFails } from './release-on-failed-begin.js';
 import * as schema from './schema/index.js';
-import { type TableStatistics, startTableStatistics } from './table-statistics.js';
+import { type SqlRunner, type TableStatistics, startTableStatistics } from './table-statistics.js';
 import { attachVectorSearchPool } from './vector-search-connections.js';
 import { bindPgliteVectorsAsBinary } from './vector-wire-format.js';
 
@@ -116,16 +116,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
     // pool keeps pg's 10 s, because each holds the statements its searches prepared.
     const searchPool = openQueryPool(options.poolSize ?? 10, SEARCH_CONNECTION_IDLE_MS);
     attachVectorSearchPool(pool, searchPool);
-    const statistics = startTableStatistics(pool, statisticsOptions(options));
-    return {
-      db: drizzlePg(pool, { schema }) as unknown as Db,
-      driver: 'pg',
-      statistics,
-      close: async () => {
-        await statistics.stop();
-        await Promise.all([pool.end(), searchPool.end()]);
-      },
-    };
+    return withStatistics(drizzlePg(pool, { schema }), 'pg', pool, options, () => Promise.all([pool.end(), searchPool.end()]));
   }
 
   const dataDir = options.dataDir && options.dataDir !== 'memory://' ? resolve(options.dataDir) : undefined;
@@ -140,16 +131,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
   // PGlite has no autovacuum, so nothing would ever gather planner statistics: every table would
   // look empty, and the planner picks nested loops that are quadratic at a few thousand rows.
   await client.exec('ANALYZE');
-  const statistics = startTableStatistics(client, statisticsOptions(options));
-  return {
-    db: db as unknown as Db,
-    driver: 'pglite',
-    statistics,
-    close: async () => {
-      await statistics.stop();
-      await client.close();
-    },
-  };
+  return withStatistics(db, 'pglite', client, options, () => client.close());
 }
 
 async function openPgliteThread(dataDir: string | undefined, options: OpenDatabaseOptions, migrationsFolder: string): Promise<Database> {
@@ -161,23 +143,32 @@ async function openPgliteThread(dataDir: string | undefined, options: OpenDataba
     await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder });
     await thread.bindVectorsAsBinary();
     await thread.exec('ANALYZE');
-    const statistics = startTableStatistics(thread, statisticsOptions(options));
-    return {
-      db: drizzlePglite(client, { schema }) as unknown as Db,
-      driver: 'pglite',
-      statistics,
-      close: async () => {
-        await statistics.stop();
-        await thread.close();
-      },
-    };
+    return withStatistics(drizzlePglite(client, { schema }), 'pglite', thread, options, () => thread.close());
   } catch (error) {
     await thread.close().catch(() => {});
     throw error;
   }
 }
 
-const statisticsOptions = (options: OpenDatabaseOptions) => (options.analyzeIntervalMs === undefined ? {} : { intervalMs: options.analyzeIntervalMs });
+/** An open driver as a Database: its planner statistics kept on `runner`, stopped before the driver closes. */
+function withStatistics(
+  db: unknown,
+  driver: Database['driver'],
+  runner: SqlRunner,
+  options: OpenDatabaseOptions,
+  closeDriver: () => Promise<unknown>,
+): Database {
+  const statistics = startTableStatistics(runner, options.analyzeIntervalMs === undefined ? {} : { intervalMs: options.analyzeIntervalMs });
+  return {
+    db: db as Db,
+    driver,
+    statistics,
+    close: async () => {
+      await statistics.stop();
+      await closeDriver();
+    },
+  };
+}
 
 /**
  * PGlite's buffer cache on a data directory. PostgreSQL's default, 128MB, is part of the process's

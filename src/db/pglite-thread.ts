@@ -23,7 +23,9 @@ export type PgliteClient = Pick<PGlite, 'query' | 'exec' | 'transaction' | 'clos
  * every statement's execution waits behind the HTTP work and holds it up in turn, so two cores
  * served one thread's worth. Here the statements run on the second core while this thread parses
  * requests, analyses text and embeds. Each statement costs a message each way, and its rows are
- * copied (structured clone) rather than handed over.
+ * copied (structured clone) rather than handed over. Under the load mix this took two thirds of
+ * the main thread's work and the slowest saves' waits away, but not a request per second more:
+ * PGlite's one executor is the bound either way (docs/benchmarks/load.md).
  *
  * Transactions keep PGlite's own semantics: the thread holds PGlite's transaction open between
  * the caller's statements, and other statements wait for it as they would in the same thread.
