@@ -54,13 +54,14 @@ const TASKS_PER_WORKER = 8;
 const WORKER_YOUNG_GENERATION_MB = 8;
 
 /**
- * The batches of a bulk call cut into several (see `embed` and EmbedOptions.bulk): each wants a
- * worker of its own, as a big batch does, so that a worker kept idle starts for them. Without it
- * an imported session of five turns, cut in two, queued both shares on the one worker kept, and
- * PGlite's import ran at one worker's pace (docs/benchmarks/longmemeval.md). Other small calls of
- * several texts (an extractive answer's sentences, a batch of saves) stay with the kept workers.
+ * Most tasks a worker may hold to be given a big batch, or a share of a bulk call cut across the
+ * workers (EmbedOptions.bulk): each wants a worker of its own, so that a worker kept idle starts
+ * for it. Without it an imported session of five turns, cut in two, queued both shares on the one
+ * worker kept, and PGlite's import ran at one worker's pace (docs/benchmarks/longmemeval.md).
+ * Other small calls of several texts (an extractive answer's sentences, a batch of saves) stay
+ * with the kept workers.
  */
-const splitShares = new WeakSet<string[]>();
+const OWN_WORKER_ROOM = 2;
 
 /**
  * Workers kept for small calls (queries, saves) when `minWorkers` is not given: one core is left to
@@ -154,8 +155,11 @@ export class EmbeddingPool implements Embedder {
     // single-thread throughput, idle workers do.
     const batchSize = Math.min(this.batchSize, Math.ceil(texts.length / this.workers));
     const shares = splitIntoBatches(texts, batchSize);
-    if (options.bulk && shares.length > 1) for (const share of shares) splitShares.add(share);
-    const batches = await pool.runAll(shares, { signal: options.signal, urgent: options.urgent });
+    const batches = await pool.runAll(shares, {
+      signal: options.signal,
+      urgent: options.urgent,
+      ...(options.bulk && shares.length > 1 && { room: OWN_WORKER_ROOM }),
+    });
     return batches.flatMap(({ count, vectors }) => unflatten(vectors, count, this.dimensions));
   }
 
@@ -201,7 +205,7 @@ function workersStarter(spec: EmbedderModuleSpec, options: EmbeddingPoolOptions 
       workers,
       minWorkers: Math.min(workers, options.minWorkers ?? defaultMinWorkers(workers)),
       tasksPerWorker: TASKS_PER_WORKER,
-      roomFor: (texts: string[]) => (texts.length >= BIG_BATCH_TEXTS || splitShares.has(texts) ? 2 : TASKS_PER_WORKER),
+      roomFor: (texts: string[]) => (texts.length >= BIG_BATCH_TEXTS ? OWN_WORKER_ROOM : TASKS_PER_WORKER),
       maxFailedRestarts: options.maxFailedRestarts ?? 3,
       resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
       ...(options.niceness && { niceness: options.niceness }),

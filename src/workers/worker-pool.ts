@@ -87,6 +87,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Waits for a worker ahead of the tasks that are not urgent. */
   urgent?: boolean;
+  /** The room each of the call's tasks asks for, in place of roomFor's (see WorkerPoolOptions.roomFor). */
+  room?: number;
 }
 
 export class WorkerPool<Task, Result, Info, Init = unknown> {
@@ -171,7 +173,7 @@ export class WorkerPool<Task, Result, Info, Init = unknown> {
    * caller wants all of them or none.
    */
   runAll(tasks: readonly Task[], options: RunOptions = {}): Promise<Result[]> {
-    const { signal, urgent } = options;
+    const { signal, urgent, room } = options;
     if (this.closing) return Promise.reject(new Error(`${this.options.name} is closed`));
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (tasks.length === 0) return Promise.resolve([]);
@@ -189,7 +191,7 @@ export class WorkerPool<Task, Result, Info, Init = unknown> {
       const states = new Int32Array(new SharedArrayBuffer(tasks.length * Int32Array.BYTES_PER_ELEMENT));
       const members = tasks.map(
         (task, slot): PendingTask<Task, Result> => ({
-          envelope: withRoom({ states, slot, task, ...(urgent ? { urgent } : {}) }, this.options.roomFor?.(task)),
+          envelope: withRoom({ states, slot, task, ...(urgent ? { urgent } : {}) }, room ?? this.options.roomFor?.(task)),
           resolve: (result) => {
             results[slot] = result;
             if (--remaining > 0) return;

@@ -165,6 +165,16 @@ describe('WorkerPool', () => {
     expect(await pool.run({ op: 'history' })).toEqual(['busy', 'held', 'big']);
   });
 
+  it("gives a call's tasks only to a worker with the room the call asks for, in place of roomFor's", async () => {
+    const pool = await start({ tasksPerWorker: 8 });
+    const busy = pool.run({ op: 'sleep', ms: 300, value: 'busy' });
+    const held = pool.run({ op: 'echo', value: 'held' });
+    const roomy = pool.run({ op: 'echo', value: 'roomy' }, { urgent: true, room: 2 });
+    await Promise.all([busy, held, roomy]);
+    // Held by the worker, the urgent task would have run before 'held': it waited for room instead.
+    expect(await pool.run({ op: 'history' })).toEqual(['busy', 'held', 'roomy']);
+  });
+
   describe('a worker that runs the tasks it holds together', () => {
     beforeEach(async () => {
       await writeFile(path.join(dir, 'together'), '1');
