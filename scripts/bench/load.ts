@@ -13,6 +13,9 @@
  *    memory extraction on), 10% document search. req/s, p50/p99 per kind, failures (any status
  *    but 2xx, 429 and 503 counted apart), the pool's waits, and the server's resident memory idle
  *    before any data and after the load.
+ *  - `mix-kinds`: each kind of the mix alone (BENCH_CLIENTS clients, BENCH_DURATION_S / 2 s each,
+ *    after the same seeding): req/s, p50/p99 and CPU ms per request in the server (its main thread
+ *    apart), PostgreSQL and the bench, and each kind's part of the mix's CPU. Not run by default.
  *  - `kinds`: the older per-kind cases (memory search, knowledge search, memory save alone), by
  *    autocannon at BENCH_CONNECTIONS.
  *
@@ -34,7 +37,7 @@ import os from 'node:os';
 import { resolve } from 'node:path';
 import { repoRoot, SCENARIOS, DRIVERS, BASELINE_DIR, EMBEDDER, WATCHDOG_MS, type Driver } from './lib/load/load-config.js';
 import { type Version, startScriptedModel, stopSharedProcesses } from './lib/load/load-server.js';
-import { type Row, freshMemories, freshTurns, writers, mix } from './lib/load/load-scenarios.js';
+import { type Row, freshMemories, freshTurns, writers, mix, mixKinds } from './lib/load/load-scenarios.js';
 import { kinds } from './lib/load/load-kinds.js';
 
 async function main() {
@@ -78,6 +81,7 @@ async function main() {
         await each('fresh', freshTurns);
       } else if (scenario === 'writers') await each('writers', writers);
       else if (scenario === 'mix') await each('mix', mix);
+      else if (scenario === 'mix-kinds') await each('mix-kinds', mixKinds);
       else if (scenario === 'kinds') await each('kinds', kinds);
       else throw new Error(`unknown scenario ${scenario}`);
     }

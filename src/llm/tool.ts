@@ -39,13 +39,31 @@ export function toolSpecOf(shape: ToolShape): ToolSpec {
   return { name: shape.name, description: shape.description, parameters: jsonSchemaOf(shape) };
 }
 
+/**
+ * Each zod schema's JSON schema, made once and frozen (shared by every tool built on it): a chat
+ * builds its tools anew for every turn, and converting their schemas took ~1.6% of the server's
+ * main thread per chat (`bench:load`, chats alone).
+ */
+const jsonSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
+
 function jsonSchemaOf(shape: ToolShape): Record<string, unknown> {
   // Providers reject other names with an opaque 400 on every request; fail at startup instead.
   if (!TOOL_NAME.test(shape.name)) throw new Error(`Invalid tool name '${shape.name}': use [a-zA-Z0-9_-], at most 64 chars`);
+  const made = jsonSchemas.get(shape.parameters);
+  if (made) return made;
   // `$schema` is noise to providers and some strict validators reject unknown top-level keys.
   const { $schema: _ignored, ...jsonSchema } = withoutSizeBounds(z.toJSONSchema(shape.parameters, { io: 'input' })) as Record<string, unknown>;
   if (jsonSchema.type !== 'object') throw new Error(`Tool '${shape.name}' parameters must be a zod object schema`);
+  jsonSchemas.set(shape.parameters, deepFrozen(jsonSchema));
   return jsonSchema;
+}
+
+function deepFrozen<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const inner of Object.values(value)) deepFrozen(inner);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 /**

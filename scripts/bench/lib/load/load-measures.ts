@@ -96,7 +96,7 @@ export async function settle(base: string): Promise<void> {
 const quantile = (sorted: readonly number[], q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : NaN);
 export const round = (n: number) => Math.round(n * 10) / 10;
 
-class Latencies {
+export class Latencies {
   readonly byKind = new Map<string, { ms: number[]; failed: number; shed: number }>();
   record(kind: string, ms: number, status: number): void {
     let k = this.byKind.get(kind);

@@ -4,7 +4,7 @@ import { rssBreakdown } from '../rss-breakdown.js';
 import { DURATION_S, CLIENTS, MEMORIES, TURNS, WRITER_COUNTS, WRITERS_S, EMBEDDER, TURN_EMBEDDER, HEAP_SNAPSHOT_DIR, type Driver } from './load-config.js';
 import { type Version, type Server, startServer } from './load-server.js';
 import { random, words, sleep, post, memoryBody, memorySearchBody, seedMemories, seedDocuments, seedTurns } from './load-client.js';
-import { cpuTimes, scrape, settle, round, runClients, searchAtOnce } from './load-measures.js';
+import { type Latencies, cpuTimes, scrape, settle, round, runClients, searchAtOnce } from './load-measures.js';
 
 // The `fresh`, `writers` and `mix` scenarios, each a row (or rows) of figures per version and driver.
 export type Row = Record<string, string | number>;
@@ -57,6 +57,17 @@ export async function writers(version: Version, driver: Driver): Promise<Row[]> 
   }
 }
 
+/** The mix's kinds of request, each with its share of the mix: what `mix` picks from and `mixKinds` runs alone. */
+function mixRequests(base: string): { kind: string; share: number; request: () => Promise<Response> }[] {
+  let n = 0;
+  return [
+    { kind: 'memory search', share: 0.5, request: () => post(base, '/v1/memories/search', memorySearchBody()) },
+    { kind: 'save', share: 0.25, request: () => post(base, '/v1/memories', memoryBody(`mix-${n++}`)) },
+    { kind: 'chat', share: 0.15, request: () => post(base, '/v1/chat', { message: `${words(8)}?`, userId: `user-${Math.floor(random() * 8)}` }) },
+    { kind: 'document search', share: 0.1, request: () => post(base, '/v1/search', { query: words(4), topK: 10 }) },
+  ];
+}
+
 export async function mix(version: Version, driver: Driver): Promise<Row[]> {
   const server = await startServer(version, driver, EMBEDDER);
   try {
@@ -66,14 +77,12 @@ export async function mix(version: Version, driver: Driver): Promise<Row[]> {
     await seedDocuments(server.base);
     const before = await scrape(server.base);
     const cpuBefore = cpuTimes(server.child.pid);
-    let n = 0;
+    const requests = mixRequests(server.base);
     const t0 = performance.now();
     const latencies = await runClients(CLIENTS, DURATION_S, () => {
-      const r = random();
-      if (r < 0.5) return ['memory search', () => post(server.base, '/v1/memories/search', memorySearchBody())];
-      if (r < 0.75) return ['save', () => post(server.base, '/v1/memories', memoryBody(`mix-${n++}`))];
-      if (r < 0.9) return ['chat', () => post(server.base, '/v1/chat', { message: `${words(8)}?`, userId: `user-${Math.floor(random() * 8)}` })];
-      return ['document search', () => post(server.base, '/v1/search', { query: words(4), topK: 10 })];
+      let r = random();
+      const picked = requests.find(({ share }) => (r -= share) < 0) ?? requests[requests.length - 1]!;
+      return [picked.kind, picked.request];
     });
     const seconds = (performance.now() - t0) / 1000;
     const cpuAfter = cpuTimes(server.child.pid);
@@ -117,8 +126,64 @@ export async function mix(version: Version, driver: Driver): Promise<Row[]> {
       'RSS MB files': held?.filesMb ?? 'n/a',
       ...(live ? { 'heap MB live': Math.round(live.heapMb), 'heap snapshot': live.file } : {}),
     };
-    const kinds = ['memory search', 'save', 'chat', 'document search'].map((kind) => ({ version: version.name, driver, kind, ...latencies.summary(kind) }));
+    const kinds = requests.map(({ kind }) => ({ version: version.name, driver, kind, ...latencies.summary(kind) }));
     return [head, ...kinds];
+  } finally {
+    await server.stop();
+  }
+}
+
+/**
+ * Each kind of the mix alone, after the mix's seeding, by as many clients for half as long: what
+ * one request of each costs where (CPU ms of the server, its main thread, PostgreSQL and the
+ * bench), and so each kind's part of the mix's CPU (its share of requests times its cost).
+ */
+export async function mixKinds(version: Version, driver: Driver): Promise<Row[]> {
+  const server = await startServer(version, driver, EMBEDDER);
+  try {
+    await seedMemories(server.base);
+    await seedDocuments(server.base);
+    const measured: {
+      kind: string;
+      share: number;
+      seconds: number;
+      summary: ReturnType<Latencies['summary']>;
+      cpu: Record<'server' | 'main' | 'postgres' | 'bench', number>;
+    }[] = [];
+    for (const { kind, share, request } of mixRequests(server.base)) {
+      await settle(server.base);
+      const cpuBefore = cpuTimes(server.child.pid);
+      const t0 = performance.now();
+      const latencies = await runClients(CLIENTS, DURATION_S / 2, () => [kind, request]);
+      const seconds = (performance.now() - t0) / 1000;
+      const cpuAfter = cpuTimes(server.child.pid);
+      const summary = latencies.summary(kind);
+      const per = (amount: number) => amount / Math.max(1, summary.n);
+      const cpu = {
+        server: per(cpuAfter.server - cpuBefore.server),
+        main: per(cpuAfter.serverMain - cpuBefore.serverMain),
+        postgres: driver === 'pg' ? per(cpuAfter.postgres - cpuBefore.postgres) : 0,
+        bench: per(cpuAfter.bench - cpuBefore.bench),
+      };
+      measured.push({ kind, share, seconds, summary, cpu });
+    }
+    const total = (m: (typeof measured)[number]) => m.cpu.server + m.cpu.postgres + m.cpu.bench;
+    const mixCpu = measured.reduce((sum, m) => sum + m.share * total(m), 0);
+    return measured.map((m) => ({
+      version: version.name,
+      driver,
+      kind: m.kind,
+      'req/s': round(m.summary.n / m.seconds),
+      p50: m.summary.p50,
+      p99: m.summary.p99,
+      failed: m.summary.failed,
+      shed: m.summary.shed,
+      'CPU ms/req server': round(m.cpu.server),
+      'of it main thread': round(m.cpu.main),
+      'CPU ms/req postgres': driver === 'pg' ? round(m.cpu.postgres) : 'n/a',
+      'CPU ms/req bench': round(m.cpu.bench),
+      'share of the mix CPU': `${Math.round((100 * m.share * total(m)) / mixCpu)}%`,
+    }));
   } finally {
     await server.stop();
   }
