@@ -15,6 +15,15 @@ export const EXTEND_DOWN_TO_SHARE = 0.45;
 /** Turns an extension ahead of time never absorbs: the next question's closest context. */
 export const KEEP_RECENT_TURNS = 2;
 
+/**
+ * Whether a conversation whose latest turn is `turn` (turns numbered from 1) may have a turn to
+ * absorb: with KEEP_RECENT_TURNS turns or fewer it has none, and `extendSummaryAhead` would return
+ * undefined whatever the history, so a caller need not load it.
+ */
+export function mayExtendSummaryAfter(turn: number): boolean {
+  return turn > KEEP_RECENT_TURNS;
+}
+
 export interface SummaryExtensionInput {
   /** The stored conversation, whole turns, oldest first, the turn just answered last. */
   history: readonly HistoryTurn[];

@@ -1,7 +1,7 @@
 import type { CompactionSettings } from '../compaction/compaction-config.js';
 import { groupTurns } from '../compaction/conversation-turns.js';
 import { writeTurnCheckpoint } from '../compaction/llm-checkpoint-writer.js';
-import { extendSummaryAhead } from '../compaction/summary-extension.js';
+import { extendSummaryAhead, mayExtendSummaryAfter } from '../compaction/summary-extension.js';
 import { createLlmSummarizer } from '../compaction/summarizer.js';
 import { compactionLimit } from '../compaction/compaction-config.js';
 import type { AfterTurnHook } from './after-turn-hooks.js';
@@ -36,7 +36,9 @@ export function createCheckpointHook(options: CheckpointHookOptions): AfterTurnH
       });
       await store.saveCheckpoint(conversationId, checkpoint);
       // Without a model the history is never sent anywhere: there is nothing to summarise ahead for.
-      if (!llm) return;
+      // Nor in a conversation's first turns, which an extension never absorbs: a chat's first
+      // turn would otherwise read its whole conversation back (five reads) for nothing.
+      if (!llm || !mayExtendSummaryAfter(turn.turn)) return;
       const loaded = await store.load(conversationId, agentId);
       // A backfilled turn is not the conversation's latest: the latest turn's own run extends it.
       if (!loaded || loaded.conversation.turnCount !== turn.turn) return;
