@@ -14,6 +14,7 @@ import { loadWorkingMemory } from '../blocks/block-turn.js';
 import { toClientTools } from '../runs/client-tools.js';
 import type { LiveRun } from '../runs/live-runs.js';
 import type { DescribeError, RunService } from '../runs/run-service.js';
+import type { Run } from '../runs/run-types.js';
 import {
   type ClientToolDeclaration,
   RunCancelledError,
@@ -100,8 +101,8 @@ export interface AgentStepOptions {
   describeError: DescribeError | undefined;
   /** Working memory: the turn's blocks in its prompt, and the tools that keep them. */
   blocks?: BlockStore | undefined;
-  /** Told when a run's turn has completed and is stored: it starts the run's follow-ups. */
-  startFollowUps?: (runId: string) => void;
+  /** Told when a run's turn has completed and is stored, with the run as its end left it: it starts the run's follow-ups. */
+  startFollowUps?: (run: Run) => void;
   /** The `delegate` tool and child runs (src/delegation/); none when undefined. */
   delegation?: TurnDelegation;
   /** Where a paused run's images are kept (see `storeHistoryImages`); without it a history's data URLs are not kept. */
@@ -304,9 +305,10 @@ export async function runAgentStep(turn: AgentStep, resume: AgentStepResume | un
   // Tried again after a failed write: the turn is stored, and until this lands the run reads running
   // and refuses a cancel (a run left so is failed by the sweep, as one whose process died).
   const ended = { ...end, ...(threadKey !== undefined ? { threadKey } : {}) };
+  let endedRun: Run | null;
   for (let attempt = 1; ; attempt++) {
     try {
-      await runs.endClaimed(runId, ended);
+      endedRun = await runs.endClaimed(runId, ended);
       break;
     } catch (error) {
       if (attempt >= END_ATTEMPTS) throw error;
@@ -314,7 +316,7 @@ export async function runAgentStep(turn: AgentStep, resume: AgentStepResume | un
     }
   }
   emit({ type: 'done', reply });
-  options.startFollowUps?.(runId);
+  if (endedRun) options.startFollowUps?.(endedRun);
   return reply;
 }
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { settingsOf } from '../agents/agent-config.js';
 import type { LiveRun } from '../runs/live-runs.js';
 import { startFollowUps } from '../runs/follow-ups.js';
-import type { RunState } from '../runs/run-types.js';
+import type { Run, RunState } from '../runs/run-types.js';
 import { definedOnly } from '../util/defined-only.js';
 import { runAgentStep } from './agent-step.js';
 import type { ChatEvent, TurnReply } from './chat-reply.js';
@@ -39,17 +39,16 @@ export function createChatService(options: ChatServiceOptions): ChatService {
     toolSearchThreshold: options.toolSearchThreshold ?? TOOL_SEARCH_THRESHOLD_DEFAULT,
     describeError: options.describeError,
     blocks: options.blocks,
-    startFollowUps: (runId: string) => void runFollowUps(runId),
+    startFollowUps: (run: Run) => void runFollowUps(run),
     attachments: options.attachments,
     ...(options.delegation ? { delegation: options.delegation } : {}),
   };
   const runService = createChatRunService({ ...options, storage, stepOptions });
 
   /** A completed run's follow-ups: the first as the conversation's next turn, nobody waiting for its reply. */
-  async function runFollowUps(runId: string): Promise<void> {
+  async function runFollowUps(ended: Run): Promise<void> {
     await startFollowUps(
-      runs,
-      runId,
+      ended,
       (run, followUp, rest) =>
         chat({
           message: followUp.message,

@@ -129,13 +129,13 @@ export function createPgRunStore(options: PgRunStoreOptions): RunStore {
     return updated.length > 0;
   }
 
-  async function endClaimed(id: string, change: RunUpdate): Promise<boolean> {
-    const updated = await db
+  async function endClaimed(id: string, change: RunUpdate): Promise<Run | null> {
+    const [row] = await db
       .update(runs)
       .set(valuesOf(change))
       .where(and(owned(id), claimed))
-      .returning({ id: runs.id });
-    return updated.length > 0;
+      .returning(runColumns);
+    return row ? toRun(row) : null;
   }
 
   async function statusOfRun(id: string): Promise<RunStatus | null> {

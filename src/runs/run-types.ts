@@ -252,8 +252,12 @@ export interface RunStore {
    * False when it is not running (cancelled meanwhile) or its end is claimed already.
    */
   claimEnd(id: string, stopReason: string): Promise<boolean>;
-  /** Ends a run whose end `claimEnd` claimed (completed once its turn is stored, or failed); false when it had none. */
-  endClaimed(id: string, update: RunUpdate): Promise<boolean>;
+  /**
+   * Ends a run whose end `claimEnd` claimed (completed once its turn is stored, or failed): the run
+   * as its end left it, with every follow-up the store accepted (later ones are refused as ended);
+   * null when it had no claimed end.
+   */
+  endClaimed(id: string, update: RunUpdate): Promise<Run | null>;
   /** The status alone: what a running turn checks for a cancel from another process. */
   statusOf(id: string): Promise<RunStatus | null>;
   /**

@@ -17,11 +17,13 @@ describeOnDrivers('run store: a claimed end', (driver) => {
     expect(await runs.update(id, { status: 'failed', error: { code: 'turn_failed' } })).toBe(false);
     expect(await runs.claimEnd(id, 'max_iterations')).toBe(false);
     // Another tenant's store ends none of it.
-    expect(await storeOf('beta').endClaimed(id, { status: 'completed' })).toBe(false);
+    expect(await storeOf('beta').endClaimed(id, { status: 'completed' })).toBeNull();
 
-    expect(await runs.endClaimed(id, { status: 'completed', usage: { promptTokens: 3, completionTokens: 2, totalTokens: 5 }, threadKey: 'key-1' })).toBe(true);
-    expect(await runs.get(id)).toMatchObject({ status: 'completed', stopReason: 'completed', usage: { totalTokens: 5 } });
-    expect(await runs.endClaimed(id, { status: 'failed' })).toBe(false);
+    const ended = await runs.endClaimed(id, { status: 'completed', usage: { promptTokens: 3, completionTokens: 2, totalTokens: 5 }, threadKey: 'key-1' });
+    // The run as its end left it, as a read after it finds it.
+    expect(ended).toMatchObject({ id, status: 'completed', stopReason: 'completed', usage: { totalTokens: 5 } });
+    expect(ended).toEqual(await runs.get(id));
+    expect(await runs.endClaimed(id, { status: 'failed' })).toBeNull();
   });
 
   it('claims no end of a run cancelled first, and ends no run whose end is not claimed', async () => {
@@ -31,9 +33,9 @@ describeOnDrivers('run store: a claimed end', (driver) => {
     expect(await first.runs.get(first.id)).toMatchObject({ status: 'cancelled', stopReason: null });
 
     const second = await start();
-    expect(await second.runs.endClaimed(second.id, { status: 'completed' })).toBe(false);
+    expect(await second.runs.endClaimed(second.id, { status: 'completed' })).toBeNull();
     expect(await second.runs.claimEnd(second.id, 'completed')).toBe(true);
-    expect(await second.runs.endClaimed(second.id, { status: 'failed', error: { code: 'turn_failed' } })).toBe(true);
+    expect(await second.runs.endClaimed(second.id, { status: 'failed', error: { code: 'turn_failed' } })).toMatchObject({ status: 'failed' });
     expect(await second.runs.get(second.id)).toMatchObject({ status: 'failed', error: { code: 'turn_failed' } });
   });
 });

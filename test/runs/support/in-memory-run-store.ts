@@ -82,9 +82,9 @@ export function createInMemoryRunStore(): RunStore & { states: Map<string, RunSt
     },
     async endClaimed(id, update) {
       const run = runs.get(id);
-      if (!run || !isEndClaimed(run)) return false;
+      if (!run || !isEndClaimed(run)) return null;
       write(id, run, update);
-      return true;
+      return read(runs.get(id)!);
     },
     async addFollowUp(id, followUp) {
       const run = runs.get(id);
