@@ -111,18 +111,18 @@ export function createTurnSearch(options: TenantCorpusOptions): TurnSearch {
   const engine = createRetrievalEngine({ ...options, analyzer: turnKeysAnalyzer(options.analyzer ?? defaultAnalyzer) });
   const weights = Object.freeze(copyFusionWeights(options.weights ?? turnFusionWeightsFor(options.embedder.id)));
 
-  /** The candidates, best first, and the query's time window; read as a caller waits for them (asUrgentReads). */
+  /**
+   * The time window the query names, read once per search: a hybrid turn search ranks its
+   * conversations beside its turns, and both read the same window (chrono's reading is a few
+   * percent of a search's time). Without an asOf it is read against now.
+   */
+  const windowOf = (query: string, opts: TurnSearchOptions) => readTimeWindow(query, opts.asOf ?? new Date());
+
+  /** The candidates, best first; read as a caller waits for them (asUrgentReads). */
   const candidates = (query: string, opts: TurnSearchOptions, feedback = opts.vectorFeedback, sharedText?: SharedText) =>
     asUrgentReads(() => rankedCandidates(query, opts, feedback, sharedText));
 
-  async function rankedCandidates(
-    query: string,
-    opts: TurnSearchOptions,
-    feedback: VectorFeedback | undefined,
-    sharedText?: SharedText,
-  ): Promise<TurnSearchResult> {
-    // Without an asOf nothing stored is later than now: no condition to add.
-    const timeWindow = readTimeWindow(query, opts.asOf ?? new Date());
+  async function rankedCandidates(query: string, opts: TurnSearchOptions, feedback: VectorFeedback | undefined, sharedText?: SharedText): Promise<TurnHit[]> {
     const mode = opts.mode ?? 'hybrid';
     const filter = turnFilter(tenantId, opts);
     // Made while the text side runs, as a query's own vector is.
@@ -140,8 +140,7 @@ export function createTurnSearch(options: TenantCorpusOptions): TurnSearch {
       signal: opts.signal,
       ...(sharedText && { sharedText }),
     });
-    const hits = rows.map(({ row, score, ranks }) => ({ ...row, at: new Date(row.at), userId: row.userId === '' ? null : row.userId, score, ranks }));
-    return { hits, timeWindow };
+    return rows.map(({ row, score, ranks }) => ({ ...row, at: new Date(row.at), userId: row.userId === '' ? null : row.userId, score, ranks }));
   }
 
   /** The query's vector moved toward its nearest turns' mean (see VectorFeedback). */
@@ -182,28 +181,40 @@ export function createTurnSearch(options: TenantCorpusOptions): TurnSearch {
         : 0;
     // The conversations' places as searchConversations ranks them, searched beside the turns: the
     // two searches differ in their vector side only, and find the text side once.
-    const sharedText: SharedText = {};
-    const places = prior !== 0 ? conversationsRanked(query, opts, sharedText) : undefined;
+    const sharedText: SharedText | undefined = prior !== 0 ? {} : undefined;
+    const timeWindow = windowOf(query, opts);
+    const places = sharedText ? conversationsRanked(query, opts, timeWindow, sharedText) : undefined;
     places?.catch(() => undefined);
-    const { hits, timeWindow } = await candidates(query, opts, opts.vectorFeedback, sharedText);
+    const hits = await candidates(query, opts, opts.vectorFeedback, sharedText);
     const [context, weights] = rankingOf(opts, timeWindow);
     const favoured = applyBoosts(TURN_BOOSTS, hits, { ...context, conversationPrior: prior, conversationPlaces: await places }, weights);
     return { hits: favoured.slice(0, opts.topK ?? 10), timeWindow };
   }
 
-  async function conversationsRanked(query: string, opts: TurnSearchOptions, sharedText: SharedText): Promise<ReadonlyMap<string, number>> {
-    return conversationPlaces((await rankedConversations(query, opts, sharedText)).conversations);
+  async function conversationsRanked(
+    query: string,
+    opts: TurnSearchOptions,
+    timeWindow: TimeWindow | null,
+    sharedText: SharedText,
+  ): Promise<ReadonlyMap<string, number>> {
+    return conversationPlaces(await rankedConversations(query, opts, timeWindow, sharedText));
   }
 
   async function searchConversations(query: string, opts: TurnSearchOptions): Promise<ConversationSearchResult> {
-    const { conversations, timeWindow } = await rankedConversations(query, opts);
+    const timeWindow = windowOf(query, opts);
+    const conversations = await rankedConversations(query, opts, timeWindow);
     return { conversations: conversations.slice(0, opts.topK ?? 10), timeWindow };
   }
 
   /** Every conversation of the candidates, best first. */
-  async function rankedConversations(query: string, opts: TurnSearchOptions, sharedText?: SharedText): Promise<ConversationSearchResult> {
-    const { hits, timeWindow } = await candidates(query, opts, opts.vectorFeedback ?? CONVERSATION_VECTOR_FEEDBACK, sharedText);
-    return { conversations: applyBoosts(CONVERSATION_BOOSTS, hits, ...rankingOf(opts, timeWindow)), timeWindow };
+  async function rankedConversations(
+    query: string,
+    opts: TurnSearchOptions,
+    timeWindow: TimeWindow | null,
+    sharedText?: SharedText,
+  ): Promise<ConversationHit[]> {
+    const hits = await candidates(query, opts, opts.vectorFeedback ?? CONVERSATION_VECTOR_FEEDBACK, sharedText);
+    return applyBoosts(CONVERSATION_BOOSTS, hits, ...rankingOf(opts, timeWindow));
   }
 
   return { search, searchConversations, weights };
