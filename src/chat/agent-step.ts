@@ -101,8 +101,12 @@ export interface AgentStepOptions {
   describeError: DescribeError | undefined;
   /** Working memory: the turn's blocks in its prompt, and the tools that keep them. */
   blocks?: BlockStore | undefined;
-  /** Told when a run's turn has completed and is stored, with the run as its end left it: it starts the run's follow-ups. */
-  startFollowUps?: (run: Run) => void;
+  /**
+   * Told when a run's turn has completed and is stored, with the run as its end left it (null: an
+   * end retried after a lost reply found it ended already, and the run is to be read): it starts
+   * the run's follow-ups.
+   */
+  startFollowUps?: (runId: string, ended: Run | null) => void;
   /** The `delegate` tool and child runs (src/delegation/); none when undefined. */
   delegation?: TurnDelegation;
   /** Where a paused run's images are kept (see `storeHistoryImages`); without it a history's data URLs are not kept. */
@@ -316,7 +320,7 @@ export async function runAgentStep(turn: AgentStep, resume: AgentStepResume | un
     }
   }
   emit({ type: 'done', reply });
-  if (endedRun) options.startFollowUps?.(endedRun);
+  options.startFollowUps?.(runId, endedRun);
   return reply;
 }
 

@@ -39,16 +39,19 @@ export function createChatService(options: ChatServiceOptions): ChatService {
     toolSearchThreshold: options.toolSearchThreshold ?? TOOL_SEARCH_THRESHOLD_DEFAULT,
     describeError: options.describeError,
     blocks: options.blocks,
-    startFollowUps: (run: Run) => void runFollowUps(run),
+    startFollowUps: (runId: string, ended: Run | null) => void runFollowUps(runId, ended),
     attachments: options.attachments,
     ...(options.delegation ? { delegation: options.delegation } : {}),
   };
   const runService = createChatRunService({ ...options, storage, stepOptions });
 
   /** A completed run's follow-ups: the first as the conversation's next turn, nobody waiting for its reply. */
-  async function runFollowUps(ended: Run): Promise<void> {
+  async function runFollowUps(runId: string, ended: Run | null): Promise<void> {
+    // An end whose first write landed but whose reply was lost is retried, and finds the run ended: read it.
+    const run = ended ?? (await runs.get(runId).catch(() => null));
+    if (!run) return;
     await startFollowUps(
-      ended,
+      run,
       (run, followUp, rest) =>
         chat({
           message: followUp.message,

@@ -41,8 +41,7 @@ export function toolSpecOf(shape: ToolShape): ToolSpec {
 
 /**
  * Each zod schema's JSON schema, made once and frozen (shared by every tool built on it): a chat
- * builds its tools anew for every turn, and converting their schemas took ~1.6% of the server's
- * main thread per chat (`bench:load`, chats alone).
+ * builds its tools anew for every turn, and the conversion is not free.
  */
 const jsonSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
 

@@ -130,4 +130,36 @@ describe('chat service', () => {
     const runId = retrieval?.type === 'retrieval' ? retrieval.runId : '';
     expect(await runs.get(runId)).toMatchObject({ status: 'failed', error: { code: 'llm_error', message: 'The model failed.' } });
   });
+  it('starts the follow-ups of a run whose end was written but whose reply was lost, found on the retry', async () => {
+    const runs = createInMemoryRunStore();
+    let lost = false;
+    // The first end is written, then its reply is lost: the retry finds the run ended already.
+    const flaky = {
+      ...runs,
+      async endClaimed(id: string, update: Parameters<typeof runs.endClaimed>[1]) {
+        const ended = await runs.endClaimed(id, update);
+        if (!lost) {
+          lost = true;
+          throw new Error('connection lost');
+        }
+        return ended;
+      },
+    };
+    const queued = async () => {
+      expect(await runs.addFollowUp('run-1', { runId: 'run-2', message: 'And coffee?' })).toBe(true);
+      return { content: 'Green tea.' };
+    };
+    const model = scriptedModel([]);
+    const replies: Array<() => Promise<Partial<AssistantMessage>>> = [queued, async () => ({ content: 'No coffee.' })];
+    const next = async () => ({
+      message: { role: 'assistant' as const, content: null, toolCalls: [], ...(await replies.shift()!()) },
+      usage: { promptTokens: 1, completionTokens: 1 },
+      finishReason: 'stop',
+    });
+    const chat = createChatService({ tenantId: 't', memories, agentRuntime: fixedAgentRuntime({ ...model, complete: next, stream: next }), runs: flaky });
+    const reply = (await chat.chat({ message: 'What tea does Alice like?', agentId: 'alice', runId: 'run-1' })) as ChatReply;
+    expect(reply).toMatchObject({ status: 'completed', answer: 'Green tea.' });
+    expect(lost).toBe(true);
+    await expect.poll(async () => (await runs.get('run-2'))?.status).toBe('completed');
+  });
 });

@@ -84,7 +84,7 @@ export function createInMemoryRunStore(): RunStore & { states: Map<string, RunSt
       const run = runs.get(id);
       if (!run || !isEndClaimed(run)) return null;
       write(id, run, update);
-      return read(runs.get(id)!);
+      return { ...read(run), followUps: [...run.followUps] };
     },
     async addFollowUp(id, followUp) {
       const run = runs.get(id);
