@@ -141,9 +141,10 @@ async function embedderAlone(embedder: Embedder, bodies: ReturnType<ReturnType<t
 /** One line per missed question: each evidence turn's rank (1-based; - beyond topK), its session's rank. */
 function printMiss(mode: string, q: LongMemEvalQuestion, evidence: string[], answerSessions: string[], hits: Hit[]) {
   const ranks = evidence.map((e) => hits.findIndex((h) => `${h.conversationId}#${h.turn}` === e) + 1);
-  if (ranks.every((r) => r >= 1 && r <= 10)) return;
   const sessions = [...new Set(hits.map((h) => h.conversationId))];
   const sessionRanks = answerSessions.map((s) => sessions.indexOf(s) + 1);
+  // A miss of turn R_all@10 or of session R_all@5.
+  if (ranks.every((r) => r >= 1 && r <= 10) && sessionRanks.every((r) => r >= 1 && r <= 5)) return;
   const show = (r: number) => (r === 0 ? '-' : String(r));
   console.log(
     `miss ${mode.padEnd(6)} ${q.question_type.padEnd(26)} turns ${ranks.map(show).join(',').padEnd(14)} sessions ${sessionRanks.map(show).join(',').padEnd(12)} ${q.question}`,

@@ -65,12 +65,17 @@ export interface TurnRankingContext extends TimeWindowContext {
   conversationPlaces?: ReadonlyMap<string, number>;
   /** See `CONVERSATION_PRIOR_KEPT`. */
   conversationPriorKept?: number;
+  /** See `CONVERSATION_COVERAGE`. */
+  conversationCoverage?: number;
+  /** See `CONVERSATION_COVERAGE_PAGE`. */
+  conversationCoveragePage?: number;
 }
 
 /**
  * What re-orders the turns a search fused: no conversation filling the list alone
  * (`SAME_CONVERSATION_DECAY`) and, past the first turns, their conversations' places counted
- * (`CONVERSATION_PRIOR`, when the search ranked them), then the turns said inside the query's
+ * (`CONVERSATION_PRIOR`, when the search ranked them) and, past the first page, the conversations
+ * ranked first that it lacks (`CONVERSATION_COVERAGE`), then the turns said inside the query's
  * time window favoured by place (TIME_WINDOW_RANK_BOOST). In that order: the first step re-sorts,
  * which the window leaves alone.
  */
@@ -83,6 +88,8 @@ export const TURN_BOOSTS: readonly Reordering<TurnHit, TurnRankingContext>[] = O
         places: context.conversationPlaces,
         prior: context.conversationPrior,
         kept: context.conversationPriorKept,
+        coverage: context.conversationCoverage,
+        coveragePage: context.conversationCoveragePage,
         decay: context.conversationDecay,
         freeTurns: context.conversationFreeTurns,
       }),

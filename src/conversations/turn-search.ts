@@ -48,6 +48,10 @@ export interface TurnSearchOptions extends TurnFilter {
   conversationPrior?: number;
   /** See `CONVERSATION_PRIOR_KEPT`; for tuning. */
   conversationPriorKept?: number;
+  /** See `CONVERSATION_COVERAGE`; for tuning. */
+  conversationCoverage?: number;
+  /** See `CONVERSATION_COVERAGE_PAGE`; for tuning. */
+  conversationCoveragePage?: number;
   /** How conversations are ranked by their turns' ranks on each side (see `CONVERSATION_FUSION_WEIGHTS`); for tuning. */
   conversationWeights?: FusionWeights;
   /** Pseudo-relevance feedback on the vector side; default none for turns, CONVERSATION_VECTOR_FEEDBACK for conversations; for tuning. */
@@ -166,6 +170,8 @@ export function createTurnSearch(options: TenantCorpusOptions): TurnSearch {
       conversationDecay: opts.conversationDecay,
       conversationFreeTurns: opts.conversationFreeTurns,
       conversationPriorKept: opts.conversationPriorKept,
+      conversationCoverage: opts.conversationCoverage,
+      conversationCoveragePage: opts.conversationCoveragePage,
       conversationWeights: opts.conversationWeights,
     },
     { timeWindow: opts.timeWindowBoost, ...opts.boosts },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { diversifyByConversation } from '../../src/conversations/conversation-diversity.js';
-import { conversationPlaces, orderByConversations } from '../../src/conversations/conversation-prior.js';
+import { conversationPlaces, coverConversations, orderByConversations } from '../../src/conversations/conversation-prior.js';
 
 const hit = (conversationId: string, score: number) => ({ conversationId, score, id: `${conversationId}:${score}` });
 const ids = (hits: { id: string }[]) => hits.map((h) => h.id);
@@ -38,5 +38,45 @@ describe('orderByConversations', () => {
 
   it('puts a conversation the ranking lacks after those it holds', () => {
     expect(ids(orderByConversations(hits, { places: ranking('c'), prior: 4, kept: 0 }))).toEqual(['c:0.8', 'c:0.6', 'a:0.9', 'a:0.7', 'b:0.5', 'b:0.4']);
+  });
+});
+
+describe('coverConversations', () => {
+  // A first page of four turns over two conversations; the ranking puts "c" and "d" next.
+  const hits = [hit('a', 0.9), hit('b', 0.8), hit('a', 0.7), hit('b', 0.6), hit('a', 0.5), hit('e', 0.4), hit('d', 0.3), hit('c', 0.2), hit('c', 0.1)];
+  const places = ranking('a', 'b', 'c', 'd', 'e');
+
+  it("lists the best turn of each conversation ranked first that the first page lacks right after it, in the ranking's order", () => {
+    expect(ids(coverConversations(hits, places, 4, 4))).toEqual(['a:0.9', 'b:0.8', 'a:0.7', 'b:0.6', 'c:0.2', 'd:0.3', 'a:0.5', 'e:0.4', 'c:0.1']);
+  });
+
+  it('leaves the first page as ranked, whatever the ranking says of its conversations', () => {
+    expect(coverConversations(hits, ranking('e', 'd', 'c', 'b', 'a'), 4, 4).slice(0, 4)).toEqual(hits.slice(0, 4));
+  });
+
+  it('changes nothing when the first page holds enough conversations, or the list is no longer than the page', () => {
+    expect(coverConversations(hits, places, 2, 4)).toEqual(hits);
+    expect(coverConversations(hits.slice(0, 4), places, 5, 4)).toEqual(hits.slice(0, 4));
+  });
+
+  it('moves no conversation the ranking lacks', () => {
+    expect(ids(coverConversations(hits, ranking('a', 'b', 'd'), 5, 4))).toEqual([
+      'a:0.9',
+      'b:0.8',
+      'a:0.7',
+      'b:0.6',
+      'd:0.3',
+      'a:0.5',
+      'e:0.4',
+      'c:0.2',
+      'c:0.1',
+    ]);
+  });
+
+  it('is what orderByConversations ends with, past its page', () => {
+    const many = [...hits, hit('f', 0.05), hit('g', 0.04)];
+    const ordered = orderByConversations(many, { places, prior: 4, kept: 2, coverage: 4, coveragePage: 4 });
+    expect(new Set(ordered.slice(0, 6).map((h) => h.conversationId)).size).toBeGreaterThanOrEqual(4);
+    expect(ordered).toEqual(coverConversations(orderByConversations(many, { places, prior: 4, kept: 2, coverage: 0 }), places, 4, 4));
   });
 });
