@@ -175,7 +175,7 @@ try {
     fused
       .slice(0, CANDIDATES)
       .map((h) => ({ id: h.id, conversationId: paragraphOf(h.id), score: h.score, ranks: { vector: h.ranks[0] ?? null, text: h.ranks[1] ?? null } }));
-  for (const kept of [0, 3, 5]) {
+  for (const kept of [0, 3, 4, 5]) {
     for (const prior of [0, 4, 6, 8]) {
       row(`vector 0.5, text 1, k 20, diversity, conversation prior ${prior}, ${kept} kept`, (l) => {
         const hits = rankable(
