@@ -16,7 +16,7 @@
  *   BENCH_DRIVER=pg BENCH_DATABASE_URL=postgres://… npm run bench:longmemeval
  *   BENCH_DRIVER=pg BENCH_REUSE=1 …                           # keep the imported database; search it again
  *   BENCH_DATA_DIR=/tmp/lme-pglite …                          # PGlite in that folder, kept: a second run searches it again
- *   BENCH_MISSES=1 …                                         # where each missed question's evidence turns ranked
+ *   BENCH_MISSES=1 …                                         # where a missed question's evidence turns and sessions ranked
  *   BENCH_ASOF=0 BENCH_BY_CONVERSATION=0 …                    # without asOf and groupBy (a server before them)
  *   BENCH_SEARCH='{"weights":{"vector":1,"text":2,"k":60}}' … # extra fields for every search (tuning)
  *   BENCH_TUNE='{"conversationDecay":[1,0.9],"timeWindowBoost":[0,0.5]}' … # a grid of re-ranking options (library, hybrid)
@@ -58,7 +58,7 @@ const BY_CONVERSATION = process.env.BENCH_BY_CONVERSATION !== '0';
 // {"conversationDecay":[1,0.9,0.8],"timeWindowBoost":[0,0.5,1],"vector":[0.3,1],"k":[20,60]}
 const TUNE = process.env.BENCH_TUNE ? (JSON.parse(process.env.BENCH_TUNE) as Record<string, number[]>) : undefined;
 const MODES = (process.env.BENCH_MODES ?? 'hybrid,vector,text').split(',') as ('hybrid' | 'vector' | 'text')[];
-// For each question whose evidence turns are not all in a mode's first 10: where each one ranked.
+// For each question a mode missed (turn R_all@10 or session R_all@5): where its evidence ranked.
 const MISSES = process.env.BENCH_MISSES === '1';
 const AGENT = 'lme';
 const TOP_K = 50;
@@ -138,12 +138,11 @@ async function embedderAlone(embedder: Embedder, bodies: ReturnType<ReturnType<t
   );
 }
 
-/** One line per missed question: each evidence turn's rank (1-based; - beyond topK), its session's rank. */
+/** One line per question missed at turn R_all@10 or session R_all@5: each evidence turn's rank (1-based; - beyond topK), each answer session's. */
 function printMiss(mode: string, q: LongMemEvalQuestion, evidence: string[], answerSessions: string[], hits: Hit[]) {
   const ranks = evidence.map((e) => hits.findIndex((h) => `${h.conversationId}#${h.turn}` === e) + 1);
   const sessions = [...new Set(hits.map((h) => h.conversationId))];
   const sessionRanks = answerSessions.map((s) => sessions.indexOf(s) + 1);
-  // A miss of turn R_all@10 or of session R_all@5.
   if (ranks.every((r) => r >= 1 && r <= 10) && sessionRanks.every((r) => r >= 1 && r <= 5)) return;
   const show = (r: number) => (r === 0 ? '-' : String(r));
   console.log(

@@ -21,15 +21,13 @@ export const CONVERSATION_PRIOR = 4;
 export const CONVERSATION_PRIOR_KEPT = 5;
 
 /**
- * Conversations a turn list covers early: when its first page (CONVERSATION_COVERAGE_PAGE turns,
- * ordered as above) holds fewer, the best turn of each conversation ranked first that it lacks
- * follows the page, in the conversations' order, until it holds this many. A question whose
- * answer spans several sessions needs each of them in the list soon, and the conversations'
- * ranking finds sessions better than a turn list does (LongMemEval's tuning part, session
- * R_all@5: 0.97 against 0.93). Chosen there, session R_all@5 / turn R_all@10 over all 87: none
- * 0.93 / 0.87; 5 or 6 after a page of 10, 0.94 / 0.87; after a page of 5 or 8, 0.94 / 0.85–0.86,
- * the moved turns pushing evidence out of the first ten. The page is left as it was, so a list of
- * ten or fewer (a search's default, SQuAD's turn calibration) is unchanged.
+ * Conversations a long turn list covers early: when its first page (CONVERSATION_COVERAGE_PAGE
+ * turns, as ranked by everything else) holds fewer, the best turn of each conversation ranked
+ * first that it lacks follows the page, in the conversations' order, until it holds this many. A
+ * question whose answer spans several sessions needs each of them in the list soon, and the
+ * conversations' ranking finds sessions better than a turn list does. LongMemEval's tuning part:
+ * session R_all@5 0.93 → 0.94, turn R_all@10 unchanged (docs/benchmarks/longmemeval.md). The page
+ * is left as it was, so a list of ten or fewer is unchanged.
  */
 export const CONVERSATION_COVERAGE = 5;
 
@@ -43,9 +41,6 @@ export interface ConversationPriorOptions {
   places?: ReadonlyMap<string, number>;
   prior?: number;
   kept?: number;
-  /** See CONVERSATION_COVERAGE and CONVERSATION_COVERAGE_PAGE. */
-  coverage?: number;
-  coveragePage?: number;
   /** See SAME_CONVERSATION_DECAY and SAME_CONVERSATION_FREE_TURNS. */
   decay?: number;
   freeTurns?: number;
@@ -58,13 +53,11 @@ export function conversationPlaces(ranked: readonly RankedConversation<unknown>[
 
 /**
  * The hits as the diversity pick orders them, then, past the kept ones, by their places and their
- * conversations' (see CONVERSATION_PRIOR), picked for diversity again with the kept turns counted,
- * then past the first page the conversations it lacks (CONVERSATION_COVERAGE). A conversation the
- * ranking lacks comes after all it holds. Scores are left as they were.
+ * conversations' (see CONVERSATION_PRIOR), picked for diversity again with the kept turns counted.
+ * A conversation the ranking lacks comes after all it holds. Scores are left as they were.
  */
 export function orderByConversations<T extends { score: number; conversationId: string }>(hits: readonly T[], options: ConversationPriorOptions = {}): T[] {
   const { places, prior = CONVERSATION_PRIOR, kept = CONVERSATION_PRIOR_KEPT, decay, freeTurns } = options;
-  const { coverage = CONVERSATION_COVERAGE, coveragePage = CONVERSATION_COVERAGE_PAGE } = options;
   const picked = diversifyByConversation(hits, decay, freeTurns);
   if (prior === 0 || !places || picked.length <= kept) return picked;
   const first = picked.slice(0, kept);
@@ -75,15 +68,18 @@ export function orderByConversations<T extends { score: number; conversationId: 
     .sort((a, b) => b.score - a.score);
   const taken = new Map<string, number>();
   for (const hit of first) taken.set(hit.conversationId, (taken.get(hit.conversationId) ?? 0) + 1);
-  return coverConversations([...first, ...diversifyByConversation(keyed, decay, freeTurns, taken).map((k) => k.hit)], places, coverage, coveragePage);
+  return [...first, ...diversifyByConversation(keyed, decay, freeTurns, taken).map((k) => k.hit)];
 }
 
-/** See CONVERSATION_COVERAGE: the hits with turns of the best-placed missing conversations moved to follow the first `page`. */
+/**
+ * See CONVERSATION_COVERAGE: the best turns of the best-placed conversations the first `page`
+ * lacks moved to follow it. Scores are left as they were.
+ */
 export function coverConversations<T extends { conversationId: string }>(
   hits: readonly T[],
   places: ReadonlyMap<string, number>,
-  coverage: number,
-  page: number,
+  coverage = CONVERSATION_COVERAGE,
+  page = CONVERSATION_COVERAGE_PAGE,
 ): T[] {
   const head = hits.slice(0, page);
   const covered = new Set(head.map((hit) => hit.conversationId));

@@ -7,7 +7,7 @@ import { type CorpusFilter, corpusFilter } from '../retrieval/filter.js';
 import type { FusionWeights } from '../retrieval/fusion-weights.js';
 import type { SignalRanks } from '../retrieval/signal.js';
 import { type TimeWindowContext, insideTimeWindow, timeWindowBoost } from '../retrieval/time-window-boost.js';
-import { orderByConversations } from './conversation-prior.js';
+import { CONVERSATION_COVERAGE_PAGE, CONVERSATION_PRIOR_KEPT, coverConversations, orderByConversations } from './conversation-prior.js';
 import { type RankedConversation, rankConversations } from './conversation-ranking.js';
 import { TURN_KEYS_VERSION } from './turn-record.js';
 
@@ -74,10 +74,10 @@ export interface TurnRankingContext extends TimeWindowContext {
 /**
  * What re-orders the turns a search fused: no conversation filling the list alone
  * (`SAME_CONVERSATION_DECAY`) and, past the first turns, their conversations' places counted
- * (`CONVERSATION_PRIOR`, when the search ranked them) and, past the first page, the conversations
- * ranked first that it lacks (`CONVERSATION_COVERAGE`), then the turns said inside the query's
- * time window favoured by place (TIME_WINDOW_RANK_BOOST). In that order: the first step re-sorts,
- * which the window leaves alone.
+ * (`CONVERSATION_PRIOR`, when the search ranked them), then the turns said inside the query's
+ * time window favoured by place (TIME_WINDOW_RANK_BOOST), then, past the first page, the
+ * conversations ranked first that it lacks (`CONVERSATION_COVERAGE`). In that order: the first
+ * step re-sorts, which the window leaves alone, and the last leaves the first page alone.
  */
 export const TURN_BOOSTS: readonly Reordering<TurnHit, TurnRankingContext>[] = Object.freeze([
   {
@@ -88,13 +88,26 @@ export const TURN_BOOSTS: readonly Reordering<TurnHit, TurnRankingContext>[] = O
         places: context.conversationPlaces,
         prior: context.conversationPrior,
         kept: context.conversationPriorKept,
-        coverage: context.conversationCoverage,
-        coveragePage: context.conversationCoveragePage,
         decay: context.conversationDecay,
         freeTurns: context.conversationFreeTurns,
       }),
   },
   timeWindowBoost<TurnHit>('by place', (hit, window) => insideTimeWindow(hit.at, window)),
+  {
+    kind: 'step',
+    name: 'conversationCoverage',
+    // Where the conversations were ranked (the prior's searches), after everything that moves
+    // turns by their own merits, so that the first page stays as those ranked it.
+    apply: (hits, context) =>
+      context.conversationPlaces && context.conversationPrior
+        ? coverConversations(
+            hits,
+            context.conversationPlaces,
+            context.conversationCoverage,
+            Math.max(context.conversationCoveragePage ?? CONVERSATION_COVERAGE_PAGE, context.conversationPriorKept ?? CONVERSATION_PRIOR_KEPT),
+          )
+        : [...hits],
+  },
 ]);
 
 /**

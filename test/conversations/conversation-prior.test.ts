@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { diversifyByConversation } from '../../src/conversations/conversation-diversity.js';
 import { conversationPlaces, coverConversations, orderByConversations } from '../../src/conversations/conversation-prior.js';
+import { TURN_BOOSTS, type TurnHit, type TurnRankingContext } from '../../src/conversations/turn-corpus.js';
+import { applyBoosts } from '../../src/retrieval/boost.js';
 
 const hit = (conversationId: string, score: number) => ({ conversationId, score, id: `${conversationId}:${score}` });
 const ids = (hits: { id: string }[]) => hits.map((h) => h.id);
@@ -51,7 +53,17 @@ describe('coverConversations', () => {
   });
 
   it('leaves the first page as ranked, whatever the ranking says of its conversations', () => {
-    expect(coverConversations(hits, ranking('e', 'd', 'c', 'b', 'a'), 4, 4).slice(0, 4)).toEqual(hits.slice(0, 4));
+    expect(ids(coverConversations(hits, ranking('e', 'd', 'c', 'b', 'a'), 4, 4))).toEqual([
+      'a:0.9',
+      'b:0.8',
+      'a:0.7',
+      'b:0.6',
+      'e:0.4',
+      'd:0.3',
+      'a:0.5',
+      'c:0.2',
+      'c:0.1',
+    ]);
   });
 
   it('changes nothing when the first page holds enough conversations, or the list is no longer than the page', () => {
@@ -73,10 +85,41 @@ describe('coverConversations', () => {
     ]);
   });
 
-  it('is what orderByConversations ends with, past its page', () => {
-    const many = [...hits, hit('f', 0.05), hit('g', 0.04)];
-    const ordered = orderByConversations(many, { places, prior: 4, kept: 2, coverage: 4, coveragePage: 4 });
-    expect(new Set(ordered.slice(0, 6).map((h) => h.conversationId)).size).toBeGreaterThanOrEqual(4);
-    expect(ordered).toEqual(coverConversations(orderByConversations(many, { places, prior: 4, kept: 2, coverage: 0 }), places, 4, 4));
+  it("comes last among a turn list's steps: a turn the time window lifts into the first ten gets there, and the first ten are as ranked without it", () => {
+    // Twelve turns of two conversations, then one each of six others, ranked c, d, … after them.
+    const at = (day: number) => new Date(Date.UTC(2025, 0, day));
+    const turn = (conversationId: string, score: number, day = 1): TurnHit => ({
+      conversationId,
+      turn: 1,
+      question: `${conversationId} ${score}`,
+      answer: '',
+      at: at(day),
+      agentId: 'a',
+      userId: null,
+      score,
+      ranks: { vector: null, text: null },
+    });
+    const list = [
+      ...Array.from({ length: 12 }, (_, i) => turn(i % 2 === 0 ? 'a' : 'b', 1 - i * 0.01)),
+      ...['c', 'd', 'e', 'f', 'g'].map((c, i) => turn(c, 0.5 - i * 0.01)),
+      turn('h', 0.1, 20),
+    ];
+    const context: TurnRankingContext = {
+      timeWindow: { from: at(19), to: at(21), text: 'then' },
+      conversationPrior: 4,
+      conversationPlaces: ranking('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'),
+      conversationDecay: 1,
+    };
+    // A window's turn at place p goes to about p / 3.
+    const weights = { timeWindow: 2 };
+    const ranked = applyBoosts(TURN_BOOSTS, list, context, weights);
+    const unCovered = applyBoosts(TURN_BOOSTS, list, { ...context, conversationCoverage: 0 }, weights);
+    expect(ranked.slice(0, 10)).toEqual(unCovered.slice(0, 10));
+    // The window's turn came into the first ten; c and d were added to a, b and h after them.
+    expect(ranked.slice(0, 10).map((h) => h.conversationId)).toContain('h');
+    expect(ranked.slice(10, 12).map((h) => h.conversationId)).toEqual(['c', 'd']);
+    expect(unCovered.slice(10, 12).map((h) => h.conversationId)).not.toEqual(['c', 'd']);
+    // Before the window's boost, moved turns would change which turns the boost lifts into the first ten.
+    expect(TURN_BOOSTS.map((r) => r.name)).toEqual(['conversationDiversity', 'timeWindow', 'conversationCoverage']);
   });
 });
