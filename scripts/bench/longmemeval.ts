@@ -22,6 +22,7 @@
  *   BENCH_TUNE='{"conversationDecay":[1,0.9],"timeWindowBoost":[0,0.5]}' … # a grid of re-ranking options (library, hybrid)
  *   BENCH_TUNE='{"conversationVector":[1,2],"conversationK":[10,20]}' …  # sessions as groupBy "conversation" ranks them
  *   BENCH_TUNE='{"feedbackTurns":[0,10],"feedbackWeight":[1,3]}' …       # the vector side's feedback (vector-feedback.ts)
+ *   BENCH_TUNE='{"priorFeedbackWeight":[0,3],"priorVector":[1,2]}' …     # the conversations' ranking the turn list's prior reads
  *
  * `asOf` is the end of the question's day: the release dates 181 sessions later on the day the
  * question is asked (8 of them answer sessions), though they come before it in the haystack.
@@ -346,7 +347,19 @@ async function tune(
       const asked = longMemEvalDate(q.question_date);
       const asOf = new Date(Date.UTC(asked.getUTCFullYear(), asked.getUTCMonth(), asked.getUTCDate(), 23, 59, 59));
       // `vector` and `k` are the fusion weights' (text stays 1); the others are search options.
-      const { vector, k, sessionSecond, conversationVector, conversationK, feedbackTurns, feedbackWeight, ...rest } = options;
+      const {
+        vector,
+        k,
+        sessionSecond,
+        conversationVector,
+        conversationK,
+        feedbackTurns,
+        feedbackWeight,
+        priorFeedbackTurns,
+        priorFeedbackWeight,
+        priorVector,
+        ...rest
+      } = options;
       const weights = vector === undefined && k === undefined ? {} : { weights: { signals: { vector: vector ?? 0.3, text: 1 }, k: k ?? 20 } };
       // As searchConversations: sessions ranked by conversation use its feedback unless the grid sets one.
       const byConversation = conversationVector !== undefined || conversationK !== undefined;
@@ -356,6 +369,16 @@ async function tune(
           : byConversation
             ? { vectorFeedback: CONVERSATION_VECTOR_FEEDBACK }
             : {};
+      // What ranks the conversations inside the library (the turn list's prior reads their places).
+      const prior = {
+        ...((priorFeedbackTurns !== undefined || priorFeedbackWeight !== undefined) && {
+          conversationFeedback: {
+            turns: priorFeedbackTurns ?? CONVERSATION_VECTOR_FEEDBACK.turns,
+            weight: priorFeedbackWeight ?? CONVERSATION_VECTOR_FEEDBACK.weight,
+          },
+        }),
+        ...(priorVector !== undefined && { conversationWeights: { ...CONVERSATION_FUSION_WEIGHTS, signals: { vector: priorVector, text: 1 } } }),
+      };
       const t0 = performance.now();
       const { hits } = await search({
         query: q.question,
@@ -367,6 +390,7 @@ async function tune(
         ...rest,
         ...weights,
         ...feedback,
+        ...prior,
       });
       took.push(performance.now() - t0);
       let sessions = [...new Set(hits.map((h) => h.conversationId))];

@@ -14,6 +14,20 @@ import type { RankedConversation } from './conversation-ranking.js';
 export const CONVERSATION_PRIOR = 4;
 
 /**
+ * CONVERSATION_PRIOR where an embedder's own tuning chose another. The static model distilled from
+ * USE lite ranks sessions worse than its teacher, and its prior costs turns: on LongMemEval's
+ * tuning part (PGlite, `BENCH_TUNE` over conversationPrior 0 / 2 / 4, the conversations' feedback
+ * weight 0 / 3 and vector weight 1 / 2), session R_all@5 / @10 / turn R_all@10 0.87 / 0.93 / 0.83
+ * without it, 0.86–0.87 / 0.93–0.94 / 0.79–0.82 at every setting with it; multi-session turn
+ * R_all@10 0.47 without (BM25 over turns' own figure) against 0.33–0.47.
+ */
+export const CONVERSATION_PRIOR_BY_EMBEDDER: Readonly<Record<string, number>> = Object.freeze({ 'static:use-lite-distilled-v1': 0 });
+
+export function conversationPriorFor(embedderId: string): number {
+  return CONVERSATION_PRIOR_BY_EMBEDDER[embedderId] ?? CONVERSATION_PRIOR;
+}
+
+/**
  * The first turns of the diversity pick, which keep their places whatever their conversations':
  * a single-fact question's answer is one turn, and a wrong session ranked first would push it
  * down (SQuAD's turn hit@5 0.905 → 0.797 with none kept).

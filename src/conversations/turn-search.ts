@@ -15,7 +15,7 @@ import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
 import { type TimeWindow, readTimeWindow } from '../text/time-window.js';
 import { CONVERSATION_VECTOR_FEEDBACK, type VectorFeedback } from './vector-feedback.js';
 import type { RankedConversation } from './conversation-ranking.js';
-import { CONVERSATION_PRIOR, CONVERSATION_PRIOR_KEPT, conversationPlaces } from './conversation-prior.js';
+import { CONVERSATION_PRIOR_KEPT, conversationPlaces, conversationPriorFor } from './conversation-prior.js';
 import { type TenantScoped, tenantScoped } from '../tenancy/tenant-scoped.js';
 import {
   CONVERSATION_BOOSTS,
@@ -44,7 +44,7 @@ export interface TurnSearchOptions extends TurnFilter {
   conversationDecay?: number;
   /** Turns of a conversation before the decay starts (see `SAME_CONVERSATION_FREE_TURNS`). */
   conversationFreeTurns?: number;
-  /** How much a turn's conversation counts in a hybrid turn list's order (see `CONVERSATION_PRIOR`); for tuning. */
+  /** How much a turn's conversation counts in a hybrid turn list's order (see `CONVERSATION_PRIOR`, by embedder `CONVERSATION_PRIOR_BY_EMBEDDER`); for tuning. */
   conversationPrior?: number;
   /** See `CONVERSATION_PRIOR_KEPT`; for tuning. */
   conversationPriorKept?: number;
@@ -56,6 +56,8 @@ export interface TurnSearchOptions extends TurnFilter {
   conversationWeights?: FusionWeights;
   /** Pseudo-relevance feedback on the vector side; default none for turns, CONVERSATION_VECTOR_FEEDBACK for conversations; for tuning. */
   vectorFeedback?: VectorFeedback;
+  /** The conversations' feedback alone, over `vectorFeedback`: what ranks them for the turn list's prior too; for tuning. */
+  conversationFeedback?: VectorFeedback;
   signal?: AbortSignal;
 }
 
@@ -114,6 +116,7 @@ export function createTurnSearch(options: TenantCorpusOptions): TurnSearch {
   const tenantId = options.tenantId ?? DEFAULT_TENANT_ID;
   const engine = createRetrievalEngine({ ...options, analyzer: turnKeysAnalyzer(options.analyzer ?? defaultAnalyzer) });
   const weights = Object.freeze(copyFusionWeights(options.weights ?? turnFusionWeightsFor(options.embedder.id)));
+  const conversationPrior = conversationPriorFor(options.embedder.id);
 
   /**
    * The time window the query names, read once per search: a hybrid turn search ranks its
@@ -182,9 +185,7 @@ export function createTurnSearch(options: TenantCorpusOptions): TurnSearch {
     // within the kept turns (a chat's recall of three), it would change nothing.
     const kept = opts.conversationPriorKept ?? CONVERSATION_PRIOR_KEPT;
     const prior =
-      (opts.mode ?? 'hybrid') === 'hybrid' && opts.conversationId === undefined && (opts.topK ?? 10) > kept
-        ? (opts.conversationPrior ?? CONVERSATION_PRIOR)
-        : 0;
+      (opts.mode ?? 'hybrid') === 'hybrid' && opts.conversationId === undefined && (opts.topK ?? 10) > kept ? (opts.conversationPrior ?? conversationPrior) : 0;
     // The conversations' places as searchConversations ranks them, searched beside the turns: the
     // two searches differ in their vector side only, and find the text side once.
     const sharedText: SharedText | undefined = prior !== 0 ? {} : undefined;
@@ -219,7 +220,7 @@ export function createTurnSearch(options: TenantCorpusOptions): TurnSearch {
     timeWindow: TimeWindow | null,
     sharedText?: SharedText,
   ): Promise<ConversationHit[]> {
-    const hits = await candidates(query, opts, opts.vectorFeedback ?? CONVERSATION_VECTOR_FEEDBACK, sharedText);
+    const hits = await candidates(query, opts, opts.conversationFeedback ?? opts.vectorFeedback ?? CONVERSATION_VECTOR_FEEDBACK, sharedText);
     return applyBoosts(CONVERSATION_BOOSTS, hits, ...rankingOf(opts, timeWindow));
   }
 

@@ -4,7 +4,12 @@ import { createPgConversationStore } from '../../../src/conversations/pg-convers
 import { createTurnIndex } from '../../../src/conversations/turn-index.js';
 import { turnBm25Text } from '../../../src/conversations/turn-record.js';
 import { createTurnSearch } from '../../../src/conversations/turn-search.js';
-import { CONVERSATION_PRIOR, CONVERSATION_PRIOR_KEPT, conversationPlaces } from '../../../src/conversations/conversation-prior.js';
+import {
+  CONVERSATION_PRIOR,
+  CONVERSATION_PRIOR_BY_EMBEDDER,
+  CONVERSATION_PRIOR_KEPT,
+  conversationPlaces,
+} from '../../../src/conversations/conversation-prior.js';
 import { applyBoosts } from '../../../src/retrieval/boost.js';
 import { CONVERSATION_VECTOR_FEEDBACK } from '../../../src/conversations/vector-feedback.js';
 import { queryRows } from '../../../src/db/query-rows.js';
@@ -143,6 +148,13 @@ export function turnCorpusSearchCases(f: TurnCorpusFixture) {
       expect(feedback, JSON.stringify(options)).toBe(0);
       expect(result).toEqual(await search.search('doctor', { ...asked, ...options, conversationPrior: 0 }));
     }
+    // An embedder whose tuning chose no prior (CONVERSATION_PRIOR_BY_EMBEDDER): the same list as without it, no conversations searched.
+    const staticId = Object.keys(CONVERSATION_PRIOR_BY_EMBEDDER).find((id) => CONVERSATION_PRIOR_BY_EMBEDDER[id] === 0)!;
+    const withoutPrior = createTurnSearch({ db: db(), embedder: { ...keywords, id: staticId }, tenantId: 'prior' });
+    const { result: unprimed, feedback } = await statementsOf(() => withoutPrior.search('doctor', asked));
+    expect(feedback).toBe(0);
+    expect(turnsOf(unprimed.hits)).toEqual(turnsOf(plain.hits));
+    expect(turnsOf(unprimed.hits)).not.toEqual(turnsOf(prior.hits));
   });
 
   it('shows the same hits whether a search reads their rows with the candidates or after fusion', async () => {
