@@ -10,7 +10,9 @@ describe('fuzz regressions', () => {
   let app: Hono;
 
   beforeAll(async () => {
-    ctx = await createTestContext();
+    // The 9,000-turn import indexes every turn in its request: 25-34 s on PGlite on two cores, past
+    // the default 30 s request timeout on a slow run. What it pins is the bind limit, not the pace.
+    ctx = await createTestContext({ REQUEST_TIMEOUT_MS: '110000' });
     app = createApp(ctx);
   });
   afterAll(async () => {
