@@ -7,20 +7,24 @@ type Json = Record<string, any>;
  * Compiles the JSON Schemas of an OpenAPI document with Ajv (draft 2020-12, strict), resolving
  * `#/components/schemas/...` references: tests then judge bodies by the document alone.
  */
+const COMPONENTS_ID = 'https://memrag.invalid/components.json';
+
 export function documentValidator(document: Json) {
   const ajv = new Ajv2020({ allErrors: true, strict: true });
   // ajv-formats is CommonJS; its default export arrives wrapped or not depending on the loader.
   const addFormats = ((formats as unknown as { default?: unknown }).default ?? formats) as unknown as (ajv: Ajv2020) => void;
   addFormats(ajv);
-  const components = document.components?.schemas ?? {};
   const cache = new Map<unknown, ValidateFunction>();
+  // Refs are rewritten to the `$defs` of one schema that holds every component: standard JSON
+  // Schema, no OpenAPI knowledge. Added once, so that Ajv compiles each component once, not once
+  // for every schema that copies them all (30 s of the document test on two cores).
+  const rewritten = (schema: unknown) => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', `"${COMPONENTS_ID}#/$defs/`)) as Json;
+  ajv.addSchema({ $id: COMPONENTS_ID, $defs: rewritten(document.components?.schemas ?? {}) });
 
-  /** Refs are rewritten to `$defs`, where every component is copied: standard JSON Schema, no OpenAPI knowledge. */
   function compile(schema: Json): ValidateFunction {
     const cached = cache.get(schema);
     if (cached) return cached;
-    const standalone = JSON.parse(JSON.stringify({ ...schema, $defs: components }).replaceAll('"#/components/schemas/', '"#/$defs/')) as Json;
-    const validate = ajv.compile(standalone);
+    const validate = ajv.compile(rewritten(schema));
     cache.set(schema, validate);
     return validate;
   }
