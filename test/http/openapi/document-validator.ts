@@ -3,12 +3,12 @@ import formats from 'ajv-formats';
 
 type Json = Record<string, any>;
 
+const COMPONENTS_ID = 'https://memrag.invalid/components.json';
+
 /**
  * Compiles the JSON Schemas of an OpenAPI document with Ajv (draft 2020-12, strict), resolving
  * `#/components/schemas/...` references: tests then judge bodies by the document alone.
  */
-const COMPONENTS_ID = 'https://memrag.invalid/components.json';
-
 export function documentValidator(document: Json) {
   const ajv = new Ajv2020({ allErrors: true, strict: true });
   // ajv-formats is CommonJS; its default export arrives wrapped or not depending on the loader.
