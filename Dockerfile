@@ -33,6 +33,8 @@ RUN npm ci --omit=dev --no-audit --no-fund \
 COPY --from=build /app/dist ./dist
 # Applied at start; found beside package.json from dist/ as from src/.
 COPY migrations ./migrations
+# The static embedding models (EMBEDDING_PROVIDER=static), found beside package.json like the migrations.
+COPY models ./models
 
 # glibc gives every thread (the embedding workers, libuv's pool) a malloc arena of its own, which
 # keeps what it once held: two arenas took 91 MB off the embedded server after the load bench's

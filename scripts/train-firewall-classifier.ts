@@ -3,8 +3,9 @@
  *
  * EMBEDDING_PROVIDER chooses the embedder: `bundled` (USE lite, the default) writes
  * src/memory/firewall/injection-classifier-weights.ts, `static` (the model of EMBEDDING_MODEL,
- * default models/static-use-lite) writes injection-classifier-weights-static.ts with the sha256 of
- * the model's weights; the firewall uses the one whose embedder is its own (injection-classifiers.ts).
+ * default models/static-use-lite-v2) writes that version's file (injection-classifier-weights-static.ts
+ * for the first, -static-v2.ts for the second) with the sha256 of the model's weights; the firewall
+ * uses the one whose embedder is its own (injection-classifiers.ts).
  *
  * A logistic regression over the embedder's vectors of test/fixtures/memory-firewall/
  * tuning.jsonl (injections against facts) and their words hashed into buckets (lexical-features.ts),

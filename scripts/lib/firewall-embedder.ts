@@ -29,7 +29,13 @@ export async function firewallEmbedder(environment: NodeJS.ProcessEnv): Promise<
   const [model, tokenizer] = await Promise.all([readStaticModel(directory), loadUseLiteTokenizer()]);
   return {
     embedder: new StaticEmbedder(model, tokenizer),
-    weightsFile: 'injection-classifier-weights-static.ts',
+    weightsFile: staticWeightsFile(model.manifest.modelId),
     embedderSha256: model.manifest.files.weights.sha256,
   };
+}
+
+/** The classifier file of a static model: the first version's keeps its name, each later one is suffixed with its version. */
+export function staticWeightsFile(modelId: string): string {
+  const version = /-v(\d+)$/.exec(modelId)?.[1];
+  return version === undefined || version === '1' ? 'injection-classifier-weights-static.ts' : `injection-classifier-weights-static-v${version}.ts`;
 }

@@ -19,7 +19,10 @@ export const CONVERSATION_PRIOR = 4;
  * tuning part (PGlite, `BENCH_TUNE` over conversationPrior 0 / 2 / 4, the conversations' feedback
  * weight 0 / 3 and vector weight 1 / 2), session R_all@5 / @10 / turn R_all@10 0.87 / 0.93 / 0.83
  * without it, 0.86–0.87 / 0.93–0.94 / 0.79–0.82 at every setting with it; multi-session turn
- * R_all@10 0.47 without (BM25 over turns' own figure) against 0.33–0.47.
+ * R_all@10 0.47 without (BM25 over turns' own figure) against 0.33–0.47. Its second version, tuned
+ * for search, ranks sessions well enough to keep the default: 0.93 / 0.97 / 0.82 at 4 against
+ * 0.89 / 0.93 / 0.85 without (multi-session R_all@5 0.80 against 0.67; PostgreSQL, the same grid,
+ * docs/benchmarks/static-embedder.md).
  */
 export const CONVERSATION_PRIOR_BY_EMBEDDER: Readonly<Record<string, number>> = Object.freeze({ 'static:use-lite-distilled-v1': 0 });
 

@@ -6,6 +6,7 @@ import { bundledUseSpec, loadEmbedderFromSpec, transformersSpec, type EmbedderMo
 import { EmbeddingPool, createEmbeddingPool } from './embedding-pool.js';
 import { createOpenAiEmbedder } from './openai-embedder.js';
 import { createStaticEmbedder } from './static-embedder.js';
+import { bundledStaticModelDir } from './static-model-files.js';
 import { type EmbedderForStore, NEW_STORE_PROVIDER, providerForStore } from './store-default-provider.js';
 import { loadUseLiteTokenizer } from './use-lite-tokenizer.js';
 
@@ -31,14 +32,21 @@ export const DEFAULT_OPENAI_EMBEDDING_MODEL = 'text-embedding-3-small';
  * embedded with, which createAppContext calls once it has read the store's vector space.
  */
 export async function configuredEmbedder(config: EmbeddingConfig): Promise<Embedder | EmbedderForStore> {
+  // The static model's folder unset: the bundled version the store was embedded with, the newest for a new one.
+  const staticFor = (storedEmbedderId: string | null) =>
+    createEmbedder({ ...config, EMBEDDING_PROVIDER: 'static', EMBEDDING_MODEL: config.EMBEDDING_MODEL ?? bundledStaticModelDir(storedEmbedderId) });
+  if (config.EMBEDDING_PROVIDER === 'static' && !config.EMBEDDING_MODEL) return staticFor;
   if (config.EMBEDDING_PROVIDER) return createEmbedder(config);
-  return (storedEmbedderId) => createEmbedder({ ...config, EMBEDDING_PROVIDER: providerForStore(storedEmbedderId) });
+  return (storedEmbedderId) => {
+    const provider = providerForStore(storedEmbedderId);
+    return provider === 'static' ? staticFor(storedEmbedderId) : createEmbedder({ ...config, EMBEDDING_PROVIDER: provider });
+  };
 }
 
 /**
  * Builds the configured embedder. Local models (bundled, transformers) run in a worker pool
  * when EMBEDDING_WORKERS (default: the number of cores) is above 1, in this thread otherwise;
- * the static model (EMBEDDING_MODEL: its folder, default models/static-use-lite) always in this thread.
+ * the static model (EMBEDDING_MODEL: its folder, default models/static-use-lite-v2) always in this thread.
  */
 export async function createEmbedder(configured: EmbeddingConfig): Promise<Embedder> {
   // Unset, with no store to ask (scripts, `npm run reembed`): what a new store gets.

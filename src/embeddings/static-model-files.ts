@@ -8,8 +8,24 @@ import { STATIC_MODEL_FILES, STATIC_MODEL_REBUILD_COMMAND, type StaticManifest, 
 import { parseTokenTable } from './static-token-table.js';
 import { decodeWeights } from './static-weights-codec.js';
 
-/** Where the distilled model lives in the repository (src/ and dist/ are both one level under it). */
-export const DEFAULT_STATIC_MODEL_DIR = fileURLToPath(new URL('../../models/static-use-lite/', import.meta.url));
+const modelsDir = (folder: string) => fileURLToPath(new URL(`../../models/${folder}/`, import.meta.url));
+
+/**
+ * The static models shipped in the repository (src/ and dist/ are both one level under models/),
+ * by id: each version stays, so a store embedded by an older one still starts with it.
+ */
+export const BUNDLED_STATIC_MODEL_DIRS: ReadonlyMap<string, string> = new Map([
+  ['static:use-lite-distilled-v1', modelsDir('static-use-lite')],
+  ['static:use-lite-distilled-v2', modelsDir('static-use-lite-v2')],
+]);
+
+/** The static model a new store gets: the distilled model tuned for search (docs/benchmarks/static-embedder.md). */
+export const DEFAULT_STATIC_MODEL_DIR = BUNDLED_STATIC_MODEL_DIRS.get('static:use-lite-distilled-v2')!;
+
+/** The bundled model whose vectors a store holds (`storedEmbedderId`), or the default for a new store or any other. */
+export function bundledStaticModelDir(storedEmbedderId: string | null): string {
+  return BUNDLED_STATIC_MODEL_DIRS.get(storedEmbedderId ?? '') ?? DEFAULT_STATIC_MODEL_DIR;
+}
 
 /** A static model that cannot be used: the server refuses to start, saying which file and how to rebuild it. */
 export class StaticModelUnavailableError extends Error {

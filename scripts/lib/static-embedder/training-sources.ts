@@ -37,7 +37,7 @@ export function defaultTrainingSources(datasets: string, wordnetDir = '/usr/shar
   ];
 }
 
-function jsonLines(text: string): Record<string, unknown>[] {
+export function jsonLines(text: string): Record<string, unknown>[] {
   return text
     .split('\n')
     .filter((line) => line.trim() !== '')

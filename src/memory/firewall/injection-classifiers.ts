@@ -2,6 +2,7 @@ import type { Embedder } from '../../embeddings/embedder.js';
 import { type InjectionClassifierWeights, logisticModel } from './injection-classifier.js';
 import { INJECTION_CLASSIFIER as BUNDLED_USE_CLASSIFIER } from './injection-classifier-weights.js';
 import { INJECTION_CLASSIFIER as STATIC_CLASSIFIER } from './injection-classifier-weights-static.js';
+import { INJECTION_CLASSIFIER as STATIC_V2_CLASSIFIER } from './injection-classifier-weights-static-v2.js';
 import { lexicalFeatures } from './lexical-features.js';
 
 /** A trained classifier, ready to score texts by the vectors of the embedder it was trained on. */
@@ -35,9 +36,9 @@ function classifierOf(trained: InjectionClassifierWeights): InjectionClassifier 
   };
 }
 
-/** The classifiers trained so far, by the id of their embedder: the bundled USE lite, and the static model distilled from it. */
+/** The classifiers trained so far, by the id of their embedder: the bundled USE lite, and both versions of the static model distilled from it. */
 export const INJECTION_CLASSIFIERS: ReadonlyMap<string, InjectionClassifier> = new Map(
-  [BUNDLED_USE_CLASSIFIER, STATIC_CLASSIFIER].map((trained) => [trained.embedderId, classifierOf(trained)]),
+  [BUNDLED_USE_CLASSIFIER, STATIC_CLASSIFIER, STATIC_V2_CLASSIFIER].map((trained) => [trained.embedderId, classifierOf(trained)]),
 );
 
 /** The classifier trained in `embedder`'s vector space; undefined for any other (the rules screen alone there). */

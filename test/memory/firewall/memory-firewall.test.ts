@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BUNDLED_USE_ID } from '../../../src/embeddings/bundled-use-embedder.js';
+import { BUNDLED_STATIC_MODEL_DIRS } from '../../../src/embeddings/static-model-files.js';
 import { staticManifestSchema } from '../../../src/embeddings/static-model-format.js';
 import { INJECTION_CLASSIFIER } from '../../../src/memory/firewall/injection-classifier-weights.js';
 import { INJECTION_CLASSIFIER as STATIC_CLASSIFIER } from '../../../src/memory/firewall/injection-classifier-weights-static.js';
@@ -11,8 +12,6 @@ import { createHashEmbedder } from '../../../testkit/hash-embedder.js';
 import { scoringEmbedder } from './support/scoring-embedder.js';
 
 const TOOL = { type: 'tool', conversationId: 'c', turn: 1 } as const;
-const STATIC_MANIFEST = fileURLToPath(new URL('../../../models/static-use-lite/manifest.json', import.meta.url));
-
 describe('the memory firewall', () => {
   it('screens the model and extraction by default, the API too with `all`, nothing with `off`', () => {
     const model = createMemoryFirewall({ mode: 'model' });
@@ -100,13 +99,11 @@ describe('the memory firewall', () => {
     expect(INJECTION_CLASSIFIER.weights).toHaveLength(512 + INJECTION_CLASSIFIER.lexicalBuckets);
   });
 
-  it.skipIf(!existsSync(STATIC_MANIFEST))("has a static classifier trained on the static model's weights as committed", () => {
-    const manifest = staticManifestSchema.parse(JSON.parse(readFileSync(STATIC_MANIFEST, 'utf8')));
-    // A model retrained under the same id would leave the classifier reading another space: `EMBEDDING_PROVIDER=static npm run train:firewall`.
-    expect({ id: STATIC_CLASSIFIER.embedderId, sha256: STATIC_CLASSIFIER.embedderSha256 }).toEqual({
-      id: manifest.modelId,
-      sha256: manifest.files.weights.sha256,
-    });
-    expect(STATIC_CLASSIFIER.weights).toHaveLength(manifest.dimensions + STATIC_CLASSIFIER.lexicalBuckets);
+  it.each([...BUNDLED_STATIC_MODEL_DIRS])('has a classifier trained on the weights of %s as committed', (id, directory) => {
+    const manifest = staticManifestSchema.parse(JSON.parse(readFileSync(path.join(directory, 'manifest.json'), 'utf8')));
+    const classifier = INJECTION_CLASSIFIERS.get(id);
+    // A model retrained under the same id would leave the classifier reading another space: `EMBEDDING_PROVIDER=static EMBEDDING_MODEL=<folder> npm run train:firewall`.
+    expect({ id: classifier?.embedderId, sha256: classifier?.embedderSha256 }).toEqual({ id: manifest.modelId, sha256: manifest.files.weights.sha256 });
+    expect(classifier!.weights).toHaveLength(manifest.dimensions + classifier!.lexicalBuckets);
   });
 });
