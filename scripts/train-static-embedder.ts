@@ -4,11 +4,11 @@
  * search, written to models/static-use-lite-v2/ (v2, what `EMBEDDING_PROVIDER=static` gives a new
  * store). TRAIN_STAGES=tune runs the second stage alone, from the distilled model as committed.
  *
- * The distillation's steps (scripts/lib/static-embedder/): the training sentences from the sources the project may
- * use (training-sources.ts), deduplicated, shuffled by TRAIN_SEED and cut to TRAIN_SENTENCES, 5%
- * held out; the teacher's vectors of them and of every piece alone, through the embedding pool,
- * cached in TRAIN_CACHE_DIR so that a rerun embeds nothing again; SIF weights; the least-squares
- * fit; quantisation; the folder with its manifest. Prints the mean cosine to the teacher, train
+ * The distillation's steps (scripts/lib/static-embedder/): the training sentences from the sources
+ * the project may use (training-sources.ts), deduplicated, shuffled by TRAIN_SEED and cut to
+ * TRAIN_SENTENCES, 5% held out; the teacher's vectors of them and of every piece alone, through
+ * the embedding pool, cached in TRAIN_CACHE_DIR so that a rerun embeds nothing again; SIF weights;
+ * the least-squares fit; quantisation; the folder with its manifest. Prints the mean cosine to the teacher, train
  * and held out, before and after the fit and after quantisation.
  *
  * No PCA: the model keeps the teacher's 512 dimensions. 7,994 pieces × 512 int8 is 4 MB, well
