@@ -35,7 +35,7 @@ export async function firewallEmbedder(environment: NodeJS.ProcessEnv): Promise<
 }
 
 /** The classifier file of a static model: the first version's keeps its name, each later one is suffixed with its version. */
-export function staticWeightsFile(modelId: string): string {
+function staticWeightsFile(modelId: string): string {
   const version = /-v(\d+)$/.exec(modelId)?.[1];
   return version === undefined || version === '1' ? 'injection-classifier-weights-static.ts' : `injection-classifier-weights-static-v${version}.ts`;
 }

@@ -144,7 +144,8 @@ export function meanVector(rows: Float32Array, d: number, tokens: WeightedTokens
   return norm;
 }
 
-function dot(a: Float32Array, aOffset: number, b: Float32Array, bOffset: number, d: number): number {
+/** Σ a[aOffset + j] · b[bOffset + j] over j < d: a cosine when both rows are unit vectors. */
+export function dot(a: Float32Array, aOffset: number, b: Float32Array, bOffset: number, d: number): number {
   let sum = 0;
   for (let j = 0; j < d; j++) sum += a[aOffset + j]! * b[bOffset + j]!;
   return sum;

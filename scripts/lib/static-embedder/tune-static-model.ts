@@ -1,7 +1,7 @@
 import { type StaticModel, readStaticModel } from '../../../src/embeddings/static-model-files.js';
 import { decodeWeights, encodeWeights } from '../../../src/embeddings/static-weights-codec.js';
 import type { UseLiteTokenizer } from '../../../src/embeddings/use-lite-tokenizer.js';
-import { type ContrastiveParameters, type TokenPair, type WeightedTokens, meanVector, tuneContrastively } from './contrastive-stage.js';
+import { type ContrastiveParameters, type TokenPair, type WeightedTokens, dot, meanVector, tuneContrastively } from './contrastive-stage.js';
 import type { PairSource } from './contrastive-pairs.js';
 import { seededRandom, shuffleInPlace } from './seeded-random.js';
 import { modelFiles, writeStaticModel } from './write-static-model.js';
@@ -83,12 +83,7 @@ export async function tuneStaticModel(input: TuneInput): Promise<TuneReport> {
   const weights = encodeWeights(withFallback, d, manifest.quantization);
   const quantized = top1(decodeWeights(weights, tableRows + 1, d, manifest.quantization).subarray(0, tableRows * d), d, heldOut);
   const { files: _files, metrics: _metrics, ...base } = manifest;
-  const report: TuneReport = {
-    pairs: { train: train.length, heldOut: heldOut.length },
-    heldOutTop1: { before: round(before), tuned: round(tuned), quantized: round(quantized) },
-    seconds: round(seconds),
-    weightsSha256: '',
-  };
+  const heldOutTop1 = { before: round(before), tuned: round(tuned), quantized: round(quantized) };
   const files = modelFiles(
     {
       ...base,
@@ -107,13 +102,18 @@ export async function tuneStaticModel(input: TuneInput): Promise<TuneReport> {
         ],
       },
       // The start's figures are its own (the tuning moves the vectors away from the teacher): kept under its stage's name.
-      metrics: { distillation: manifest.metrics ?? {}, contrastiveHeldOutTop1: { ...report.heldOutTop1, pool: RANKING_POOL, pairs: heldOut.length } },
+      metrics: { distillation: manifest.metrics ?? {}, contrastiveHeldOutTop1: { ...heldOutTop1, pool: RANKING_POOL, pairs: heldOut.length } },
     },
     table,
     weights,
   );
   await writeStaticModel(input.outputDirectory, files, weights);
-  return { ...report, weightsSha256: files.manifest.files.weights.sha256 };
+  return {
+    pairs: { train: train.length, heldOut: heldOut.length },
+    heldOutTop1,
+    seconds: round(seconds),
+    weightsSha256: files.manifest.files.weights.sha256,
+  };
 }
 
 /** A text's tokens as the runtime counts them: the first maxInputTokens, weight-0 and unknown ones left out. */
@@ -145,18 +145,12 @@ function top1(rows: Float32Array, d: number, pairs: TokenPair[]): number {
   const pool = Math.min(RANKING_POOL, pairs.length);
   let hits = 0;
   for (let i = 0; i < pairs.length; i++) {
-    const own = cosine(left, right, i, i, d);
+    const own = dot(left, i * d, right, i * d, d);
     let first = true;
-    for (let k = 1; k < pool && first; k++) if (cosine(left, right, i, (i + k) % pairs.length, d) >= own) first = false;
+    for (let k = 1; k < pool && first; k++) if (dot(left, i * d, right, ((i + k) % pairs.length) * d, d) >= own) first = false;
     if (first) hits += 1;
   }
   return hits / pairs.length;
-}
-
-function cosine(a: Float32Array, b: Float32Array, i: number, k: number, d: number): number {
-  let sum = 0;
-  for (let j = 0; j < d; j++) sum += a[i * d + j]! * b[k * d + j]!;
-  return sum;
 }
 
 const round = (x: number) => Math.round(x * 1e4) / 1e4;
