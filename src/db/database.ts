@@ -1,6 +1,5 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite/vector';
 import type { ExtractTablesWithRelations } from 'drizzle-orm';
@@ -14,6 +13,7 @@ import { dropConnectionsWhoseQueryTimesOut } from './drop-timed-out-connections.
 import { openInMemoryPglite } from './in-memory-pglite.js';
 import { yieldBeforeStatements } from './pglite-fair-turns.js';
 import { PgliteThread } from './pglite-thread.js';
+import { findMigrationsFolder } from './migrations-folder.js';
 import { initPgliteDirectory } from './pglite-initdb.js';
 import { reportPoolWaits } from './pool-wait.js';
 import { releaseClientsWhoseBeginFails } from './release-on-failed-begin.js';
@@ -123,7 +123,9 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   if (options.pgliteThread) return openPgliteThread(dataDir, options, migrationsFolder);
   const migrate = (client: PGlite) => migratePglite(drizzlePglite(client, { schema }), { migrationsFolder });
-  const client = dataDir ? await openPgliteDirectory(dataDir, options.pgliteSharedBuffers ?? PGLITE_SHARED_BUFFERS) : await openInMemoryPglite(migrate);
+  const client = dataDir
+    ? await openPgliteDirectory(dataDir, migrationsFolder, options.pgliteSharedBuffers ?? PGLITE_SHARED_BUFFERS)
+    : await openInMemoryPglite(migrate);
   if (dataDir) await migrate(client);
   yieldBeforeStatements(client);
   const db = drizzlePglite(client, { schema });
@@ -135,7 +137,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
 }
 
 async function openPgliteThread(dataDir: string | undefined, options: OpenDatabaseOptions, migrationsFolder: string): Promise<Database> {
-  if (dataDir && !existsSync(join(dataDir, 'PG_VERSION'))) await initPgliteDirectory(dataDir);
+  if (dataDir && !existsSync(join(dataDir, 'PG_VERSION'))) await initPgliteDirectory(dataDir, migrationsFolder);
   const thread = await PgliteThread.open({ ...(dataDir && { dataDir, sharedBuffers: options.pgliteSharedBuffers ?? PGLITE_SHARED_BUFFERS }) });
   try {
     // Drizzle and its migrator call only the part of PGlite's interface the thread offers.
@@ -179,8 +181,8 @@ function withStatistics(
 export const PGLITE_SHARED_BUFFERS = '32MB';
 
 /** PGlite on a data directory; a new one is created by a child process first (see initPgliteDirectory). */
-async function openPgliteDirectory(dataDir: string, sharedBuffers: string): Promise<PGlite> {
-  if (!existsSync(join(dataDir, 'PG_VERSION'))) await initPgliteDirectory(dataDir);
+async function openPgliteDirectory(dataDir: string, migrationsFolder: string, sharedBuffers: string): Promise<PGlite> {
+  if (!existsSync(join(dataDir, 'PG_VERSION'))) await initPgliteDirectory(dataDir, migrationsFolder);
   return PGlite.create({ dataDir, extensions: { vector }, startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${sharedBuffers}`] });
 }
 
@@ -204,17 +206,5 @@ async function migrateUnderLock(pool: pg.Pool, migrationsFolder: string): Promis
   } finally {
     await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => {});
     lock.release();
-  }
-}
-
-/** The migrations ship beside package.json, whether running from `src/` under tsx or from `dist/`. */
-function findMigrationsFolder(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const candidate = join(dir, 'migrations');
-    if (existsSync(join(candidate, 'meta', '_journal.json'))) return candidate;
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error(`migrations folder not found above ${fileURLToPath(import.meta.url)}`);
-    dir = parent;
   }
 }

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { findMigrationsFolder } from './migrations-folder.js';
 import { initPgliteDirectory } from './pglite-initdb.js';
 
 /**
@@ -14,11 +15,11 @@ export function pgliteDirectoryToCreate(config: { DATABASE_URL?: string | undefi
 }
 
 /**
- * Creates the database cluster in `dataDir` (PGlite's initdb, in a child process): most of what a
- * first start costs over a restart. Started before the server loads its modules, it runs on
- * another core meanwhile; opening the directory then finds it made, and applies the migrations.
+ * Creates the database in `dataDir` (PGlite's initdb and the schema's migrations, in a child
+ * process): most of what a first start costs over a restart. Started before the server loads its
+ * modules, it runs on another core meanwhile; opening the directory then finds it made and migrated.
  */
 export async function createPgliteDirectory(dataDir: string): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
-  await initPgliteDirectory(dataDir);
+  await initPgliteDirectory(dataDir, findMigrationsFolder());
 }
