@@ -28,10 +28,15 @@ export class StaticEmbedder implements Embedder {
   readonly id: string;
   readonly dimensions: number;
   readonly maxInputTokens: number;
-  /** Row of each token id (-1: unknown), into `weighted`. */
+  /** Row of each token id (-1: unknown), into `values`. */
   private readonly rowOf: Int32Array;
-  /** Each known token's vector times its weight: the mean is normalised anyway, so its divisor is not needed. */
-  private readonly weighted: Float32Array;
+  /** The rows as stored (int8 for a bundled model): kept, not expanded to float32, which took 4x the memory. */
+  private readonly values: Int8Array | Float32Array;
+  /**
+   * Each known token's row scale times its weight in the mean: the mean is normalised anyway, so its
+   * divisor is not needed.
+   */
+  private readonly coefficients: Float64Array;
   private readonly fallback: readonly number[];
   private closed = false;
 
@@ -45,15 +50,17 @@ export class StaticEmbedder implements Embedder {
     this.maxInputTokens = manifest.maxInputTokens;
     const d = this.dimensions;
     this.rowOf = new Int32Array(Math.max(0, ...table.ids) + 1).fill(-1);
-    this.weighted = new Float32Array(table.ids.length * d);
+    this.values = rows.values;
+    this.coefficients = new Float64Array(table.ids.length);
     table.ids.forEach((id, row) => {
       const weight = table.weights[row]!;
       // A token of weight zero does not count: it is as unknown to the model as one not listed.
       if (!(weight > 0)) return;
       this.rowOf[id] = row;
-      for (let j = 0; j < d; j++) this.weighted[row * d + j] = rows[row * d + j]! * weight;
+      this.coefficients[row] = rows.scales[row]! * weight;
     });
-    const fallback = normalized(rows.subarray(table.ids.length * d, (table.ids.length + 1) * d));
+    // A row's scale is positive, so the stored values point the fallback's way.
+    const fallback = normalized(rows.values.subarray(table.ids.length * d, (table.ids.length + 1) * d));
     if (!fallback) throw new RangeError(`${manifest.modelId}: the fallback vector is zero`);
     this.fallback = fallback;
   }
@@ -84,7 +91,8 @@ export class StaticEmbedder implements Embedder {
       const row = id < this.rowOf.length ? this.rowOf[id]! : -1;
       if (row < 0) continue;
       const offset = row * d;
-      for (let j = 0; j < d; j++) sum[j]! += this.weighted[offset + j]!;
+      const coefficient = this.coefficients[row]!;
+      for (let j = 0; j < d; j++) sum[j]! += coefficient * this.values[offset + j]!;
     }
     return normalized(sum) ?? [...this.fallback];
   }

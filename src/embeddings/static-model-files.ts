@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
 import { STATIC_MODEL_FILES, STATIC_MODEL_REBUILD_COMMAND, type StaticManifest, type TokenTable, staticManifestSchema } from './static-model-format.js';
 import { parseTokenTable } from './static-token-table.js';
-import { decodeWeights } from './static-weights-codec.js';
+import { type WeightRows, decodeWeightRows } from './static-weights-codec.js';
 
 const modelsDir = (folder: string) => fileURLToPath(new URL(`../../models/${folder}/`, import.meta.url));
 
@@ -44,8 +44,8 @@ export class StaticModelUnavailableError extends Error {
 export interface StaticModel {
   manifest: StaticManifest;
   table: TokenTable;
-  /** One row per table entry, then the fallback vector, dequantised. */
-  rows: Float32Array;
+  /** One row per table entry, then the fallback vector. */
+  rows: WeightRows;
 }
 
 export const sha256 = (bytes: Uint8Array | string): string => createHash('sha256').update(bytes).digest('hex');
@@ -75,9 +75,9 @@ export async function readStaticModel(directory: string): Promise<StaticModel> {
   const weightsFile = path.join(directory, manifest.files.weights.path);
   const weights = await readOrRefuse(weightsFile);
   checkSum(weightsFile, weights, manifest.files.weights.sha256);
-  let rows: Float32Array;
+  let rows: WeightRows;
   try {
-    rows = decodeWeights(weights, manifest.tokens + 1, manifest.dimensions, manifest.quantization);
+    rows = decodeWeightRows(weights, manifest.tokens + 1, manifest.dimensions, manifest.quantization);
   } catch (err) {
     throw new StaticModelUnavailableError(weightsFile, (err as Error).message);
   }

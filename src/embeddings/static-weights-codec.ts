@@ -28,18 +28,44 @@ export function encodeWeights(rows: Float32Array, dimensions: number, quantizati
   return out;
 }
 
-export function decodeWeights(bytes: Uint8Array, rows: number, dimensions: number, quantization: StaticQuantization): Float32Array {
+/**
+ * Rows of a static model as the runtime keeps them: row r is `values[r·d … (r+1)·d) × scales[r]`.
+ * An int8 file's values are a view of its bytes (a quarter of the memory of float32 rows); a
+ * float16 file's are decoded, each row's scale 1.
+ */
+export interface WeightRows {
+  values: Int8Array | Float32Array;
+  scales: Float32Array;
+}
+
+export function decodeWeightRows(bytes: Uint8Array, rows: number, dimensions: number, quantization: StaticQuantization): WeightRows {
   const expected = weightsByteLength(quantization, rows, dimensions);
   if (bytes.length !== expected) throw new RangeError(`holds ${bytes.length} bytes, expected ${expected}`);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const out = new Float32Array(rows * dimensions);
   if (quantization === 'float16') {
-    for (let i = 0; i < out.length; i++) out[i] = fromFloat16Bits(view.getUint16(i * 2, true));
-    return out;
+    const values = new Float32Array(rows * dimensions);
+    for (let i = 0; i < values.length; i++) values[i] = fromFloat16Bits(view.getUint16(i * 2, true));
+    return { values, scales: new Float32Array(rows).fill(1) };
   }
-  for (let r = 0; r < rows; r++) {
-    const scale = view.getFloat32(r * 4, true);
-    for (let d = 0; d < dimensions; d++) out[r * dimensions + d] = view.getInt8(rows * 4 + r * dimensions + d) * scale;
+  const scales = new Float32Array(rows);
+  for (let r = 0; r < rows; r++) scales[r] = view.getFloat32(r * 4, true);
+  return { values: new Int8Array(bytes.buffer, bytes.byteOffset + rows * 4, rows * dimensions), scales };
+}
+
+/** Float rows (scale 1 each), as a model in training has them. */
+export function unscaledRows(values: Float32Array, dimensions: number): WeightRows {
+  return { values, scales: new Float32Array(values.length / dimensions).fill(1) };
+}
+
+/** The rows as float32, each times its scale. */
+export function dequantizeRows({ values, scales }: WeightRows, dimensions: number): Float32Array {
+  const out = new Float32Array(values.length);
+  for (let r = 0; r < scales.length; r++) {
+    for (let d = 0; d < dimensions; d++) out[r * dimensions + d] = values[r * dimensions + d]! * scales[r]!;
   }
   return out;
+}
+
+export function decodeWeights(bytes: Uint8Array, rows: number, dimensions: number, quantization: StaticQuantization): Float32Array {
+  return dequantizeRows(decodeWeightRows(bytes, rows, dimensions, quantization), dimensions);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fromFloat16Bits, toFloat16Bits } from '../../src/embeddings/float16.js';
-import { decodeWeights, encodeWeights } from '../../src/embeddings/static-weights-codec.js';
+import { decodeWeightRows, decodeWeights, encodeWeights } from '../../src/embeddings/static-weights-codec.js';
 import { seededRandom } from '../../scripts/lib/static-embedder/seeded-random.js';
 
 const randomRows = (rows: number, d: number, seed: number) => {
@@ -40,5 +40,19 @@ describe('static weights codec', () => {
     expect([...decodeWeights(encodeWeights(rows, 4, 'int8-row-scale'), 2, 4, 'int8-row-scale')]).toEqual(new Array(8).fill(0));
     expect(() => decodeWeights(new Uint8Array(7), 2, 4, 'int8-row-scale')).toThrow('holds 7 bytes, expected 16');
     expect(() => encodeWeights(Float32Array.from([1e6]), 1, 'float16')).toThrow('does not fit a half float');
+  });
+
+  it('keeps an int8 file as int8 rows, a view of its bytes, with a float scale per row', () => {
+    const d = 16;
+    const rows = randomRows(10, d, 11);
+    const bytes = encodeWeights(rows, d, 'int8-row-scale');
+    const kept = decodeWeightRows(bytes, 10, d, 'int8-row-scale');
+    expect(kept.values).toBeInstanceOf(Int8Array);
+    expect(kept.values.buffer).toBe(bytes.buffer);
+    const float = decodeWeights(bytes, 10, d, 'int8-row-scale');
+    for (let i = 0; i < float.length; i++) expect(kept.values[i]! * kept.scales[Math.floor(i / d)]!).toBeCloseTo(float[i]!, 7);
+    const half = decodeWeightRows(encodeWeights(rows, d, 'float16'), 10, d, 'float16');
+    expect(half.values).toBeInstanceOf(Float32Array);
+    expect([...half.scales]).toEqual(new Array(10).fill(1));
   });
 });

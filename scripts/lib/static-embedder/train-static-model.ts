@@ -1,7 +1,7 @@
 import type { Embedder } from '../../../src/embeddings/embedder.js';
 import { StaticEmbedder } from '../../../src/embeddings/static-embedder.js';
 import { STATIC_MODEL_FORMAT, type StaticQuantization, type TokenTable } from '../../../src/embeddings/static-model-format.js';
-import { decodeWeights, encodeWeights } from '../../../src/embeddings/static-weights-codec.js';
+import { decodeWeights, encodeWeights, unscaledRows } from '../../../src/embeddings/static-weights-codec.js';
 import type { UseLiteTokenizer, UseLiteVocabulary } from '../../../src/embeddings/use-lite-tokenizer.js';
 import { fitTokenVectors, rowsTimesTeacher } from './fit-token-vectors.js';
 import { meanCosine } from './mean-cosine.js';
@@ -148,7 +148,7 @@ export async function trainStaticModel(input: TrainInput): Promise<TrainReport> 
       },
     };
     const draft = modelFiles(manifestBase, table, weightsFile);
-    const student = (vectors: Float32Array) => new StaticEmbedder({ manifest: draft.manifest, table, rows: vectors }, tokenizer);
+    const student = (vectors: Float32Array) => new StaticEmbedder({ manifest: draft.manifest, table, rows: unscaledRows(vectors, d) }, tokenizer);
     const quantizedRows = decodeWeights(weightsFile, ids.length + 1, d, p.quantization);
     const teacherOf = (s: string, out: Float32Array) => cache.read(s, out);
     const trainSample = sentences.train.slice(0, TRAIN_COSINE_SAMPLE);

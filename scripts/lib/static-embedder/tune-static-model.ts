@@ -1,5 +1,5 @@
 import { type StaticModel, readStaticModel } from '../../../src/embeddings/static-model-files.js';
-import { decodeWeights, encodeWeights } from '../../../src/embeddings/static-weights-codec.js';
+import { decodeWeights, dequantizeRows, encodeWeights } from '../../../src/embeddings/static-weights-codec.js';
 import type { UseLiteTokenizer } from '../../../src/embeddings/use-lite-tokenizer.js';
 import { type ContrastiveParameters, type TokenPair, type WeightedTokens, dot, meanVector, tuneContrastively } from './contrastive-stage.js';
 import type { PairSource } from './contrastive-pairs.js';
@@ -57,7 +57,8 @@ export async function tuneStaticModel(input: TuneInput): Promise<TuneReport> {
   log(`tune: ${train.length} pairs, ${heldOut.length} held out; ${sourceCounts.map((s) => `${s.name} ${s.pairs}`).join(', ')}`);
 
   const tableRows = table.ids.length;
-  const rows = start.rows.slice(0, tableRows * d);
+  const startRows = dequantizeRows(start.rows, d);
+  const rows = startRows.slice(0, tableRows * d);
   const before = top1(rows, d, heldOut);
   const started = performance.now();
   let lossSum = 0;
@@ -79,7 +80,7 @@ export async function tuneStaticModel(input: TuneInput): Promise<TuneReport> {
 
   const withFallback = new Float32Array((tableRows + 1) * d);
   withFallback.set(rows);
-  withFallback.set(start.rows.subarray(tableRows * d), tableRows * d);
+  withFallback.set(startRows.subarray(tableRows * d), tableRows * d);
   const weights = encodeWeights(withFallback, d, manifest.quantization);
   const quantized = top1(decodeWeights(weights, tableRows + 1, d, manifest.quantization).subarray(0, tableRows * d), d, heldOut);
   const { files: _files, metrics: _metrics, ...base } = manifest;
