@@ -15,6 +15,13 @@ import { TURN_KEYS_VERSION } from './turn-record.js';
 export const TURN_REINDEX_REMEDY = 'Restart the server: it re-indexes the turns at start (reindexStaleTurns).';
 
 /**
+ * The HNSW candidate list of a turn search, at least: the turns' graph is sparse (TURN_HNSW in
+ * vector-space.ts), and 160 on it finds what pgvector's default 80 finds on a graph of m 16. A
+ * store whose graph was built denser before keeps it, and finds a little more for a little longer.
+ */
+export const TURN_EF_SEARCH = 160;
+
+/**
  * Past conversation turns as a corpus of the retrieval engine (episodic recall): each turn is its
  * own unit, filtered by agent, user and conversation. Turns have no tags: the filter SQL refuses a
  * tag filter on them rather than drop it.
@@ -31,6 +38,7 @@ export const TURN_CORPUS: Corpus = Object.freeze({
     equals: { agentId: turns.agentId, userId: turns.userId, conversationId: turns.conversationId },
     at: turns.at,
   },
+  efSearch: TURN_EF_SEARCH,
   reindexRemedy: TURN_REINDEX_REMEDY,
 });
 
