@@ -37,6 +37,8 @@ const SINGLE_LETTER = /^\p{L}$/u;
 const LATIN = /^[\p{Script=Latin}\p{M}\p{N}]+$/u;
 const MARKS = /\p{M}/gu;
 const ASCII_WORD = /^[a-z]+$/;
+// What WORD lets inside a word; most words have none, and need no splitting.
+const CONNECTOR = /[-\u2010\u2011'\u2019._]/;
 const ANALYZER_VERSION = 1;
 
 export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
@@ -55,24 +57,32 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
   const stopwordName = typeof stopwordOption === 'string' ? stopwordOption : `custom${stopwords.size}`;
   const id = `en-v${ANALYZER_VERSION}:${stem ? 'porter' : 'nostem'}:${stopwordName}:${compounds}:${maxTermLength}`;
 
-  const stemCache = new Map<string, string>();
+  // A word's term, or null where it gives none (a stopword, too long). Words repeat across texts
+  // far more than they vary, and a word's term is a pure function of it: the accent stripping
+  // (three normalisations of every word) and the stemmer ran again for each repeat.
+  const termCache = new Map<string, string | null>();
   const normalizeTerm = (raw: string): string | undefined => {
+    let term = termCache.get(raw);
+    if (term === undefined) {
+      term = termOf(raw) ?? null;
+      if (termCache.size < 100_000) termCache.set(raw, term);
+    }
+    return term ?? undefined;
+  };
+  const termOf = (raw: string): string | undefined => {
     if (raw === '' || stopwords.has(raw)) return undefined;
     // "naïve" and "naive" are one term; only for Latin script, where marks are accents, not vowels.
     let term = LATIN.test(raw) ? raw.normalize('NFD').replace(MARKS, '').normalize('NFC') : raw;
     if (term !== raw && stopwords.has(term)) return undefined;
-    if (stem && ASCII_WORD.test(term)) {
-      let stemmed = stemCache.get(term);
-      if (stemmed === undefined) {
-        stemmed = stemmer(term);
-        if (stemCache.size < 100_000) stemCache.set(term, stemmed);
-      }
-      term = stemmed;
-    }
+    if (stem && ASCII_WORD.test(term)) term = stemmer(term);
     return term.length <= maxTermLength ? term : undefined;
   };
 
   const wordTerms = (word: string, out: string[]): void => {
+    if (!CONNECTOR.test(word)) {
+      push(word, out);
+      return;
+    }
     // Possessives and contractions: "patient's" → "patient", "don't" → "dont".
     const w = word.replace(/['\u2019]s$/, '').replace(/['\u2019]/g, '');
     const dotted = w.split('.');
