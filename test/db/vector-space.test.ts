@@ -2,7 +2,9 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.js';
 import { queryRows } from '../../src/db/query-rows.js';
+import { DEFAULT_EF_SEARCH } from '../../src/db/filtered-vector-search.js';
 import { PGVECTOR_HNSW_DEFAULTS, VECTOR_TABLES, ensureVectorSpace } from '../../src/db/vector-space.js';
+import { TURN_CORPUS } from '../../src/conversations/turn-corpus.js';
 import { createPgMemoryStore } from '../../src/memory/pg-memory-store.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 import { describeOnDrivers } from '../support/database-drivers.js';
@@ -30,6 +32,9 @@ describeOnDrivers('vector space', (driver) => {
       const chunks = VECTOR_TABLES.find((t) => t.table === 'chunks')!;
       expect(chunks.hnsw).toBeDefined();
       expect(chunks.hnsw).not.toEqual(PGVECTOR_HNSW_DEFAULTS);
+      // Written after every reply and by the thousand on import: sparse, searched wider (hnsw-params.md).
+      expect(VECTOR_TABLES.find((t) => t.table === 'turns')!.hnsw?.m).toBeLessThan(PGVECTOR_HNSW_DEFAULTS.m);
+      expect(TURN_CORPUS.efSearch).toBeGreaterThan(DEFAULT_EF_SEARCH);
 
       // Built before its parameters were set (a store from an earlier version): kept, not rebuilt at start.
       await database.db.execute(sql.raw(`DROP INDEX ${chunks.indexName}`));
