@@ -21,6 +21,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { createEmbedder } from '../../src/embeddings/create-embedder.js';
 import type { Embedder } from '../../src/embeddings/embedder.js';
 import { splitIntoBatches } from '../../src/embeddings/split-into-batches.js';
+import { percentile } from './lib/clustered-set.js';
 import { freshServerDatabase } from './lib/fresh-server-database.js';
 import { readLongMemEval, sessionTurns } from './lib/longmemeval.js';
 
@@ -49,8 +50,6 @@ function turnTexts(): string[] {
   }
   return texts;
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
 
 async function main(): Promise<void> {
   const questions = readLongMemEval().map((q) => q.question);
@@ -113,7 +112,7 @@ async function main(): Promise<void> {
             found += exact[i]!.slice(0, k).filter((id) => ids.has(id)).length;
           }
           row[`recall@${k}`] = (found / (queries.length * k)).toFixed(3);
-          row[`p50 ms @${k}`] = median(times).toFixed(2);
+          row[`p50 ms @${k}`] = percentile(times, 50).toFixed(2);
         }
         rows.push(row);
       }

@@ -57,8 +57,9 @@ export async function tuneStaticModel(input: TuneInput): Promise<TuneReport> {
   log(`tune: ${train.length} pairs, ${heldOut.length} held out; ${sourceCounts.map((s) => `${s.name} ${s.pairs}`).join(', ')}`);
 
   const tableRows = table.ids.length;
-  const startRows = dequantizeRows(start.rows, d);
-  const rows = startRows.slice(0, tableRows * d);
+  // Tuned in place: the table's rows, with the fallback row after them left as it was.
+  const withFallback = dequantizeRows(start.rows, d);
+  const rows = withFallback.subarray(0, tableRows * d);
   const before = top1(rows, d, heldOut);
   const started = performance.now();
   let lossSum = 0;
@@ -78,9 +79,6 @@ export async function tuneStaticModel(input: TuneInput): Promise<TuneReport> {
   const seconds = (performance.now() - started) / 1000;
   const tuned = top1(rows, d, heldOut);
 
-  const withFallback = new Float32Array((tableRows + 1) * d);
-  withFallback.set(rows);
-  withFallback.set(startRows.subarray(tableRows * d), tableRows * d);
   const weights = encodeWeights(withFallback, d, manifest.quantization);
   const quantized = top1(decodeWeights(weights, tableRows + 1, d, manifest.quantization).subarray(0, tableRows * d), d, heldOut);
   const { files: _files, metrics: _metrics, ...base } = manifest;
