@@ -15,7 +15,7 @@ import { loadConfig } from '../src/config/config.js';
 import { createEmbedder } from '../src/embeddings/create-embedder.js';
 import { InMemoryBm25Index } from '../src/retrieval/bm25/bm25.js';
 import { fuse } from '../src/retrieval/fusion.js';
-import { conversationPlaces, orderByConversations } from '../src/conversations/conversation-prior.js';
+import { conversationStandings, orderByConversations } from '../src/conversations/conversation-prior.js';
 import { rankConversations } from '../src/conversations/conversation-ranking.js';
 import { seededRandom } from '../testkit/vector-fixtures.js';
 
@@ -169,14 +169,15 @@ try {
   // The conversation prior (conversation-prior.ts), a sentence's paragraph standing for its
   // session: paragraphs ranked as groupBy "conversation" ranks sessions (CONVERSATION_FUSION_WEIGHTS
   // over the list fused with the 10/3 feedback), then each sentence keyed by its place and its
-  // paragraph's past the kept ones, and the diversity pick on the keys.
+  // paragraph's share of the best paragraph's score past the kept ones, and the diversity pick on
+  // the keys.
   const paragraphOf = (id: string) => id.slice(0, id.lastIndexOf('/'));
   const rankable = (fused: ReturnType<typeof fuse>) =>
     fused
       .slice(0, CANDIDATES)
       .map((h) => ({ id: h.id, conversationId: paragraphOf(h.id), score: h.score, ranks: { vector: h.ranks[0] ?? null, text: h.ranks[1] ?? null } }));
   for (const kept of [0, 3, 4, 5]) {
-    for (const prior of [0, 4, 6, 8]) {
+    for (const prior of [0, 2, 2.5, 3, 4]) {
       row(`vector 0.5, text 1, k 20, diversity, conversation prior ${prior}, ${kept} kept`, (l) => {
         const hits = rankable(
           fuse(
@@ -196,8 +197,8 @@ try {
             20,
           ),
         );
-        const places = conversationPlaces(rankConversations(fed));
-        return orderByConversations(hits, { places, prior, kept }).map((h) => h.id);
+        const standings = conversationStandings(rankConversations(fed));
+        return orderByConversations(hits, { standings, prior, kept }).map((h) => h.id);
       });
     }
   }

@@ -609,7 +609,7 @@ export interface paths {
         put?: never;
         /**
          * Search past turns of an agent's conversations (hybrid, vector or BM25)
-         * @description Each stored turn (the user's question and the agent's final answer) is indexed after the reply, and an imported conversation's turns at import: embedded with its date in words and the message before it, and indexed for BM25 with the next question too. Filtered in SQL by agent (default `default`), user, and conversation (`conversationId`, or `excludeConversationId` for every other one), and by time (`asOf`). Modes and scores as for memories; a time the query names favours the turns said then, and no conversation fills the list alone. In hybrid mode the turns past the first five follow how their conversations rank too (`groupBy: "conversation"` ranks conversations).
+         * @description Each stored turn (the user's question and the agent's final answer) is indexed after the reply, and an imported conversation's turns at import: embedded with its date in words and the message before it, and indexed for BM25 with the next question too. Filtered in SQL by agent (default `default`), user, and conversation (`conversationId`, or `excludeConversationId` for every other one), and by time (`asOf`). Modes and scores as for memories; a time the query names favours the turns said then, and no conversation fills the list alone. In hybrid mode the turns past the first four follow how their conversations score too (`groupBy: "conversation"` ranks conversations).
          */
         post: operations["searchTurns"];
         delete?: never;

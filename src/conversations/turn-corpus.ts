@@ -7,7 +7,13 @@ import { type CorpusFilter, corpusFilter } from '../retrieval/filter.js';
 import type { FusionWeights } from '../retrieval/fusion-weights.js';
 import type { SignalRanks } from '../retrieval/signal.js';
 import { type TimeWindowContext, insideTimeWindow, timeWindowBoost } from '../retrieval/time-window-boost.js';
-import { CONVERSATION_COVERAGE_PAGE, CONVERSATION_PRIOR_KEPT, coverConversations, orderByConversations } from './conversation-prior.js';
+import {
+  CONVERSATION_COVERAGE_PAGE,
+  CONVERSATION_PRIOR_KEPT,
+  type ConversationStanding,
+  coverConversations,
+  orderByConversations,
+} from './conversation-prior.js';
 import { type RankedConversation, rankConversations } from './conversation-ranking.js';
 import { TURN_KEYS_VERSION } from './turn-record.js';
 
@@ -69,8 +75,8 @@ export interface TurnRankingContext extends TimeWindowContext {
   conversationWeights?: FusionWeights;
   /** See `CONVERSATION_PRIOR`. */
   conversationPrior?: number;
-  /** Each conversation's place as `groupBy: "conversation"` ranks them, for CONVERSATION_PRIOR. */
-  conversationPlaces?: ReadonlyMap<string, number>;
+  /** Each conversation's standing as `groupBy: "conversation"` ranks them, for CONVERSATION_PRIOR. */
+  conversationStandings?: ReadonlyMap<string, ConversationStanding>;
   /** See `CONVERSATION_PRIOR_KEPT`. */
   conversationPriorKept?: number;
   /** See `CONVERSATION_COVERAGE`. */
@@ -81,7 +87,7 @@ export interface TurnRankingContext extends TimeWindowContext {
 
 /**
  * What re-orders the turns a search fused: no conversation filling the list alone
- * (`SAME_CONVERSATION_DECAY`) and, past the first turns, their conversations' places counted
+ * (`SAME_CONVERSATION_DECAY`) and, past the first turns, their conversations' standings counted
  * (`CONVERSATION_PRIOR`, when the search ranked them), then the turns said inside the query's
  * time window favoured by place (TIME_WINDOW_RANK_BOOST), then, past the first page, the
  * conversations ranked first that it lacks (`CONVERSATION_COVERAGE`). In that order: the first
@@ -93,7 +99,7 @@ export const TURN_BOOSTS: readonly Reordering<TurnHit, TurnRankingContext>[] = O
     name: 'conversationDiversity',
     apply: (hits, context) =>
       orderByConversations(hits, {
-        places: context.conversationPlaces,
+        standings: context.conversationStandings,
         prior: context.conversationPrior,
         kept: context.conversationPriorKept,
         decay: context.conversationDecay,
@@ -107,10 +113,10 @@ export const TURN_BOOSTS: readonly Reordering<TurnHit, TurnRankingContext>[] = O
     // Where the conversations were ranked (the prior's searches), after everything that moves
     // turns by their own merits, so that the first page stays as those ranked it.
     apply: (hits, context) =>
-      context.conversationPlaces && context.conversationPrior
+      context.conversationStandings && context.conversationPrior
         ? coverConversations(
             hits,
-            context.conversationPlaces,
+            context.conversationStandings,
             context.conversationCoverage,
             Math.max(context.conversationCoveragePage ?? CONVERSATION_COVERAGE_PAGE, context.conversationPriorKept ?? CONVERSATION_PRIOR_KEPT),
           )

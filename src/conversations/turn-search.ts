@@ -15,7 +15,7 @@ import { DEFAULT_TENANT_ID } from '../tenancy/tenant-id.js';
 import { type TimeWindow, readTimeWindow } from '../text/time-window.js';
 import { CONVERSATION_VECTOR_FEEDBACK, type VectorFeedback } from './vector-feedback.js';
 import type { RankedConversation } from './conversation-ranking.js';
-import { CONVERSATION_PRIOR_KEPT, conversationPlaces, conversationPriorFor } from './conversation-prior.js';
+import { CONVERSATION_PRIOR_KEPT, type ConversationStanding, conversationPriorFor, conversationStandings } from './conversation-prior.js';
 import { type TenantScoped, tenantScoped } from '../tenancy/tenant-scoped.js';
 import {
   CONVERSATION_BOOSTS,
@@ -186,15 +186,15 @@ export function createTurnSearch(options: TenantCorpusOptions): TurnSearch {
     const kept = opts.conversationPriorKept ?? CONVERSATION_PRIOR_KEPT;
     const prior =
       (opts.mode ?? 'hybrid') === 'hybrid' && opts.conversationId === undefined && (opts.topK ?? 10) > kept ? (opts.conversationPrior ?? conversationPrior) : 0;
-    // The conversations' places as searchConversations ranks them, searched beside the turns: the
+    // The conversations' standings as searchConversations ranks them, searched beside the turns: the
     // two searches differ in their vector side only, and find the text side once.
     const sharedText: SharedText | undefined = prior !== 0 ? {} : undefined;
     const timeWindow = windowOf(query, opts);
-    const places = sharedText ? conversationsRanked(query, opts, timeWindow, sharedText) : undefined;
-    places?.catch(() => undefined);
+    const standings = sharedText ? conversationsRanked(query, opts, timeWindow, sharedText) : undefined;
+    standings?.catch(() => undefined);
     const hits = await candidates(query, opts, opts.vectorFeedback, sharedText);
     const [context, weights] = rankingOf(opts, timeWindow);
-    const favoured = applyBoosts(TURN_BOOSTS, hits, { ...context, conversationPrior: prior, conversationPlaces: await places }, weights);
+    const favoured = applyBoosts(TURN_BOOSTS, hits, { ...context, conversationPrior: prior, conversationStandings: await standings }, weights);
     return { hits: favoured.slice(0, opts.topK ?? 10), timeWindow };
   }
 
@@ -203,8 +203,8 @@ export function createTurnSearch(options: TenantCorpusOptions): TurnSearch {
     opts: TurnSearchOptions,
     timeWindow: TimeWindow | null,
     sharedText: SharedText,
-  ): Promise<ReadonlyMap<string, number>> {
-    return conversationPlaces(await rankedConversations(query, opts, timeWindow, sharedText));
+  ): Promise<ReadonlyMap<string, ConversationStanding>> {
+    return conversationStandings(await rankedConversations(query, opts, timeWindow, sharedText));
   }
 
   async function searchConversations(query: string, opts: TurnSearchOptions): Promise<ConversationSearchResult> {

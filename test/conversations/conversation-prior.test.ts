@@ -1,12 +1,30 @@
 import { describe, expect, it } from 'vitest';
 import { diversifyByConversation } from '../../src/conversations/conversation-diversity.js';
-import { conversationPlaces, coverConversations, orderByConversations } from '../../src/conversations/conversation-prior.js';
+import { conversationStandings, coverConversations, orderByConversations } from '../../src/conversations/conversation-prior.js';
 import { TURN_BOOSTS, type TurnHit, type TurnRankingContext } from '../../src/conversations/turn-corpus.js';
 import { applyBoosts } from '../../src/retrieval/boost.js';
 
 const hit = (conversationId: string, score: number) => ({ conversationId, score, id: `${conversationId}:${score}` });
 const ids = (hits: { id: string }[]) => hits.map((h) => h.id);
-const ranking = (...ids: string[]) => conversationPlaces(ids.map((conversationId) => ({ conversationId, score: 0, turns: [] })));
+// Conversations ranked in this order, scored n, n - 1, … 1: shares 1, (n - 1) / n, … 1 / n.
+const ranking = (...ids: string[]) => conversationStandings(ids.map((conversationId, i) => ({ conversationId, score: ids.length - i, turns: [] })));
+
+describe('conversationStandings', () => {
+  it("gives each conversation its place and its score over the best one's", () => {
+    const standings = conversationStandings([
+      { conversationId: 'a', score: 0.2, turns: [] },
+      { conversationId: 'b', score: 0.1, turns: [] },
+      { conversationId: 'c', score: -0.1, turns: [] },
+    ]);
+    expect([...standings]).toEqual([
+      ['a', { place: 1, share: 1 }],
+      ['b', { place: 2, share: 0.5 }],
+      ['c', { place: 3, share: 0 }],
+    ]);
+    expect(conversationStandings([{ conversationId: 'a', score: 0, turns: [] }]).get('a')).toEqual({ place: 1, share: 0 });
+    expect(conversationStandings([]).size).toBe(0);
+  });
+});
 
 describe('orderByConversations', () => {
   // Turns of three conversations, best first; the conversation ranking puts "b" first.
@@ -14,32 +32,80 @@ describe('orderByConversations', () => {
   const places = ranking('b', 'a', 'c');
 
   it('is the diversity pick alone without a prior or a ranking', () => {
-    expect(orderByConversations(hits, { places, prior: 0, kept: 0 })).toEqual(diversifyByConversation(hits));
+    expect(orderByConversations(hits, { standings: places, prior: 0, kept: 0 })).toEqual(diversifyByConversation(hits));
     expect(orderByConversations(hits, { prior: 4, kept: 0 })).toEqual(diversifyByConversation(hits));
   });
 
-  it('lifts the turns of the conversation ranked first past better-placed turns of the others', () => {
-    // Its own place still counts: the first turn of "a" stays between the two of "b".
-    expect(ids(orderByConversations(hits, { places, prior: 4, kept: 0 }))).toEqual(['b:0.5', 'a:0.9', 'b:0.4', 'a:0.7', 'c:0.8', 'c:0.6']);
-    expect(ids(orderByConversations(hits, { places, prior: 100, kept: 0 }))).toEqual(['b:0.5', 'b:0.4', 'a:0.9', 'a:0.7', 'c:0.8', 'c:0.6']);
+  it('lifts the turns of a conversation far ahead of the others past their better-placed turns', () => {
+    expect(ids(orderByConversations(hits, { standings: places, prior: 4, kept: 0 }))).toEqual(['b:0.5', 'b:0.4', 'a:0.9', 'a:0.7', 'c:0.8', 'c:0.6']);
+    expect(ids(orderByConversations(hits, { standings: places, prior: 100, kept: 0 }))).toEqual(['b:0.5', 'b:0.4', 'a:0.9', 'a:0.7', 'c:0.8', 'c:0.6']);
+  });
+
+  it('orders the turns of conversations scored alike by their own places, whatever their order', () => {
+    // "b" is ranked first by a hair: the first turn of "a" goes before both of its turns.
+    const alike = conversationStandings([
+      { conversationId: 'b', score: 1, turns: [] },
+      { conversationId: 'a', score: 0.97, turns: [] },
+      { conversationId: 'c', score: 0.5, turns: [] },
+    ]);
+    expect(ids(orderByConversations(hits, { standings: alike, prior: 4, kept: 0 }))).toEqual(['a:0.9', 'b:0.5', 'b:0.4', 'a:0.7', 'c:0.8', 'c:0.6']);
+  });
+
+  it('keeps a session far ahead of the rest together past the kept turns, before the first turns of sessions far below it', () => {
+    // LongMemEval's "dilute tea tree oil" question: one session scored 0.143, the next 0.107, and
+    // by place the diversity pick let sessions far below it pass its later turns (the answer 15th).
+    const one = [
+      ...[0.9, 0.89, 0.88, 0.87].map((score) => hit('a', score)),
+      hit('b', 0.86),
+      hit('c', 0.85),
+      hit('a', 0.84),
+      hit('d', 0.83),
+      hit('a', 0.82),
+      hit('e', 0.81),
+    ];
+    const scored = conversationStandings(
+      (
+        [
+          ['a', 0.143],
+          ['b', 0.107],
+          ['c', 0.095],
+          ['d', 0.09],
+          ['e', 0.085],
+        ] as const
+      ).map(([conversationId, score]) => ({ conversationId, score, turns: [] })),
+    );
+    const ordered = ids(orderByConversations(one));
+    expect(ordered).toEqual(ids(orderByConversations(one, { standings: undefined })));
+    const byShare = ids(orderByConversations(one, { standings: scored }));
+    expect(byShare.slice(0, 4)).toEqual(ordered.slice(0, 4));
+    const lastOfA = Math.max(...byShare.flatMap((id, i) => (id.startsWith('a:') ? [i] : [])));
+    expect(byShare.indexOf('d:0.83')).toBeGreaterThan(lastOfA);
+    expect(byShare.indexOf('e:0.81')).toBeGreaterThan(lastOfA);
   });
 
   it('ranks by the prior at a decay of 1 too', () => {
-    expect(ids(orderByConversations(hits, { places, prior: 100, kept: 0, decay: 1 }))).toEqual(['b:0.5', 'b:0.4', 'a:0.9', 'a:0.7', 'c:0.8', 'c:0.6']);
+    expect(ids(orderByConversations(hits, { standings: places, prior: 100, kept: 0, decay: 1 }))).toEqual([
+      'b:0.5',
+      'b:0.4',
+      'a:0.9',
+      'a:0.7',
+      'c:0.8',
+      'c:0.6',
+    ]);
   });
 
   it('keeps the first turns of the diversity pick in their places, and counts them in the pick after', () => {
     const one = [hit('a', 0.9), hit('a', 0.89), hit('a', 0.88), hit('a', 0.87), hit('d', 0.1), hit('a', 0.05), hit('e', 0.04)];
     const picked = diversifyByConversation(one);
-    const ordered = orderByConversations(one, { places: ranking('d', 'e', 'a'), prior: 100, kept: 3 });
+    const ordered = orderByConversations(one, { standings: ranking('d', 'e', 'a'), prior: 100, kept: 3 });
     expect(ordered.slice(0, 3)).toEqual(picked.slice(0, 3));
     // "a" holds three kept turns: its fourth, below "d" and "e" by their conversations, stays below them.
     expect(ids(ordered.slice(3))).toEqual(['d:0.1', 'e:0.04', 'a:0.87', 'a:0.05']);
-    expect(orderByConversations(one, { places: ranking('d'), prior: 100, kept: one.length })).toEqual(picked);
+    expect(orderByConversations(one, { standings: ranking('d'), prior: 100, kept: one.length })).toEqual(picked);
   });
 
   it('puts a conversation the ranking lacks after those it holds', () => {
-    expect(ids(orderByConversations(hits, { places: ranking('c'), prior: 4, kept: 0 }))).toEqual(['c:0.8', 'c:0.6', 'a:0.9', 'a:0.7', 'b:0.5', 'b:0.4']);
+    expect(ids(orderByConversations(hits, { standings: ranking('c'), prior: 4, kept: 0 }))).toEqual(['c:0.8', 'c:0.6', 'a:0.9', 'a:0.7', 'b:0.5', 'b:0.4']);
   });
 });
 
@@ -107,7 +173,7 @@ describe('coverConversations', () => {
     const context: TurnRankingContext = {
       timeWindow: { from: at(19), to: at(21), text: 'then' },
       conversationPrior: 4,
-      conversationPlaces: ranking('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'),
+      conversationStandings: ranking('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'),
       conversationDecay: 1,
     };
     // A window's turn at place p goes to about p / 3.

@@ -26,8 +26,8 @@ export function createTurnRoutes(ctx: AppContext): ApiRoutes {
       "conversation's turns at import: embedded with its date in words and the message before it, and indexed for BM25 " +
       'with the next question too. Filtered in SQL by agent (default `default`), user, and conversation (`conversationId`, or ' +
       '`excludeConversationId` for every other one), and by time (`asOf`). Modes and scores as for memories; a time the query ' +
-      'names favours the turns said then, and no conversation fills the list alone. In hybrid mode the turns past the first five ' +
-      'follow how their conversations rank too (`groupBy: "conversation"` ranks conversations).',
+      'names favours the turns said then, and no conversation fills the list alone. In hybrid mode the turns past the first four ' +
+      'follow how their conversations score too (`groupBy: "conversation"` ranks conversations).',
     request: { body: jsonBody(body) },
     responses: { 200: jsonReply('The best `topK` turns, best first.', turnSearchReplySchema) },
   });

@@ -8,7 +8,7 @@ import {
   CONVERSATION_PRIOR,
   CONVERSATION_PRIOR_BY_EMBEDDER,
   CONVERSATION_PRIOR_KEPT,
-  conversationPlaces,
+  conversationStandings,
 } from '../../../src/conversations/conversation-prior.js';
 import { applyBoosts } from '../../../src/retrieval/boost.js';
 import { CONVERSATION_VECTOR_FEEDBACK } from '../../../src/conversations/vector-feedback.js';
@@ -132,15 +132,15 @@ export function turnCorpusSearchCases(f: TurnCorpusFixture) {
 
     // The other sessions say "doctor" twice a turn and lead the list. Past its kept turns, the
     // knee's session (third as a conversation) passes the turn of one ranked below it.
-    const ranked = conversationPlaces((await search.searchConversations('doctor', { ...asked, topK: 50 })).conversations);
-    expect(ranked.get(knee.id)).toBe(3);
+    const ranked = conversationStandings((await search.searchConversations('doctor', { ...asked, topK: 50 })).conversations);
+    expect(ranked.get(knee.id)?.place).toBe(3);
     const fused = (await search.search('doctor', { ...asked, topK: 50, conversationPrior: 0, conversationDecay: 1 })).hits;
-    const expected = applyBoosts(TURN_BOOSTS, fused, { timeWindow: null, conversationPrior: CONVERSATION_PRIOR, conversationPlaces: ranked });
+    const expected = applyBoosts(TURN_BOOSTS, fused, { timeWindow: null, conversationPrior: CONVERSATION_PRIOR, conversationStandings: ranked });
     const conversationsOf = (hits: { conversationId: string }[]) => hits.map((h) => h.conversationId);
     expect(conversationsOf(prior.hits)).toEqual(conversationsOf(expected.slice(0, 10)));
     const placesOf = (hits: { conversationId: string }[]) => hits.flatMap((h, i) => (h.conversationId === knee.id ? [i + 1] : []));
     expect(placesOf(plain.hits)).toEqual([7, 8, 9, 10]);
-    expect(placesOf(prior.hits)).toEqual([6, 7, 8, 9]);
+    expect(placesOf(prior.hits)).toEqual([5, 6, 7, 10]);
     expect(turnsOf(prior.hits).slice(0, CONVERSATION_PRIOR_KEPT)).toEqual(turnsOf(plain.hits).slice(0, CONVERSATION_PRIOR_KEPT));
     // A mode of one side, one conversation's turns, or no more turns than are kept: ranked by the turns alone, no conversations searched.
     for (const options of [{ mode: 'text' as const }, { mode: 'vector' as const }, { conversationId: knee.id }, { topK: CONVERSATION_PRIOR_KEPT }]) {
