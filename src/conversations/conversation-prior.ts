@@ -73,10 +73,16 @@ export interface ConversationPriorOptions {
   freeTurns?: number;
 }
 
-/** Each conversation's standing in a ranking, best first. */
+/**
+ * Each conversation's standing in a ranking, best first. A conversation counts at least as much as
+ * every one ranked below it: the time window's boost moves a conversation up by place and leaves
+ * its score, and one it lifted past better-scored ones takes the best score among them.
+ */
 export function conversationStandings(ranked: readonly RankedConversation<unknown>[]): ReadonlyMap<string, ConversationStanding> {
-  const best = ranked[0]?.score ?? 0;
-  return new Map(ranked.map((c, i) => [c.conversationId, { place: i + 1, share: best > 0 ? Math.max(0, c.score) / best : 0 }]));
+  const counted = ranked.map((c) => Math.max(0, c.score));
+  for (let i = counted.length - 2; i >= 0; i--) counted[i] = Math.max(counted[i]!, counted[i + 1]!);
+  const best = counted[0] ?? 0;
+  return new Map(ranked.map((c, i) => [c.conversationId, { place: i + 1, share: best > 0 ? counted[i]! / best : 0 }]));
 }
 
 /**

@@ -22,6 +22,19 @@ describe('conversationStandings', () => {
       ['c', { place: 3, share: 0 }],
     ]);
     expect(conversationStandings([{ conversationId: 'a', score: 0, turns: [] }]).get('a')).toEqual({ place: 1, share: 0 });
+  });
+
+  it('counts a conversation lifted past better-scored ones (by the time window) as the best of them', () => {
+    const lifted = conversationStandings([
+      { conversationId: 'w', score: 0.05, turns: [] },
+      { conversationId: 'a', score: 0.2, turns: [] },
+      { conversationId: 'b', score: 0.1, turns: [] },
+    ]);
+    expect([...lifted.values()]).toEqual([
+      { place: 1, share: 1 },
+      { place: 2, share: 1 },
+      { place: 3, share: 0.5 },
+    ]);
     expect(conversationStandings([]).size).toBe(0);
   });
 });
