@@ -19,8 +19,8 @@ export interface VectorScanOptions {
   /** Rows an iterative index scan may visit before giving up (pgvector's `hnsw.max_scan_tuples`). */
   maxScanTuples?: number;
   /**
-   * The query fetches `limit * candidateFactor` rows (no more than ef_search, at least `limit`),
-   * for the caller to keep the best `limit`.
+   * The index path fetches `limit * candidateFactor` rows (no more than ef_search, at least
+   * `limit`), for the caller to keep the best `limit`; an exact ranking fetches `limit`.
    * Past the first candidate list, an iterative scan's order is relaxed: over a selective filter
    * it finds the best rows but not always first. Default 1.
    */
@@ -115,10 +115,10 @@ export async function filteredVectorSearch<Row>(
   const maxScanTuples = Math.max(1, Math.trunc(options.maxScanTuples ?? 20_000));
   if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
   if (!vector.every(Number.isFinite)) throw new RangeError('a query vector holds only finite numbers');
-  const key = search.key === undefined ? undefined : `${search.key}\u0000${fetched}:${exactScanMaxRows}:${efSearch}:${maxScanTuples}`;
+  const key = search.key === undefined ? undefined : `${search.key}\u0000${limit}:${fetched}:${exactScanMaxRows}:${efSearch}:${maxScanTuples}`;
   let built = key === undefined ? undefined : cache.get(key);
   if (!built) {
-    built = build(search.make(), fetched, exactScanMaxRows, efSearch, maxScanTuples);
+    built = build(search.make(), limit, fetched, exactScanMaxRows, efSearch, maxScanTuples);
     if (key !== undefined) {
       if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
       cache.set(key, built);
@@ -180,7 +180,7 @@ export async function filteredVectorSearch<Row>(
 
 const isPglite = (client: unknown): client is PGlite => typeof client === 'object' && client !== null && 'transaction' in client && 'exec' in client;
 
-function build(search: FilteredVectorSearch, limit: number, exactScanMaxRows: number, efSearch: number, maxScanTuples: number): Built {
+function build(search: FilteredVectorSearch, limit: number, fetched: number, exactScanMaxRows: number, efSearch: number, maxScanTuples: number): Built {
   const estimate =
     search.estimate ?? sql`(SELECT count(*) FROM (SELECT 1 FROM ${search.table} WHERE ${search.where} LIMIT ${sql.raw(String(exactScanMaxRows + 1))}) AS m)`;
   const useIndex = sql.raw(`est > ${exactScanMaxRows}`);
@@ -200,7 +200,7 @@ function build(search: FilteredVectorSearch, limit: number, exactScanMaxRows: nu
   // Ordered by the output column: the vector is sent and parsed once, and the index still serves
   // the ORDER BY, which names the same expression.
   const ranked = dialect.sqlToQuery(sql`SELECT ${search.columns}, ${distance} AS distance FROM ${search.table}
-    WHERE ${search.where} AND ${search.embedding} IS NOT NULL ORDER BY distance LIMIT ${sql.raw(String(limit))}`);
+    WHERE ${search.where} AND ${search.embedding} IS NOT NULL ORDER BY distance LIMIT ${sql.raw(String(fetched))}`);
   const rankedStatement = { text: ranked.sql, params: ranked.params };
   const setupStatement = { text: setup.sql, params: setup.params };
   // The exact path cannot take the index: its ORDER BY is outside the subquery that filters.
@@ -208,6 +208,8 @@ function build(search: FilteredVectorSearch, limit: number, exactScanMaxRows: nu
     WHERE ${search.where} AND ${search.embedding} IS NOT NULL`;
   const est = sql.raw('(SELECT est FROM e)');
   const max = sql.raw(String(exactScanMaxRows));
+  // The walk's relaxed order is repaired from `fetched` rows; an exact ranking needs only `limit`.
+  const walkedTop = sql.raw(String(fetched));
   const top = sql.raw(String(limit));
   // The HNSW settings are the statement's own (SET LOCAL, its implicit transaction): the scan
   // reads them on its first row, after its one-time filter has read the estimate, which sets them.
@@ -216,7 +218,7 @@ function build(search: FilteredVectorSearch, limit: number, exactScanMaxRows: nu
       set_config('hnsw.iterative_scan', 'relaxed_order', true) AS iterative,
       set_config('hnsw.max_scan_tuples', ${sql.raw(`'${maxScanTuples}'`)}, true) AS tuples)
     SELECT ranked.*, e.est AS ${sql.identifier(EST)} FROM e LEFT JOIN (
-      (SELECT * FROM (${filtered} AND ${est} > ${max} ORDER BY distance LIMIT ${top}) AS walked)
+      (SELECT * FROM (${filtered} AND ${est} > ${max} ORDER BY distance LIMIT ${walkedTop}) AS walked)
       UNION ALL
       (SELECT * FROM (${filtered} AND ${est} <= ${max} OFFSET 0) AS exact ORDER BY distance LIMIT ${top})
     ) AS ranked ON true`);
