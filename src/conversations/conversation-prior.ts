@@ -57,7 +57,7 @@ export const CONVERSATION_COVERAGE_PAGE = 10;
 
 const K = 20;
 
-/** Where a conversation stands in a ranking: its 1-based place, and its score over the best one's (0 to 1). */
+/** Where a conversation stands in a ranking: its 1-based place, and its share of the first one's score (0 to 1, see conversationStandings). */
 export interface ConversationStanding {
   place: number;
   share: number;
