@@ -190,7 +190,7 @@ export function createTurnSearch(options: TenantCorpusOptions): TurnSearch {
     // two searches differ in their vector side only, and find the text side once.
     const sharedText: SharedText | undefined = prior !== 0 ? {} : undefined;
     const timeWindow = windowOf(query, opts);
-    const standings = sharedText ? conversationsRanked(query, opts, timeWindow, sharedText) : undefined;
+    const standings = sharedText ? standingsOfConversations(query, opts, timeWindow, sharedText) : undefined;
     standings?.catch(() => undefined);
     const hits = await candidates(query, opts, opts.vectorFeedback, sharedText);
     const [context, weights] = rankingOf(opts, timeWindow);
@@ -198,7 +198,7 @@ export function createTurnSearch(options: TenantCorpusOptions): TurnSearch {
     return { hits: favoured.slice(0, opts.topK ?? 10), timeWindow };
   }
 
-  async function conversationsRanked(
+  async function standingsOfConversations(
     query: string,
     opts: TurnSearchOptions,
     timeWindow: TimeWindow | null,

@@ -6,30 +6,25 @@ import { applyBoosts } from '../../src/retrieval/boost.js';
 
 const hit = (conversationId: string, score: number) => ({ conversationId, score, id: `${conversationId}:${score}` });
 const ids = (hits: { id: string }[]) => hits.map((h) => h.id);
+// Conversations in this order, with these scores.
+const scored = (...pairs: (readonly [string, number])[]) =>
+  conversationStandings(pairs.map(([conversationId, score]) => ({ conversationId, score, turns: [] })));
 // Conversations ranked in this order, scored n, n - 1, … 1: shares 1, (n - 1) / n, … 1 / n.
-const ranking = (...ids: string[]) => conversationStandings(ids.map((conversationId, i) => ({ conversationId, score: ids.length - i, turns: [] })));
+const ranking = (...ids: string[]) => scored(...ids.map((id, i) => [id, ids.length - i] as const));
 
 describe('conversationStandings', () => {
   it("gives each conversation its place and its score over the best one's", () => {
-    const standings = conversationStandings([
-      { conversationId: 'a', score: 0.2, turns: [] },
-      { conversationId: 'b', score: 0.1, turns: [] },
-      { conversationId: 'c', score: -0.1, turns: [] },
-    ]);
+    const standings = scored(['a', 0.2], ['b', 0.1], ['c', -0.1]);
     expect([...standings]).toEqual([
       ['a', { place: 1, share: 1 }],
       ['b', { place: 2, share: 0.5 }],
       ['c', { place: 3, share: 0 }],
     ]);
-    expect(conversationStandings([{ conversationId: 'a', score: 0, turns: [] }]).get('a')).toEqual({ place: 1, share: 0 });
+    expect(scored(['a', 0]).get('a')).toEqual({ place: 1, share: 0 });
   });
 
   it('counts a conversation lifted past better-scored ones (by the time window) as the best of them', () => {
-    const lifted = conversationStandings([
-      { conversationId: 'w', score: 0.05, turns: [] },
-      { conversationId: 'a', score: 0.2, turns: [] },
-      { conversationId: 'b', score: 0.1, turns: [] },
-    ]);
+    const lifted = scored(['w', 0.05], ['a', 0.2], ['b', 0.1]);
     expect([...lifted.values()]).toEqual([
       { place: 1, share: 1 },
       { place: 2, share: 1 },
@@ -56,11 +51,7 @@ describe('orderByConversations', () => {
 
   it('orders the turns of conversations scored alike by their own places, whatever their order', () => {
     // "b" is ranked first by a hair: the first turn of "a" goes before both of its turns.
-    const alike = conversationStandings([
-      { conversationId: 'b', score: 1, turns: [] },
-      { conversationId: 'a', score: 0.97, turns: [] },
-      { conversationId: 'c', score: 0.5, turns: [] },
-    ]);
+    const alike = scored(['b', 1], ['a', 0.97], ['c', 0.5]);
     expect(ids(orderByConversations(hits, { standings: alike, prior: 4, kept: 0 }))).toEqual(['a:0.9', 'b:0.5', 'b:0.4', 'a:0.7', 'c:0.8', 'c:0.6']);
   });
 
@@ -76,20 +67,10 @@ describe('orderByConversations', () => {
       hit('a', 0.82),
       hit('e', 0.81),
     ];
-    const scored = conversationStandings(
-      (
-        [
-          ['a', 0.143],
-          ['b', 0.107],
-          ['c', 0.095],
-          ['d', 0.09],
-          ['e', 0.085],
-        ] as const
-      ).map(([conversationId, score]) => ({ conversationId, score, turns: [] })),
-    );
+    const standings = scored(['a', 0.143], ['b', 0.107], ['c', 0.095], ['d', 0.09], ['e', 0.085]);
     const ordered = ids(orderByConversations(one));
     expect(ordered).toEqual(ids(orderByConversations(one, { standings: undefined })));
-    const byShare = ids(orderByConversations(one, { standings: scored }));
+    const byShare = ids(orderByConversations(one, { standings }));
     expect(byShare.slice(0, 4)).toEqual(ordered.slice(0, 4));
     const lastOfA = Math.max(...byShare.flatMap((id, i) => (id.startsWith('a:') ? [i] : [])));
     expect(byShare.indexOf('d:0.83')).toBeGreaterThan(lastOfA);
