@@ -45,7 +45,7 @@ function turnTexts(): string[] {
       const id = q.haystack_session_ids[i]!;
       if (seen.has(id)) return;
       seen.add(id);
-      for (const t of sessionTurns(session).turns) texts.push(`${t.question}\n${t.answers.join('\n')}`);
+      for (const t of sessionTurns(session)) texts.push(`${t.question}\n${t.answers.join('\n')}`);
     });
   }
   return texts;

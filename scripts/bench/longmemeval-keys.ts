@@ -54,7 +54,7 @@ for (const v of variants) {
     q.haystack_sessions.forEach((session, si) => {
       const sid = q.haystack_session_ids[si]!;
       const at = longMemEvalDate(q.haystack_dates[si]!);
-      const { turns } = sessionTurns(session);
+      const turns = sessionTurns(session);
       turns.forEach((t, i) => {
         const id = `${sid}#${i}`;
         sessionOf.set(id, sid);

@@ -42,7 +42,7 @@ import { turnEmbeddedText, turnRecords } from '../../src/conversations/turn-reco
 import { InMemoryBm25Index } from '../../src/retrieval/bm25/bm25.js';
 import { freshServerDatabase } from './lib/fresh-server-database.js';
 import { listenOnLoopback } from './lib/listening-app.js';
-import { type LongMemEvalQuestion, longMemEvalDate, readLongMemEval, sessionTurns } from './lib/longmemeval.js';
+import { type LongMemEvalQuestion, type SessionTurn, longMemEvalDate, readLongMemEval, sessionTurns } from './lib/longmemeval.js';
 import { BM25_RETRIEVERS, type Recall, printAgainstWords, printRecall } from './lib/longmemeval-recall.js';
 
 const DRIVER = process.env.BENCH_DRIVER ?? 'pglite';
@@ -85,13 +85,15 @@ function interleaveByType(questions: LongMemEvalQuestion[]): LongMemEvalQuestion
 }
 
 function exportOf(sessionId: string, date: string) {
-  return (turns: ReturnType<typeof sessionTurns>['turns']) => {
+  return (turns: SessionTurn[]) => {
     const start = longMemEvalDate(date).getTime();
     let seq = 0;
     const messages = turns.flatMap((t, i) => {
       const at = new Date(start + i * 60_000).toISOString();
+      // The assistant's opening (the first turn without a question) is imported as it is.
+      const opening = i === 0 && t.question === '';
       return [
-        { seq: ++seq, turn: i + 1, role: 'user' as const, content: t.question, createdAt: at },
+        ...(opening ? [] : [{ seq: ++seq, turn: i + 1, role: 'user' as const, content: t.question, createdAt: at }]),
         ...t.answers.map((content) => ({ seq: ++seq, turn: i + 1, role: 'assistant' as const, content, createdAt: at })),
       ];
     });
@@ -172,7 +174,7 @@ async function main() {
   try {
     const [{ n: stored } = { n: 0 }] = await queryRows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM turns`);
     const sessionsOf = (q: LongMemEvalQuestion) =>
-      q.haystack_sessions.map((s, i) => ({ id: q.haystack_session_ids[i]!, date: q.haystack_dates[i]!, ...sessionTurns(s) }));
+      q.haystack_sessions.map((s, i) => ({ id: q.haystack_session_ids[i]!, date: q.haystack_dates[i]!, turns: sessionTurns(s) }));
     const turnCount = questions.reduce((n, q) => n + sessionsOf(q).reduce((m, s) => m + s.turns.length, 0), 0);
     console.log(`${questions.length} questions, ${turnCount} turns (${DRIVER}, embedder ${embedder.id})`);
 
@@ -245,12 +247,10 @@ async function main() {
       return;
     }
 
-    let lost = 0;
     for (const q of questions) {
       const sessions = sessionsOf(q);
       const idOf = (sessionId: string) => conversationOf.get(`${q.question_id}/${sessionId}`)!;
       const evidence = sessions.flatMap((s) => s.turns.flatMap((t, i) => (t.hasAnswer ? [`${idOf(s.id)}#${i + 1}`] : [])));
-      lost += sessions.filter((s) => s.lostEvidence).length;
       const answerSessions = q.answer_session_ids.map(idOf);
       const asked = longMemEvalDate(q.question_date);
       const asOf = new Date(Date.UTC(asked.getUTCFullYear(), asked.getUTCMonth(), asked.getUTCDate(), 23, 59, 59)).toISOString();
@@ -304,7 +304,6 @@ async function main() {
       const rankedSessions = bySession.search(q.question, { topK: TOP_K }).map((h) => ({ conversationId: h.id, turn: 0 }));
       add('bm25 sessions', q.question_type, answerSessions, evidence, rankedSessions);
     }
-    if (lost > 0) console.log(`${lost} evidence messages open a session before any user message: their questions count as misses`);
 
     const types = [...new Set(questions.map((q) => q.question_type))].sort();
     const retrievers: Retriever[] = [...MODES, ...(BY_CONVERSATION ? (['by conversation'] as const) : []), ...BM25_RETRIEVERS];
@@ -327,7 +326,7 @@ async function main() {
 /** Each combination of the grid's options: hybrid search through the library, recall over all questions and the two hard types. */
 async function tune(
   questions: LongMemEvalQuestion[],
-  sessionsOf: (q: LongMemEvalQuestion) => { id: string; turns: ReturnType<typeof sessionTurns>['turns'] }[],
+  sessionsOf: (q: LongMemEvalQuestion) => { id: string; turns: SessionTurn[] }[],
   conversationOf: Map<string, string>,
   search: (options: Record<string, unknown>) => Promise<{ hits: (Hit & RankableTurn)[] }>,
 ) {

@@ -351,7 +351,7 @@ export interface paths {
         put?: never;
         /**
          * Import an exported conversation, under a new id
-         * @description The body is what `GET /v1/conversations/{id}/export` wrote. The history must be one a turn can continue: messages numbered 1, 2, 3…, turns that start with the user, every tool call answered before the next message, and checkpoints and summary that cover turns the conversation has. `?agentId=` and `?userId=` import for another agent or user than the export's. The turns are indexed for recall (`POST /v1/turns/search`, the chat) before the reply. The upload size limit applies, not the body limit.
+         * @description The body is what `GET /v1/conversations/{id}/export` wrote. The history must be one a turn can continue: messages numbered 1, 2, 3…, turns that start with the user (the assistant may open the conversation with a turn of its own, which the user's first message ends), every tool call answered before the next message, and checkpoints and summary that cover turns the conversation has. `?agentId=` and `?userId=` import for another agent or user than the export's. The turns are indexed for recall (`POST /v1/turns/search`, the chat) before the reply. The upload size limit applies, not the body limit.
          */
         post: operations["importConversation"];
         delete?: never;
@@ -2261,13 +2261,13 @@ export interface components {
             conversationId: string;
             /** @description The turn's number in its conversation. */
             turn: number;
-            /** @description The user's message. */
+            /** @description The user's message; '' for an imported conversation's opening, which the assistant spoke. */
             question: string;
             /** @description The agent's final answer ('' when it gave none). */
             answer: string;
             /**
              * Format: date-time
-             * @description When the question was asked.
+             * @description When the question was asked (an opening: when the assistant spoke).
              */
             at: string;
             agentId: string;

@@ -12,7 +12,7 @@ export interface TurnMessage {
 /** One turn as the turns corpus holds it. */
 export interface TurnRecord {
   turn: number;
-  /** The user's message. */
+  /** The user's message; '' for a conversation's opening, which the assistant spoke. */
   question: string;
   /** The agent's final text (tool calls and results left out); '' when it gave none. */
   answer: string;
@@ -32,7 +32,9 @@ export const NEIGHBOUR_MAX_CHARS = 300;
 
 /**
  * The turns of an ordered run of messages (by `seq`), each with its neighbours' text. A turn
- * without a user message (not one a chat stores) is left out.
+ * without a user message is an imported conversation's opening (the assistant spoke first): it is
+ * kept with an empty question when the assistant said something, since what it said is as much
+ * the conversation's past as any reply. A turn with neither is left out.
  */
 export function turnRecords(messages: readonly TurnMessage[]): TurnRecord[] {
   const byTurn = new Map<number, { question: string | undefined; answer: string; at: Date | undefined }>();
@@ -44,17 +46,20 @@ export function turnRecords(messages: readonly TurnMessage[]): TurnRecord[] {
       t.at = m.createdAt;
     }
     // The last assistant text is the answer: earlier ones only announced tool calls.
-    if (m.role === 'assistant' && m.content && m.content.trim() !== '') t.answer = m.content;
+    if (m.role === 'assistant' && m.content && m.content.trim() !== '') {
+      t.answer = m.content;
+      t.at ??= m.createdAt;
+    }
   }
   const ordered = [...byTurn.entries()].sort(([a], [b]) => a - b);
   return ordered.flatMap(([turn, t]) => {
-    if (t.question === undefined || !t.at) return [];
+    if (!t.at || (t.question === undefined && t.answer === '')) return [];
     const previous = byTurn.get(turn - 1);
     const next = byTurn.get(turn + 1);
     return [
       {
         turn,
-        question: t.question,
+        question: t.question ?? '',
         answer: t.answer,
         before: clipChars(previous?.answer.trim() ?? '', NEIGHBOUR_MAX_CHARS),
         after: clipChars(next?.question?.trim() ?? '', NEIGHBOUR_MAX_CHARS),
@@ -72,7 +77,8 @@ export function turnRecords(messages: readonly TurnMessage[]): TurnRecord[] {
 export function turnEmbeddedText(record: Pick<TurnRecord, 'at' | 'before' | 'question' | 'answer'>): string {
   const lines = [dateInWords(record.at)];
   if (record.before !== '') lines.push(`Before: ${record.before}`);
-  lines.push(`User: ${record.question}`, `Assistant: ${record.answer}`);
+  if (record.question !== '') lines.push(`User: ${record.question}`);
+  lines.push(`Assistant: ${record.answer}`);
   return lines.join('\n');
 }
 
@@ -99,7 +105,7 @@ export const TURN_KEYS_VERSION = 2;
 export function turnBm25Text(record: Pick<TurnRecord, 'at' | 'before' | 'question' | 'answer' | 'after'> & { facts?: string }): string {
   const lines = [dateInWords(record.at)];
   if (record.before !== '') lines.push(record.before);
-  for (let i = 0; i < TURN_QUESTION_WEIGHT; i++) lines.push(record.question);
+  if (record.question !== '') for (let i = 0; i < TURN_QUESTION_WEIGHT; i++) lines.push(record.question);
   lines.push(record.answer);
   if (record.after !== '') lines.push(record.after);
   if (record.facts) lines.push(record.facts);

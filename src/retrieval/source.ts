@@ -64,7 +64,8 @@ export function sourceText(source: Source): string {
     case 'document':
       return source.text;
     case 'turn':
-      // Both sides, labelled: what the user said is often what a later question asks about.
-      return `User: ${source.question}\nAssistant: ${source.answer}`;
+      // Both sides, labelled: what the user said is often what a later question asks about. An
+      // imported conversation's opening has only the assistant's side.
+      return source.question === '' ? `Assistant: ${source.answer}` : `User: ${source.question}\nAssistant: ${source.answer}`;
   }
 }

@@ -174,6 +174,9 @@ describe('conversations', () => {
       [{ ...base, messages: base.messages.map((m, i) => (i === 2 ? { ...m, toolCallId: 'other' } : m)) }, 'messages.2.toolCallId'],
       [{ ...base, messages: [...base.messages, { seq: 5, turn: 2, role: 'assistant', content: 'x' }] }, 'messages.4.role'],
       [{ ...base, messages: [...base.messages, { seq: 5, turn: 4, role: 'user', content: 'x' }] }, 'messages.4.turn'],
+      // The assistant's opening is a turn of its own: the user's first message starts the next.
+      [{ ...base, messages: renumber([{ turn: 1, role: 'assistant', content: 'Hello!' }, ...base.messages]) }, 'messages.1.turn'],
+      [{ ...base, messages: renumber([{ turn: 1, role: 'tool', toolCallId: 'c0', content: 'x' }, ...base.messages]) }, 'messages.0.role'],
       [{ ...base, messages: [{ ...base.messages[0], content: 'nul \u0000' }, ...base.messages.slice(1)] }, 'messages.0.content'],
       [
         { ...base, checkpoints: [{ turn: 2, firstSeq: 1, lastSeq: 4, question: 'q', summary: 's', actionableSummary: 'a', source: 'llm' }] },
@@ -201,6 +204,41 @@ describe('conversations', () => {
     }
     expect((await call(app, 'GET', '/v1/conversations?agentId=gina')).body.items).toEqual([]);
     expect((await call(app, 'POST', '/v1/conversations/import', base)).status).toBe(201);
+  });
+
+  it('imports a conversation the assistant opened, recalls what the opening said, and continues it', async () => {
+    const app = plainApp();
+    const at = '2025-03-01T09:00:00.000Z';
+    const body = {
+      format: 'memrag.conversation',
+      version: 1,
+      conversation: { id: randomUUID(), agentId: 'hana', title: 'welcome', createdAt: at, updatedAt: at },
+      messages: [
+        { seq: 1, turn: 1, role: 'assistant', content: 'Welcome back! Your tortoise Quillon is due for a shell check on Friday.', createdAt: at },
+        { seq: 2, turn: 2, role: 'user', content: 'Thanks, what should I bring?', createdAt: at },
+        { seq: 3, turn: 2, role: 'assistant', content: 'Its vaccination card.', createdAt: at },
+      ],
+      checkpoints: [],
+      summary: null,
+    };
+    const imported = await call(app, 'POST', '/v1/conversations/import', body);
+    expect(imported.status, JSON.stringify(imported.body)).toBe(201);
+    const id = imported.body.conversation.id;
+    expect(imported.body.conversation).toMatchObject({ turnCount: 2, messageCount: 3 });
+    expect((await call(app, 'GET', `/v1/conversations/${id}/export?agentId=hana`)).body.messages).toEqual(
+      body.messages.map((m) => ({ ...m, ...(m.role === 'assistant' ? { toolCalls: [] } : {}), metadata: {} })),
+    );
+
+    for (const mode of ['text', 'vector', 'hybrid']) {
+      const found = await call(app, 'POST', '/v1/turns/search', { query: 'When is Quillon the tortoise due for a shell check?', agentId: 'hana', mode });
+      expect(found.status).toBe(200);
+      expect(found.body.hits[0], mode).toMatchObject({ conversationId: id, turn: 1, question: '', answer: body.messages[0]!.content, at });
+    }
+
+    const next = await call(app, 'POST', '/v1/chat', { message: 'And on what day?', agentId: 'hana', conversationId: id });
+    expect(next.status).toBe(200);
+    await ctx.backgroundTasks.whenIdle();
+    expect((await call(app, 'GET', `/v1/conversations/${id}?agentId=hana`)).body.conversation.turnCount).toBe(3);
   });
 
   it('validates ids, pages and cursors', async () => {

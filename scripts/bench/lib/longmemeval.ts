@@ -35,6 +35,7 @@ export function longMemEvalDate(text: string): Date {
 
 /** A session's messages as turns: a user message and the replies after it. */
 export interface SessionTurn {
+  /** '' for the assistant's opening (replies before the session's first user message). */
   question: string;
   answers: string[];
   /** Some message of the turn holds evidence (`has_answer`). */
@@ -43,20 +44,19 @@ export interface SessionTurn {
 
 /**
  * The session cut into turns. Replies before the first user message (313 of the tuning part's
- * sessions open with the assistant) have no question to belong to: they are left out, and an
- * evidence message among them is reported by the caller as lost.
+ * sessions open with the assistant) are a turn of their own, with no question, as memrag imports
+ * an opening.
  */
-export function sessionTurns(session: LongMemEvalQuestion['haystack_sessions'][number]): { turns: SessionTurn[]; lostEvidence: boolean } {
+export function sessionTurns(session: LongMemEvalQuestion['haystack_sessions'][number]): SessionTurn[] {
   const turns: SessionTurn[] = [];
-  let lostEvidence = false;
   for (const m of session) {
     if (m.role === 'user') turns.push({ question: m.content, answers: [], hasAnswer: m.has_answer === true });
-    else if (turns.length === 0) lostEvidence ||= m.has_answer === true;
     else {
+      if (turns.length === 0) turns.push({ question: '', answers: [], hasAnswer: false });
       const t = turns[turns.length - 1]!;
       t.answers.push(m.content);
       t.hasAnswer ||= m.has_answer === true;
     }
   }
-  return { turns, lostEvidence };
+  return turns;
 }

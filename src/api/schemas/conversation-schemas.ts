@@ -120,8 +120,8 @@ const summarySchema = z.strictObject({
 /**
  * `POST /v1/conversations/import`: what `GET /v1/conversations/:id/export` wrote. Besides the
  * shapes, the history must be one a turn can continue: messages numbered 1, 2, 3…, turns that
- * start with the user, every tool call answered before the next message, and checkpoints and
- * summary that cover turns the conversation has.
+ * start with the user (but for an opening turn of the assistant's), every tool call answered
+ * before the next message, and checkpoints and summary that cover turns the conversation has.
  */
 export const importConversationBody = z
   .strictObject({
@@ -151,7 +151,13 @@ export const importConversationBody = z
       const expected = previous ? [previous.turn, previous.turn + 1] : [1];
       if (!expected.includes(m.turn)) return issue(['messages', i, 'turn'], `must be ${expected.join(' or ')}`);
       const startsTurn = !previous || m.turn !== previous.turn;
-      if (startsTurn && m.role !== 'user') return issue(['messages', i, 'role'], 'a turn must start with a user message');
+      // The assistant may speak first (a greeting, a proactive message): that opening is a turn of
+      // its own, as a client's history is numbered (`numberedMessages`), and the user's first
+      // message starts the next.
+      const opening = data.messages[0]!.role === 'assistant' && m.turn === 1;
+      if (startsTurn && m.role !== 'user' && !opening) return issue(['messages', i, 'role'], 'a turn must start with a user message');
+      if (opening && m.role === 'user')
+        return issue(['messages', i, 'turn'], `must be 2: the assistant's opening is turn 1, and the user's first message starts the next`);
       if (m.role === 'tool') {
         if (!pending.delete(m.toolCallId)) return issue(['messages', i, 'toolCallId'], 'answers no pending tool call of the assistant message before it');
       } else {

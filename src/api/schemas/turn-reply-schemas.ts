@@ -9,9 +9,9 @@ export const turnHitSchema = z
   .object({
     conversationId: z.uuid(),
     turn: z.number().int().min(1).meta({ description: "The turn's number in its conversation." }),
-    question: z.string().meta({ description: "The user's message." }),
+    question: z.string().meta({ description: "The user's message; '' for an imported conversation's opening, which the assistant spoke." }),
     answer: z.string().meta({ description: "The agent's final answer ('' when it gave none)." }),
-    at: z.iso.datetime().meta({ description: 'When the question was asked.' }),
+    at: z.iso.datetime().meta({ description: 'When the question was asked (an opening: when the assistant spoke).' }),
     agentId: z.string(),
     userId: z.string().nullable().meta({ description: 'The user of its conversation; null when none was named.' }),
     score: z.number().meta({ description: 'Hybrid: the fused (weighted RRF) score. Vector: cosine similarity. Text: BM25.' }),

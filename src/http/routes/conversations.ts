@@ -57,7 +57,8 @@ export function createConversationRoutes(ctx: AppContext): ApiRoutes {
     summary: 'Import an exported conversation, under a new id',
     description:
       'The body is what `GET /v1/conversations/{id}/export` wrote. The history must be one a turn can continue: messages ' +
-      'numbered 1, 2, 3…, turns that start with the user, every tool call answered before the next message, and ' +
+      'numbered 1, 2, 3…, turns that start with the user (the assistant may open the conversation with a turn of its own, ' +
+      "which the user's first message ends), every tool call answered before the next message, and " +
       'checkpoints and summary that cover turns the conversation has. `?agentId=` and `?userId=` import for another agent or ' +
       "user than the export's. The turns are indexed for recall (`POST /v1/turns/search`, the chat) before the reply. " +
       'The upload size limit applies, not the body limit.',

@@ -110,4 +110,27 @@ export function turnCorpusIndexingCases(f: TurnCorpusFixture) {
     expect((await acme().store.load(imported.id, 'imma'))!.indexedTurns).toEqual([1, 2]);
     await expectIndexExact('acme');
   });
+
+  it("indexes an imported conversation's opening, which the assistant spoke, as a turn without a question", async () => {
+    const at = '2025-04-02T08:00:00.000Z';
+    const body = exported('opal', [{ question: 'Which gate do I board at?', answer: 'Gate B14, boarding at 9:40.', at }]);
+    const opening = 'Good morning! Your flight to Lisbon leaves from terminal 2 today.';
+    body.messages = [
+      { seq: 1, turn: 1, role: 'assistant', content: opening, toolCalls: [], createdAt: at },
+      ...body.messages.map((m) => ({ ...m, seq: m.seq + 1, turn: m.turn + 1 })),
+    ];
+    const imported = await acme().store.import(body, 'opal');
+    const rows = await rowsOf(imported.id);
+    expect(rows.map((r) => [r.turn, r.question, r.before, r.after])).toEqual([
+      [1, '', '', 'Which gate do I board at?'],
+      [2, 'Which gate do I board at?', opening, ''],
+    ]);
+    expect(rows[0]!.embedded_text).toBe(`${dateInWords(new Date(at))}\nAssistant: ${opening}`);
+    for (const mode of ['hybrid', 'vector', 'text'] as const) {
+      const [hit] = (await acme().search.search('flight to Lisbon terminal', { agentId: 'opal', mode, topK: 1 })).hits;
+      expect(hit, mode).toMatchObject({ conversationId: imported.id, turn: 1, question: '', answer: opening });
+    }
+    expect((await acme().store.load(imported.id, 'opal'))!.indexedTurns).toEqual([1, 2]);
+    await expectIndexExact('acme');
+  });
 }
