@@ -1,4 +1,5 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { type PreparedOnConnection, isStatementError, releaseKeeping, runPrepared } from './prepared-statements.js';
 
 /**
  * The server's connections for ranked vector scans, apart from the pool every other statement
@@ -37,7 +38,7 @@ export const SEEN_PER_CONNECTION = 128;
 
 interface Session {
   /** Prepared on this connection, least recently used first. */
-  prepared: Set<string>;
+  prepared: PreparedOnConnection;
   /** Run here once as a message, least recently seen first. */
   seen: Set<string>;
 }
@@ -76,47 +77,16 @@ export async function onSearchConnection<Row>(pool: pg.Pool, run: (session: Sear
         if (seen.size > SEEN_PER_CONNECTION) seen.delete(seen.values().next().value!);
         return false;
       },
-      async prepared<R>(statement: { name: string; text: string }, values: unknown[]) {
-        prepared.delete(statement.name);
-        try {
-          return (await conn.query({ name: statement.name, text: statement.text, values })).rows as R[];
-        } finally {
-          // Prepared once the server parsed it, whether or not it then ran.
-          if (parsedStatements(conn)[statement.name] !== undefined) prepared.add(statement.name);
-        }
-      },
+      prepared: (statement, values) => runPrepared(conn, prepared, statement, values),
       async message(text) {
         const results = (await conn.query(text)) as unknown as pg.QueryResult | pg.QueryResult[];
         return (Array.isArray(results) ? results : [results]).map((r) => r.rows);
       },
     });
-    if (prepared.size <= PREPARED_PER_CONNECTION) conn.release();
-    else
-      void deallocateOldest(conn, prepared).then(
-        () => conn.release(),
-        () => conn.release(true),
-      );
+    releaseKeeping(conn, prepared, PREPARED_PER_CONNECTION);
     return rows;
   } catch (error) {
     conn.release(!isStatementError(error) || session === undefined);
     throw error;
-  }
-}
-
-/** A statement's own failure, which the server reports with a code and survives; not a lost or broken connection (class 08). */
-const isStatementError = (error: unknown) => {
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith('08');
-};
-
-const parsedStatements = (conn: pg.PoolClient) => (conn as unknown as { connection: { parsedStatements: Record<string, string> } }).connection.parsedStatements;
-
-async function deallocateOldest(conn: pg.PoolClient, prepared: Set<string>): Promise<void> {
-  while (prepared.size > PREPARED_PER_CONNECTION) {
-    const oldest = prepared.values().next().value!;
-    prepared.delete(oldest);
-    await conn.query(`DEALLOCATE ${pg.escapeIdentifier(oldest)}`);
-    // node-postgres remembers what it prepared, to skip the parse next time; it must forget this one.
-    delete parsedStatements(conn)[oldest];
   }
 }

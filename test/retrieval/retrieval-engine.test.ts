@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.js';
 import { ensureVectorSpace } from '../../src/db/vector-space.js';
@@ -42,14 +43,23 @@ describeOnDrivers('retrieval engine', (driver) => {
     database = await driver.open();
     await ensureVectorSpace(database.db, slowEmbedder);
     // Both drivers' clients take the statement's text first, as a string or in a config object.
-    const client = (database.db as unknown as { $client: { query: (...args: unknown[]) => Promise<unknown> } }).$client;
-    const query = client.query.bind(client);
-    client.query = async (...args: unknown[]) => {
-      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string }).text;
-      const result = await query(...args);
-      if (text?.includes(TEXT_STATEMENT)) textStatementsDone += 1;
-      return result;
+    type Queryable = { query: (...args: unknown[]) => Promise<unknown> };
+    const counted = new WeakSet<Queryable>();
+    const count = (client: Queryable) => {
+      if (counted.has(client)) return;
+      counted.add(client);
+      const query = client.query.bind(client);
+      client.query = async (...args: unknown[]) => {
+        const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string }).text;
+        const result = await query(...args);
+        if (text?.includes(TEXT_STATEMENT)) textStatementsDone += 1;
+        return result;
+      };
     };
+    const client = (database.db as unknown as { $client: Queryable }).$client;
+    // On the server, each pooled connection as it is handed out: a prepared read takes one itself.
+    if (client instanceof pg.Pool) client.on('acquire', (conn) => count(conn as unknown as Queryable));
+    else count(client);
     store = createPgMemoryStore({ db: database.db, embedder: slowEmbedder });
     await store.save({ key: 'tea', content: 'Alice drinks green tea every afternoon' });
     await store.save({ key: 'coffee', content: 'Bob takes his coffee black' });
