@@ -145,16 +145,17 @@ export const importConversationBody = z
     const ranges = new Map<number, { first: number; last: number }>();
     let pending = new Set<string>();
     let pendingAt = -1;
+    // The assistant may speak first (a greeting, a proactive message): that opening is a turn of
+    // its own, as a client's history is numbered (`numberedMessages`), and the user's first
+    // message starts the next.
+    const opensWithAssistant = data.messages[0]?.role === 'assistant';
     for (const [i, m] of data.messages.entries()) {
       if (m.seq !== i + 1) return issue(['messages', i, 'seq'], `must be ${i + 1}: messages are numbered 1, 2, 3… in order`);
       const previous = data.messages[i - 1];
       const expected = previous ? [previous.turn, previous.turn + 1] : [1];
       if (!expected.includes(m.turn)) return issue(['messages', i, 'turn'], `must be ${expected.join(' or ')}`);
       const startsTurn = !previous || m.turn !== previous.turn;
-      // The assistant may speak first (a greeting, a proactive message): that opening is a turn of
-      // its own, as a client's history is numbered (`numberedMessages`), and the user's first
-      // message starts the next.
-      const opening = data.messages[0]!.role === 'assistant' && m.turn === 1;
+      const opening = opensWithAssistant && m.turn === 1;
       if (startsTurn && m.role !== 'user' && !opening) return issue(['messages', i, 'role'], 'a turn must start with a user message');
       if (opening && m.role === 'user')
         return issue(['messages', i, 'turn'], `must be 2: the assistant's opening is turn 1, and the user's first message starts the next`);
