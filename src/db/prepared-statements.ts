@@ -41,8 +41,7 @@ export function isStatementError(error: unknown): boolean {
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith('08');
 }
 
-const parsedStatements = (conn: pg.PoolClient) =>
-  (conn as unknown as { connection: { parsedStatements: Record<string, string> } }).connection.parsedStatements;
+const parsedStatements = (conn: pg.PoolClient) => (conn as unknown as { connection: { parsedStatements: Record<string, string> } }).connection.parsedStatements;
 
 async function deallocateOldest(conn: pg.PoolClient, prepared: PreparedOnConnection, max: number): Promise<void> {
   while (prepared.size > max) {
