@@ -28,7 +28,12 @@ export interface MemoryChangeRecord {
 /** Records changes in the writer's transaction: a change and its event land together or not at all. */
 export async function recordMemoryEvents(tx: Tx, tenantId: string, actor: MemoryActor, records: readonly MemoryChangeRecord[]): Promise<void> {
   if (records.length === 0) return;
-  await tx.insert(memoryHistory).values(
+  await memoryEventsInsert(tx, tenantId, actor, records);
+}
+
+/** The insert of `records`' events, not yet run: for a writer that runs it as part of a later statement. */
+export function memoryEventsInsert(tx: Tx, tenantId: string, actor: MemoryActor, records: readonly MemoryChangeRecord[]) {
+  return tx.insert(memoryHistory).values(
     records.map((r) => ({
       tenantId,
       memoryId: r.memoryId,

@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Tx } from '../db/database.js';
 import { memories } from '../db/schema/index.js';
-import { recordMemoryEvents, recordRemovals } from './memory-history.js';
+import { memoryEventsInsert, recordRemovals } from './memory-history.js';
 import {
   type LockedRow,
   type MemoryRow,
@@ -131,19 +131,23 @@ export function createMemoryWrite(ctx: MemoryStoreContext): WriteMemory {
       }
       reembedded = true;
     }
-    await recordMemoryEvents(tx, tenantId, actor, [
-      {
-        memoryId: row.id,
-        ...scope,
-        key: target.key,
-        event: live ? 'updated' : 'created',
-        content: target.content,
-        previousContent: live ? locked.content : null,
-        tags: target.tags,
-        previousTags: live ? locked.tags : null,
-        ...snapshotOf(target, sources),
-      },
-    ]);
+    // Nothing in the transaction reads the event back: it goes with the corpus's last statement.
+    await index.deferWrite(
+      tx,
+      memoryEventsInsert(tx, tenantId, actor, [
+        {
+          memoryId: row.id,
+          ...scope,
+          key: target.key,
+          event: live ? 'updated' : 'created',
+          content: target.content,
+          previousContent: live ? locked.content : null,
+          tags: target.tags,
+          previousTags: live ? locked.tags : null,
+          ...snapshotOf(target, sources),
+        },
+      ]),
+    );
     return { memory: toMemory(row), created: !live, reembedded };
   };
 }

@@ -5,6 +5,7 @@ import type { Database, Tx } from '../../src/db/database.js';
 import { queryRows } from '../../src/db/query-rows.js';
 import { MEMORY_CORPUS } from '../../src/memory/memory-corpus.js';
 import { defaultAnalyzer } from '../../src/retrieval/bm25/analyzer.js';
+import { MAX_DEFERRED_WRITES } from '../../src/retrieval/bm25/bm25-changes.js';
 import { type CorpusIndex, MAX_TENANT_WRITERS, createCorpusIndex } from '../../src/retrieval/corpus-index.js';
 import { describeOnDrivers } from '../support/database-drivers.js';
 import { signal } from '../support/signal.js';
@@ -118,6 +119,71 @@ describeOnDrivers('CorpusIndex.write', (driver) => {
     gate.resolve();
     await Promise.all([...writers, other]);
     expect(log).toHaveLength(MAX_TENANT_WRITERS + 2);
+  });
+
+  /** The tenant's memories with `content`, counted outside any writer's transaction. */
+  async function countOf(tenantId: string, content: string) {
+    const [row] = await queryRows<{ n: number }>(
+      database.db,
+      sql`SELECT count(*)::int AS n FROM memories WHERE tenant_id = ${tenantId} AND content = ${content}`,
+    );
+    return row!.n;
+  }
+  const markerInsert = (tenantId: string, content: string) =>
+    sql`INSERT INTO memories (tenant_id, agent_id, key, content) VALUES (${tenantId}, 'default', ${randomUUID()}, ${content})`;
+
+  it('holds postings and deferred writes back for the last statement: every one lands, more than a statement holds included', async () => {
+    const tenantId = 'tenant-deferred';
+    const index = createCorpusIndex(MEMORY_CORPUS, defaultAnalyzer);
+    await index.write(database.db, tenantId, true, (tx) => indexRow(index, tx, tenantId, 'the first words of the tenant'));
+    await index.write(database.db, tenantId, true, async (tx) => {
+      for (let i = 0; i < MAX_DEFERRED_WRITES + 3; i++) {
+        await indexRow(index, tx, tenantId, `deferred row number ${i} with words`);
+        await index.deferWrite(tx, markerInsert(tenantId, 'a deferred marker'));
+      }
+    });
+    expect(await countOf(tenantId, 'a deferred marker')).toBe(MAX_DEFERRED_WRITES + 3);
+    const [postings] = await queryRows<{ n: number }>(
+      database.db,
+      sql`SELECT count(DISTINCT memory_id)::int AS n FROM memory_postings WHERE tenant_id = ${tenantId}`,
+    );
+    expect(postings!.n).toBe(MAX_DEFERRED_WRITES + 4);
+    expect(await drift(tenantId)).toEqual([]);
+  });
+
+  it('removes postings it held back: a row indexed and unindexed in one transaction leaves no posting behind', async () => {
+    const tenantId = 'tenant-deferred-removed';
+    const index = createCorpusIndex(MEMORY_CORPUS, defaultAnalyzer);
+    await index.write(database.db, tenantId, true, (tx) => indexRow(index, tx, tenantId, 'the first words of the tenant'));
+    await index.write(database.db, tenantId, true, async (tx) => {
+      await indexRow(index, tx, tenantId, 'a short lived row of words');
+      await index.deleteRows(tx, tenantId, sql`tenant_id = ${tenantId} AND content = 'a short lived row of words'`);
+    });
+    const [gone] = await queryRows<{ n: number }>(
+      database.db,
+      sql`SELECT count(*)::int AS n FROM memory_postings WHERE tenant_id = ${tenantId} AND term = 'short'`,
+    );
+    expect(gone!.n).toBe(0);
+    expect(await drift(tenantId)).toEqual([]);
+  });
+
+  it('runs no deferred write of a transaction that rolls back, and runs one at once outside a writer', async () => {
+    const tenantId = 'tenant-deferred-rollback';
+    const index = createCorpusIndex(MEMORY_CORPUS, defaultAnalyzer);
+    await index.write(database.db, tenantId, true, (tx) => indexRow(index, tx, tenantId, 'the first words of the tenant'));
+    const failed = index.write(database.db, tenantId, true, async (tx) => {
+      await indexRow(index, tx, tenantId, 'a row that never lands');
+      await index.deferWrite(tx, markerInsert(tenantId, 'a rolled back marker'));
+      throw new Error('work failed');
+    });
+    await expect(failed).rejects.toThrow('work failed');
+    expect(await countOf(tenantId, 'a rolled back marker')).toBe(0);
+    expect(await drift(tenantId)).toEqual([]);
+    await database.db.transaction(async (tx) => {
+      await index.deferWrite(tx, markerInsert(tenantId, 'an immediate marker'));
+      const [seen] = await queryRows<{ n: number }>(tx, sql`SELECT count(*)::int AS n FROM memories WHERE content = 'an immediate marker'`);
+      expect(seen!.n).toBe(1);
+    });
   });
 
   it("gives a failed write's error to its caller and runs the next", async () => {

@@ -2,7 +2,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/database.js';
 import { queryRows } from '../../db/query-rows.js';
 import { intArray, textArray, uuidArray } from '../../db/sql-arrays.js';
-import { ARRAY_BATCH, type Bm25Changes, applyBm25Changes, noBm25Changes } from './bm25-changes.js';
+import { ARRAY_BATCH, type Bm25Changes, applyBm25Changes, deferBm25Write, flushBm25Writes, noBm25Changes } from './bm25-changes.js';
 import { type Bm25IndexTables, id } from './bm25-index-tables.js';
 
 /** One indexed row: its id, the analyzer's term frequencies of its text, and its length in terms. */
@@ -17,7 +17,8 @@ const MAX_WRITES_PER_STATEMENT = 3;
 
 /**
  * Adds the postings of the tenant's rows not indexed before, their document frequencies and
- * their count and lengths; with `changes`, the frequencies and totals go there instead.
+ * their count and lengths; with `changes`, the frequencies and totals go there instead, and
+ * postings that fit one statement are held back there for the last one.
  */
 export async function addBm25Documents(tx: Tx, t: Bm25IndexTables, tenantId: string, documents: readonly Bm25Document[], changes?: Bm25Changes): Promise<void> {
   if (documents.length === 0) return;
@@ -47,6 +48,7 @@ export async function addBm25Documents(tx: Tx, t: Bm25IndexTables, tenantId: str
     for (const [term, n] of documentFrequency) changes.df.set(term, (changes.df.get(term) ?? 0) + n);
     changes.documents += documents.length;
     changes.length += totalLength;
+    if (writes.length === 1) return deferBm25Write(tx, changes, writes[0]!);
     for (const w of writes) await tx.execute(w);
     return;
   }
@@ -78,6 +80,8 @@ export async function addBm25Documents(tx: Tx, t: Bm25IndexTables, tenantId: str
  */
 export async function removeBm25Postings(tx: Tx, t: Bm25IndexTables, tenantId: string, documentIds: SQL, changes?: Bm25Changes): Promise<void> {
   const own = changes ?? noBm25Changes();
+  // Postings held back for the last statement may be among those to delete.
+  await flushBm25Writes(tx, own);
   const gone = await queryRows<{ term: string; n: number }>(
     tx,
     sql`WITH gone AS (
