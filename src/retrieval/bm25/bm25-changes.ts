@@ -28,7 +28,7 @@ export interface Bm25Changes {
 
 export const noBm25Changes = (): Bm25Changes => ({ df: new Map(), documents: 0, length: 0, writes: [] });
 
-/** Writes held back at once: beyond a few, one statement's planning outgrows the round trips saved. */
+/** Writes held back at most: a transaction of many rows runs them in statements of this many, not one of all. */
 export const MAX_DEFERRED_WRITES = 8;
 
 /** `w0 AS (…), w1 AS (…)` of the held-back writes, emptied: to open a WITH list; null when none. */
@@ -56,9 +56,9 @@ export async function flushBm25Writes(tx: Tx, changes: Bm25Changes): Promise<voi
  * Applies `changes` to the tenant's document frequencies and totals: the term rows in term order
  * (code unit order, as COLLATE "C"), then the totals row, in one statement, and the term rows
  * left at zero deleted, the held-back writes run as parts of that statement. With `analyzerId`,
- * only if the tenant's postings are that analyzer's
- * (which cannot change while its corpus is held). False, and nothing to keep (the caller rolls
- * back), when the tenant has no totals row or another analyzer.
+ * only if the tenant's postings are that analyzer's (which cannot change while its corpus is
+ * held). False, and nothing to keep (the caller rolls back), when the tenant has no totals row or
+ * another analyzer.
  */
 export async function applyBm25Changes(tx: Tx, t: Bm25IndexTables, tenantId: string, changes: Bm25Changes, analyzerId?: string): Promise<boolean> {
   const terms = [...changes.df.keys()].filter((term) => changes.df.get(term) !== 0).sort();
