@@ -31,7 +31,7 @@ describe('one chat stalls every tenant: a no-LLM chat recalling a 60 KB memory i
         await clearConversations(ctx);
         return res;
       },
-      { base: 2080, runs: 3, baseline: 1 },
+      { base: 2080, baseline: 1 },
     );
     expect(growth.perDoubling, describeGrowth(growth)).toBeLessThan(SUPER_LINEAR);
     await clearConversations(ctx);
