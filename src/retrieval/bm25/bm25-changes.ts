@@ -31,12 +31,19 @@ export const noBm25Changes = (): Bm25Changes => ({ df: new Map(), documents: 0, 
 /** Writes held back at most: a transaction of many rows runs them in statements of this many, not one of all. */
 export const MAX_DEFERRED_WRITES = 8;
 
-/** `w0 AS (…), w1 AS (…)` of the held-back writes, emptied: to open a WITH list; null when none. */
+/** `w0 AS (…), w1 AS (…)` of `writes`, to open a WITH list: data-modifying CTEs run to completion whether or not anything reads them. */
+export const writesAsCtes = (writes: readonly SQL[]): SQL =>
+  sql.join(
+    writes.map((w, i) => sql`${sql.raw(`w${i}`)} AS (${w})`),
+    sql`, `,
+  );
+
+/** The held-back writes as CTEs (`writesAsCtes`), emptied; null when none. */
 function takeWrites(changes: Bm25Changes): SQL | null {
   if (changes.writes.length === 0) return null;
-  const ctes = changes.writes.map((w, i) => sql`${sql.raw(`w${i}`)} AS (${w})`);
+  const ctes = writesAsCtes(changes.writes);
   changes.writes.length = 0;
-  return sql.join(ctes, sql`, `);
+  return ctes;
 }
 
 /** Holds `write` back for the transaction's last statement; when enough wait, runs them all now. */
@@ -48,7 +55,6 @@ export async function deferBm25Write(tx: Tx, changes: Bm25Changes, write: SQL): 
 /** Runs the held-back writes now, in one statement: before anything that reads what they write. */
 export async function flushBm25Writes(tx: Tx, changes: Bm25Changes): Promise<void> {
   const ctes = takeWrites(changes);
-  // Data-modifying CTEs run to completion whether or not anything reads them.
   if (ctes) await tx.execute(sql`WITH ${ctes} SELECT 1`);
 }
 

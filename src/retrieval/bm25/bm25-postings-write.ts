@@ -2,7 +2,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { Tx } from '../../db/database.js';
 import { queryRows } from '../../db/query-rows.js';
 import { intArray, textArray, uuidArray } from '../../db/sql-arrays.js';
-import { ARRAY_BATCH, type Bm25Changes, applyBm25Changes, deferBm25Write, flushBm25Writes, noBm25Changes } from './bm25-changes.js';
+import { ARRAY_BATCH, type Bm25Changes, applyBm25Changes, deferBm25Write, flushBm25Writes, noBm25Changes, writesAsCtes } from './bm25-changes.js';
 import { type Bm25IndexTables, id } from './bm25-index-tables.js';
 
 /** One indexed row: its id, the analyzer's term frequencies of its text, and its length in terms. */
@@ -63,13 +63,11 @@ export async function addBm25Documents(tx: Tx, t: Bm25IndexTables, tenantId: str
   writes.push(totalsUpdate(t, tenantId, documents.length, totalLength));
   // Each statement costs a round trip, and on PGlite a fixed toll of protocol work on the main
   // thread: the writes of a small batch (one document's chunks, one memory) go as one statement.
-  // Data-modifying CTEs run to completion whether or not anything reads them.
   if (writes.length === 1 || writes.length > MAX_WRITES_PER_STATEMENT) {
     for (const w of writes) await tx.execute(w);
     return;
   }
-  const ctes = writes.slice(0, -1).map((w, i) => sql`${sql.raw(`w${i}`)} AS (${w})`);
-  await tx.execute(sql`WITH ${sql.join(ctes, sql`, `)} ${writes[writes.length - 1]!}`);
+  await tx.execute(sql`WITH ${writesAsCtes(writes.slice(0, -1))} ${writes[writes.length - 1]!}`);
 }
 
 /**
