@@ -8,7 +8,10 @@ import { type PreparedOnConnection, isStatementError, releaseKeeping, runPrepare
  * because it can do nothing else), no JIT (a disabled sort's price would compile every statement,
  * 60–170 ms), and the searches they run again as prepared statements (no parsing or planning
  * per search, the vector bound in binary). These are planner settings, so they must be in place
- * before a statement is planned: set on the connection, not by the statement.
+ * before a statement is planned: set on the connection, not by the statement. A prepared search
+ * has every value written in but the vector, which no cost depends on, so its generic plan is the
+ * plan its values would get: it is made on its first run and kept, where the server would plan
+ * each of a statement's first five runs for their values.
  */
 const searchPools = new WeakMap<pg.Pool, pg.Pool>();
 
@@ -65,7 +68,7 @@ export async function onSearchConnection<Row>(pool: pg.Pool, run: (session: Sear
   let session = sessions.get(conn);
   try {
     if (!session) {
-      await conn.query('SET enable_sort = off; SET jit = off');
+      await conn.query('SET enable_sort = off; SET jit = off; SET plan_cache_mode = force_generic_plan');
       session = { prepared: new Set(), seen: new Set() };
       sessions.set(conn, session);
     }

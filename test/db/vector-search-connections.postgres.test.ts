@@ -66,13 +66,14 @@ describe('vector search connections on the PostgreSQL server', () => {
     const settings = async (pool: pg.Pool) => {
       const client = await pool.connect();
       try {
-        return (await client.query(`SELECT current_setting('enable_sort') AS sort, current_setting('jit') AS jit`)).rows[0];
+        return (await client.query(`SELECT current_setting('enable_sort') AS sort, current_setting('jit') AS jit, current_setting('plan_cache_mode') AS plans`))
+          .rows[0];
       } finally {
         client.release();
       }
     };
-    expect(await settings(main)).toEqual({ sort: 'on', jit: expect.any(String) });
-    expect(await settings(search)).toEqual({ sort: 'off', jit: 'off' });
+    expect(await settings(main)).toEqual({ sort: 'on', jit: expect.any(String), plans: 'auto' });
+    expect(await settings(search)).toEqual({ sort: 'off', jit: 'off', plans: 'force_generic_plan' });
   });
 
   it("takes the statement's own max_scan_tuples: a scan that gives up early is made up by the exact statement", async () => {
@@ -98,6 +99,22 @@ describe('vector search connections on the PostgreSQL server', () => {
     statements.length = 0;
     expect(await keysOf(store, { tagsAny: ['t42'] })).toEqual(first);
     expect(statements).toEqual([expect.stringMatching(/^memrag_vector_search_/)]);
+  });
+
+  it('plans a prepared search once on its connection, not at each of its runs', async () => {
+    const store = createPgMemoryStore({ db: database.db, embedder });
+    // The first run is a message; the three after it run the prepared statement.
+    const found = await keysOf(store, { tagsAny: ['t17'] });
+    for (let run = 0; run < 3; run++) expect(await keysOf(store, { tagsAny: ['t17'] })).toEqual(found);
+    const client = await search.connect();
+    try {
+      const name = statements.filter((s) => s.startsWith('memrag_vector_search_')).at(-1);
+      const { rows } = await client.query(`SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = $1`, [name]);
+      // Left to the server, each of a statement's first five runs is planned for its values.
+      expect(rows).toEqual([{ generic_plans: '3', custom_plans: '0' }]);
+    } finally {
+      client.release();
+    }
   });
 
   it('answers a filter nothing matches with one statement: its row of nulls carries the estimate', async () => {
