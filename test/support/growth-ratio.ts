@@ -29,6 +29,13 @@ export interface GrowthOptions {
    * off every size's cost: otherwise it hides how the part that reads the input grows.
    */
   baseline?: number;
+  /**
+   * With `minBase`: the smallest size is halved, down to `minBase`, while one run of it takes
+   * longer than this (ms). A slow walk is then timed on smaller inputs, which still take
+   * milliseconds, and a fast one keeps the sizes that lift it above timer noise.
+   */
+  budgetMs?: number;
+  minBase?: number;
 }
 
 /**
@@ -37,10 +44,15 @@ export interface GrowthOptions {
  * figure least moved by it. `prepare(n)` builds the input untimed.
  */
 export function timedGrowth<T>(prepare: (n: number) => T, work: (input: T) => unknown, options: GrowthOptions): Growth {
-  const sizes = doublingSizes(options);
-  const inputs = sizes.map(prepare);
   // Once untimed, so that compilation and first-use caches are not charged to the smallest size.
-  work(inputs[0] as T);
+  const base = calibratedBase(options, (n) => {
+    const input = prepare(n);
+    const start = performance.now();
+    work(input);
+    return performance.now() - start;
+  });
+  const sizes = doublingSizes({ ...options, base });
+  const inputs = sizes.map(prepare);
   const best = sizes.map(() => Number.POSITIVE_INFINITY);
   for (let run = 0; run < (options.runs ?? 5); run++) {
     inputs.forEach((input, i) => {
@@ -58,11 +70,19 @@ export async function timedGrowthAsync<T>(
   work: (input: T) => Promise<unknown>,
   options: GrowthOptions,
 ): Promise<Growth> {
-  const sizes = doublingSizes(options);
+  // Once untimed (warming up, and choosing the base when it may shrink).
+  let base = options.base;
+  for (;;) {
+    const input = await prepare(base);
+    const start = performance.now();
+    await work(input);
+    if (!shrinks(options, base, performance.now() - start)) break;
+    base /= 2;
+  }
+  const sizes = doublingSizes({ ...options, base });
   const measured = options.baseline === undefined ? sizes : [...sizes, options.baseline];
   const inputs: T[] = [];
   for (const size of measured) inputs.push(await prepare(size));
-  await work(inputs[0] as T);
   const best = measured.map(() => Number.POSITIVE_INFINITY);
   for (let run = 0; run < (options.runs ?? 5); run++) {
     for (const [i, input] of inputs.entries()) {
@@ -84,6 +104,16 @@ export async function timedGrowthAsync<T>(
 export function countedGrowth(count: (n: number) => number, options: GrowthOptions): Growth {
   const sizes = doublingSizes(options);
   return growth(sizes, sizes.map(count));
+}
+
+/** Whether a base whose one run took `ms` is halved (see GrowthOptions.budgetMs). */
+const shrinks = ({ budgetMs, minBase }: GrowthOptions, base: number, ms: number) =>
+  budgetMs !== undefined && minBase !== undefined && ms > budgetMs && base / 2 >= minBase;
+
+function calibratedBase(options: GrowthOptions, timeOnce: (n: number) => number): number {
+  let base = options.base;
+  while (shrinks(options, base, timeOnce(base))) base /= 2;
+  return base;
 }
 
 function doublingSizes({ base, doublings = 3 }: GrowthOptions): number[] {
