@@ -176,10 +176,11 @@ export async function bm25Candidates(db: Db, t: Bm25IndexTables, tenantId: strin
     // Both shapes in one statement, each behind a one-time test of the estimate: the executor
     // runs only the one that passes. The walk's rows come in score order (a subquery keeps its
     // ORDER BY, and a nested loop keeps its outer side's), so its LIMIT stops the walk.
+    // The estimate's subquery stays one (OFFSET 0): pulled up, it ran once for each use of `rows`.
     statement = sql`WITH ${weights}, ${scored},
       walk AS MATERIALIZED (
         SELECT e.rows >= ${WALK_MIN_SHARE}::float8 * ${total} AND e.rows * e.rows >= ${WALK_PROBE_COST}::float8 * ${limit} * ${total} AS yes
-        FROM ${id(t.corpusStats)} s CROSS JOIN LATERAL (SELECT (${q.estimate})::float8 AS rows) e WHERE s.tenant_id = ${tenantId}
+        FROM ${id(t.corpusStats)} s CROSS JOIN LATERAL (SELECT (${q.estimate})::float8 AS rows OFFSET 0) e WHERE s.tenant_id = ${tenantId}
       )
       (SELECT r.doc::text AS id, r.score AS score${q.columns ? sql`, f.*` : sql``} FROM (SELECT doc, score FROM scored ORDER BY score DESC, doc) r
         CROSS JOIN LATERAL (SELECT ${q.columns ?? sql`1`} FROM ${q.table} WHERE ${q.idColumn} = r.doc AND ${q.where} OFFSET 0) f
