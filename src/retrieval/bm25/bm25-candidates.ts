@@ -89,12 +89,13 @@ const PROBE_COST = 10;
  * has nothing indexed.
  *
  * The scores come from the postings alone (each carries its row's length, and the key covers it),
- * read by term: a few thousand postings for a query of mid-frequency words at 100k rows. Only then
- * are rows read, to apply the filter: down the score order when the filter is broad (by
- * `estimate`), or all matching rows joined at once when it is narrow or cannot be estimated. A
- * filter that cannot be estimated and matches few rows (`NARROW_MAX_ROWS`) is applied first
- * instead: only those rows' postings are scored, each row probed for the query's terms when that
- * reads less than the terms' postings would (`PROBE_COST`).
+ * read by term: a few thousand postings for a query of mid-frequency words at 100k rows. A broad
+ * filter (by `estimate`) is applied after: rows are read down the score order. A narrow one is
+ * applied first: the matching rows are read, only their postings scored, and only the best rows
+ * read again with their columns. A filter that cannot be estimated is counted in the statement
+ * when it matches few rows (`NARROW_MAX_ROWS`), and its rows are probed for the query's terms when
+ * that reads less than the terms' postings would (`PROBE_COST`); past that count, every matching
+ * row is joined to the scores at once.
  */
 export async function bm25Candidates(db: Db, t: Bm25IndexTables, tenantId: string, q: Bm25QueryOptions): Promise<Bm25Candidate[]> {
   if (q.terms.size === 0 || q.limit <= 0) return [];
@@ -177,7 +178,12 @@ export async function bm25Candidates(db: Db, t: Bm25IndexTables, tenantId: strin
     // runs only the one that passes. The walk's rows come in score order (a subquery keeps its
     // ORDER BY, and a nested loop keeps its outer side's), so its LIMIT stops the walk.
     // The estimate's subquery stays one (OFFSET 0): pulled up, it ran once for each use of `rows`.
+    // Short of the walk, only the matching rows' postings are scored, and only the best rows read
+    // with their columns: a 9% tag of 2,474 memories (a four-word query, 1,623 postings) took
+    // 1.03 ms this way against 1.69-1.88 ms scoring every posting and joining the rows.
     statement = sql`WITH ${weights}, ${scored},
+      matching AS MATERIALIZED (SELECT ${q.idColumn} AS doc FROM ${q.table} WHERE ${q.where}),
+      ${scoredOver('scored_narrow', sql` AND p.${doc} IN (SELECT doc FROM matching)`)},
       walk AS MATERIALIZED (
         SELECT e.rows >= ${WALK_MIN_SHARE}::float8 * ${total} AND e.rows * e.rows >= ${WALK_PROBE_COST}::float8 * ${limit} * ${total} AS yes
         FROM ${id(t.corpusStats)} s CROSS JOIN LATERAL (SELECT (${q.estimate})::float8 AS rows OFFSET 0) e WHERE s.tenant_id = ${tenantId}
@@ -187,7 +193,7 @@ export async function bm25Candidates(db: Db, t: Bm25IndexTables, tenantId: strin
         WHERE (SELECT yes FROM walk)
         ORDER BY r.score DESC, r.doc LIMIT ${limit})
       UNION ALL
-      (${joined(sql`NOT (SELECT yes FROM walk) AND `)})`;
+      (${bestOf('scored_narrow', sql`NOT (SELECT yes FROM walk)`)})`;
   }
   // Planned once where its plan holds for any values: the filter's rows are estimated when it
   // runs, or it has none to count. Counted in the statement (a user's turns), the plan for a
