@@ -137,6 +137,9 @@ export async function bm25Candidates(db: Db, t: Bm25IndexTables, tenantId: strin
       JOIN ${q.table} ON ${q.idColumn} = top.doc
       WHERE ${gate}
       ORDER BY top.score DESC, top.doc`;
+  // The rows the filter matches, and the scores of their postings alone.
+  const matching = sql`matching AS MATERIALIZED (SELECT ${q.idColumn} AS doc FROM ${q.table} WHERE ${q.where})`;
+  const scoredNarrow = scoredOver('scored_narrow', sql` AND p.${doc} IN (SELECT doc FROM matching)`);
   let statement: SQL;
   const narrowCounted = !q.estimate && q.narrows === true;
   if (narrowCounted) {
@@ -146,7 +149,7 @@ export async function bm25Candidates(db: Db, t: Bm25IndexTables, tenantId: strin
     // every posting of the terms scored and the rows filtered after. The probe's subquery stays
     // a subquery (OFFSET 0): a probe per row, whatever the statistics say.
     const max = sql.raw(String(NARROW_MAX_ROWS));
-    statement = sql`WITH ${weights}, matching AS MATERIALIZED (SELECT ${q.idColumn} AS doc FROM ${q.table} WHERE ${q.where}),
+    statement = sql`WITH ${weights}, ${matching},
       plan AS MATERIALIZED (
         SELECT c.n < ${max} AS narrow,
           c.n < ${max} AND c.n * ${terms.length * PROBE_COST} < (
@@ -155,7 +158,7 @@ export async function bm25Candidates(db: Db, t: Bm25IndexTables, tenantId: strin
         FROM (SELECT count(*) AS n FROM (SELECT 1 FROM matching LIMIT ${max}) capped) c
       ),
       ${scored},
-      ${scoredOver('scored_narrow', sql` AND p.${doc} IN (SELECT doc FROM matching)`)},
+      ${scoredNarrow},
       scored_probe AS MATERIALIZED (
         SELECT p.${doc} AS doc, ${score} AS score
         FROM matching m
@@ -181,9 +184,7 @@ export async function bm25Candidates(db: Db, t: Bm25IndexTables, tenantId: strin
     // Short of the walk, only the matching rows' postings are scored, and only the best rows read
     // with their columns: a 9% tag of 2,474 memories (a four-word query, 1,623 postings) took
     // 1.03 ms this way against 1.69-1.88 ms scoring every posting and joining the rows.
-    statement = sql`WITH ${weights}, ${scored},
-      matching AS MATERIALIZED (SELECT ${q.idColumn} AS doc FROM ${q.table} WHERE ${q.where}),
-      ${scoredOver('scored_narrow', sql` AND p.${doc} IN (SELECT doc FROM matching)`)},
+    statement = sql`WITH ${weights}, ${scored}, ${matching}, ${scoredNarrow},
       walk AS MATERIALIZED (
         SELECT e.rows >= ${WALK_MIN_SHARE}::float8 * ${total} AND e.rows * e.rows >= ${WALK_PROBE_COST}::float8 * ${limit} * ${total} AS yes
         FROM ${id(t.corpusStats)} s CROSS JOIN LATERAL (SELECT (${q.estimate})::float8 AS rows OFFSET 0) e WHERE s.tenant_id = ${tenantId}
