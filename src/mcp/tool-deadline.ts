@@ -10,6 +10,6 @@ import { HttpError } from '../api/errors.js';
  */
 export async function withDeadline<T>(ms: number, signal: AbortSignal | undefined, work: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
   if (ms <= 0) return work(signal);
-  const error = new HttpError(504, 'request_timeout', `The tool call did not complete within ${ms} ms`);
-  return raceDeadline(ms, error, (deadline) => work(signal ? AbortSignal.any([signal, deadline]) : deadline));
+  const timedOut = () => new HttpError(504, 'request_timeout', `The tool call did not complete within ${ms} ms`);
+  return raceDeadline(ms, timedOut, (deadline) => work(signal ? AbortSignal.any([signal, deadline]) : deadline));
 }

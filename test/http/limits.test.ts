@@ -1,3 +1,5 @@
+import type { AddressInfo } from 'node:net';
+import { type ServerType, serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AppContext, createAppContext } from '../../src/app-context.js';
@@ -210,6 +212,29 @@ describe('request timeout', () => {
 
   it('leaves fast requests alone', async () => {
     expect((await post('/v1/search', { query: 'who drinks tea?' })).status).toBe(200);
+  });
+
+  it('aborts the work through a listening server too, whose requests are @hono/node-server’s own', async () => {
+    const server = await new Promise<ServerType & { url: string }>((resolve) => {
+      const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) =>
+        resolve(Object.assign(s, { url: `http://127.0.0.1:${info.port}` })),
+      );
+    });
+    try {
+      embedder.aborts.length = 0;
+      const send = (query: string) =>
+        fetch(`${server.url}/v1/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+      const res = await send('who drinks tea slowly?');
+      expect(res.status).toBe(504);
+      expect(await res.json()).toMatchObject({ error: { code: 'request_timeout' } });
+      expect(embedder.aborts).toHaveLength(1);
+      expect(embedder.aborts[0]).toMatchObject({ code: 'request_timeout' });
+      const fast = await send('who drinks tea?');
+      expect(fast.status).toBe(200);
+      expect(await fast.json()).toMatchObject({ hits: expect.any(Array) });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('never cuts /v1/chat, which bounds its own turns', async () => {

@@ -95,8 +95,10 @@ export function tenantAdmission(options: TenantAdmissionOptions): MiddlewareHand
       heldUntil.then(release, release);
       return;
     }
-    const body = c.res.body;
-    if (body && (c.res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+    // The type first: reading `body` turns @hono/node-server's lightweight response into a full
+    // one, written out through web streams rather than as the string it holds.
+    const body = (c.res.headers.get('content-type') ?? '').startsWith('text/event-stream') ? c.res.body : null;
+    if (body) {
       c.res = new Response(releasingOnEnd(body, release), c.res);
     } else {
       release();

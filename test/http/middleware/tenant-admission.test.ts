@@ -183,4 +183,50 @@ describe('tenantAdmission', () => {
     finish('c1');
     expect((await Promise.all([a2, c1])).map((r) => r.status)).toEqual([200, 200]);
   });
+
+  it("leaves a reply's body alone unless it is an event stream, whose end it waits for", async () => {
+    // @hono/node-server writes a reply it made itself straight from the string it holds; reading
+    // its body turns it into a web stream first.
+    const bodiesRead: string[] = [];
+    const readBody = Object.getOwnPropertyDescriptor(Response.prototype, 'body')!.get!;
+    const watched = (body: string | ReadableStream<Uint8Array>, type: string) => {
+      const res = new Response(body, { headers: { 'content-type': type } });
+      Object.defineProperty(res, 'body', {
+        get() {
+          bodiesRead.push(type);
+          return readBody.call(res);
+        },
+      });
+      return res;
+    };
+    let finishStream!: () => void;
+    const app = new Hono<ApiEnv>();
+    app.use(async (c, next) => {
+      c.set('tenantId', 'a');
+      await next();
+    });
+    app.use(tenantAdmission({ maxPerTenant: 1, maxQueued: 10, queueTimeoutMs: 5_000 }));
+    app.get('/json', () => watched('{"ok":true}', 'application/json'));
+    app.get('/events', () => {
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('data: 1\n\n'));
+          finishStream = () => controller.close();
+        },
+      });
+      return watched(body, 'text/event-stream');
+    });
+    expect(await (await app.request('/json')).json()).toEqual({ ok: true });
+    expect(bodiesRead).toEqual([]);
+    const stream = await app.request('/events');
+    expect(bodiesRead).toEqual(['text/event-stream']);
+    // The tenant's one slot is held while the stream runs: the next request waits for its end.
+    let second: Response | undefined;
+    const pending = Promise.resolve(app.request('/json')).then((r) => (second = r));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(second).toBeUndefined();
+    finishStream();
+    expect(await stream.text()).toBe('data: 1\n\n');
+    expect((await pending).status).toBe(200);
+  });
 });
