@@ -27,10 +27,25 @@ const connections = new WeakMap<pg.PoolClient, PreparedOnConnection>();
  * drizzle's are unnamed). On PGlite, or a handle without a pool, it runs as any statement.
  */
 export async function queryPrepared<T = Record<string, unknown>>(db: Db, query: SQL): Promise<T[]> {
-  const pool = (db as unknown as { $client: unknown }).$client;
-  if (!(pool instanceof pg.Pool)) return queryRows<T>(db, query);
+  const pool = poolOf(db);
+  if (!pool) return queryRows<T>(db, query);
   const { sql: text, params } = dialect.sqlToQuery(query);
-  const name = `r${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+  return runPreparedRead<T>(pool, { name: preparedReadName(text), text }, params);
+}
+
+/** The server's pool behind `db`; undefined on PGlite or a handle without a pool. */
+export function poolOf(db: Db): pg.Pool | undefined {
+  const client = (db as unknown as { $client: unknown }).$client;
+  return client instanceof pg.Pool ? client : undefined;
+}
+
+/** A prepared read's name on the server, from its text: equal texts share a statement. */
+export function preparedReadName(text: string): string {
+  return `r${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+}
+
+/** Runs `statement`, built already, as `queryPrepared` runs a read: on a connection of `pool`, prepared there on its first run. */
+export async function runPreparedRead<T>(pool: pg.Pool, statement: { name: string; text: string }, params: unknown[]): Promise<T[]> {
   const conn = await pool.connect();
   let prepared = connections.get(conn);
   try {
@@ -39,7 +54,7 @@ export async function queryPrepared<T = Record<string, unknown>>(db: Db, query: 
       prepared = new Set();
       connections.set(conn, prepared);
     }
-    const rows = await runPrepared<T>(conn, prepared, { name, text }, params);
+    const rows = await runPrepared<T>(conn, prepared, statement, params);
     releaseKeeping(conn, prepared, PREPARED_READS_PER_CONNECTION);
     return rows;
   } catch (error) {

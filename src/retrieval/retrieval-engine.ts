@@ -115,6 +115,10 @@ const payloadId = (payload: Payload | undefined) => {
   return id;
 };
 
+/** What a side's statements are built from: they are built once per corpus, payload and filter (values included), then reused. */
+const statementKey = (corpus: Corpus, filter: CorpusFilter, payload: Payload | undefined) =>
+  `${corpus.name}\u0000${payloadId(payload)}\u0000${JSON.stringify(filter)}`;
+
 /** A select list of columns by the names their row fields get. */
 const selectList = (fields: Readonly<Record<string, PgColumn | SQL.Aliased>>): SQL =>
   sql.join(
@@ -207,8 +211,7 @@ export function createRetrievalEngine(options: RetrievalEngineOptions): Retrieva
       throw new RangeError(`query vector has ${vector.length} dimensions; the store holds ${embedder.dimensions}`);
     }
     const fields = { ...payload, id: corpus.id, unitId: corpus.unit ?? corpus.id };
-    // The statements are built once per corpus, payload and filter (values included), then reused.
-    const key = `${corpus.name}\u0000${payloadId(payload)}\u0000${JSON.stringify(filter)}`;
+    const key = statementKey(corpus, filter, payload);
     const rows = await filteredVectorSearch<{ id: string; unitId: string } & Record<string, unknown>>(
       db,
       {
@@ -249,6 +252,7 @@ export function createRetrievalEngine(options: RetrievalEngineOptions): Retrieva
       columns: payload ? selectList(payload) : undefined,
       params: bm25,
       analyzerId: analyzer.id,
+      key: statementKey(corpus, filter, payload),
     });
     if (hits.length > 0) return payload ? hits.map((h) => ({ ...h, row: fromDriver(payload, h.row!) })) : hits;
     // Nothing scored: no term matched, or the postings are another analyzer's, which must not pass silently.

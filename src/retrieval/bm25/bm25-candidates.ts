@@ -1,9 +1,9 @@
-import { type SQL, sql } from 'drizzle-orm';
-import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import { Placeholder, type SQL, is, sql } from 'drizzle-orm';
+import { PgDialect, type PgColumn, type PgTable } from 'drizzle-orm/pg-core';
 import type { Db } from '../../db/database.js';
-import { queryPrepared } from '../../db/prepared-reads.js';
+import { poolOf, preparedReadName, queryPrepared, runPreparedRead } from '../../db/prepared-reads.js';
 import { queryRows } from '../../db/query-rows.js';
-import { intArray, textArray } from '../../db/sql-arrays.js';
+import { intArray, intArrayLiteral, textArray, textArrayLiteral } from '../../db/sql-arrays.js';
 import { type Bm25IndexTables, id } from './bm25-index-tables.js';
 
 export interface Bm25Candidate {
@@ -42,6 +42,12 @@ export interface Bm25QueryOptions {
    * a round trip of its own before every search.
    */
   analyzerId?: string;
+  /**
+   * Names what the statement is built from besides the terms and the other options' values (the
+   * table, the filter with its values, the estimate, the columns): equal keys promise equal SQL.
+   * On a server pool a statement with a key is built once and run again with other terms.
+   */
+  key?: string;
 }
 
 /**
@@ -100,6 +106,37 @@ const PROBE_COST = 10;
 export async function bm25Candidates(db: Db, t: Bm25IndexTables, tenantId: string, q: Bm25QueryOptions): Promise<Bm25Candidate[]> {
   if (q.terms.size === 0 || q.limit <= 0) return [];
   const terms = [...q.terms.keys()];
+  const counts = terms.map((term) => q.terms.get(term)!);
+  const narrowCounted = !q.estimate && q.narrows === true;
+  type Row = { id: string; score: number | string } & Record<string, unknown>;
+  let rows: Row[];
+  // Planned once where its plan holds for any values: the filter's rows are estimated when it
+  // runs, or it has none to count. Counted in the statement (a user's turns), the plan for a
+  // filter's typical share ran the LongMemEval turn search's text mode 10-15% slower than one
+  // planned for its own values, so that one is planned at each run.
+  const pool = q.key !== undefined && !narrowCounted ? poolOf(db) : undefined;
+  if (pool) {
+    const key = `${q.key}\u0000${tenantId}\u0000${q.limit}\u0000${q.params.k1}\u0000${q.params.b}\u0000${q.analyzerId ?? ''}`;
+    const read = builtRead(key, () =>
+      statementOf(t, tenantId, q, { list: sql`${sql.placeholder('terms')}::text[]`, counts: sql`${sql.placeholder('counts')}::int[]`, size: terms.length }),
+    );
+    rows = await runPreparedRead<Row>(pool, read, read.fill({ terms: textArrayLiteral(terms), counts: intArrayLiteral(counts) }));
+  } else {
+    const statement = statementOf(t, tenantId, q, { list: textArray(terms), counts: intArray(counts), size: terms.length });
+    rows = narrowCounted ? await queryRows<Row>(db, statement) : await queryPrepared<Row>(db, statement);
+  }
+  return rows.map(({ id, score, ...row }) => ({ id, score: Number(score), ...(q.columns ? { row } : {}) }));
+}
+
+/** The query's terms as the statement reads them: their list, their counts in the query (both arrays), how many. */
+interface TermsSql {
+  list: SQL;
+  counts: SQL;
+  size: number;
+}
+
+/** The statement `bm25Candidates` runs (see there). */
+function statementOf(t: Bm25IndexTables, tenantId: string, q: Bm25QueryOptions, terms: TermsSql): SQL {
   const k1 = sql`${q.params.k1}::float8`;
   const b = sql`${q.params.b}::float8`;
   const total = sql`s.${id(t.totalColumn)}`;
@@ -108,7 +145,7 @@ export async function bm25Candidates(db: Db, t: Bm25IndexTables, tenantId: strin
   // The query's terms with their statistics, read once: the postings join these.
   const weights = sql`weights AS MATERIALIZED (
       SELECT q.term, q.qtf, t.df, ${total}::float8 AS total, s.total_length::float8 AS total_length
-      FROM unnest(${textArray(terms)}, ${intArray(terms.map((term) => q.terms.get(term)!))}) AS q(term, qtf)
+      FROM unnest(${terms.list}, ${terms.counts}) AS q(term, qtf)
       JOIN ${id(t.corpusStats)} s ON s.tenant_id = ${tenantId} AND ${total} > 0${q.analyzerId === undefined ? sql`` : sql` AND s.analyzer_id = ${q.analyzerId}`}
       JOIN ${id(t.termStats)} t ON t.tenant_id = ${tenantId} AND t.term = q.term
     )`;
@@ -152,8 +189,8 @@ export async function bm25Candidates(db: Db, t: Bm25IndexTables, tenantId: strin
     statement = sql`WITH ${weights}, ${matching},
       plan AS MATERIALIZED (
         SELECT c.n < ${max} AS narrow,
-          c.n < ${max} AND c.n * ${terms.length * PROBE_COST} < (
-            SELECT coalesce(sum(t.df), 0) FROM ${id(t.termStats)} t WHERE t.tenant_id = ${tenantId} AND t.term = ANY(${textArray(terms)})
+          c.n < ${max} AND c.n * ${terms.size * PROBE_COST} < (
+            SELECT coalesce(sum(t.df), 0) FROM ${id(t.termStats)} t WHERE t.tenant_id = ${tenantId} AND t.term = ANY(${terms.list})
           ) AS probe
         FROM (SELECT count(*) AS n FROM (SELECT 1 FROM matching LIMIT ${max}) capped) c
       ),
@@ -164,7 +201,7 @@ export async function bm25Candidates(db: Db, t: Bm25IndexTables, tenantId: strin
         FROM matching m
         CROSS JOIN LATERAL (
           SELECT p.${doc}, p.term, p.tf, p.doc_length FROM ${id(t.postings)} p
-          WHERE p.${doc} = m.doc AND p.term = ANY(${textArray(terms)}) OFFSET 0
+          WHERE p.${doc} = m.doc AND p.term = ANY(${terms.list}) OFFSET 0
         ) p
         JOIN weights w ON w.term = p.term
         GROUP BY p.${doc}
@@ -196,13 +233,44 @@ export async function bm25Candidates(db: Db, t: Bm25IndexTables, tenantId: strin
       UNION ALL
       (${bestOf('scored_narrow', sql`NOT (SELECT yes FROM walk)`)})`;
   }
-  // Planned once where its plan holds for any values: the filter's rows are estimated when it
-  // runs, or it has none to count. Counted in the statement (a user's turns), the plan for a
-  // filter's typical share ran the LongMemEval turn search's text mode 10-15% slower than one
-  // planned for its own values, so that one is planned at each run.
-  type Row = { id: string; score: number | string } & Record<string, unknown>;
-  const rows = narrowCounted ? await queryRows<Row>(db, statement) : await queryPrepared<Row>(db, statement);
-  return rows.map(({ id, score, ...row }) => ({ id, score: Number(score), ...(q.columns ? { row } : {}) }));
+  return statement;
+}
+
+const dialect = new PgDialect();
+
+/** A statement built for a key: its name and text, and its parameters with the terms' places left open. */
+interface BuiltRead {
+  name: string;
+  text: string;
+  /** The parameters, the terms' placeholders filled from `values`. */
+  fill(values: Record<string, unknown>): unknown[];
+}
+
+/**
+ * Statements built for keys, the oldest first. Building one walked a tree of a few hundred parts
+ * (drizzle's `sqlToQuery`), the same for every search of a filter: 15% of the server's main thread
+ * for text searches of memories, where the statement then ran in under a millisecond.
+ */
+const built = new Map<string, BuiltRead>();
+const BUILT_MAX = 512;
+
+function builtRead(key: string, make: () => SQL): BuiltRead {
+  let read = built.get(key);
+  if (read) return read;
+  const { sql: text, params } = dialect.sqlToQuery(make());
+  const open = params.flatMap((p, i) => (is(p, Placeholder) ? [[i, p.name] as const] : []));
+  read = {
+    name: preparedReadName(text),
+    text,
+    fill(values) {
+      const filled = params.slice();
+      for (const [i, name] of open) filled[i] = values[name];
+      return filled;
+    },
+  };
+  if (built.size >= BUILT_MAX) built.delete(built.keys().next().value!);
+  built.set(key, read);
+  return read;
 }
 
 /** Query terms and their counts, as `bm25Candidates` takes them. */

@@ -107,6 +107,28 @@ export function memoryStoreTextSearchCases(f: MemoryStoreFixture) {
     expect(past.every((hit) => !hit.id.startsWith('top'))).toBe(true);
   });
 
+  it('runs a statement built once for its key with each query’s own terms', async () => {
+    const agentId = 'bm25-keyed';
+    for (let i = 0; i < 6; i++) await store().save({ agentId, key: `k${i}`, content: i % 2 ? `walrus ${i}` : `narwhal narwhal ${i}`, tags: ['sea'] });
+    const search = (query: string, key?: string) =>
+      bm25Candidates(db(), MEMORY_BM25, 'default', {
+        terms: queryTermCounts(defaultAnalyzer.analyze(query)),
+        table: memories,
+        idColumn: memories.id,
+        where: filterToSql(memoryFilter('default', { agentId, tagsAny: ['sea'] }), MEMORY_CORPUS.filters),
+        limit: 10,
+        params: DEFAULT_BM25_PARAMS,
+        analyzerId: defaultAnalyzer.id,
+        ...(key ? { key } : {}),
+      });
+    const key = `test\u0000${agentId}`;
+    for (const query of ['walrus', 'narwhal', 'walrus narwhal', 'walrus']) {
+      const keyed = await search(query, key);
+      expect(keyed, query).toEqual(await search(query));
+      expect(keyed.length, query).toBe(query.includes(' ') ? 6 : 3);
+    }
+  });
+
   it('keeps postings and statistics exact through saves, updates, deletes and concurrent writers', async () => {
     const agentId = 'bm25-exact';
     await store().save({ agentId, key: 'a', content: 'Vitamin D deficiency is associated with bone fractures.', tags: ['health'] });
