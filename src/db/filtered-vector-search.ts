@@ -2,6 +2,7 @@ import type { PGlite, Transaction } from '@electric-sql/pglite';
 import { type SQL, sql } from 'drizzle-orm';
 import { type PgColumn, PgDialect, type PgTable } from 'drizzle-orm/pg-core';
 import pg from 'pg';
+import { builtOnce } from '../util/built-once.js';
 import type { Db } from './database.js';
 import { onSearchConnection, vectorSearchPoolOf } from './vector-search-connections.js';
 import { vectorToBinary } from './vector-wire-format.js';
@@ -76,8 +77,7 @@ interface Built {
 
 const EXACT_SETUP = `SELECT set_config('enable_indexscan', 'off', true), set_config('enable_sort', 'on', true)`;
 
-const cache = new Map<string, Built>();
-const CACHE_SIZE = 512;
+const builtFor = builtOnce<Built>(512);
 
 /**
  * Rows nearest to a query vector among those matching a filter, never fewer than
@@ -116,14 +116,8 @@ export async function filteredVectorSearch<Row>(
   if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
   if (!vector.every(Number.isFinite)) throw new RangeError('a query vector holds only finite numbers');
   const key = search.key === undefined ? undefined : `${search.key}\u0000${limit}:${fetched}:${exactScanMaxRows}:${efSearch}:${maxScanTuples}`;
-  let built = key === undefined ? undefined : cache.get(key);
-  if (!built) {
-    built = build(search.make(), limit, fetched, exactScanMaxRows, efSearch, maxScanTuples);
-    if (key !== undefined) {
-      if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
-      cache.set(key, built);
-    }
-  }
+  const make = () => build(search.make(), limit, fetched, exactScanMaxRows, efSearch, maxScanTuples);
+  const built = key === undefined ? make() : builtFor(key, make);
   const client = (db as unknown as { $client: unknown }).$client;
   type Ranked = Row & { distance: number };
   // Whether a ranking is all the search returns: the estimate chose the exact path, or the index

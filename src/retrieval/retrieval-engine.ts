@@ -243,16 +243,20 @@ export function createRetrievalEngine(options: RetrievalEngineOptions): Retrieva
     if (terms.size === 0 || limit <= 0) return [];
     const hits = await bm25Candidates(db, corpus.bm25, filter.tenantId, {
       terms,
-      table: corpus.table,
-      idColumn: corpus.id,
-      where: filterToSql(filter, corpus.filters),
-      estimate: statsEstimate(corpus, filter),
-      narrows: narrowsScope(filter),
       limit,
-      columns: payload ? selectList(payload) : undefined,
       params: bm25,
       analyzerId: analyzer.id,
-      key: statementKey(corpus, filter, payload),
+      shape: {
+        key: statementKey(corpus, filter, payload),
+        make: () => ({
+          table: corpus.table,
+          idColumn: corpus.id,
+          where: filterToSql(filter, corpus.filters),
+          estimate: statsEstimate(corpus, filter),
+          narrows: narrowsScope(filter),
+          ...(payload ? { columns: selectList(payload) } : {}),
+        }),
+      },
     });
     if (hits.length > 0) return payload ? hits.map((h) => ({ ...h, row: fromDriver(payload, h.row!) })) : hits;
     // Nothing scored: no term matched, or the postings are another analyzer's, which must not pass silently.

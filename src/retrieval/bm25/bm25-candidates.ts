@@ -4,6 +4,7 @@ import type { Db } from '../../db/database.js';
 import { poolOf, preparedReadName, queryPrepared, runPreparedRead } from '../../db/prepared-reads.js';
 import { queryRows } from '../../db/query-rows.js';
 import { intArray, intArrayLiteral, textArray, textArrayLiteral } from '../../db/sql-arrays.js';
+import { builtOnce } from '../../util/built-once.js';
 import { type Bm25IndexTables, id } from './bm25-index-tables.js';
 
 export interface Bm25Candidate {
@@ -13,9 +14,8 @@ export interface Bm25Candidate {
   row?: Record<string, unknown>;
 }
 
-export interface Bm25QueryOptions {
-  /** Query terms and how often each occurs in the query. */
-  terms: ReadonlyMap<string, number>;
+/** What a BM25 statement is built from besides the query's terms. */
+export interface Bm25Shape {
   /** The indexed table and its id column. */
   table: PgTable;
   idColumn: PgColumn;
@@ -28,12 +28,28 @@ export interface Bm25QueryOptions {
   estimate?: SQL;
   /** `where` narrows beyond the tenant: without an `estimate`, its matches are counted to choose a plan. */
   narrows?: boolean;
-  limit: number;
   /**
    * Columns of `table` to bring along for each row, each aliased (`col AS name`): a caller that
    * shows rows needs no second query for the rows BM25 found.
    */
   columns?: SQL;
+}
+
+/**
+ * A shape named by a key and made on demand: `key` names everything `make` builds (the table, the
+ * filter with its values, the estimate, the columns), so equal keys promise equal SQL. On a server
+ * pool its statement is built once per key and run again with other terms, and `make` is called
+ * only then.
+ */
+export interface KeyedBm25Shape {
+  key: string;
+  make: () => Bm25Shape;
+}
+
+export interface Bm25QueryOptions {
+  /** Query terms and how often each occurs in the query. */
+  terms: ReadonlyMap<string, number>;
+  limit: number;
   /** BM25's term saturation and length normalisation. */
   params: { k1: number; b: number };
   /**
@@ -42,12 +58,7 @@ export interface Bm25QueryOptions {
    * a round trip of its own before every search.
    */
   analyzerId?: string;
-  /**
-   * Names what the statement is built from besides the terms and the other options' values (the
-   * table, the filter with its values, the estimate, the columns): equal keys promise equal SQL.
-   * On a server pool a statement with a key is built once and run again with other terms.
-   */
-  key?: string;
+  shape: Bm25Shape | KeyedBm25Shape;
 }
 
 /**
@@ -107,36 +118,41 @@ export async function bm25Candidates(db: Db, t: Bm25IndexTables, tenantId: strin
   if (q.terms.size === 0 || q.limit <= 0) return [];
   const terms = [...q.terms.keys()];
   const counts = terms.map((term) => q.terms.get(term)!);
-  const narrowCounted = !q.estimate && q.narrows === true;
   type Row = { id: string; score: number | string } & Record<string, unknown>;
   let rows: Row[];
-  // Planned once where its plan holds for any values: the filter's rows are estimated when it
-  // runs, or it has none to count. Counted in the statement (a user's turns), the plan for a
-  // filter's typical share ran the LongMemEval turn search's text mode 10-15% slower than one
-  // planned for its own values, so that one is planned at each run.
-  const pool = q.key !== undefined && !narrowCounted ? poolOf(db) : undefined;
-  if (pool) {
-    const key = `${q.key}\u0000${tenantId}\u0000${q.limit}\u0000${q.params.k1}\u0000${q.params.b}\u0000${q.analyzerId ?? ''}`;
-    const read = builtRead(key, () =>
-      statementOf(t, tenantId, q, { list: sql`${sql.placeholder('terms')}::text[]`, counts: sql`${sql.placeholder('counts')}::int[]`, size: terms.length }),
-    );
-    rows = await runPreparedRead<Row>(pool, read, read.fill({ terms: textArrayLiteral(terms), counts: intArrayLiteral(counts) }));
+  let withColumns: boolean;
+  const pool = 'key' in q.shape ? poolOf(db) : undefined;
+  if (pool && 'key' in q.shape) {
+    const { make } = q.shape;
+    const key = `${q.shape.key}\u0000${tenantId}\u0000${q.limit}\u0000${q.params.k1}\u0000${q.params.b}\u0000${q.analyzerId ?? ''}`;
+    const read = builtReadFor(key, () => buildRead(t, tenantId, q, make()));
+    const values = read.fill({ terms: textArrayLiteral(terms), counts: intArrayLiteral(counts) });
+    // Planned once where its plan holds for any values: the filter's rows are estimated when it
+    // runs, or it has none to count. Counted in the statement (a user's turns), the plan for a
+    // filter's typical share ran the LongMemEval turn search's text mode 10-15% slower than one
+    // planned for its own values, so that one is planned at each run (an unnamed statement).
+    rows = read.counted ? ((await pool.query({ text: read.text, values })).rows as Row[]) : await runPreparedRead<Row>(pool, read, values);
+    withColumns = read.withColumns;
   } else {
-    const statement = statementOf(t, tenantId, q, { list: textArray(terms), counts: intArray(counts), size: terms.length });
-    rows = narrowCounted ? await queryRows<Row>(db, statement) : await queryPrepared<Row>(db, statement);
+    const shape = 'key' in q.shape ? q.shape.make() : q.shape;
+    const statement = statementOf(t, tenantId, q, shape, { list: textArray(terms), counts: intArray(counts) });
+    rows = countedIn(shape) ? await queryRows<Row>(db, statement) : await queryPrepared<Row>(db, statement);
+    withColumns = shape.columns !== undefined;
   }
-  return rows.map(({ id, score, ...row }) => ({ id, score: Number(score), ...(q.columns ? { row } : {}) }));
+  return rows.map(({ id, score, ...row }) => ({ id, score: Number(score), ...(withColumns ? { row } : {}) }));
 }
 
-/** The query's terms as the statement reads them: their list, their counts in the query (both arrays), how many. */
+/** Whether a shape's filter is counted in its statement: it narrows, and nothing estimates its rows. */
+const countedIn = (shape: Bm25Shape) => !shape.estimate && shape.narrows === true;
+
+/** The query's terms as the statement reads them: their list and their counts in the query, both arrays. */
 interface TermsSql {
   list: SQL;
   counts: SQL;
-  size: number;
 }
 
 /** The statement `bm25Candidates` runs (see there). */
-function statementOf(t: Bm25IndexTables, tenantId: string, q: Bm25QueryOptions, terms: TermsSql): SQL {
+function statementOf(t: Bm25IndexTables, tenantId: string, q: Bm25QueryOptions, shape: Bm25Shape, terms: TermsSql): SQL {
   const k1 = sql`${q.params.k1}::float8`;
   const b = sql`${q.params.b}::float8`;
   const total = sql`s.${id(t.totalColumn)}`;
@@ -162,24 +178,23 @@ function statementOf(t: Bm25IndexTables, tenantId: string, q: Bm25QueryOptions, 
       GROUP BY p.${doc}
     )`;
   const scored = scoredOver('scored', sql``);
-  const extra = q.columns ? sql`, ${q.columns}` : sql``;
+  const extra = shape.columns ? sql`, ${shape.columns}` : sql``;
   // Every matching row read once, joined to the scores: the planner's choice of join.
   const joined = (gate: SQL) => sql`SELECT scored.doc::text AS id, scored.score AS score${extra} FROM scored
-    JOIN ${q.table} ON ${q.idColumn} = scored.doc
-    WHERE ${gate}${q.where}
+    JOIN ${shape.table} ON ${shape.idColumn} = scored.doc
+    WHERE ${gate}${shape.where}
     ORDER BY scored.score DESC, scored.doc LIMIT ${limit}`;
   // The best rows of scores computed over the matching rows alone, with their columns.
   const bestOf = (scores: string, gate: SQL) => sql`SELECT top.doc::text AS id, top.score AS score${extra}
       FROM (SELECT doc, score FROM ${sql.identifier(scores)} ORDER BY score DESC, doc LIMIT ${limit}) top
-      JOIN ${q.table} ON ${q.idColumn} = top.doc
+      JOIN ${shape.table} ON ${shape.idColumn} = top.doc
       WHERE ${gate}
       ORDER BY top.score DESC, top.doc`;
   // The rows the filter matches, and the scores of their postings alone.
-  const matching = sql`matching AS MATERIALIZED (SELECT ${q.idColumn} AS doc FROM ${q.table} WHERE ${q.where})`;
+  const matching = sql`matching AS MATERIALIZED (SELECT ${shape.idColumn} AS doc FROM ${shape.table} WHERE ${shape.where})`;
   const scoredNarrow = scoredOver('scored_narrow', sql` AND p.${doc} IN (SELECT doc FROM matching)`);
   let statement: SQL;
-  const narrowCounted = !q.estimate && q.narrows === true;
-  if (narrowCounted) {
+  if (countedIn(shape)) {
     // Three shapes behind one-time tests of the matching rows, counted up to NARROW_MAX_ROWS in the
     // statement: few rows and rare enough terms, each row's postings of the query's terms probed
     // by the (row, term) index; few rows, the terms' postings read and the rows' kept; many rows,
@@ -189,7 +204,7 @@ function statementOf(t: Bm25IndexTables, tenantId: string, q: Bm25QueryOptions, 
     statement = sql`WITH ${weights}, ${matching},
       plan AS MATERIALIZED (
         SELECT c.n < ${max} AS narrow,
-          c.n < ${max} AND c.n * ${terms.size * PROBE_COST} < (
+          c.n < ${max} AND c.n * ${sql.raw(String(PROBE_COST))} * cardinality(${terms.list}) < (
             SELECT coalesce(sum(t.df), 0) FROM ${id(t.termStats)} t WHERE t.tenant_id = ${tenantId} AND t.term = ANY(${terms.list})
           ) AS probe
         FROM (SELECT count(*) AS n FROM (SELECT 1 FROM matching LIMIT ${max}) capped) c
@@ -211,7 +226,7 @@ function statementOf(t: Bm25IndexTables, tenantId: string, q: Bm25QueryOptions, 
       (${bestOf('scored_narrow', sql`(SELECT narrow AND NOT probe FROM plan)`)})
       UNION ALL
       (${joined(sql`NOT (SELECT narrow FROM plan) AND `)})`;
-  } else if (!q.estimate) {
+  } else if (!shape.estimate) {
     statement = sql`WITH ${weights}, ${scored} ${joined(sql``)}`;
   } else {
     // Both shapes in one statement, each behind a one-time test of the estimate: the executor
@@ -224,10 +239,10 @@ function statementOf(t: Bm25IndexTables, tenantId: string, q: Bm25QueryOptions, 
     statement = sql`WITH ${weights}, ${scored}, ${matching}, ${scoredNarrow},
       walk AS MATERIALIZED (
         SELECT e.rows >= ${WALK_MIN_SHARE}::float8 * ${total} AND e.rows * e.rows >= ${WALK_PROBE_COST}::float8 * ${limit} * ${total} AS yes
-        FROM ${id(t.corpusStats)} s CROSS JOIN LATERAL (SELECT (${q.estimate})::float8 AS rows OFFSET 0) e WHERE s.tenant_id = ${tenantId}
+        FROM ${id(t.corpusStats)} s CROSS JOIN LATERAL (SELECT (${shape.estimate})::float8 AS rows OFFSET 0) e WHERE s.tenant_id = ${tenantId}
       )
-      (SELECT r.doc::text AS id, r.score AS score${q.columns ? sql`, f.*` : sql``} FROM (SELECT doc, score FROM scored ORDER BY score DESC, doc) r
-        CROSS JOIN LATERAL (SELECT ${q.columns ?? sql`1`} FROM ${q.table} WHERE ${q.idColumn} = r.doc AND ${q.where} OFFSET 0) f
+      (SELECT r.doc::text AS id, r.score AS score${shape.columns ? sql`, f.*` : sql``} FROM (SELECT doc, score FROM scored ORDER BY score DESC, doc) r
+        CROSS JOIN LATERAL (SELECT ${shape.columns ?? sql`1`} FROM ${shape.table} WHERE ${shape.idColumn} = r.doc AND ${shape.where} OFFSET 0) f
         WHERE (SELECT yes FROM walk)
         ORDER BY r.score DESC, r.doc LIMIT ${limit})
       UNION ALL
@@ -242,35 +257,36 @@ const dialect = new PgDialect();
 interface BuiltRead {
   name: string;
   text: string;
+  /** Its filter is counted in the statement (see `countedIn`): planned at each run. */
+  counted: boolean;
+  /** Each row brings the shape's columns. */
+  withColumns: boolean;
   /** The parameters, the terms' placeholders filled from `values`. */
   fill(values: Record<string, unknown>): unknown[];
 }
 
 /**
- * Statements built for keys, the oldest first. Building one walked a tree of a few hundred parts
- * (drizzle's `sqlToQuery`), the same for every search of a filter: 15% of the server's main thread
- * for text searches of memories, where the statement then ran in under a millisecond.
+ * Statements built for keys. Building one walked a tree of a few hundred parts (drizzle's
+ * `sqlToQuery`), the same for every search of a filter: 15% of the server's main thread for text
+ * searches of memories, where the statement then ran in under a millisecond.
  */
-const built = new Map<string, BuiltRead>();
-const BUILT_MAX = 512;
+const builtReadFor = builtOnce<BuiltRead>(512);
 
-function builtRead(key: string, make: () => SQL): BuiltRead {
-  let read = built.get(key);
-  if (read) return read;
-  const { sql: text, params } = dialect.sqlToQuery(make());
+function buildRead(t: Bm25IndexTables, tenantId: string, q: Bm25QueryOptions, shape: Bm25Shape): BuiltRead {
+  const terms = { list: sql`${sql.placeholder('terms')}::text[]`, counts: sql`${sql.placeholder('counts')}::int[]` };
+  const { sql: text, params } = dialect.sqlToQuery(statementOf(t, tenantId, q, shape, terms));
   const open = params.flatMap((p, i) => (is(p, Placeholder) ? [[i, p.name] as const] : []));
-  read = {
+  return {
     name: preparedReadName(text),
     text,
+    counted: countedIn(shape),
+    withColumns: shape.columns !== undefined,
     fill(values) {
       const filled = params.slice();
       for (const [i, name] of open) filled[i] = values[name];
       return filled;
     },
   };
-  if (built.size >= BUILT_MAX) built.delete(built.keys().next().value!);
-  built.set(key, read);
-  return read;
 }
 
 /** Query terms and their counts, as `bm25Candidates` takes them. */

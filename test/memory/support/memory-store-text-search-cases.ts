@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { expect, it } from 'vitest';
+import { poolOf } from '../../../src/db/prepared-reads.js';
 import { memories } from '../../../src/db/schema/index.js';
 import type { Embedder } from '../../../src/embeddings/embedder.js';
 import { defaultAnalyzer } from '../../../src/retrieval/bm25/analyzer.js';
@@ -81,13 +82,15 @@ export function memoryStoreTextSearchCases(f: MemoryStoreFixture) {
     const search = (filter: MemoryFilter, estimate: SQL | undefined) =>
       bm25Candidates(db(), MEMORY_BM25, 'default', {
         terms: queryTermCounts(defaultAnalyzer.analyze('quokka note')),
-        table: memories,
-        idColumn: memories.id,
-        where: filterToSql(memoryFilter('default', { agentId, ...filter }), MEMORY_CORPUS.filters),
-        estimate,
         limit: 12,
         params: DEFAULT_BM25_PARAMS,
         analyzerId: defaultAnalyzer.id,
+        shape: {
+          table: memories,
+          idColumn: memories.id,
+          where: filterToSql(memoryFilter('default', { agentId, ...filter }), MEMORY_CORPUS.filters),
+          ...(estimate ? { estimate } : {}),
+        },
       });
     const cases: [MemoryFilter, number][] = [
       [{}, 12],
@@ -110,22 +113,34 @@ export function memoryStoreTextSearchCases(f: MemoryStoreFixture) {
   it('runs a statement built once for its key with each query’s own terms', async () => {
     const agentId = 'bm25-keyed';
     for (let i = 0; i < 6; i++) await store().save({ agentId, key: `k${i}`, content: i % 2 ? `walrus ${i}` : `narwhal narwhal ${i}`, tags: ['sea'] });
-    const search = (query: string, key?: string) =>
-      bm25Candidates(db(), MEMORY_BM25, 'default', {
-        terms: queryTermCounts(defaultAnalyzer.analyze(query)),
+    const onServer = poolOf(db()) !== undefined;
+    // Estimated (a plan for any values), and counted in the statement (planned for its values, its
+    // terms' count among them): both built once for a key on the server.
+    for (const estimate of [sql`1e12`, undefined]) {
+      let made = 0;
+      const shape = () => ({
         table: memories,
         idColumn: memories.id,
         where: filterToSql(memoryFilter('default', { agentId, tagsAny: ['sea'] }), MEMORY_CORPUS.filters),
-        limit: 10,
-        params: DEFAULT_BM25_PARAMS,
-        analyzerId: defaultAnalyzer.id,
-        ...(key ? { key } : {}),
+        narrows: true,
+        ...(estimate ? { estimate } : {}),
       });
-    const key = `test\u0000${agentId}`;
-    for (const query of ['walrus', 'narwhal', 'walrus narwhal', 'walrus']) {
-      const keyed = await search(query, key);
-      expect(keyed, query).toEqual(await search(query));
-      expect(keyed.length, query).toBe(query.includes(' ') ? 6 : 3);
+      const search = (query: string, key?: string) =>
+        bm25Candidates(db(), MEMORY_BM25, 'default', {
+          terms: queryTermCounts(defaultAnalyzer.analyze(query)),
+          limit: 10,
+          params: DEFAULT_BM25_PARAMS,
+          analyzerId: defaultAnalyzer.id,
+          shape: key ? { key, make: () => (made++, shape()) } : shape(),
+        });
+      const key = `test\u0000${agentId}\u0000${estimate ? 'estimated' : 'counted'}`;
+      const queries = ['walrus', 'narwhal', 'walrus narwhal', 'walrus'];
+      for (const query of queries) {
+        const keyed = await search(query, key);
+        expect(keyed, query).toEqual(await search(query));
+        expect(keyed.length, query).toBe(query.includes(' ') ? 6 : 3);
+      }
+      expect(made).toBe(onServer ? 1 : queries.length);
     }
   });
 
