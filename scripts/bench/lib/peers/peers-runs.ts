@@ -8,7 +8,9 @@ import { vectorToBinary } from '../../../../src/db/vector-wire-format.js';
 import { ensureVectorSpace } from '../../../../src/db/vector-space.js';
 import { createDocumentSearch } from '../../../../src/documents/document-search.js';
 import { createPgMemoryStore } from '../../../../src/memory/pg-memory-store.js';
+import { MEMORY_CORPUS, memoryFilter } from '../../../../src/memory/memory-corpus.js';
 import { normalizeTagFilter } from '../../../../src/retrieval/filter.js';
+import { createRetrievalEngine } from '../../../../src/retrieval/retrieval-engine.js';
 import { loadPgVector } from '../load-pg-vector.js';
 import type { ClusteredSet, TagCase } from '../clustered-set.js';
 import {
@@ -28,7 +30,7 @@ import {
 } from './peers-config.js';
 import { printPlans } from './peers-sql-capture.js';
 import { openFresh, benchEmbedder, fillMemrag, chunkIndexOf, setLayout, withIndexesBuiltAfter } from './peers-setup.js';
-import { HAND_SQL, rowOfKey, measure } from './peers-measure.js';
+import { HAND_MEMORY_SYSTEM, HAND_REPAIRED_SYSTEM, HAND_SQL, MEMORY_COLUMNS, MEMRAG_IDS_SYSTEM, rowOfKey, measure } from './peers-measure.js';
 import { hybrid } from './peers-hybrid.js';
 
 // One run per driver: the systems set up on the server or on PGlite, measured, their plans printed.
@@ -92,12 +94,28 @@ export async function serverRun(set: ClusteredSet, results: Record<string, strin
   exact.on('connect', (client) => {
     void client.query(`SET enable_indexscan = off`);
   });
-  const handSearch = (pool: pg.Pool) => async (q: number, c: TagCase) => {
+  const handSearch = (pool: pg.Pool, columns?: string) => async (q: number, c: TagCase) => {
     const values: unknown[] = ['default', 'bench', vectorToBinary(set.query(q))];
     if (c.tag) values.push(`{${c.tag}}`);
-    const r = await pool.query<{ key: string }>({ text: HAND_SQL(c.tag !== null), values });
+    const r = await pool.query<{ key: string }>({ text: HAND_SQL(c.tag !== null, columns), values });
     return r.rows.map((x) => rowOfKey(x.key));
   };
+  // memrag's order repair written by hand: on a filter, twice the rows, the best by distance kept.
+  const handRepaired = async (q: number, c: TagCase) => {
+    if (!c.tag) return handSearch(handEqual)(q, c);
+    const values: unknown[] = ['default', 'bench', vectorToBinary(set.query(q)), `{${c.tag}}`];
+    const text = HAND_SQL(true, `key, embedding <=> $3::vector AS distance`, 2 * TOP_K);
+    const r = await handEqual.query<{ key: string; distance: number }>({ text, values });
+    return r.rows
+      .sort((a, b) => a.distance - b.distance)
+      .slice(0, TOP_K)
+      .map((x) => rowOfKey(x.key));
+  };
+  // The engine's vector statement with no payload: what the store's search costs beside its columns and its memories.
+  const engine = createRetrievalEngine({ db: database.db, embedder });
+  const keyOfId = new Map(
+    (await hand.query<{ id: string; key: string }>(`SELECT id::text, key FROM memories WHERE tenant_id = 'default'`)).rows.map((r) => [r.id, r.key]),
+  );
   const pgVectorSystem: System = {
     name: 'PgVector',
     search: async (q, c) =>
@@ -119,9 +137,23 @@ export async function serverRun(set: ClusteredSet, results: Record<string, strin
       search: async (q, c) =>
         (await docs.vectorCandidates(set.query(q), normalizeTagFilter(c.tag ? { tagsAny: [c.tag] } : {}), TOP_K)).map((h) => chunkIndex.get(h.id)!),
     },
+    {
+      name: MEMRAG_IDS_SYSTEM,
+      search: async (q, c) =>
+        (
+          await engine.vectorCandidates(
+            MEMORY_CORPUS,
+            set.query(q),
+            memoryFilter('default', { agentId: 'bench', ...(c.tag ? { tagsAny: [c.tag] } : {}) }),
+            TOP_K,
+          )
+        ).map((h) => rowOfKey(keyOfId.get(h.id)!)),
+    },
     ...(mastra ? [pgVectorSystem] : []),
     { name: 'hand-written SQL', search: handSearch(hand) },
     { name: `hand-written SQL, ef_search ${DEFAULT_EF_SEARCH}`, search: handSearch(handEqual) },
+    { name: HAND_MEMORY_SYSTEM, search: handSearch(handEqual, MEMORY_COLUMNS) },
+    { name: HAND_REPAIRED_SYSTEM, search: handRepaired },
     { name: 'exact scan', search: handSearch(exact), skip: (_c, pass) => pass === 2, queries: EXACT_QUERIES },
   ];
   if (!hybridOnly) {
