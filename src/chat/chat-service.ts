@@ -128,7 +128,7 @@ export function createChatService(options: ChatServiceOptions): ChatService {
         memories,
         knowledge,
         // Episodic recall needs stored conversations: other ones, this one's turns being its history.
-        turns: conversations && turns ? { search: turns, conversationId } : undefined,
+        turns: conversations && turns ? { search: turns, ...(request.conversationId !== undefined ? { conversationId } : {}) } : undefined,
         signal,
         ...definedOnly(filters),
       });

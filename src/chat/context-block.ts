@@ -41,8 +41,13 @@ export interface RecallOptions extends TagFilters {
   passages?: boolean;
   memories: MemoryStore;
   knowledge?: KnowledgeRetriever;
-  /** Past turns of the agent's other conversations with the same user; none recalled when undefined. */
-  turns?: { search: TurnSearch; conversationId: string };
+  /**
+   * Past turns of the agent's conversations with the same user but `conversationId` (this one's,
+   * which are its history); none recalled when undefined. A conversation whose id was drawn for
+   * this turn has nothing stored under it to leave out: without an id its search shares one
+   * statement per user, where each new id made a statement of its own.
+   */
+  turns?: { search: TurnSearch; conversationId?: string };
   /** Up to this many past turns (0: none); TURN_RECALL_TOP_K when absent. */
   turnTopK?: number;
   signal?: AbortSignal;
@@ -70,7 +75,7 @@ export async function recallSources(sources: SourceList, options: RecallOptions)
           .search(query, {
             agentId,
             userId: userId ?? '',
-            excludeConversationId: turns.conversationId,
+            ...(turns.conversationId !== undefined ? { excludeConversationId: turns.conversationId } : {}),
             topK: turnTopK,
             mode: 'hybrid',
             minScore: 0,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/app-context.js';
+import type { TurnSearchOptions } from '../../src/conversations/turn-search.js';
 import { call, createApp, createTestContext } from './http-test-context.js';
 
 let ctx: AppContext;
@@ -117,5 +118,32 @@ describe('POST /v1/conversations/{id}/turns', () => {
       userId: 'quentin',
     });
     expect((await search('someone-else')).body.hits).toEqual([]);
+  });
+
+  it("recalls a new chat's past turns without excluding the id it drew, and a continued chat's without its own", async () => {
+    const other = randomUUID();
+    const user = { agentId: 'recall-agent', userId: 'odile' };
+    expect((await record(other, { ...user, user: 'My heron is called Quillon.', assistant: 'Quillon is a fine name for a heron.' })).status).toBe(201);
+    await ctx.backgroundTasks.whenIdle();
+    const searches: TurnSearchOptions[] = [];
+    const chatApp = createApp({
+      ...ctx,
+      llm: undefined,
+      turns: {
+        forTenant: (tenantId) => {
+          const search = ctx.turns.forTenant(tenantId);
+          return { ...search, search: (query, options) => (searches.push(options), search.search(query, options)) };
+        },
+      },
+    });
+    const asked = await call(chatApp, 'POST', '/v1/chat', { ...user, message: 'What is my heron called?' });
+    expect(asked.status, JSON.stringify(asked.body)).toBe(200);
+    // Nothing is stored under the id the server drew: there is nothing to leave out, and the other conversation's turn is found.
+    expect(searches[0]).not.toHaveProperty('excludeConversationId');
+    expect(asked.body.citations).toContainEqual(expect.objectContaining({ kind: 'turn', conversationId: other }));
+    await ctx.backgroundTasks.whenIdle();
+    const again = await call(chatApp, 'POST', '/v1/chat', { ...user, conversationId: asked.body.conversationId, message: 'And its name again?' });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(searches[1]).toMatchObject({ excludeConversationId: asked.body.conversationId });
   });
 });
