@@ -129,8 +129,21 @@ export function createJobLeases(db: Db): JobLeases {
 /**
  * A batch's status and progress from its items: running once one started, succeeded once all
  * ended (their own statuses say which failed). A cancelled batch stays cancelled.
+ *
+ * The batch row is locked before its items are counted, in a statement of its own: two items
+ * ending at once each counted with a snapshot taken before the other committed, and the later
+ * write left the batch running, one item short, for good. Locked first, the second waits for the
+ * first to commit, then counts with a snapshot that has it. Inside the caller's transaction when
+ * there is one (a savepoint), so the lock is held until the item's own write commits.
  */
 export async function settleBatch(db: Db, batchId: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`SELECT 1 FROM jobs WHERE id = ${batchId} FOR UPDATE`);
+    await settleLockedBatch(tx, batchId);
+  });
+}
+
+async function settleLockedBatch(db: Db, batchId: string): Promise<void> {
   await db.execute(sql`
     UPDATE jobs AS b SET
       status = CASE WHEN c.ended = c.total THEN 'succeeded' WHEN c.started > 0 THEN 'running' ELSE b.status END,

@@ -41,7 +41,7 @@ export function createJobQueue({ config, database, embedder, logger, work, handl
   const unsetDepth = setJobQueueDepthSource(() => queue.depth());
   let runner: JobRunner | undefined;
   const stores = tenantScoped((tenantId) =>
-    createJobStore({ db: database.db, tenantId, maxAttempts: config.JOB_MAX_ATTEMPTS, onEnqueued: () => runner?.wake() }),
+    createJobStore({ db: database.db, tenantId, maxAttempts: config.JOB_MAX_ATTEMPTS, onEnqueued: (jobs) => runner?.wake(jobs) }),
   );
   if (work) {
     const fetchSource = createUrlFetcher({

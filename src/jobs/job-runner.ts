@@ -49,8 +49,8 @@ export interface JobRunnerOptions {
 
 export interface JobRunner {
   readonly workerId: string;
-  /** Looks for work at once (a job was just queued in this process). */
-  wake(): void;
+  /** Looks for work at once: `jobs` (default 1) were just queued in this process. */
+  wake(jobs?: number): void;
   /** Stops claiming; jobs in progress are aborted and queued again for another worker. */
   stop(): Promise<void>;
 }
@@ -159,7 +159,9 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
       const result = await handler(attempt);
       clearInterval(heartbeat);
       await writing;
-      if (!completed) await options.db.transaction(async (tx) => attempt.complete(tx, result));
+      // A batch's item settles its batch in the same transaction; any other job's completion is
+      // one statement, which is a transaction of its own.
+      if (!completed) await (job.parentId ? options.db.transaction(async (tx) => attempt.complete(tx, result)) : attempt.complete(options.db, result));
       observe('succeeded');
     } catch (err) {
       clearInterval(heartbeat);
@@ -195,8 +197,9 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
 
   return {
     workerId,
-    wake: () => {
-      for (const wake of [...sleepers]) wake();
+    // One sleeper a job: with every sleeper woken for each job, all but one claimed nothing.
+    wake: (jobs = 1) => {
+      for (const wake of [...sleepers].slice(0, jobs)) wake();
     },
     async stop() {
       stopping.abort();

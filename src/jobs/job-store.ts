@@ -66,8 +66,8 @@ export interface JobStoreOptions {
   tenantId?: string;
   /** Attempts before a job that keeps failing transiently (or losing its worker) is failed. Default 3. */
   maxAttempts?: number;
-  /** Told when a job was queued, so that an idle worker in this process starts at once. */
-  onEnqueued?: () => void;
+  /** Told when jobs were queued (how many), so that as many idle workers in this process start at once. */
+  onEnqueued?: (jobs: number) => void;
 }
 
 export function createJobStore(options: JobStoreOptions): JobStore {
@@ -97,7 +97,7 @@ export function createJobStore(options: JobStoreOptions): JobStore {
       .insert(jobs)
       .values(row(kind, input, null))
       .returning(jobColumns);
-    options.onEnqueued?.();
+    options.onEnqueued?.(1);
     return toJob(inserted!);
   }
 
@@ -113,7 +113,7 @@ export function createJobStore(options: JobStoreOptions): JobStore {
       }
       return batch!;
     });
-    options.onEnqueued?.();
+    options.onEnqueued?.(inputs.length);
     return toJob(created);
   }
 
@@ -203,7 +203,7 @@ export function createJobStore(options: JobStoreOptions): JobStore {
       }
       return { job: toJob(queued!), retried: true };
     });
-    if (outcome?.retried) options.onEnqueued?.();
+    if (outcome?.retried) options.onEnqueued?.(1);
     return outcome;
   }
 

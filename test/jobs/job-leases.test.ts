@@ -117,6 +117,88 @@ describeOnDrivers('job queue', (driver) => {
     expect((await createJobStore({ db: database.db, tenantId: 'q5-other' }).list({ limit: 10 })).items).toEqual([]);
   });
 
+  it('settles a batch whose last two items end at the same moment', async () => {
+    const store = createJobStore({ db: database.db, tenantId: 'q9' });
+    const queue = createJobLeases(database.db);
+    const batch = await store.enqueueBatch('ingest', [{ payload: { i: 1 } }, { payload: { i: 2 } }, { payload: { i: 3 } }]);
+    const [one, two, three] = [(await queue.claim('a', 30_000))!, (await queue.claim('b', 30_000))!, (await queue.claim('c', 30_000))!];
+    await database.db.transaction((tx) => queue.complete(tx, three, 'c', { ok: true }));
+    // The first ending holds its transaction open; the second ends meanwhile, then the first commits.
+    let reached!: () => void;
+    let release!: () => void;
+    const atGate = new Promise<void>((r) => (reached = r));
+    const gate = new Promise<void>((r) => (release = r));
+    const first = database.db.transaction(async (tx) => {
+      await queue.complete(tx, one, 'a', { ok: true });
+      reached();
+      await gate;
+    });
+    await atGate;
+    const second = database.db.transaction((tx) => queue.complete(tx, two, 'b', { ok: true }));
+    await new Promise((r) => setTimeout(r, 200));
+    release();
+    await Promise.all([first, second]);
+    expect(await store.get(batch.id)).toMatchObject({ status: 'succeeded', progress: { done: 3, total: 3 } });
+  });
+
+  it('wakes one idle worker for a queued job and one for each item of a batch', async () => {
+    const leases = createJobLeases(database.db);
+    let claims = 0;
+    const queue = { ...leases, claim: (...args: Parameters<typeof leases.claim>) => (claims++, leases.claim(...args)) };
+    const ran: string[] = [];
+    const release: (() => void)[] = [];
+    // A poll far longer than the test: only a wake makes a sleeping worker claim.
+    const runner = startJobRunner({
+      queue,
+      db: database.db,
+      handlers: { ingest: (a: JobAttempt) => new Promise((resolve) => (ran.push(a.job.id), release.push(() => resolve({ ok: true })))) },
+      logger,
+      concurrency: 3,
+      leaseMs: 30_000,
+      pollMs: 600_000,
+      retryBaseMs: 10,
+    });
+    const store = createJobStore({ db: database.db, tenantId: 'q8', onEnqueued: (jobs) => runner.wake(jobs) });
+    try {
+      await waitFor(
+        async () => claims,
+        (n) => n === 3,
+      );
+      const job = await store.enqueue('ingest', { payload: {} });
+      await waitFor(
+        async () => ran,
+        (r) => r.length === 1,
+      );
+      // The one worker woken claimed it; the other two still sleep.
+      expect(claims).toBe(4);
+      release.shift()!();
+      await waitFor(
+        () => store.get(job.id),
+        (j) => j!.status === 'succeeded',
+      );
+      // Done, its worker looked for more, found none and sleeps again.
+      await waitFor(
+        async () => claims,
+        (n) => n === 5,
+      );
+      const batch = await store.enqueueBatch('ingest', [{ payload: { i: 1 } }, { payload: { i: 2 } }, { payload: { i: 3 } }]);
+      // All three run at once: three workers woken, none left to its poll.
+      await waitFor(
+        async () => ran,
+        (r) => r.length === 4,
+      );
+      expect(claims).toBe(8);
+      for (const done of release.splice(0)) done();
+      await waitFor(
+        () => store.get(batch.id),
+        (j) => j!.status === 'succeeded',
+      );
+    } finally {
+      for (const done of release.splice(0)) done();
+      await runner.stop();
+    }
+  });
+
   it('ingests through the runner, reporting every stage, and marks the job succeeded with its document', async () => {
     const store = createJobStore({ db: database.db, tenantId: 'q6' });
     const job = await store.enqueue('ingest', { payload: { title: 'Kiln', format: 'markdown' }, content: TEXT });
