@@ -30,7 +30,16 @@ import {
 } from './peers-config.js';
 import { printPlans } from './peers-sql-capture.js';
 import { openFresh, benchEmbedder, fillMemrag, chunkIndexOf, setLayout, withIndexesBuiltAfter } from './peers-setup.js';
-import { HAND_MEMORY_SYSTEM, HAND_REPAIRED_SYSTEM, HAND_SQL, MEMORY_COLUMNS, MEMRAG_IDS_SYSTEM, rowOfKey, measure } from './peers-measure.js';
+import {
+  HAND_MEMORY_SYSTEM,
+  HAND_REPAIRED_SYSTEM,
+  HAND_SAME_WORK_SYSTEM,
+  HAND_SQL,
+  MEMORY_COLUMNS,
+  MEMRAG_IDS_SYSTEM,
+  rowOfKey,
+  measure,
+} from './peers-measure.js';
 import { hybrid } from './peers-hybrid.js';
 
 // One run per driver: the systems set up on the server or on PGlite, measured, their plans printed.
@@ -101,10 +110,10 @@ export async function serverRun(set: ClusteredSet, results: Record<string, strin
     return r.rows.map((x) => rowOfKey(x.key));
   };
   // memrag's order repair written by hand: on a filter, twice the rows, the best by distance kept.
-  const handRepaired = async (q: number, c: TagCase) => {
-    if (!c.tag) return handSearch(handEqual)(q, c);
+  const handRepaired = (columns?: string) => async (q: number, c: TagCase) => {
+    if (!c.tag) return handSearch(handEqual, columns)(q, c);
     const values: unknown[] = ['default', 'bench', vectorToBinary(set.query(q)), `{${c.tag}}`];
-    const text = HAND_SQL(true, `key, embedding <=> $3::vector AS distance`, 2 * TOP_K);
+    const text = HAND_SQL(true, `${columns ?? 'key'}, embedding <=> $3::vector AS distance`, 2 * TOP_K);
     const r = await handEqual.query<{ key: string; distance: number }>({ text, values });
     return r.rows
       .sort((a, b) => a.distance - b.distance)
@@ -153,7 +162,8 @@ export async function serverRun(set: ClusteredSet, results: Record<string, strin
     { name: 'hand-written SQL', search: handSearch(hand) },
     { name: `hand-written SQL, ef_search ${DEFAULT_EF_SEARCH}`, search: handSearch(handEqual) },
     { name: HAND_MEMORY_SYSTEM, search: handSearch(handEqual, MEMORY_COLUMNS) },
-    { name: HAND_REPAIRED_SYSTEM, search: handRepaired },
+    { name: HAND_REPAIRED_SYSTEM, search: handRepaired() },
+    { name: HAND_SAME_WORK_SYSTEM, search: handRepaired(MEMORY_COLUMNS) },
     { name: 'exact scan', search: handSearch(exact), skip: (_c, pass) => pass === 2, queries: EXACT_QUERIES },
   ];
   if (!hybridOnly) {
