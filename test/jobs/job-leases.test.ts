@@ -143,8 +143,13 @@ describeOnDrivers('job queue', (driver) => {
 
   it('wakes one idle worker for a queued job and one for each item of a batch', async () => {
     const leases = createJobLeases(database.db);
+    // Claims begun, and claims answered: a worker whose claim was answered empty is asleep.
     let claims = 0;
-    const queue = { ...leases, claim: (...args: Parameters<typeof leases.claim>) => (claims++, leases.claim(...args)) };
+    let answered = 0;
+    const queue = {
+      ...leases,
+      claim: (...args: Parameters<typeof leases.claim>) => (claims++, leases.claim(...args).finally(() => answered++)),
+    };
     const ran: string[] = [];
     const release: (() => void)[] = [];
     // A poll far longer than the test: only a wake makes a sleeping worker claim.
@@ -161,7 +166,7 @@ describeOnDrivers('job queue', (driver) => {
     const store = createJobStore({ db: database.db, tenantId: 'q8', onEnqueued: (jobs) => runner.wake(jobs) });
     try {
       await waitFor(
-        async () => claims,
+        async () => answered,
         (n) => n === 3,
       );
       const job = await store.enqueue('ingest', { payload: {} });
@@ -178,7 +183,7 @@ describeOnDrivers('job queue', (driver) => {
       );
       // Done, its worker looked for more, found none and sleeps again.
       await waitFor(
-        async () => claims,
+        async () => answered,
         (n) => n === 5,
       );
       const batch = await store.enqueueBatch('ingest', [{ payload: { i: 1 } }, { payload: { i: 2 } }, { payload: { i: 3 } }]);
