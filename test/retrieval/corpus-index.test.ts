@@ -6,6 +6,7 @@ import { queryRows } from '../../src/db/query-rows.js';
 import { MEMORY_CORPUS } from '../../src/memory/memory-corpus.js';
 import { defaultAnalyzer } from '../../src/retrieval/bm25/analyzer.js';
 import { MAX_DEFERRED_WRITES } from '../../src/retrieval/bm25/bm25-changes.js';
+import { MAX_DEFERRED_POSTINGS } from '../../src/retrieval/bm25/bm25-postings-write.js';
 import { type CorpusIndex, MAX_TENANT_WRITERS, createCorpusIndex } from '../../src/retrieval/corpus-index.js';
 import { describeOnDrivers } from '../support/database-drivers.js';
 import { signal } from '../support/signal.js';
@@ -148,6 +149,26 @@ describeOnDrivers('CorpusIndex.write', (driver) => {
       sql`SELECT count(DISTINCT memory_id)::int AS n FROM memory_postings WHERE tenant_id = ${tenantId}`,
     );
     expect(postings!.n).toBe(MAX_DEFERRED_WRITES + 4);
+    expect(await drift(tenantId)).toEqual([]);
+  });
+
+  it("writes many postings at once, not after the last statement locks the term rows: two imports' inserts ran in turn", async () => {
+    const tenantId = 'tenant-many-postings';
+    const index = createCorpusIndex(MEMORY_CORPUS, defaultAnalyzer);
+    await index.write(database.db, tenantId, true, (tx) => indexRow(index, tx, tenantId, 'the first words of the tenant'));
+    // Words the analyzer keeps as they are: one posting each.
+    const words = (n: number, stem: string) => Array.from({ length: n }, (_, i) => `${stem}${i.toString(36)}x`).join(' ');
+    const postingsSeen = (tx: Tx, term: string) =>
+      queryRows<{ n: number }>(tx, sql`SELECT count(*)::int AS n FROM memory_postings WHERE tenant_id = ${tenantId} AND term = ${term}`);
+    const seen = await index.write(database.db, tenantId, true, async (tx) => {
+      await indexRow(index, tx, tenantId, words(MAX_DEFERRED_POSTINGS + 1, 'many'));
+      await indexRow(index, tx, tenantId, words(3, 'few'));
+      const [many] = await postingsSeen(tx, 'many0x');
+      const [few] = await postingsSeen(tx, 'few0x');
+      return { many: many!.n, few: few!.n };
+    });
+    // A row of a few terms is still held back for the last statement.
+    expect(seen).toEqual({ many: 1, few: 0 });
     expect(await drift(tenantId)).toEqual([]);
   });
 
