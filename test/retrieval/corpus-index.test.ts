@@ -172,6 +172,36 @@ describeOnDrivers('CorpusIndex.write', (driver) => {
     expect(await drift(tenantId)).toEqual([]);
   });
 
+  it("deletes a row's postings with the row whatever deletes it: the postings' foreign key, which cascaded, is gone", async () => {
+    const tenantId = 'tenant-row-deleted';
+    const index = createCorpusIndex(MEMORY_CORPUS, defaultAnalyzer);
+    await index.write(database.db, tenantId, true, async (tx) => {
+      await indexRow(index, tx, tenantId, 'a row deleted by hand');
+      await indexRow(index, tx, tenantId, 'a row kept with its words');
+    });
+    const postingsOf = async (content: string) => {
+      const [row] = await queryRows<{ n: number }>(
+        database.db,
+        sql`SELECT count(*)::int AS n FROM memory_postings p JOIN memories m ON m.id = p.memory_id
+          WHERE m.tenant_id = ${tenantId} AND m.content = ${content}`,
+      );
+      return row!.n;
+    };
+    const [{ n: before } = { n: 0 }] = await queryRows<{ n: number }>(
+      database.db,
+      sql`SELECT count(*)::int AS n FROM memory_postings WHERE tenant_id = ${tenantId}`,
+    );
+    const kept = await postingsOf('a row kept with its words');
+    expect(kept).toBeGreaterThan(0);
+    await database.db.execute(sql`DELETE FROM memories WHERE tenant_id = ${tenantId} AND content = 'a row deleted by hand'`);
+    const [{ n: after } = { n: 0 }] = await queryRows<{ n: number }>(
+      database.db,
+      sql`SELECT count(*)::int AS n FROM memory_postings WHERE tenant_id = ${tenantId}`,
+    );
+    expect(before - after).toBe(index.termsOf('a row deleted by hand').termFrequencies.size);
+    expect(after).toBe(kept);
+  });
+
   it('removes postings it held back: a row indexed and unindexed in one transaction leaves no posting behind', async () => {
     const tenantId = 'tenant-deferred-removed';
     const index = createCorpusIndex(MEMORY_CORPUS, defaultAnalyzer);

@@ -86,7 +86,6 @@ export const chunks = pgTable(
 export const { postings, termStats, corpusStats } = bm25Tables({
   postings: 'postings',
   documentColumn: 'chunk_id',
-  references: () => chunks.id,
   postingsByDocumentIndex: 'postings_chunk_idx',
   termStats: 'term_stats',
   corpusStats: 'corpus_stats',

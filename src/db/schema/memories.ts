@@ -74,7 +74,6 @@ export const {
 } = bm25Tables({
   postings: 'memory_postings',
   documentColumn: 'memory_id',
-  references: () => memories.id,
   postingsByDocumentIndex: 'memory_postings_memory_idx',
   termStats: 'memory_term_stats',
   corpusStats: 'memory_corpus_stats',

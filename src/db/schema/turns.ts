@@ -48,7 +48,6 @@ export const {
 } = bm25Tables({
   postings: 'turn_postings',
   documentColumn: 'turn_id',
-  references: () => turns.id,
   postingsByDocumentIndex: 'turn_postings_turn_idx',
   termStats: 'turn_term_stats',
   corpusStats: 'turn_corpus_stats',
