@@ -56,6 +56,17 @@ describeOnDrivers('CorpusIndex.write', (driver) => {
     expect(stats).toEqual({ total: 1 });
   });
 
+  it('indexes a row with no word the analyzer keeps inside a writer: a memory of punctuation alone failed to save', async () => {
+    const tenantId = 'tenant-no-terms-writer';
+    const index = createCorpusIndex(MEMORY_CORPUS, defaultAnalyzer);
+    await index.write(database.db, tenantId, true, async (tx) => {
+      await indexRow(index, tx, tenantId, "\\'; --");
+      await indexRow(index, tx, tenantId, 'x'.repeat(100_000));
+    });
+    const [stats] = await queryRows<{ total: number }>(database.db, sql`SELECT total::int AS total FROM memory_corpus_stats WHERE tenant_id = ${tenantId}`);
+    expect(stats).toEqual({ total: 2 });
+  });
+
   it('saves of one tenant wait for each other: two of its writers of postings hold the write section at once', async () => {
     const tenantId = 'tenant-overlap';
     const [a, b] = [createCorpusIndex(MEMORY_CORPUS, defaultAnalyzer), createCorpusIndex(MEMORY_CORPUS, defaultAnalyzer)];

@@ -56,6 +56,7 @@ export async function addBm25Documents(tx: Tx, t: Bm25IndexTables, tenantId: str
     for (const [term, n] of documentFrequency) changes.df.set(term, (changes.df.get(term) ?? 0) + n);
     changes.documents += documents.length;
     changes.length += totalLength;
+    if (terms.length === 0) return;
     if (terms.length <= MAX_DEFERRED_POSTINGS) return deferBm25Write(tx, changes, writes[0]!);
     for (const w of writes) await tx.execute(w);
     return;
