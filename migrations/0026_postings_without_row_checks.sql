@@ -9,26 +9,15 @@ ALTER TABLE "turn_postings" DROP CONSTRAINT "turn_postings_turn_id_turns_id_fk";
 -- for rows their own transaction inserted or holds under the tenant's corpus lock. The delete stays,
 -- once per statement: every path that deletes indexed rows takes their postings out first (the
 -- statistics need them), so this finds nothing then, and catches any other delete.
-CREATE FUNCTION delete_chunk_postings() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION delete_postings() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  DELETE FROM postings p USING gone g WHERE p.chunk_id = g.id;
+  -- TG_ARGV: the postings table, and its column naming the indexed row.
+  EXECUTE format('DELETE FROM %I p USING gone g WHERE p.%I = g.id', TG_ARGV[0], TG_ARGV[1]);
   RETURN NULL;
 END $$;
 --> statement-breakpoint
-CREATE TRIGGER chunks_delete_postings AFTER DELETE ON chunks REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION delete_chunk_postings();
+CREATE TRIGGER chunks_delete_postings AFTER DELETE ON chunks REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION delete_postings('postings', 'chunk_id');
 --> statement-breakpoint
-CREATE FUNCTION delete_memory_postings() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  DELETE FROM memory_postings p USING gone g WHERE p.memory_id = g.id;
-  RETURN NULL;
-END $$;
+CREATE TRIGGER memories_delete_postings AFTER DELETE ON memories REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION delete_postings('memory_postings', 'memory_id');
 --> statement-breakpoint
-CREATE TRIGGER memories_delete_postings AFTER DELETE ON memories REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION delete_memory_postings();
---> statement-breakpoint
-CREATE FUNCTION delete_turn_postings() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  DELETE FROM turn_postings p USING gone g WHERE p.turn_id = g.id;
-  RETURN NULL;
-END $$;
---> statement-breakpoint
-CREATE TRIGGER turns_delete_postings AFTER DELETE ON turns REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION delete_turn_postings();
+CREATE TRIGGER turns_delete_postings AFTER DELETE ON turns REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION delete_postings('turn_postings', 'turn_id');
