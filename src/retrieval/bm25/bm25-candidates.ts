@@ -121,10 +121,11 @@ export async function bm25Candidates(db: Db, t: Bm25IndexTables, tenantId: strin
   type Row = { id: string; score: number | string } & Record<string, unknown>;
   let rows: Row[];
   let withColumns: boolean;
-  const pool = 'key' in q.shape ? poolOf(db) : undefined;
-  if (pool && 'key' in q.shape) {
-    const { make } = q.shape;
-    const key = `${q.shape.key}\u0000${tenantId}\u0000${q.limit}\u0000${q.params.k1}\u0000${q.params.b}\u0000${q.analyzerId ?? ''}`;
+  const keyed = 'key' in q.shape ? q.shape : undefined;
+  const pool = keyed ? poolOf(db) : undefined;
+  if (pool && keyed) {
+    const { make } = keyed;
+    const key = `${keyed.key}\u0000${tenantId}\u0000${q.limit}\u0000${q.params.k1}\u0000${q.params.b}\u0000${q.analyzerId ?? ''}`;
     const read = builtReadFor(key, () => buildRead(t, tenantId, q, make()));
     const values = read.fill({ terms: textArrayLiteral(terms), counts: intArrayLiteral(counts) });
     // Planned once where its plan holds for any values: the filter's rows are estimated when it
