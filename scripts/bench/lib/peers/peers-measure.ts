@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_EF_SEARCH } from '../../../../src/db/filtered-vector-search.js';
 import { type ClusteredSet, TAG_CASES, exactTopK, percentile } from '../clustered-set.js';
+import { seededRandom, shuffleInPlace } from '../../../lib/static-embedder/seeded-random.js';
 import { TOP_K, log, type System } from './peers-config.js';
 
 // The interleaved timing of every system on the same queries, and the ratios between them.
@@ -37,9 +38,11 @@ export async function measure(
       for (const s of active) for (let w = 0; w < 3; w++) await s.search(w, c);
       const times = new Map(active.map((s) => [s.name, [] as number[]]));
       const hits = new Map(active.map((s) => [s.name, { hit: 0, rows: 0, n: 0 }]));
+      // Each query in a new order: the systems share the server's cache, and one that always ran
+      // after the same other met its pages warm or cold (the same statement in two slots: 0.5 ms apart).
+      const random = seededRandom(pass * 1000 + TAG_CASES.indexOf(c));
       for (let q = 0; q < set.queries; q++) {
-        for (let k = 0; k < active.length; k++) {
-          const s = active[(q + k) % active.length]!;
+        for (const s of shuffleInPlace([...active], random)) {
           if (q >= (s.queries ?? set.queries)) continue;
           const t = performance.now();
           const got = await s.search(q, c);
