@@ -155,6 +155,12 @@ function statsEstimate(corpus: Corpus, filter: CorpusFilter): SQL | undefined {
       AND tag = ANY(${textArray(['', ...tagsAny, ...tagsAll])}))`;
 }
 
+/** Whether statsEstimate counts the filter's rows, not only bounds them: one tag to have, none to lack, no time or metadata. */
+const statsCount = (corpus: Corpus, filter: CorpusFilter) => {
+  const { tagsAny, tagsAll, tagsNone } = filter.tags;
+  return statsEstimate(corpus, filter) !== undefined && tagsAny.length + tagsAll.length <= 1 && tagsNone.length === 0 && filter.until === undefined;
+};
+
 const narrows = (filter: CorpusFilter) => {
   const { tags } = filter;
   return (
@@ -193,11 +199,12 @@ export function createRetrievalEngine(options: RetrievalEngineOptions): Retrieva
 
   /**
    * `repairOrder` (default true): over a filter beyond the scope, the iterative scan's relaxed
-   * order is repaired by fetching ORDER_REPAIR times the rows (within ef_search) and keeping the
-   * best. At 100k memories and a 10% tag (topK 10, ef_search 80, `npm run bench:peers` data):
-   * ×1 recall@10 0.999 in 1.86 ms, ×2 1.000 in 2.40 ms, ×4 1.000 in 3.79 ms. A hybrid search's
-   * wider candidate list feeds fusion, where a row found a little out of order still counts: it
-   * is not repaired.
+   * order is repaired: where the counts say so, the first candidate list is widened to hold
+   * ORDER_REPAIR times the rows; else that many rows are fetched past it and the best kept
+   * (filtered-vector-search.ts, `candidateFactor`). At 100k memories and a 10% tag (topK 10,
+   * ef_search 80, `npm run bench:peers` data): ×1 recall@10 0.999 in 1.86 ms, ×2 1.000 in 2.40
+   * ms, ×4 1.000 in 3.79 ms. A hybrid search's wider candidate list feeds fusion, where a row
+   * found a little out of order still counts: it is not repaired.
    */
   async function vectorCandidates(
     corpus: Corpus,
@@ -222,6 +229,7 @@ export function createRetrievalEngine(options: RetrievalEngineOptions): Retrieva
           embedding: corpus.embedding,
           where: filterToSql(filter, corpus.filters),
           estimate: statsEstimate(corpus, filter),
+          estimateCounts: statsCount(corpus, filter),
         }),
       },
       vector,

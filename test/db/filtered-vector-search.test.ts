@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.js';
+import { sql } from 'drizzle-orm';
+import { walkSize } from '../../src/db/filtered-vector-search.js';
+import { queryRows } from '../../src/db/query-rows.js';
 import { memories } from '../../src/db/schema/index.js';
 import { ensureVectorSpace } from '../../src/db/vector-space.js';
 import { createPgMemoryStore } from '../../src/memory/pg-memory-store.js';
@@ -83,5 +86,29 @@ describeOnDrivers('filtered vector search', (driver) => {
     }
     // ef_search 80 over 2,000 rows: the graph's search finds the exact 10 nearest, or nearly.
     expect(same / (queries.length * 10)).toBeGreaterThanOrEqual(0.98);
+  });
+
+  it('walks a counted tag from a list widened to hold twice topK of its rows, and ranks it as an exact scan does', async () => {
+    await database.db.execute(sql`ANALYZE memories`);
+    const size = async (estimate: number, counts = true) =>
+      (
+        await queryRows<{ ef: number; walk_rows: number }>(
+          database.db,
+          sql`SELECT ef, walk_rows FROM ${walkSize(memories, sql.raw(String(estimate)), 10, 20, 80, counts, 0)} AS s`,
+        )
+      )[0];
+    // 200 of 2,000 rows: a list of 200 holds about 20 of them.
+    expect(await size(200)).toEqual({ ef: 200, walk_rows: 10 });
+    // Most rows: the list as it is holds them.
+    expect(await size(1500)).toEqual({ ef: 80, walk_rows: 10 });
+    // 20 rows would want a list of 2,000, past four times ef_search: 20 rows fetched past a list of 80.
+    expect(await size(20)).toEqual({ ef: 80, walk_rows: 20 });
+    // A bound, not a count: never widened.
+    expect(await size(200, false)).toEqual({ ef: 80, walk_rows: 20 });
+    const store = createPgMemoryStore({ db: database.db, embedder, exactScanMaxRows: 0 });
+    for (let q = 0; q < queries.length; q++) {
+      const hits = await store.search(`q${q}`, { agentId: 'a', tagsAny: ['common'], topK: 10, mode: 'vector' });
+      expect(hits.map((h) => h.memory.key)).toEqual(exact(q, (i) => tagsOf(i).includes('common')));
+    }
   });
 });
