@@ -87,8 +87,8 @@ interface Built {
 /**
  * How many times ef_search the index path's first candidate list may be widened to hold the rows
  * a repaired order wants (see `candidateFactor`). 100k memories of `bench:peers`, topK 10, replayed
- * in one process (p50, recall@10): over a 10% tag, 20 rows past a list of 80 2.88 ms at 1.000, 10
- * rows from a list of 200 2.29 ms at 1.000 (120: 0.999; 300: 2.66 ms); over a 2% tag a list of
+ * in one process (p50, recall@10): over a 10% tag, 20 rows past a list of 80 2.96 ms at 1.000, 10
+ * rows from a list of 200 2.28 ms at 1.000 (120: 0.999; 300: 2.66 ms); over a 2% tag a list of
  * 1,000 17.6 ms at 0.988, against 12.5 ms at 0.992 for 20 rows past a list of 80.
  */
 const WIDEST_LIST = 4;
