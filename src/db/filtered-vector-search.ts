@@ -58,6 +58,8 @@ export interface FilteredVectorSearch {
 const dialect = new PgDialect();
 // Where the query vector goes in a statement; replaced per call, so that the rest is built once.
 const VECTOR = Object.freeze({ vectorSlot: true });
+// Where the ranked statement's row count goes: the setup's `walk_rows`, or `limit` on the exact fallback.
+const ROWS = Object.freeze({ rowsSlot: true });
 
 interface Statement {
   text: string;
@@ -161,13 +163,13 @@ export async function filteredVectorSearch<Row>(
     });
   }
   const binary = vectorToBinary(vector);
-  const bind = (s: Statement) => s.params.map((p) => (p === VECTOR ? binary : p));
+  const bind = (s: Statement, rows?: number) => s.params.map((p) => (p === VECTOR ? binary : p === ROWS ? rows : p));
   const run = async (tx: Pick<PGlite, 'query'> | Transaction) => {
-    const [setup] = (await tx.query<{ est: string | number }>(built.setup.text, bind(built.setup))).rows;
-    const rows = (await tx.query<Ranked>(built.ranked.text, bind(built.ranked))).rows;
+    const [setup] = (await tx.query<{ est: string | number; walk_rows: number }>(built.setup.text, bind(built.setup))).rows;
+    const rows = (await tx.query<Ranked>(built.ranked.text, bind(built.ranked, Number(setup!.walk_rows)))).rows;
     if (complete(setup!.est, rows)) return rows;
     await tx.query(EXACT_SETUP);
-    return (await tx.query<Ranked>(built.ranked.text, bind(built.ranked))).rows;
+    return (await tx.query<Ranked>(built.ranked.text, bind(built.ranked, limit))).rows;
   };
   if (isPglite(client)) return client.transaction(run);
   if (!(client instanceof pg.Pool)) {
@@ -202,7 +204,7 @@ function build(search: FilteredVectorSearch, limit: number, fetched: number, exa
   // of 100k rows), priced low because it cannot see that every 512-d vector is TOASTed. Index
   // scans are off on the exact path, which then reads the matching rows by their GIN or btree
   // bitmap and sorts them.
-  const setup = dialect.sqlToQuery(sql`SELECT est,
+  const setup = dialect.sqlToQuery(sql`SELECT est, walk_rows,
     set_config('hnsw.ef_search', ef::text, true),
     set_config('hnsw.iterative_scan', 'relaxed_order', true),
     set_config('hnsw.max_scan_tuples', ${sql.raw(`'${maxScanTuples}'`)}, true),
@@ -212,10 +214,8 @@ function build(search: FilteredVectorSearch, limit: number, fetched: number, exa
   const distance = sql`${search.embedding} <=> ${VECTOR}::vector`;
   // Ordered by the output column: the vector is sent and parsed once, and the index still serves
   // the ORDER BY, which names the same expression.
-  // The rows to fetch are the setup's: without the setup's row at hand, read again here.
-  const walkRows = fetched > limit && search.estimateCounts ? sql`(SELECT walk_rows FROM ${sized} AS s)` : sql.raw(String(fetched));
   const ranked = dialect.sqlToQuery(sql`SELECT ${search.columns}, ${distance} AS distance FROM ${search.table}
-    WHERE ${search.where} AND ${search.embedding} IS NOT NULL ORDER BY distance LIMIT ${walkRows}`);
+    WHERE ${search.where} AND ${search.embedding} IS NOT NULL ORDER BY distance LIMIT ${ROWS}`);
   const rankedStatement = { text: ranked.sql, params: ranked.params };
   const setupStatement = { text: setup.sql, params: setup.params };
   // The exact path cannot take the index: its ORDER BY is outside the subquery that filters.
@@ -240,8 +240,10 @@ function build(search: FilteredVectorSearch, limit: number, fetched: number, exa
   const exact = dialect.sqlToQuery(sql`SELECT * FROM (${filtered} OFFSET 0) AS exact ORDER BY distance LIMIT ${top}`);
   let server: Built['server'] = null;
   try {
-    const message = around(`${inline(setupStatement, SLOT)};\n${inline(rankedStatement, SLOT)}`);
-    const exactMessage = around(`${EXACT_SETUP};\n${inline(rankedStatement, SLOT)}`);
+    // One message has no setup row to read before its ranked statement: it fetches `fetched`
+    // rows (from a widened list, more than it needs), the caller keeping the best `limit`.
+    const message = around(`${inline(setupStatement, SLOT)};\n${inline(rankedStatement, SLOT, fetched)}`);
+    const exactMessage = around(`${EXACT_SETUP};\n${inline(rankedStatement, SLOT, limit)}`);
     const id = ++statements;
     if (message && exactMessage) {
       server = {
@@ -293,11 +295,11 @@ const withoutEstimate = <Row>({ [EST]: _, ...row }: Row & { [EST]?: unknown }) =
 // Statement names are never reused: a name prepared on some connection always means one text.
 let statements = 0;
 
-/** A statement with every parameter written in as a literal; the vector as `literal`. */
-function inline(s: Statement, literal: string): string {
+/** A statement with every parameter written in as a literal; the vector as `literal`, the ranked rows as `rows`. */
+function inline(s: Statement, literal: string, rows?: number): string {
   return s.text.replace(/\$(\d+)/g, (_, n: string) => {
     const value = s.params[Number(n) - 1];
-    return value === VECTOR ? literal : toLiteral(value);
+    return value === VECTOR ? literal : toLiteral(value === ROWS ? rows : value);
   });
 }
 

@@ -155,10 +155,10 @@ function statsEstimate(corpus: Corpus, filter: CorpusFilter): SQL | undefined {
       AND tag = ANY(${textArray(['', ...tagsAny, ...tagsAll])}))`;
 }
 
-/** Whether statsEstimate counts the filter's rows, not only bounds them: one tag to have, none to lack, no time or metadata. */
-const statsCount = (corpus: Corpus, filter: CorpusFilter) => {
+/** Whether statsEstimate, where it gives one, counts the filter's rows rather than bounding them: one tag to have, none to lack, no time. */
+const statsCount = (filter: CorpusFilter) => {
   const { tagsAny, tagsAll, tagsNone } = filter.tags;
-  return statsEstimate(corpus, filter) !== undefined && tagsAny.length + tagsAll.length <= 1 && tagsNone.length === 0 && filter.until === undefined;
+  return tagsAny.length + tagsAll.length <= 1 && tagsNone.length === 0 && filter.until === undefined;
 };
 
 const narrows = (filter: CorpusFilter) => {
@@ -223,14 +223,17 @@ export function createRetrievalEngine(options: RetrievalEngineOptions): Retrieva
       db,
       {
         key,
-        make: () => ({
-          table: corpus.table,
-          columns: selectList(fields),
-          embedding: corpus.embedding,
-          where: filterToSql(filter, corpus.filters),
-          estimate: statsEstimate(corpus, filter),
-          estimateCounts: statsCount(corpus, filter),
-        }),
+        make: () => {
+          const estimate = statsEstimate(corpus, filter);
+          return {
+            table: corpus.table,
+            columns: selectList(fields),
+            embedding: corpus.embedding,
+            where: filterToSql(filter, corpus.filters),
+            estimate,
+            estimateCounts: estimate !== undefined && statsCount(filter),
+          };
+        },
       },
       vector,
       limit,
