@@ -15,6 +15,14 @@ export interface VectorScanOptions {
    * graph past the non-matching rows, and it is the only way a rare tag still yields `limit` rows.
    */
   exactScanMaxRows?: number;
+  /**
+   * Past `exactScanMaxRows`, over an estimate the writers' statistics give, a filter is still
+   * ranked exactly while its rows cost less that way than the rows a walk passes to find the
+   * ones it fetches: estimate × estimate ≤ walkCost × fetched × the table's rows (a walk passes
+   * about table rows / estimate of them for each matching row). What a walk costs per row it
+   * passes, in exact-scan rows. 0: only `exactScanMaxRows` decides. Default WALK_COST.
+   */
+  walkCost?: number;
   /** HNSW candidate list size; raised to the rows fetched when that is larger. Default 80. */
   efSearch?: number;
   /** Rows an iterative index scan may visit before giving up (pgvector's `hnsw.max_scan_tuples`). */
@@ -30,6 +38,15 @@ export interface VectorScanOptions {
    */
   candidateFactor?: number;
 }
+
+/**
+ * A walk's cost per row it passes, in rows of an exact scan. 100k memories of `bench:peers` with
+ * their vectors in the row, topK 10 repaired (20 rows fetched), p50: an exact scan takes 2.0 ms for
+ * 1,000 rows, 5.4 for 2,000, 7.2 for 2,941, 11.5 for 4,848 (2.4–2.7 µs a row); the walk over the
+ * same uncorrelated tags 21.4, 12.8 and 6.5 ms for the last three (16–21 µs a row passed, 1,000,
+ * 680 and 412 rows) at recall 0.993–1.000. 6 takes the exact scan up to about 3,500 of 100k rows.
+ */
+export const WALK_COST = 6;
 
 /** The HNSW candidate list by default: see MEMORY_HNSW in vector-space.ts for what it finds. */
 export const DEFAULT_EF_SEARCH = 80;
@@ -67,7 +84,7 @@ interface Statement {
 }
 
 interface Built {
-  /** Sets the search up for the estimate it reads, and returns it as `est`. */
+  /** Sets the search up for the path the estimate chooses, and returns whether it is the exact one (`exact`). */
   setup: Statement;
   ranked: Statement;
   /**
@@ -133,16 +150,17 @@ export async function filteredVectorSearch<Row>(
   const fetched = Math.max(limit, Math.min(limit * Math.max(1, Math.trunc(options.candidateFactor ?? 1)), ef));
   const efSearch = Math.min(1000, Math.max(ef, fetched));
   const maxScanTuples = Math.max(1, Math.trunc(options.maxScanTuples ?? 20_000));
+  const walkCost = Math.max(0, options.walkCost ?? WALK_COST);
   if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
   if (!vector.every(Number.isFinite)) throw new RangeError('a query vector holds only finite numbers');
-  const key = search.key === undefined ? undefined : `${search.key}\u0000${limit}:${fetched}:${exactScanMaxRows}:${efSearch}:${maxScanTuples}`;
-  const make = () => build(search.make(), limit, fetched, exactScanMaxRows, efSearch, maxScanTuples);
+  const key = search.key === undefined ? undefined : `${search.key}\u0000${limit}:${fetched}:${exactScanMaxRows}:${efSearch}:${maxScanTuples}:${walkCost}`;
+  const make = () => build(search.make(), { limit, fetched, exactScanMaxRows, efSearch, maxScanTuples, walkCost });
   const built = key === undefined ? make() : builtFor(key, make);
   const client = (db as unknown as { $client: unknown }).$client;
   type Ranked = Row & { distance: number };
   // Whether a ranking is all the search returns: the estimate chose the exact path, or the index
   // path found `limit` rows; else the index gave up first, and every matching row is ranked exactly.
-  const complete = (estimate: unknown, rows: readonly unknown[]) => Number(estimate) <= exactScanMaxRows || rows.length >= limit;
+  const complete = (exact: unknown, rows: readonly unknown[]) => exact === true || rows.length >= limit;
   const searchPool = client instanceof pg.Pool && built.server ? vectorSearchPoolOf(client) : undefined;
   if (searchPool && built.server) {
     const server = built.server;
@@ -152,22 +170,22 @@ export async function filteredVectorSearch<Row>(
         // this search alone, the vector as text.
         const literal = vectorLiteral(vector);
         const [setup, rows] = await session.message(server.message.join(literal));
-        if (complete(setup![0]!.est, rows!)) return rows as Ranked[];
+        if (complete(setup![0]!.exact, rows!)) return rows as Ranked[];
         return (await session.message(server.exactMessage.join(literal)))[1] as Ranked[];
       }
       const binary = [vectorToBinary(vector)];
-      const rows = await session.prepared<Ranked & { [EST]: string }>(server.search, binary);
-      // Nothing matched: one row of nulls still carries the estimate.
-      const found = rows[0]!.distance === null ? [] : rows.map(withoutEstimate);
-      return complete(rows[0]![EST], found) ? found : session.prepared<Ranked>(server.exact, binary);
+      const rows = await session.prepared<Ranked & { [EXACT]: boolean }>(server.search, binary);
+      // Nothing matched: one row of nulls still carries the path.
+      const found = rows[0]!.distance === null ? [] : rows.map(withoutPath);
+      return complete(rows[0]![EXACT], found) ? found : session.prepared<Ranked>(server.exact, binary);
     });
   }
   const binary = vectorToBinary(vector);
   const bind = (s: Statement, rows?: number) => s.params.map((p) => (p === VECTOR ? binary : p === ROWS ? rows : p));
   const run = async (tx: Pick<PGlite, 'query'> | Transaction) => {
-    const [setup] = (await tx.query<{ est: string | number; walk_rows: number }>(built.setup.text, bind(built.setup))).rows;
+    const [setup] = (await tx.query<{ exact: boolean; walk_rows: number }>(built.setup.text, bind(built.setup))).rows;
     const rows = (await tx.query<Ranked>(built.ranked.text, bind(built.ranked, Number(setup!.walk_rows)))).rows;
-    if (complete(setup!.est, rows)) return rows;
+    if (complete(setup!.exact, rows)) return rows;
     await tx.query(EXACT_SETUP);
     return (await tx.query<Ranked>(built.ranked.text, bind(built.ranked, limit))).rows;
   };
@@ -194,22 +212,32 @@ export async function filteredVectorSearch<Row>(
 
 const isPglite = (client: unknown): client is PGlite => typeof client === 'object' && client !== null && 'transaction' in client && 'exec' in client;
 
-function build(search: FilteredVectorSearch, limit: number, fetched: number, exactScanMaxRows: number, efSearch: number, maxScanTuples: number): Built {
+interface Sizes {
+  limit: number;
+  fetched: number;
+  exactScanMaxRows: number;
+  efSearch: number;
+  maxScanTuples: number;
+  walkCost: number;
+}
+
+function build(search: FilteredVectorSearch, sizes: Sizes): Built {
+  const { limit, fetched, exactScanMaxRows, maxScanTuples } = sizes;
+  // A count capped just past exactScanMaxRows tells nothing of the rows past it: only statistics weigh a walk.
   const estimate =
     search.estimate ?? sql`(SELECT count(*) FROM (SELECT 1 FROM ${search.table} WHERE ${search.where} LIMIT ${sql.raw(String(exactScanMaxRows + 1))}) AS m)`;
-  const useIndex = sql.raw(`est > ${exactScanMaxRows}`);
-  const sized = walkSize(search.table, estimate, limit, fetched, efSearch, search.estimateCounts === true, exactScanMaxRows);
+  const sized = walkSize(search.table, estimate, { ...sizes, counts: search.estimateCounts === true, walkCost: search.estimate ? sizes.walkCost : 0 });
   // Sorting is off on the index path so the planner takes the HNSW scan it was sent for: left to
   // itself it may prefer a GIN lookup of every row with the tag and a sort (62 ms for a 10% tag
   // of 100k rows), priced low because it cannot see that every 512-d vector is TOASTed. Index
   // scans are off on the exact path, which then reads the matching rows by their GIN or btree
   // bitmap and sorts them.
-  const setup = dialect.sqlToQuery(sql`SELECT est, walk_rows,
+  const setup = dialect.sqlToQuery(sql`SELECT exact, walk_rows,
     set_config('hnsw.ef_search', ef::text, true),
     set_config('hnsw.iterative_scan', 'relaxed_order', true),
     set_config('hnsw.max_scan_tuples', ${sql.raw(`'${maxScanTuples}'`)}, true),
-    set_config('enable_sort', CASE WHEN ${useIndex} THEN 'off' ELSE 'on' END, true),
-    set_config('enable_indexscan', CASE WHEN ${useIndex} THEN 'on' ELSE 'off' END, true)
+    set_config('enable_sort', CASE WHEN exact THEN 'on' ELSE 'off' END, true),
+    set_config('enable_indexscan', CASE WHEN exact THEN 'off' ELSE 'on' END, true)
     FROM ${sized} AS s`);
   const distance = sql`${search.embedding} <=> ${VECTOR}::vector`;
   // Ordered by the output column: the vector is sent and parsed once, and the index still serves
@@ -221,21 +249,20 @@ function build(search: FilteredVectorSearch, limit: number, fetched: number, exa
   // The exact path cannot take the index: its ORDER BY is outside the subquery that filters.
   const filtered = sql`SELECT ${search.columns}, ${distance} AS distance FROM ${search.table}
     WHERE ${search.where} AND ${search.embedding} IS NOT NULL`;
-  const est = sql.raw('(SELECT est FROM e)');
-  const max = sql.raw(String(exactScanMaxRows));
+  const exactPath = sql.raw('(SELECT exact FROM e)');
   // The walk's rows are the estimate's (see walkSize); an exact ranking needs only `limit`.
   const walkedTop = sql.raw('(SELECT walk_rows FROM e)');
   const top = sql.raw(String(limit));
   // The HNSW settings are the statement's own (SET LOCAL, its implicit transaction): the scan
   // reads them on its first row, after its one-time filter has read the estimate, which sets them.
-  const both = dialect.sqlToQuery(sql`WITH e AS MATERIALIZED (SELECT est, walk_rows,
+  const both = dialect.sqlToQuery(sql`WITH e AS MATERIALIZED (SELECT exact, walk_rows,
       set_config('hnsw.ef_search', ef::text, true) AS ef_search,
       set_config('hnsw.iterative_scan', 'relaxed_order', true) AS iterative,
       set_config('hnsw.max_scan_tuples', ${sql.raw(`'${maxScanTuples}'`)}, true) AS tuples FROM ${sized} AS s)
-    SELECT ranked.*, e.est AS ${sql.identifier(EST)} FROM e LEFT JOIN (
-      (SELECT * FROM (${filtered} AND ${est} > ${max} ORDER BY distance LIMIT ${walkedTop}) AS walked)
+    SELECT ranked.*, e.exact AS ${sql.identifier(EXACT)} FROM e LEFT JOIN (
+      (SELECT * FROM (${filtered} AND NOT ${exactPath} ORDER BY distance LIMIT ${walkedTop}) AS walked)
       UNION ALL
-      (SELECT * FROM (${filtered} AND ${est} <= ${max} OFFSET 0) AS exact ORDER BY distance LIMIT ${top})
+      (SELECT * FROM (${filtered} AND ${exactPath} OFFSET 0) AS exact ORDER BY distance LIMIT ${top})
     ) AS ranked ON true`);
   const exact = dialect.sqlToQuery(sql`SELECT * FROM (${filtered} OFFSET 0) AS exact ORDER BY distance LIMIT ${top}`);
   let server: Built['server'] = null;
@@ -260,25 +287,41 @@ function build(search: FilteredVectorSearch, limit: number, fetched: number, exa
 }
 
 /**
- * The estimate `est` with the index path's candidate list `ef` and the rows it fetches,
- * `walk_rows`. Unrepaired (`fetched` = `limit`) or over an estimate that only bounds the matches:
- * ef_search and `fetched`. Repaired over a count: the list that holds `fetched` matching rows at
- * the estimate's share of the table's rows (the graph holds them all), if at most WIDEST_LIST
- * times ef_search, and `limit` rows from it; else ef_search and `fetched`. The table's row count
- * is the planner's (`reltuples`, -1 before its first VACUUM or ANALYZE), at least the estimate,
- * and read only on the index path (past `exactScanMaxRows`).
+ * The path the estimate `est` chooses (`exact`), with the index path's candidate list `ef` and the
+ * rows it fetches, `walk_rows`. Exact: at most `exactScanMaxRows` rows, or (`walkCost` above 0)
+ * fewer rows than cost as much as the walk would pass (see VectorScanOptions' `walkCost`).
+ * Unrepaired (`fetched` = `limit`) or over an estimate that only bounds the matches: ef_search and
+ * `fetched`. Repaired over a count: the list that holds `fetched` matching rows at the estimate's
+ * share of the table's rows (the graph holds them all), if at most WIDEST_LIST times ef_search,
+ * and `limit` rows from it; else ef_search and `fetched`. The table's row count is the planner's
+ * (`reltuples`, -1 before its first VACUUM or ANALYZE), at least the estimate, and read only past
+ * `exactScanMaxRows`.
  * @internal exported for its test
  */
-export function walkSize(table: PgTable, estimate: SQL, limit: number, fetched: number, efSearch: number, counts: boolean, exactScanMaxRows: number): SQL {
-  const est = sql`(SELECT (${estimate})::bigint AS est) AS s0`;
-  if (fetched <= limit || !counts) return sql`(SELECT est, ${sql.raw(String(efSearch))} AS ef, ${sql.raw(String(fetched))} AS walk_rows FROM ${est})`;
-  const widest = sql.raw(String(Math.min(1000, WIDEST_LIST * efSearch)));
-  const ef = sql.raw(String(efSearch));
-  const rows = sql`(SELECT reltuples FROM pg_class WHERE oid = ${sql.raw(pg.escapeLiteral(dialect.sqlToQuery(sql`${table}`).sql))}::regclass)`;
-  return sql`(SELECT est,
-      CASE WHEN wide <= ${widest} THEN greatest(${ef}, wide)::int ELSE ${ef} END AS ef,
-      CASE WHEN wide <= ${widest} THEN ${sql.raw(String(limit))} ELSE ${sql.raw(String(fetched))} END AS walk_rows
-    FROM (SELECT est, CASE WHEN est > ${sql.raw(String(exactScanMaxRows))} THEN ceil(${sql.raw(String(fetched))}::float8 * greatest(${rows}, est) / est) END AS wide FROM ${est}) AS s1)`;
+export function walkSize(
+  table: PgTable,
+  estimate: SQL,
+  sizes: { limit: number; fetched: number; efSearch: number; counts: boolean; exactScanMaxRows: number; walkCost: number },
+): SQL {
+  const { limit, fetched, efSearch, counts, exactScanMaxRows, walkCost } = sizes;
+  const n = (value: number) => sql.raw(String(value));
+  // OFFSET 0 keeps each level a subquery of its own: pulled up, every mention of `est` (and of
+  // `rows`) would be a copy of its expression, the statistics read once per copy (six reads, 0.2 ms
+  // of a 2 ms search over a 10% tag of 100k rows).
+  const est = sql`(SELECT (${estimate})::bigint AS est OFFSET 0) AS s0`;
+  const widens = fetched > limit && counts;
+  const weighs = walkCost > 0;
+  if (!widens && !weighs) return sql`(SELECT est, est <= ${n(exactScanMaxRows)} AS exact, ${n(efSearch)} AS ef, ${n(fetched)} AS walk_rows FROM ${est})`;
+  const reltuples = sql`(SELECT reltuples FROM pg_class WHERE oid = ${sql.raw(pg.escapeLiteral(dialect.sqlToQuery(sql`${table}`).sql))}::regclass)`;
+  // Null up to exactScanMaxRows, where neither the walk's cost nor its list matters.
+  const sized = sql`(SELECT est, CASE WHEN est > ${n(exactScanMaxRows)} THEN greatest(${reltuples}, est)::float8 END AS rows FROM ${est} OFFSET 0) AS s1`;
+  const exact = weighs ? sql`est <= ${n(exactScanMaxRows)} OR est::float8 * est <= ${n(walkCost)} * ${n(fetched)} * rows` : sql`est <= ${n(exactScanMaxRows)}`;
+  if (!widens) return sql`(SELECT est, ${exact} AS exact, ${n(efSearch)} AS ef, ${n(fetched)} AS walk_rows FROM ${sized})`;
+  const widest = n(Math.min(1000, WIDEST_LIST * efSearch));
+  return sql`(SELECT est, exact,
+      CASE WHEN wide <= ${widest} THEN greatest(${n(efSearch)}, wide)::int ELSE ${n(efSearch)} END AS ef,
+      CASE WHEN wide <= ${widest} THEN ${n(limit)} ELSE ${n(fetched)} END AS walk_rows
+    FROM (SELECT est, ${exact} AS exact, ceil(${n(fetched)} * rows / est) AS wide FROM ${sized} OFFSET 0) AS s2)`;
 }
 
 const around = (text: string) => {
@@ -289,9 +332,9 @@ const around = (text: string) => {
 // No text literal or SQL holds a NUL character.
 const SLOT = '\u0000';
 
-/** The estimate's column in the server's rows, taken off before they are returned. */
-const EST = 'memrag_estimate';
-const withoutEstimate = <Row>({ [EST]: _, ...row }: Row & { [EST]?: unknown }) => row as Row;
+/** The path's column in the server's rows, taken off before they are returned. */
+const EXACT = 'memrag_exact';
+const withoutPath = <Row>({ [EXACT]: _, ...row }: Row & { [EXACT]?: unknown }) => row as Row;
 // Statement names are never reused: a name prepared on some connection always means one text.
 let statements = 0;
 

@@ -56,7 +56,7 @@ describeOnDrivers('filtered vector search', (driver) => {
   it('returns the full topK of a rare tag when the index path comes short (the iterative scan gives up early)', async () => {
     // Every search takes the index, and the index may visit 30 rows: 20 rows carry the tag, so
     // the scan ends with a few of them at most, and the exact scan must make up the rest.
-    const store = createPgMemoryStore({ db: database.db, embedder, exactScanMaxRows: 0, maxScanTuples: 30 });
+    const store = createPgMemoryStore({ db: database.db, embedder, exactScanMaxRows: 0, walkCost: 0, maxScanTuples: 30 });
     for (let q = 0; q < queries.length; q++) {
       const hits = await store.search(`q${q}`, { agentId: 'a', tagsAny: ['rare'], topK: 10, mode: 'vector' });
       expect(hits.map((h) => h.memory.key)).toEqual(exact(q, (i) => tagsOf(i).includes('rare')));
@@ -77,7 +77,7 @@ describeOnDrivers('filtered vector search', (driver) => {
   });
 
   it('ranks through the index as an exact scan does when the filter passes most rows', async () => {
-    const store = createPgMemoryStore({ db: database.db, embedder, exactScanMaxRows: 0 });
+    const store = createPgMemoryStore({ db: database.db, embedder, exactScanMaxRows: 0, walkCost: 0 });
     let same = 0;
     for (let q = 0; q < queries.length; q++) {
       const hits = await store.search(`q${q}`, { agentId: 'a', topK: 10, mode: 'vector' });
@@ -94,7 +94,7 @@ describeOnDrivers('filtered vector search', (driver) => {
       (
         await queryRows<{ ef: number; walk_rows: number }>(
           database.db,
-          sql`SELECT ef, walk_rows FROM ${walkSize(memories, sql.raw(String(estimate)), 10, 20, 80, counts, 0)} AS s`,
+          sql`SELECT ef, walk_rows FROM ${walkSize(memories, sql.raw(String(estimate)), { limit: 10, fetched: 20, efSearch: 80, counts, exactScanMaxRows: 0, walkCost: 0 })} AS s`,
         )
       )[0];
     // 200 of 2,000 rows: a list of 200 holds about 20 of them.
@@ -105,10 +105,38 @@ describeOnDrivers('filtered vector search', (driver) => {
     expect(await size(20)).toEqual({ ef: 80, walk_rows: 20 });
     // A bound, not a count: never widened.
     expect(await size(200, false)).toEqual({ ef: 80, walk_rows: 20 });
-    const store = createPgMemoryStore({ db: database.db, embedder, exactScanMaxRows: 0 });
+    const store = createPgMemoryStore({ db: database.db, embedder, exactScanMaxRows: 0, walkCost: 0 });
     for (let q = 0; q < queries.length; q++) {
       const hits = await store.search(`q${q}`, { agentId: 'a', tagsAny: ['common'], topK: 10, mode: 'vector' });
       expect(hits.map((h) => h.memory.key)).toEqual(exact(q, (i) => tagsOf(i).includes('common')));
+    }
+  });
+  it('ranks a tag exactly while its rows cost less than the rows a walk would pass (walkCost)', async () => {
+    await database.db.execute(sql`ANALYZE memories`);
+    const path = async (estimate: number, walkCost: number, exactScanMaxRows = 10) =>
+      (
+        await queryRows<{ exact: boolean }>(
+          database.db,
+          sql`SELECT exact FROM ${walkSize(memories, sql.raw(String(estimate)), { limit: 10, fetched: 20, efSearch: 80, counts: true, exactScanMaxRows, walkCost })} AS s`,
+        )
+      )[0]!.exact;
+    // 2,000 rows, 20 fetched, a walk 6 times an exact row: exact up to sqrt(6 x 20 x 2,000) = 489 rows.
+    expect(await path(489, 6)).toBe(true);
+    expect(await path(490, 6)).toBe(false);
+    // Without the weighing, only exactScanMaxRows decides.
+    expect(await path(200, 0)).toBe(false);
+    expect(await path(10, 0)).toBe(true);
+    // Under exactScanMaxRows, always exact.
+    expect(await path(1500, 6, 1500)).toBe(true);
+    // The 10% tag (200 rows) goes the exact way by default and the walk's way without it: both rank alike.
+    const weighed = createPgMemoryStore({ db: database.db, embedder, exactScanMaxRows: 10 });
+    const walked = createPgMemoryStore({ db: database.db, embedder, exactScanMaxRows: 10, walkCost: 0 });
+    for (let q = 0; q < queries.length; q++) {
+      const want = exact(q, (i) => tagsOf(i).includes('common'));
+      for (const store of [weighed, walked]) {
+        const hits = await store.search(`q${q}`, { agentId: 'a', tagsAny: ['common'], topK: 10, mode: 'vector' });
+        expect(hits.map((h) => h.memory.key)).toEqual(want);
+      }
     }
   });
 });

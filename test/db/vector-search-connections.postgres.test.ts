@@ -78,8 +78,8 @@ describe('vector search connections on the PostgreSQL server', () => {
 
   it("takes the statement's own max_scan_tuples: a scan that gives up early is made up by the exact statement", async () => {
     // 12 of 600 rows carry the tag: a scan of 5 candidates that may go no further finds few of them.
-    const exactNeeded = createPgMemoryStore({ db: database.db, embedder, exactScanMaxRows: 0, efSearch: 1, maxScanTuples: 1 });
-    const indexEnough = createPgMemoryStore({ db: database.db, embedder, exactScanMaxRows: 0, efSearch: 1, maxScanTuples: 20_000 });
+    const exactNeeded = createPgMemoryStore({ db: database.db, embedder, exactScanMaxRows: 0, walkCost: 0, efSearch: 1, maxScanTuples: 1 });
+    const indexEnough = createPgMemoryStore({ db: database.db, embedder, exactScanMaxRows: 0, walkCost: 0, efSearch: 1, maxScanTuples: 20_000 });
     // The first runs are messages (each filter is prepared on its second run on a connection).
     const found = await keysOf(exactNeeded, { tagsAny: ['rare'] });
     expect(await keysOf(indexEnough, { tagsAny: ['rare'] })).toEqual(found);
@@ -95,7 +95,7 @@ describe('vector search connections on the PostgreSQL server', () => {
     const store = createPgMemoryStore({ db: database.db, embedder });
     statements.length = 0;
     const first = await keysOf(store, { tagsAny: ['t42'] });
-    expect(statements).toEqual([expect.stringMatching(/^SELECT est,.*;\s*SELECT /s)]);
+    expect(statements).toEqual([expect.stringMatching(/^SELECT exact,.*;\s*SELECT /s)]);
     statements.length = 0;
     expect(await keysOf(store, { tagsAny: ['t42'] })).toEqual(first);
     expect(statements).toEqual([expect.stringMatching(/^memrag_vector_search_/)]);

@@ -51,13 +51,13 @@ export function filteredSearchAtScale(driver: DatabaseDriver) {
 
     const recall = (got: string[], want: string[]) => got.filter((k) => want.includes(k)).length / want.length;
 
-    for (const [path, exactScanMaxRows] of [
-      ['default thresholds', undefined],
-      ['index only (no exact scan for few matches)', 0],
-      ['exact scan for every filter', 1_000_000],
+    for (const [path, scan] of [
+      ['default thresholds', {}],
+      ['index only (no exact scan for few matches)', { exactScanMaxRows: 0, walkCost: 0 }],
+      ['exact scan for every filter', { exactScanMaxRows: 1_000_000 }],
     ] as const) {
       it(`returns topK rows for the 0.2% and the 10% tag: ${path}`, async () => {
-        const store = createPgMemoryStore({ db: database.db, embedder, exactScanMaxRows });
+        const store = createPgMemoryStore({ db: database.db, embedder, ...scan });
         let rareRecall = 0;
         let commonRecall = 0;
         for (let q = 0; q < queries.length; q++) {
@@ -95,7 +95,7 @@ export function filteredSearchAtScale(driver: DatabaseDriver) {
     }
 
     it('returns every match when fewer than topK rows match', async () => {
-      const store = createPgMemoryStore({ db: database.db, embedder, exactScanMaxRows: 0 });
+      const store = createPgMemoryStore({ db: database.db, embedder, exactScanMaxRows: 0, walkCost: 0 });
       const hits = await store.search('q0', { agentId: 'scale', tagsAll: ['rare', 'common'], topK: 100, mode: 'vector' });
       const expected = Array.from({ length: N }, (_, i) => i).filter((i) => tagsOf(i).includes('rare') && tagsOf(i).includes('common'));
       expect(hits.map((h) => h.memory.key).sort()).toEqual(expected.map((i) => `m${i}`).sort());
