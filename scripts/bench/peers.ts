@@ -1,6 +1,6 @@
 /**
  * memrag's filtered vector search side by side with its peers, on one PostgreSQL server and the
- * same generated data: N clustered 512-d vectors with tags on 10% and 0.2% of the rows.
+ * same generated data: N clustered 512-d vectors with tags on 10%, 2% and 0.2% of the rows.
  *
  *   memrag memories   the memory store's searchByVector (memories table, its HNSW index)
  *   memrag chunks     the document search's vector candidates (chunks table, its m 8 index)

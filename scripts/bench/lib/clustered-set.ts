@@ -3,7 +3,7 @@ import { seededRandom } from '../../../testkit/vector-fixtures.js';
 /**
  * A generated corpus for vector search benches: clustered unit vectors in one flat Float32Array
  * (real embeddings cluster by topic), texts of Zipf-distributed pseudo-words for BM25, tags on
- * 10% (`common`) and 0.2% (`rare`) of the rows, and queries from the same distribution, not stored.
+ * 10% (`common`), 2% (`some`) and 0.2% (`rare`) of the rows, and queries from the same distribution, not stored.
  */
 export interface ClusteredSet {
   dims: number;
@@ -21,6 +21,8 @@ export interface ClusteredSet {
 export const TAG_CASES = [
   { label: 'no filter', tag: null, matches: (_i: number) => true },
   { label: '10% tag', tag: 'common', matches: (i: number) => i % 10 === 3 },
+  // Past the exact scan's fixed threshold, short of where the walk's widened list holds its rows.
+  { label: '2% tag', tag: 'some', matches: (i: number) => i % 50 === 9 },
   { label: '0.2% tag', tag: 'rare', matches: (i: number) => i % 500 === 17 },
 ] as const;
 

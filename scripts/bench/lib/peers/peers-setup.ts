@@ -7,7 +7,7 @@ import { queryRows } from '../../../../src/db/query-rows.js';
 import { chunks, documents, memories } from '../../../../src/db/schema/index.js';
 import type { Embedder } from '../../../../src/embeddings/embedder.js';
 import { indexUnindexedMemories } from '../../../../src/memory/memory-text-index.js';
-import type { ClusteredSet } from '../clustered-set.js';
+import { type ClusteredSet, TAG_CASES } from '../clustered-set.js';
 import { N, DIMS, serverUrl, reuse, MASTRA_INDEX, layout, withPgVector, log } from './peers-config.js';
 
 // Databases and rows: a fresh database per run, the bench's embedder, and memrag's tables filled as production fills them.
@@ -22,14 +22,18 @@ export async function openFresh(name: string): Promise<{ url: string; filled: bo
         probe.query(
           `SELECT (SELECT count(*) FROM memories)::int AS m, (SELECT count(*) FROM chunks)::int AS c,
             ${withPgVector ? `(SELECT count(*) FROM ${MASTRA_INDEX})::int` : `${N}`} AS v,
-            (SELECT coalesce('toast_tuple_target=8160' = ANY (reloptions), false) FROM pg_class WHERE oid = 'memories'::regclass) AS inrow`,
+            (SELECT coalesce('toast_tuple_target=8160' = ANY (reloptions), false) FROM pg_class WHERE oid = 'memories'::regclass) AS inrow,
+            (SELECT array_agg(DISTINCT t ORDER BY t) FROM memories, unnest(tags) AS t) AS tags`,
         ),
       )
-      .then((r) => r.rows[0] as { m: number; c: number; v: number; inrow: boolean })
+      .then((r) => r.rows[0] as { m: number; c: number; v: number; inrow: boolean; tags: string[] | null })
       .catch(() => null);
     await probe.end().catch(() => {});
     const sameLayout = !layout || n?.inrow === (layout === 'inrow');
-    if (n && n.m === N && n.c === N && n.v === N && sameLayout) return { url: url.toString(), filled: true };
+    // Rows filled before a tag case was added lack its tag: filled again.
+    const caseTags = TAG_CASES.flatMap((c) => (c.tag ? [c.tag] : [])).sort();
+    const sameTags = n?.tags?.join() === caseTags.join();
+    if (n && n.m === N && n.c === N && n.v === N && sameLayout && sameTags) return { url: url.toString(), filled: true };
   }
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
