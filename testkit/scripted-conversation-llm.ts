@@ -50,7 +50,8 @@ const FACTS = /remember[^.\n"]*/gi;
  */
 export interface ConversationModelOptions {
   failSummaries?: boolean;
-  summaryDelayMs?: number;
+  /** How long a summarising request waits before its answer; a function is asked at each request. */
+  summaryDelayMs?: number | (() => number);
   /** The tool a question calls first; default: `search_memories` for every question. Undefined: an answer at once. */
   toolFor?: (question: string) => { name: string; arguments: Record<string, unknown> } | undefined;
 }
@@ -62,7 +63,7 @@ export function conversationModel(options: ConversationModelOptions = {}) {
     if (kind !== 'chat') {
       if (options.failSummaries) return reply.error(500, { message: 'summarizer down' });
       const facts = [...new Set(input.match(FACTS) ?? [])].join('; ');
-      const delayMs = options.summaryDelayMs ?? 0;
+      const delayMs = typeof options.summaryDelayMs === 'function' ? options.summaryDelayMs() : (options.summaryDelayMs ?? 0);
       if (kind === 'checkpoint') {
         const question = /User: ([^\n]*)/.exec(input)?.[1] ?? '';
         return reply.text(JSON.stringify({ summary: `Asked: ${question.slice(0, 80)}. ${facts}`, actionable_summary: 'Searched memories once; answered.' }), {
