@@ -46,7 +46,7 @@ export interface VectorScanOptions {
  * same uncorrelated tags 21.4, 12.8 and 6.5 ms for the last three (16–21 µs a row passed, 1,000,
  * 680 and 412 rows) at recall 0.993–1.000. 6 takes the exact scan up to about 3,500 of 100k rows.
  */
-export const WALK_COST = 6;
+const WALK_COST = 6;
 
 /** The HNSW candidate list by default: see MEMORY_HNSW in vector-space.ts for what it finds. */
 export const DEFAULT_EF_SEARCH = 80;
@@ -287,7 +287,7 @@ function build(search: FilteredVectorSearch, sizes: Sizes): Built {
 }
 
 /**
- * The path the estimate `est` chooses (`exact`), with the index path's candidate list `ef` and the
+ * The path the estimate chooses (`exact`), with the index path's candidate list `ef` and the
  * rows it fetches, `walk_rows`. Exact: at most `exactScanMaxRows` rows, or (`walkCost` above 0)
  * fewer rows than cost as much as the walk would pass (see VectorScanOptions' `walkCost`).
  * Unrepaired (`fetched` = `limit`) or over an estimate that only bounds the matches: ef_search and
@@ -298,11 +298,7 @@ function build(search: FilteredVectorSearch, sizes: Sizes): Built {
  * `exactScanMaxRows`.
  * @internal exported for its test
  */
-export function walkSize(
-  table: PgTable,
-  estimate: SQL,
-  sizes: { limit: number; fetched: number; efSearch: number; counts: boolean; exactScanMaxRows: number; walkCost: number },
-): SQL {
+export function walkSize(table: PgTable, estimate: SQL, sizes: Omit<Sizes, 'maxScanTuples'> & { counts: boolean }): SQL {
   const { limit, fetched, efSearch, counts, exactScanMaxRows, walkCost } = sizes;
   const n = (value: number) => sql.raw(String(value));
   // OFFSET 0 keeps each level a subquery of its own: pulled up, every mention of `est` (and of
@@ -311,17 +307,17 @@ export function walkSize(
   const est = sql`(SELECT (${estimate})::bigint AS est OFFSET 0) AS s0`;
   const widens = fetched > limit && counts;
   const weighs = walkCost > 0;
-  if (!widens && !weighs) return sql`(SELECT est, est <= ${n(exactScanMaxRows)} AS exact, ${n(efSearch)} AS ef, ${n(fetched)} AS walk_rows FROM ${est})`;
+  if (!widens && !weighs) return sql`(SELECT est <= ${n(exactScanMaxRows)} AS exact, ${n(efSearch)} AS ef, ${n(fetched)} AS walk_rows FROM ${est})`;
   const reltuples = sql`(SELECT reltuples FROM pg_class WHERE oid = ${sql.raw(pg.escapeLiteral(dialect.sqlToQuery(sql`${table}`).sql))}::regclass)`;
   // Null up to exactScanMaxRows, where neither the walk's cost nor its list matters.
   const sized = sql`(SELECT est, CASE WHEN est > ${n(exactScanMaxRows)} THEN greatest(${reltuples}, est)::float8 END AS rows FROM ${est} OFFSET 0) AS s1`;
   const exact = weighs ? sql`est <= ${n(exactScanMaxRows)} OR est::float8 * est <= ${n(walkCost)} * ${n(fetched)} * rows` : sql`est <= ${n(exactScanMaxRows)}`;
-  if (!widens) return sql`(SELECT est, ${exact} AS exact, ${n(efSearch)} AS ef, ${n(fetched)} AS walk_rows FROM ${sized})`;
+  if (!widens) return sql`(SELECT ${exact} AS exact, ${n(efSearch)} AS ef, ${n(fetched)} AS walk_rows FROM ${sized})`;
   const widest = n(Math.min(1000, WIDEST_LIST * efSearch));
-  return sql`(SELECT est, exact,
+  return sql`(SELECT exact,
       CASE WHEN wide <= ${widest} THEN greatest(${n(efSearch)}, wide)::int ELSE ${n(efSearch)} END AS ef,
       CASE WHEN wide <= ${widest} THEN ${n(limit)} ELSE ${n(fetched)} END AS walk_rows
-    FROM (SELECT est, ${exact} AS exact, ceil(${n(fetched)} * rows / est) AS wide FROM ${sized} OFFSET 0) AS s2)`;
+    FROM (SELECT ${exact} AS exact, ceil(${n(fetched)} * rows / est) AS wide FROM ${sized} OFFSET 0) AS s2)`;
 }
 
 const around = (text: string) => {

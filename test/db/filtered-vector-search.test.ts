@@ -111,6 +111,7 @@ describeOnDrivers('filtered vector search', (driver) => {
       expect(hits.map((h) => h.memory.key)).toEqual(exact(q, (i) => tagsOf(i).includes('common')));
     }
   });
+
   it('ranks a tag exactly while its rows cost less than the rows a walk would pass (walkCost)', async () => {
     await database.db.execute(sql`ANALYZE memories`);
     const path = async (estimate: number, walkCost: number, exactScanMaxRows = 10) =>
