@@ -15,6 +15,9 @@ import { type PreparedOnConnection, isStatementError, releaseKeeping, runPrepare
  */
 const searchPools = new WeakMap<pg.Pool, pg.Pool>();
 
+/** What a search connection's session is set to before its first statement (see above). */
+export const SEARCH_SESSION_SETTINGS = 'SET enable_sort = off; SET jit = off; SET plan_cache_mode = force_generic_plan';
+
 /** Gives `main` (the pool drizzle queries through) its vector search connections. */
 export function attachVectorSearchPool(main: pg.Pool, search: pg.Pool): void {
   searchPools.set(main, search);
@@ -68,7 +71,7 @@ export async function onSearchConnection<Row>(pool: pg.Pool, run: (session: Sear
   let session = sessions.get(conn);
   try {
     if (!session) {
-      await conn.query('SET enable_sort = off; SET jit = off; SET plan_cache_mode = force_generic_plan');
+      await conn.query(SEARCH_SESSION_SETTINGS);
       session = { prepared: new Set(), seen: new Set() };
       sessions.set(conn, session);
     }

@@ -15,6 +15,13 @@ export const MEMORY_COLUMNS =
 export const HAND_MEMORY_SYSTEM = `hand-written SQL, ef_search ${DEFAULT_EF_SEARCH}, a memory's columns`;
 /** memrag's vector statement with no payload: ids and distances, as the hand-written statement returns keys. */
 export const MEMRAG_IDS_SYSTEM = 'memrag memories, ids only';
+/**
+ * The memory search's own statement, as the store prepares it, run on a connection of its own
+ * with the search connections' settings: the server's part of a memory search, without the
+ * store's pool, row mapping and ranking in Node (its exact fallback, when the walk comes short,
+ * left out).
+ */
+export const MEMRAG_STATEMENT_SYSTEM = 'memrag memories, its statement alone';
 /** The hand-written statement with memrag's order repair on a filter: twice the rows fetched, the best kept (equal recall). */
 export const HAND_REPAIRED_SYSTEM = `hand-written SQL, ef_search ${DEFAULT_EF_SEARCH}, ${2 * TOP_K} rows, best ${TOP_K}`;
 /** Both: a memory's columns and the repair, the work a memory search does. */
@@ -83,8 +90,9 @@ export function ratios(results: Record<string, string | number>[]) {
     const hand = at('hand-written SQL');
     const handEqual = at(`hand-written SQL, ef_search ${DEFAULT_EF_SEARCH}`);
     const mastra = at('PgVector');
-    const handColumns = r.system === 'memrag memories' ? at(HAND_MEMORY_SYSTEM) : undefined;
-    const handRepaired = at(r.system === MEMRAG_IDS_SYSTEM ? HAND_REPAIRED_SYSTEM : r.system === 'memrag memories' ? HAND_SAME_WORK_SYSTEM : '');
+    const withColumns = r.system === 'memrag memories' || r.system === MEMRAG_STATEMENT_SYSTEM;
+    const handColumns = withColumns ? at(HAND_MEMORY_SYSTEM) : undefined;
+    const handRepaired = at(r.system === MEMRAG_IDS_SYSTEM ? HAND_REPAIRED_SYSTEM : withColumns ? HAND_SAME_WORK_SYSTEM : '');
     out.push({
       driver: String(r.driver),
       pass: String(r.pass),

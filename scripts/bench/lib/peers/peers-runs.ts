@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { openDatabase } from '../../../../src/db/database.js';
 import { DEFAULT_EF_SEARCH } from '../../../../src/db/filtered-vector-search.js';
-import { vectorSearchPoolOf } from '../../../../src/db/vector-search-connections.js';
+import { SEARCH_SESSION_SETTINGS, vectorSearchPoolOf } from '../../../../src/db/vector-search-connections.js';
 import { vectorToBinary } from '../../../../src/db/vector-wire-format.js';
 import { ensureVectorSpace } from '../../../../src/db/vector-space.js';
 import { createDocumentSearch } from '../../../../src/documents/document-search.js';
@@ -12,7 +12,7 @@ import { MEMORY_CORPUS, memoryFilter } from '../../../../src/memory/memory-corpu
 import { normalizeTagFilter } from '../../../../src/retrieval/filter.js';
 import { createRetrievalEngine } from '../../../../src/retrieval/retrieval-engine.js';
 import { loadPgVector } from '../load-pg-vector.js';
-import type { ClusteredSet, TagCase } from '../clustered-set.js';
+import { type ClusteredSet, TAG_CASES, type TagCase } from '../clustered-set.js';
 import {
   N,
   PGLITE_N,
@@ -28,7 +28,7 @@ import {
   log,
   type System,
 } from './peers-config.js';
-import { printPlans } from './peers-sql-capture.js';
+import { capturePrepared, printPlans } from './peers-sql-capture.js';
 import { openFresh, benchEmbedder, fillMemrag, chunkIndexOf, setLayout, withIndexesBuiltAfter } from './peers-setup.js';
 import {
   HAND_MEMORY_SYSTEM,
@@ -37,6 +37,7 @@ import {
   HAND_SQL,
   MEMORY_COLUMNS,
   MEMRAG_IDS_SYSTEM,
+  MEMRAG_STATEMENT_SYSTEM,
   rowOfKey,
   measure,
 } from './peers-measure.js';
@@ -125,6 +126,9 @@ export async function serverRun(set: ClusteredSet, results: Record<string, strin
   const keyOfId = new Map(
     (await hand.query<{ id: string; key: string }>(`SELECT id::text, key FROM memories WHERE tenant_id = 'default'`)).rows.map((r) => [r.id, r.key]),
   );
+  const statementAlone = await memoryStatementAlone(url, (c) =>
+    store.searchByVector(set.query(0), { agentId: 'bench', topK: TOP_K, ...(c.tag ? { tagsAny: [c.tag] } : {}) }),
+  );
   const pgVectorSystem: System = {
     name: 'PgVector',
     search: async (q, c) =>
@@ -158,6 +162,7 @@ export async function serverRun(set: ClusteredSet, results: Record<string, strin
           )
         ).map((h) => rowOfKey(keyOfId.get(h.id)!)),
     },
+    { name: MEMRAG_STATEMENT_SYSTEM, search: async (q, c) => statementAlone.search(vectorToBinary(set.query(q)), c) },
     ...(mastra ? [pgVectorSystem] : []),
     { name: 'hand-written SQL', search: handSearch(hand) },
     { name: `hand-written SQL, ef_search ${DEFAULT_EF_SEARCH}`, search: handSearch(handEqual) },
@@ -175,11 +180,37 @@ export async function serverRun(set: ClusteredSet, results: Record<string, strin
   const searchPool = vectorSearchPoolOf((database.db as unknown as { $client: pg.Pool }).$client)!;
   const planPool = (name: string) => (name === 'exact scan' ? exact : name.startsWith('memrag') ? searchPool : hand);
   if (!hybridOnly) for (const s of systems) await printPlans(s.name, planPool(s.name), (c) => s.search(0, c));
+  await statementAlone.end();
   await hand.end();
   await handEqual.end();
   await exact.end();
   await mastra?.disconnect();
   await database.close();
+}
+
+/**
+ * The statement the memory store prepares for each case (captured from its searches until one
+ * runs prepared), run on a connection set as vector-search-connections.ts sets its own.
+ */
+async function memoryStatementAlone(url: string, searchOnce: (c: TagCase) => Promise<unknown>) {
+  const statements = new Map<string, { name: string; text: string }>();
+  for (const c of TAG_CASES) {
+    for (let tries = 0; tries < 50 && !statements.has(c.label); tries++) {
+      const found = (await capturePrepared(() => searchOnce(c))).find((s) => s.name.startsWith('memrag_vector_search'));
+      if (found) statements.set(c.label, { name: `peers_${found.name}`, text: found.text });
+    }
+    if (!statements.has(c.label)) throw new Error(`the memory store never ran a prepared search for ${c.label}`);
+  }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query(SEARCH_SESSION_SETTINGS);
+  return {
+    search: async (vector: Buffer, c: TagCase) => {
+      const { rows } = await client.query<{ key: string | null }>({ ...statements.get(c.label)!, values: [vector] });
+      return rows.flatMap((r) => (r.key === null ? [] : [rowOfKey(r.key)]));
+    },
+    end: () => client.end(),
+  };
 }
 
 export async function pgliteRun(set: ClusteredSet, results: Record<string, string | number>[], hybrids: Record<string, string | number>[]) {

@@ -2,19 +2,30 @@ import pg from 'pg';
 import { TAG_CASES, type TagCase } from '../clustered-set.js';
 
 // Every statement the pg driver sends while `captured` is set: the SQL each system runs, to print and explain.
-let captured: { text: string; values?: unknown[] }[] | null = null;
+let captured: { name?: string; text: string; values?: unknown[] }[] | null = null;
 const originalQuery = pg.Client.prototype.query;
 pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   if (captured) {
-    const [first, second] = args as [string | { text: string; values?: unknown[] }, unknown];
+    const [first, second] = args as [string | { name?: string; text: string; values?: unknown[] }, unknown];
     if (typeof first === 'string') captured.push({ text: first, ...(Array.isArray(second) ? { values: second } : {}) });
     else if (first && typeof first === 'object' && 'text' in first) {
       const values = first.values ?? (Array.isArray(second) ? second : undefined);
-      captured.push({ text: first.text, ...(values ? { values } : {}) });
+      captured.push({ ...(first.name ? { name: first.name } : {}), text: first.text, ...(values ? { values } : {}) });
     }
   }
   return (originalQuery as (...a: unknown[]) => unknown).apply(this, args);
 } as typeof pg.Client.prototype.query;
+
+/** The named (prepared) statements `run` sends, in order. */
+export async function capturePrepared(run: () => Promise<unknown>): Promise<{ name: string; text: string }[]> {
+  captured = [];
+  try {
+    await run();
+    return captured.flatMap((s) => (s.name ? [{ name: s.name, text: s.text }] : []));
+  } finally {
+    captured = null;
+  }
+}
 
 const isRanked = (text: string) => text.includes('<=>') && /^\s*(select|with|explain)/i.test(text.split(';').pop()!.trim() || text);
 
