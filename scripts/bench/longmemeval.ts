@@ -13,6 +13,7 @@
  *
  *   npm run bench:longmemeval
  *   BENCH_QUESTIONS=30 npm run bench:longmemeval              # the first 30 (every type still present)
+ *   BENCH_QUESTION_IDS=75832dbd,gpt4_d31cdae3 …               # only these questions (with BENCH_MISSES, one question's story)
  *   BENCH_DRIVER=pg BENCH_DATABASE_URL=postgres://… npm run bench:longmemeval
  *   BENCH_DRIVER=pg BENCH_REUSE=1 …                           # keep the imported database; search it again
  *   BENCH_DATA_DIR=/tmp/lme-pglite …                          # PGlite in that folder, kept: a second run searches it again
@@ -47,6 +48,7 @@ import { BM25_RETRIEVERS, type Recall, printAgainstWords, printRecall } from './
 
 const DRIVER = process.env.BENCH_DRIVER ?? 'pglite';
 const LIMIT = process.env.BENCH_QUESTIONS ? Number(process.env.BENCH_QUESTIONS) : Infinity;
+const QUESTION_IDS = process.env.BENCH_QUESTION_IDS ? new Set(process.env.BENCH_QUESTION_IDS.split(',')) : undefined;
 const REUSE = process.env.BENCH_REUSE === '1';
 const EXTRA = process.env.BENCH_SEARCH ? (JSON.parse(process.env.BENCH_SEARCH) as Record<string, unknown>) : {};
 const IMPORT_CONCURRENCY = Number(process.env.BENCH_IMPORT_CONCURRENCY ?? 2);
@@ -154,7 +156,8 @@ function printMiss(mode: string, q: LongMemEvalQuestion, evidence: string[], ans
 }
 
 async function main() {
-  const questions = interleaveByType(readLongMemEval()).slice(0, LIMIT);
+  const questions = interleaveByType(readLongMemEval().filter((q) => !QUESTION_IDS || QUESTION_IDS.has(q.question_id))).slice(0, LIMIT);
+  if (questions.length === 0) throw new Error(`no question matches BENCH_QUESTION_IDS=${process.env.BENCH_QUESTION_IDS}`);
   const server = DRIVER === 'pg' ? await freshOrKept() : undefined;
   const config = loadConfig({
     ...process.env,
