@@ -4,6 +4,9 @@
  *
  *   memrag memories   the memory store's searchByVector (memories table, its HNSW index)
  *   memrag chunks     the document search's vector candidates (chunks table, its m 8 index)
+ *   memrag memories, ids only / its statement alone
+ *                     the engine's vector statement without a payload; the statement the store
+ *                     prepares, run alone on a connection set as its search connections are
  *   PgVector          @mastra/pg's PgVector, HNSW m 16 / ef_construction 128 like memories (installed
  *                     in scripts/bench/peer-deps by the script's prebench step, see load-pg-vector.ts)
  *   hand-written SQL  one statement on memrag's own memories table and index, with memrag's filter
