@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, and, sql } from 'drizzle-orm';
 import type { Tx } from '../db/database.js';
 import { memories } from '../db/schema/index.js';
 import { textArray } from '../db/sql-arrays.js';
@@ -15,10 +15,15 @@ export type ScopedKey = StoredScope & { key: string };
  */
 export async function lockKeys(tx: Tx, tenantId: string, keys: readonly ScopedKey[]): Promise<void> {
   if (keys.length === 0) return;
+  await tx.execute(keyLocks(tenantId, keys));
+}
+
+/** `lockKeys`'s statement; with `first`, a condition the server evaluates before the first key's lock. */
+function keyLocks(tenantId: string, keys: readonly ScopedKey[], first?: SQL): SQL {
   const names = [...new Set(keys.map((k) => JSON.stringify([tenantId, k.agentId, k.userId, k.key])))];
-  await tx.execute(sql`SELECT pg_advisory_xact_lock(h) FROM (
+  return sql`SELECT pg_advisory_xact_lock(h) FROM (
       SELECT DISTINCT hashtextextended(name, 1) AS h FROM unnest(${textArray(names)}) AS name ORDER BY 1
-    ) keys`);
+    ) keys${first ? sql` WHERE ${first}` : sql``}`;
 }
 
 /**
@@ -36,12 +41,24 @@ export async function lockContents(tx: Tx, tenantId: string, scope: StoredScope,
     ) contents`);
 }
 
+/** How `lockRow` locks. */
+export interface LockRowOptions {
+  /** The caller took the key already (`lockKeys`). */
+  keyTaken?: boolean;
+  /** A condition that takes a lock (the corpus's share, `CorpusIndex.firstLock`), evaluated before the key's. */
+  first?: SQL | undefined;
+}
+
 /**
  * The row under a key, locked for the rest of the transaction (`FOR UPDATE`), with what a write
- * compares; the key is taken first (`lockKeys`), unless the caller took it already.
+ * compares; the key is taken first (`lockKeys`), unless the caller took it already, in the same
+ * statement: its locks are uncorrelated subqueries, run once before the row is read. The row is
+ * read as of the statement's start, before the key was taken, and locking it reads its newest
+ * version; a row another writer of the key inserted meanwhile is not seen, and inserting the key
+ * again then fails as a conflict (23505), which `CorpusIndex.write` runs again.
  */
-export async function lockRow(tx: Tx, tenantId: string, key: string, scope: StoredScope, keyTaken = false): Promise<LockedRow | undefined> {
-  if (!keyTaken) await lockKeys(tx, tenantId, [{ ...scope, key }]);
+export async function lockRow(tx: Tx, tenantId: string, key: string, scope: StoredScope, options: LockRowOptions = {}): Promise<LockedRow | undefined> {
+  const locks = options.keyTaken ? options.first : sql`(SELECT count(*) FROM (${keyLocks(tenantId, [{ ...scope, key }], options.first)}) taken) >= 0`;
   const [row] = await tx
     .select({
       id: memories.id,
@@ -59,7 +76,7 @@ export async function lockRow(tx: Tx, tenantId: string, key: string, scope: Stor
       expired: sql<boolean>`NOT ${notExpired}`,
     })
     .from(memories)
-    .where(byKey(tenantId, key, scope))
+    .where(and(byKey(tenantId, key, scope), locks))
     .for('update');
   return row ? { ...row, expired: Boolean(row.expired) } : undefined;
 }

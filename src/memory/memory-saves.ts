@@ -57,17 +57,23 @@ export function createMemorySaves(ctx: MemoryStoreContext, write: WriteMemory): 
       // Embed outside the transaction: on PGlite a transaction holds the only connection, and
       // inside it the key's and term rows' locks would stall other writers for the embedder's time.
       const vector = current?.content === target.content ? null : await embedOne(target.content);
-      const saved = await index.write(db, tenantId, true, async (tx) => {
-        const locked = await lockRow(tx, tenantId, target.key, target);
-        // Another writer changed the content after we read it: our vector must match our content.
-        return write(
-          tx,
-          target,
-          locked,
-          vector ?? (tries >= EMBED_UNDER_LOCK_FROM_ATTEMPT && locked?.content !== target.content ? await embedOne(target.content) : null),
-          actor,
-        );
-      });
+      const saved = await index.write(
+        db,
+        tenantId,
+        true,
+        async (tx) => {
+          const locked = await lockRow(tx, tenantId, target.key, target, { first: index.firstLock(tx) });
+          // Another writer changed the content after we read it: our vector must match our content.
+          return write(
+            tx,
+            target,
+            locked,
+            vector ?? (tries >= EMBED_UNDER_LOCK_FROM_ATTEMPT && locked?.content !== target.content ? await embedOne(target.content) : null),
+            actor,
+          );
+        },
+        { sharedByFirstStatement: true },
+      );
       if (saved) return saved;
     }
     throw writeAttemptsExhausted(target.key);
@@ -95,12 +101,12 @@ export function createMemorySaves(ctx: MemoryStoreContext, write: WriteMemory): 
         await lockKeys(tx, tenantId, targets);
         const results: SaveMemoryResult[] = [];
         for (const [i, target] of targets.entries()) {
-          const locked = await lockRow(tx, tenantId, target.key, target, true);
+          const locked = await lockRow(tx, tenantId, target.key, target, { keyTaken: true });
           results.push((await write(tx, target, locked, vectors[i]!, inputs[i]!.actor ?? API_ACTOR))!);
         }
         return results;
       },
-      targets.length,
+      { rows: targets.length },
     );
     await ctx.options.afterBulkWrite?.();
     return saved;
@@ -137,21 +143,27 @@ export function createMemorySaves(ctx: MemoryStoreContext, write: WriteMemory): 
       if (!current) return null;
       const content = changes.content ?? current.content;
       const vector = content === current.content ? null : await embedOne(content);
-      const outcome = await index.write(db, tenantId, true, async (tx) => {
-        const locked = await lockRow(tx, tenantId, key, scope);
-        if (!locked || locked.expired) return 'gone' as const;
-        const target = merge(locked);
-        // The patch applies to the row as locked; only its content needs the vector made outside.
-        const ready =
-          target.content === locked.content
-            ? null
-            : target.content === content
-              ? vector
-              : tries >= EMBED_UNDER_LOCK_FROM_ATTEMPT
-                ? await embedOne(target.content)
-                : null;
-        return write(tx, target, locked, ready, actor);
-      });
+      const outcome = await index.write(
+        db,
+        tenantId,
+        true,
+        async (tx) => {
+          const locked = await lockRow(tx, tenantId, key, scope, { first: index.firstLock(tx) });
+          if (!locked || locked.expired) return 'gone' as const;
+          const target = merge(locked);
+          // The patch applies to the row as locked; only its content needs the vector made outside.
+          const ready =
+            target.content === locked.content
+              ? null
+              : target.content === content
+                ? vector
+                : tries >= EMBED_UNDER_LOCK_FROM_ATTEMPT
+                  ? await embedOne(target.content)
+                  : null;
+          return write(tx, target, locked, ready, actor);
+        },
+        { sharedByFirstStatement: true },
+      );
       if (outcome === 'gone') return null;
       if (outcome) return outcome.memory;
     }

@@ -5,13 +5,25 @@ import { isTransactionConflict } from '../util/transaction-conflict.js';
 import { AnalyzerMismatchError } from './analyzer-mismatch-error.js';
 import type { Analyzer } from './bm25/analyzer.js';
 import { type Bm25Changes, applyBm25Changes, deferBm25Write, noBm25Changes } from './bm25/bm25-changes.js';
-import { lockBm25Corpus, setBm25Analyzer, shareBm25Corpus } from './bm25/bm25-corpus.js';
+import { bm25CorpusShare, lockBm25Corpus, setBm25Analyzer, shareBm25Corpus } from './bm25/bm25-corpus.js';
 import { type Bm25Document, addBm25Documents, adjustBm25Totals, removeBm25Postings, replaceBm25Document } from './bm25/bm25-postings-write.js';
 import { deleteBm25Rows } from './bm25/bm25-row-deletes.js';
 import type { Corpus } from './corpus.js';
 
 /** A row's terms as the analyzer indexes them. */
 export type IndexedTerms = Omit<Bm25Document, 'id'>;
+
+/** How a `write` transaction runs. */
+export interface CorpusWriteOptions {
+  /** Rows it writes: more than one runs it alone (see `write`). */
+  rows?: number;
+  /**
+   * Its work's first statement takes the corpus shared, as `firstLock` gives it, before its own
+   * locks: a round trip fewer while the writer holds its place in the lane. Whatever the work
+   * runs through the index before then throws.
+   */
+  sharedByFirstStatement?: boolean;
+}
 
 /**
  * The write side of a corpus's BM25 index, for its owner's transactions. Writers of postings
@@ -34,7 +46,14 @@ export interface CorpusIndex {
    * them in turns with another batch) or one holding the corpus alone runs alone in the process,
    * so that it waits here rather than on a lock inside a statement, where the statement timeout runs.
    */
-  write<T>(db: Db, tenantId: string, writingPostings: boolean, work: (tx: Tx) => Promise<T>, rows?: number): Promise<T>;
+  write<T>(db: Db, tenantId: string, writingPostings: boolean, work: (tx: Tx) => Promise<T>, options?: CorpusWriteOptions): Promise<T>;
+  /**
+   * For the first statement of a `write` transaction with `sharedByFirstStatement`: a condition
+   * (an uncorrelated subquery, run once before the statement reads a row) that takes the corpus
+   * shared, to be evaluated before the statement's own locks. Undefined when `tx` holds the corpus
+   * already (that transaction's run holds it alone, or it is not such a transaction).
+   */
+  firstLock(tx: Tx): SQL | undefined;
   termsOf(text: string): IndexedTerms;
   add(tx: Tx, tenantId: string, rows: readonly Bm25Document[]): Promise<void>;
   /**
@@ -67,6 +86,8 @@ const MAX_WRITE_RUNS = 5;
 interface Pending extends Bm25Changes {
   /** Whether it wrote postings: the analyzer is checked with the totals. */
   wrotePostings: boolean;
+  /** The corpus share its work's first statement is to take (`firstLock`); null once taken or when taken for it. */
+  shareDue: SQL | null;
 }
 
 /** `write`'s transactions, each with its pending changes; transactions that took `lock` are not here. */
@@ -86,24 +107,34 @@ export function createCorpusIndex(corpus: Corpus, analyzer: Analyzer): CorpusInd
     if (stats.total > 0) throw new AnalyzerMismatchError(stats.analyzerId, analyzer.id, corpus.reindexRemedy);
     await setBm25Analyzer(tx, t, tenantId, analyzer.id);
   }
-  /** `work` in a transaction that holds the corpus, with its changes applied last. */
-  function transaction<T>(db: Db, tenantId: string, shared: boolean, writingPostings: boolean, work: (tx: Tx) => Promise<T>): Promise<T> {
+  /** The pending changes of `tx`, which must hold the corpus by now. */
+  function pendingOf(tx: Tx): Pending | undefined {
+    const pending = writeTransactions.get(tx);
+    if (pending?.shareDue) throw new Error('a write transaction with sharedByFirstStatement ran index work before its first statement took the corpus');
+    return pending;
+  }
+  /**
+   * `work` in a transaction that holds the corpus, with its changes applied last; shared, by a
+   * statement of its own or by the work's first one (`shareLater`).
+   */
+  function transaction<T>(db: Db, tenantId: string, shared: boolean, writingPostings: boolean, work: (tx: Tx) => Promise<T>, shareLater = false): Promise<T> {
     return db.transaction(async (tx) => {
-      if (shared) await shareBm25Corpus(tx, t, tenantId);
-      else await lockAlone(tx, tenantId, writingPostings);
-      const pending: Pending = { ...noBm25Changes(), wrotePostings: false };
+      if (shared && !shareLater) await shareBm25Corpus(tx, t, tenantId);
+      else if (!shared) await lockAlone(tx, tenantId, writingPostings);
+      const pending: Pending = { ...noBm25Changes(), wrotePostings: false, shareDue: shared && shareLater ? bm25CorpusShare(t, tenantId) : null };
       writeTransactions.set(tx, pending);
       const result = await work(tx);
+      pendingOf(tx);
       const applied = await applyBm25Changes(tx, t, tenantId, pending, pending.wrotePostings ? analyzer.id : undefined);
       // The tenant's first postings, or another analyzer's: created or checked holding the corpus alone.
       if (!applied && shared) throw new NeedsCorpusAlone();
       return result;
     });
   }
-  async function shared<T>(db: Db, tenantId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
+  async function shared<T>(db: Db, tenantId: string, work: (tx: Tx) => Promise<T>, shareLater: boolean): Promise<T> {
     for (let run = 1; ; run++) {
       try {
-        return await transaction(db, tenantId, true, true, work);
+        return await transaction(db, tenantId, true, true, work, shareLater);
       } catch (err) {
         if (err instanceof NeedsCorpusAlone) return transaction(db, tenantId, false, true, work);
         if (run < MAX_WRITE_RUNS && isTransactionConflict(err)) continue;
@@ -113,19 +144,25 @@ export function createCorpusIndex(corpus: Corpus, analyzer: Analyzer): CorpusInd
   }
   return {
     async lock(tx, tenantId, writingPostings) {
-      const pending = writeTransactions.get(tx);
+      const pending = pendingOf(tx);
       if (!pending) return lockAlone(tx, tenantId, writingPostings);
       if (writingPostings) pending.wrotePostings = true;
     },
-    write(db, tenantId, writingPostings, work, rows = 1) {
+    write(db, tenantId, writingPostings, work, { rows = 1, sharedByFirstStatement = false } = {}) {
       let limit = writerLimits.get(db);
       if (!limit) writerLimits.set(db, (limit = new KeyedConcurrencyLimit(MAX_TENANT_WRITERS)));
       const alone = !writingPostings || rows > 1;
       return limit.run(
         `${t.corpusStats}/${tenantId}`,
-        () => (writingPostings ? shared(db, tenantId, work) : transaction(db, tenantId, false, false, work)),
+        () => (writingPostings ? shared(db, tenantId, work, sharedByFirstStatement) : transaction(db, tenantId, false, false, work)),
         alone ? MAX_TENANT_WRITERS : 1,
       );
+    },
+    firstLock(tx) {
+      const pending = writeTransactions.get(tx);
+      const due = pending?.shareDue ?? undefined;
+      if (pending) pending.shareDue = null;
+      return due;
     },
     termsOf(text) {
       const termFrequencies = analyzer.termFrequencies(text);
@@ -134,26 +171,26 @@ export function createCorpusIndex(corpus: Corpus, analyzer: Analyzer): CorpusInd
       return { termFrequencies, length };
     },
     async add(tx, tenantId, rows) {
-      const pending = writeTransactions.get(tx);
+      const pending = pendingOf(tx);
       if (pending && rows.length > 0) pending.wrotePostings = true;
       await addBm25Documents(tx, t, tenantId, rows, pending);
     },
     async replace(tx, tenantId, row, previousLength) {
-      const pending = writeTransactions.get(tx);
+      const pending = pendingOf(tx);
       if (pending) pending.wrotePostings = true;
       await replaceBm25Document(tx, t, tenantId, row, previousLength, pending);
     },
-    removePostings: (tx, tenantId, rowIds) => removeBm25Postings(tx, t, tenantId, rowIds, writeTransactions.get(tx)),
+    removePostings: (tx, tenantId, rowIds) => removeBm25Postings(tx, t, tenantId, rowIds, pendingOf(tx)),
     async adjustTotals(tx, tenantId, rows, length) {
-      const pending = writeTransactions.get(tx);
+      const pending = pendingOf(tx);
       if (!pending) return adjustBm25Totals(tx, t, tenantId, rows, length);
       pending.documents += rows;
       pending.length += length;
     },
     deleteRows: (tx, tenantId, where) =>
-      deleteBm25Rows(tx, t, tenantId, { table: corpus.table, idColumn: corpus.id, lengthColumn: corpus.bm25Length, where }, writeTransactions.get(tx)),
+      deleteBm25Rows(tx, t, tenantId, { table: corpus.table, idColumn: corpus.id, lengthColumn: corpus.bm25Length, where }, pendingOf(tx)),
     async deferWrite(tx, write) {
-      const pending = writeTransactions.get(tx);
+      const pending = pendingOf(tx);
       if (pending) await deferBm25Write(tx, pending, write.getSQL());
       else await tx.execute(write.getSQL());
     },

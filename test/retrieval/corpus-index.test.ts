@@ -257,4 +257,50 @@ describeOnDrivers('CorpusIndex.write', (driver) => {
     await expect(failed).rejects.toThrow('write failed');
     expect(await next).toBe('written');
   });
+
+  it('shares the corpus from the first statement of a writer that asks it to, once, before that statement reads a row', async () => {
+    const tenantId = 'tenant-first-lock';
+    const index = createCorpusIndex(MEMORY_CORPUS, defaultAnalyzer);
+    await index.write(database.db, tenantId, true, (tx) => indexRow(index, tx, tenantId, 'the first words of the tenant'));
+    const shares = async (tx: Tx) => {
+      const [row] = await queryRows<{ n: number }>(
+        tx,
+        sql`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND mode = 'ShareLock' AND granted AND pid = pg_backend_pid()`,
+      );
+      return row!.n;
+    };
+    const seen = await index.write(
+      database.db,
+      tenantId,
+      true,
+      async (tx) => {
+        const before = await shares(tx);
+        const first = index.firstLock(tx);
+        expect(first).toBeDefined();
+        await tx.execute(sql`SELECT 1 WHERE ${first!}`);
+        const after = await shares(tx);
+        expect(index.firstLock(tx)).toBeUndefined();
+        await indexRow(index, tx, tenantId, 'words written after the first statement');
+        return { before, after };
+      },
+      { sharedByFirstStatement: true },
+    );
+    expect(seen).toEqual({ before: 0, after: 1 });
+    // A writer that did not ask takes the corpus itself: nothing is left for its statements to take.
+    await index.write(database.db, tenantId, true, async (tx) => {
+      expect(index.firstLock(tx)).toBeUndefined();
+      expect(await shares(tx)).toBe(1);
+    });
+    expect(await drift(tenantId)).toEqual([]);
+  });
+
+  it('refuses index work of a writer whose first statement has not yet taken the corpus, and keeps none of it', async () => {
+    const tenantId = 'tenant-first-lock-missed';
+    const index = createCorpusIndex(MEMORY_CORPUS, defaultAnalyzer);
+    await index.write(database.db, tenantId, true, (tx) => indexRow(index, tx, tenantId, 'the first words of the tenant'));
+    const early = index.write(database.db, tenantId, true, (tx) => indexRow(index, tx, tenantId, 'words before any lock'), { sharedByFirstStatement: true });
+    await expect(early).rejects.toThrow(/before its first statement took the corpus/);
+    expect(await countOf(tenantId, 'words before any lock')).toBe(0);
+    expect(await drift(tenantId)).toEqual([]);
+  });
 });

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../db/database.js';
 import { queryRows } from '../../db/query-rows.js';
 import { type Bm25IndexTables, id } from './bm25-index-tables.js';
@@ -46,6 +46,13 @@ export async function lockBm25Corpus(tx: Tx, t: Bm25IndexTables, tenantId: strin
 export async function shareBm25Corpus(tx: Tx, t: Bm25IndexTables, tenantId: string): Promise<void> {
   await tx.execute(sql`SELECT pg_advisory_xact_lock_shared(${corpusKey(t, tenantId)})`);
 }
+
+/**
+ * `shareBm25Corpus` as a condition (true) for another statement to evaluate first: an
+ * uncorrelated subquery, which the server runs once, before that statement reads a row.
+ */
+export const bm25CorpusShare = (t: Bm25IndexTables, tenantId: string): SQL =>
+  sql`(SELECT true FROM (SELECT pg_advisory_xact_lock_shared(${corpusKey(t, tenantId)})) shared)`;
 
 /** The tenant's corpus statistics as last committed; `null` before its first write. */
 export async function readBm25Corpus(db: Db, t: Bm25IndexTables, tenantId: string): Promise<Bm25Corpus | null> {
