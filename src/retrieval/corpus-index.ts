@@ -1,4 +1,5 @@
 import type { SQL, SQLWrapper } from 'drizzle-orm';
+import { type ConnectionRelay, createConnectionRelay } from '../db/connection-relay.js';
 import type { Db, Tx } from '../db/database.js';
 import { KeyedConcurrencyLimit } from '../util/keyed-concurrency-limit.js';
 import { isTransactionConflict } from '../util/transaction-conflict.js';
@@ -96,8 +97,8 @@ const writeTransactions = new WeakMap<Tx, Pending>();
 /** Thrown inside a sharing writer's transaction to roll it back and run it holding the corpus alone. */
 class NeedsCorpusAlone extends Error {}
 
-/** Per database handle: every store of a corpus and tenant on it shares one bound. */
-const writerLimits = new WeakMap<Db, KeyedConcurrencyLimit>();
+/** Per database handle: every store of a corpus and tenant on it shares one lane, and its connections. */
+const writerLanes = new WeakMap<Db, { limit: KeyedConcurrencyLimit; relay: ConnectionRelay }>();
 
 export function createCorpusIndex(corpus: Corpus, analyzer: Analyzer): CorpusIndex {
   const t = corpus.bm25;
@@ -149,12 +150,19 @@ export function createCorpusIndex(corpus: Corpus, analyzer: Analyzer): CorpusInd
       if (writingPostings) pending.wrotePostings = true;
     },
     write(db, tenantId, writingPostings, work, { rows = 1, sharedByFirstStatement = false } = {}) {
-      let limit = writerLimits.get(db);
-      if (!limit) writerLimits.set(db, (limit = new KeyedConcurrencyLimit(MAX_TENANT_WRITERS)));
+      let lane = writerLanes.get(db);
+      if (!lane) writerLanes.set(db, (lane = { limit: new KeyedConcurrencyLimit(MAX_TENANT_WRITERS), relay: createConnectionRelay(db) }));
+      const { limit, relay } = lane;
+      const key = `${t.corpusStats}/${tenantId}`;
       const alone = !writingPostings || rows > 1;
       return limit.run(
-        `${t.corpusStats}/${tenantId}`,
-        () => (writingPostings ? shared(db, tenantId, work, sharedByFirstStatement) : transaction(db, tenantId, false, false, work)),
+        key,
+        () =>
+          relay.run(
+            key,
+            (conn) => (writingPostings ? shared(conn, tenantId, work, sharedByFirstStatement) : transaction(conn, tenantId, false, false, work)),
+            () => limit.waiting(key),
+          ),
         alone ? MAX_TENANT_WRITERS : 1,
       );
     },

@@ -32,6 +32,11 @@ export class KeyedConcurrencyLimit {
     }
   }
 
+  /** Tasks of `key` waiting for their slots. */
+  waiting(key: string): number {
+    return this.lanes.get(key)?.waiting.length ?? 0;
+  }
+
   /** Keys with a task running or queued. */
   get size(): number {
     return this.lanes.size;

@@ -2,12 +2,12 @@ import { sql } from 'drizzle-orm';
 import { expect, it } from 'vitest';
 import type { ConversationExport } from '../../src/conversations/conversation-types.js';
 import { createPgConversationStore } from '../../src/conversations/pg-conversation-store.js';
-import type { Db } from '../../src/db/database.js';
 import { queryRows } from '../../src/db/query-rows.js';
 import { describeOnDrivers } from '../support/database-drivers.js';
 import { createTurnIndex } from '../../src/conversations/turn-index.js';
 import { embedder, exported, useTurnCorpusFixture } from './support/turn-corpus-fixture.js';
 import { signal } from '../support/signal.js';
+import { spyOnTransactions } from '../support/transaction-spy.js';
 
 const day = (d: number, h = 9) => new Date(Date.UTC(2025, 2, d, h)).toISOString();
 
@@ -24,24 +24,6 @@ const sessions = (userId: string): ConversationExport[] =>
       userId,
     ),
   );
-
-/** A database handle whose transactions are counted: how many an import took. */
-function countingTransactions(db: Db): { db: Db; transactions: () => number } {
-  let n = 0;
-  const counted = new Proxy(db, {
-    get(target, key, receiver) {
-      if (key === 'transaction') {
-        return (...args: Parameters<Db['transaction']>) => {
-          n++;
-          return target.transaction(...args);
-        };
-      }
-      const value = Reflect.get(target, key, receiver);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-  return { db: counted, transactions: () => n };
-}
 
 describeOnDrivers('conversation imports written together', (driver) => {
   const f = useTurnCorpusFixture(driver);
@@ -76,11 +58,12 @@ describeOnDrivers('conversation imports written together', (driver) => {
     const one = f.tenant('one-by-one');
     for (const data of sessions('ana')) await one.store.import(data, 'importer');
 
-    const counted = countingTransactions(f.db());
-    const index = f.tenant('batched').index;
+    const counted = spyOnTransactions(f.db());
+    const index = createTurnIndex({ db: counted.db, embedder, tenantId: 'batched' });
     const store = createPgConversationStore({ db: counted.db, tenantId: 'batched', turnIndex: index });
     await Promise.all(sessions('ana').map((data) => store.import(data, 'importer')));
     // The first import is written at once, the others that arrived meanwhile together.
+    expect(counted.transactions()).toBeGreaterThan(0);
     expect(counted.transactions()).toBeLessThan(sessions('ana').length);
 
     expect(await stored('batched')).toEqual(await stored('one-by-one'));
@@ -97,48 +80,21 @@ describeOnDrivers('conversation imports written together', (driver) => {
     // Each import's transaction, once it holds the tenant's corpus (its first statement), waits
     // until the other's holds it too: imports that took the corpus in turns never meet here.
     const arrived = [signal(), signal()];
-    let calls = 0;
     const meet = async (me: number) => {
       arrived[me]!.resolve();
       const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error('one import waited for the other')), 10_000));
       await Promise.race([arrived[1 - me]!.promise, timeout]);
     };
-    const holding = new Proxy(f.db(), {
-      get(target, key, receiver) {
-        if (key === 'transaction') {
-          return (work: Parameters<Db['transaction']>[0], ...rest: unknown[]) =>
-            target.transaction(
-              (tx) => {
-                const me = calls++;
-                let first = true;
-                const gated = new Proxy(tx, {
-                  get(t, k, r) {
-                    if (k === 'execute' && me < 2) {
-                      return async (...args: Parameters<typeof t.execute>) => {
-                        const result = await t.execute(...args);
-                        if (first) {
-                          first = false;
-                          await meet(me);
-                        }
-                        return result;
-                      };
-                    }
-                    const value = Reflect.get(t, k, r);
-                    return typeof value === 'function' ? value.bind(t) : value;
-                  },
-                });
-                return work(gated);
-              },
-              ...(rest as []),
-            );
-        }
-        const value = Reflect.get(target, key, receiver);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
+    let met = 0;
+    const holding = spyOnTransactions(f.db(), async (me) => {
+      if (me >= 2) return;
+      met++;
+      await meet(me);
+    }).db;
     const index = createTurnIndex({ db: holding, embedder, tenantId: 'side-by-side' });
     const store = createPgConversationStore({ db: holding, tenantId: 'side-by-side', turnIndex: index });
     await Promise.all([store.import(first!, 'importer'), store.import(second!, 'importer')]);
+    expect(met).toBe(2);
     await f.expectIndexExact('side-by-side');
     const [count] = await queryRows<{ n: number }>(f.db(), sql`SELECT count(*)::int AS n FROM turns WHERE tenant_id = 'side-by-side'`);
     expect(count!.n).toBe([seed!, first!, second!].reduce((n, data) => n + data.messages.length / 2, 0));

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import pg from 'pg';
 import { expect, it } from 'vitest';
 import { queryRows } from '../../../src/db/query-rows.js';
 import { memories } from '../../../src/db/schema/index.js';
@@ -17,16 +18,34 @@ export function memoryStoreIndexingCases(f: MemoryStoreFixture) {
     const agentId = 'raced';
     await store().save({ agentId, key: 'k', content: 'original words here' });
     // Another writer's update lands after the save read the row, before its transaction starts
-    // (written as the store would: the index follows the content).
+    // (written as the store would: the index follows the content): as the writer's lane checks out
+    // its connection from the server's pool, or as PGlite's transaction begins.
     let raced = false;
+    const race = async () => {
+      if (raced) return;
+      raced = true;
+      await store().save({ agentId, key: 'k', content: 'changed meanwhile' });
+    };
+    const beforeCalling =
+      (owner: object, fn: (...a: unknown[]) => unknown) =>
+      async (...args: unknown[]) => {
+        await race();
+        return fn.apply(owner, args);
+      };
     const racingDb = new Proxy(db(), {
       get(target, prop, receiver) {
-        if (prop !== 'transaction' || raced) return Reflect.get(target, prop, receiver);
-        raced = true;
-        return async (...args: unknown[]) => {
-          await store().save({ agentId, key: 'k', content: 'changed meanwhile' });
-          return (target.transaction as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-        };
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        if (prop === 'transaction') return beforeCalling(target, value as (...a: unknown[]) => unknown);
+        if (prop === '$client' && value instanceof pg.Pool) {
+          return new Proxy(value, {
+            get(pool, name) {
+              const member = Reflect.get(pool, name, pool) as unknown;
+              if (name === 'connect') return beforeCalling(pool, member as (...a: unknown[]) => unknown);
+              return typeof member === 'function' ? member.bind(pool) : member;
+            },
+          });
+        }
+        return value;
       },
     });
     const racingStore = createPgMemoryStore({ db: racingDb, embedder });
