@@ -6,10 +6,9 @@ import * as schema from './schema/index.js';
 /**
  * Runs the work of a lane of writers (a tenant's writers of a corpus, in turns through a
  * `KeyedConcurrencyLimit`) on pooled connections that one writer hands straight to the next while
- * others wait in the lane. Returned to the pool instead, a connection went to whoever had waited
- * longest for one, and the lane's next writer waited for a connection of its own while holding its
- * place: under load that wait was as long as its transaction, and it kept the writers behind it
- * waiting too.
+ * others wait in the lane. A connection returned to the pool goes to whoever has waited longest
+ * for one, and the lane's next writer would wait for one of its own while holding its place: under
+ * load that wait is as long as its transaction, and the writers behind it wait for it too.
  */
 export interface ConnectionRelay {
   /**
