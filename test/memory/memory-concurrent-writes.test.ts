@@ -14,6 +14,7 @@ import { exportedMemory } from '../../testkit/exported-memory.js';
 import { createHashEmbedder } from '../../testkit/hash-embedder.js';
 import { describeOnDrivers } from '../support/database-drivers.js';
 import { signal } from '../support/signal.js';
+import { spyOnTransactions } from '../support/transaction-spy.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -66,6 +67,28 @@ describeOnDrivers('memory writes of one tenant at once', (driver) => {
     return { terms, totals, lengths, corpusRows: corpus!.n };
   }
   const exact = { terms: [], totals: [], lengths: [], corpusRows: 1 };
+
+  // A save held its place in the tenant's writer lane for seven round trips, each a queue under load.
+  it.skipIf(driver.name === 'PGlite')(
+    'a save of a new key holds its lane for five statements: BEGIN, its locks, its insert, its last BM25 statement, COMMIT',
+    async () => {
+      await store('round-trips').save({ key: 'first', content: wording(0) });
+      const spy = spyOnTransactions(db());
+      const saved = await createPgMemoryStore({ db: spy.db, embedder, tenantId: 'round-trips' }).save({ key: 'second', content: wording(1) });
+      expect(saved.created).toBe(true);
+      const [statements, ...others] = spy.relayed();
+      expect(others).toEqual([]);
+      expect(statements).toHaveLength(5);
+      expect(statements![0]).toMatch(/^begin$/i);
+      // The corpus share, the key's lock and the row, in one statement.
+      expect(statements![1]).toMatch(/pg_advisory_xact_lock_shared\(/);
+      expect(statements![1]).toMatch(/pg_advisory_xact_lock\(h\)/);
+      expect(statements![1]).toMatch(/for update$/i);
+      expect(statements![2]).toMatch(/^insert into "memories"/i);
+      expect(statements![4]).toMatch(/^commit$/i);
+      expect(await drift('round-trips')).toEqual(exact);
+    },
+  );
 
   it("a tenant's first saves, all at once: one corpus row, statistics equal to a recount", async () => {
     const results = await Promise.all(Array.from({ length: 8 }, (_, i) => store('first').save({ key: `k${i}`, content: wording(i) })));

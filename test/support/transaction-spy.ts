@@ -6,6 +6,11 @@ export interface TransactionSpy {
   db: Db;
   /** Transactions begun through `db` so far. */
   transactions(): number;
+  /**
+   * The statements of each transaction begun on a writer lane's connection, BEGIN to COMMIT or
+   * ROLLBACK included, as sent: the round trips a writer held its place for. On a server only.
+   */
+  relayed(): string[][];
 }
 
 type Fn = (...args: unknown[]) => unknown;
@@ -21,6 +26,7 @@ const textOf = (query: unknown) => (typeof query === 'string' ? query : ((query 
  */
 export function spyOnTransactions(db: Db, afterFirstStatement?: (n: number) => Promise<void>): TransactionSpy {
   let begun = 0;
+  const relayed: string[][] = [];
   const gateTx = (tx: Tx, n: number): Tx => {
     if (!afterFirstStatement) return tx;
     let first = true;
@@ -43,7 +49,7 @@ export function spyOnTransactions(db: Db, afterFirstStatement?: (n: number) => P
   const spiedClient = (client: pg.PoolClient): pg.PoolClient => {
     let spied = clients.get(client);
     if (spied) return spied;
-    let current: { n: number; first: boolean } | undefined;
+    let current: { n: number; first: boolean; statements: string[] } | undefined;
     spied = new Proxy(client, {
       get(c, k) {
         const value = Reflect.get(c, k, c) as unknown;
@@ -51,9 +57,12 @@ export function spyOnTransactions(db: Db, afterFirstStatement?: (n: number) => P
         return async (...args: unknown[]) => {
           const text = String(textOf(args[0]));
           if (/^\s*begin\b/i.test(text)) {
-            current = { n: begun++, first: true };
+            current = { n: begun++, first: true, statements: [text] };
+            relayed.push(current.statements);
             return (value as Fn).apply(c, args);
           }
+          current?.statements.push(text);
+          if (/^\s*(commit|rollback)\b/i.test(text)) current = undefined;
           const result = await (value as Fn).apply(c, args);
           if (current?.first && afterFirstStatement) {
             current.first = false;
@@ -88,5 +97,5 @@ export function spyOnTransactions(db: Db, afterFirstStatement?: (n: number) => P
       return typeof value === 'function' ? (value as Fn).bind(target) : value;
     },
   });
-  return { db: spied, transactions: () => begun };
+  return { db: spied, transactions: () => begun, relayed: () => relayed };
 }
