@@ -130,7 +130,8 @@ async function embedderAlone(embedder: Embedder, bodies: ReturnType<ReturnType<t
     let next = 0;
     await Promise.all(
       Array.from({ length: concurrency }, async () => {
-        while (next < calls.length) await embedder.embed(calls[next++]!);
+        // `bulk`, as the import's turns are embedded (turn-index.ts): the pool may start its idle workers.
+        while (next < calls.length) await embedder.embed(calls[next++]!, { bulk: true });
       }),
     );
     return (count * 1000) / (performance.now() - t0);
