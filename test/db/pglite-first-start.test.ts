@@ -1,11 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite/vector';
 import { afterAll, describe, expect, it } from 'vitest';
-import { findMigrationsFolder } from '../../src/db/migrations-folder.js';
 import { createPgliteDirectory, pgliteDirectoryToCreate } from '../../src/db/pglite-first-start.js';
+import { expectEveryMigrationApplied } from '../support/migrated-directory.js';
 
 describe('pgliteDirectoryToCreate: whether a start is the first on its DATA_DIR', () => {
   const root = mkdtempSync(join(tmpdir(), 'memrag-first-start-'));
@@ -35,15 +33,9 @@ describe('createPgliteDirectory: the first start creates the database in a child
     const dataDir = join(root, 'data');
     await createPgliteDirectory(dataDir);
     expect(pgliteDirectoryToCreate({ DATA_DIR: dataDir })).toBeUndefined();
-    const journal = JSON.parse(readFileSync(join(findMigrationsFolder(), 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };
-    const db = await PGlite.create({ dataDir, extensions: { vector } });
-    try {
-      const applied = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations');
-      expect(applied.rows[0]!.n).toBe(journal.entries.length);
+    await expectEveryMigrationApplied(dataDir, async (db) => {
       const tables = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'memories'`);
       expect(tables.rows[0]!.n).toBe(1);
-    } finally {
-      await db.close();
-    }
+    });
   });
 });

@@ -1,11 +1,10 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite/vector';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findMigrationsFolder } from '../../src/db/migrations-folder.js';
 import { InitdbFailed, initPgliteDirectory, runInitdbChild } from '../../src/db/pglite-initdb.js';
+import { expectEveryMigrationApplied } from '../support/migrated-directory.js';
 
 /** What PGlite's child wrote when its WebAssembly trapped in initdb (electric-sql/pglite#534). */
 const WASM_TRAP = 'RuntimeError: memory access out of bounds\n    at wasm://wasm/0222e4a2:wasm-function[1634]:0x1f5c2a\n    at PGlite.initdb';
@@ -33,14 +32,7 @@ describe('initPgliteDirectory: a new directory made by a child process', () => {
     const { runChild, calls } = crashingOnce(runInitdbChild);
     await initPgliteDirectory(dataDir, findMigrationsFolder(), { runChild });
     expect(calls).toHaveLength(2);
-    const journal = JSON.parse(readFileSync(join(findMigrationsFolder(), 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };
-    const db = await PGlite.create({ dataDir, extensions: { vector } });
-    try {
-      const applied = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations');
-      expect(applied.rows[0]!.n).toBe(journal.entries.length);
-    } finally {
-      await db.close();
-    }
+    await expectEveryMigrationApplied(dataDir);
   });
 
   it('tries again on a directory that did not exist yet', async () => {

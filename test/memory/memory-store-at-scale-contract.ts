@@ -2,8 +2,9 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.js';
 import { queryRows } from '../../src/db/query-rows.js';
+import { ident } from '../../src/db/sql-identifier.js';
 import { memories } from '../../src/db/schema/index.js';
-import { ensureVectorSpace } from '../../src/db/vector-space.js';
+import { VECTOR_TABLES, ensureVectorSpace } from '../../src/db/vector-space.js';
 import { createPgMemoryStore } from '../../src/memory/pg-memory-store.js';
 import { clusteredVectors, cosine, createTableEmbedder, seededRandom } from '../../testkit/vector-fixtures.js';
 import type { DatabaseDriver } from '../support/database-drivers.js';
@@ -29,12 +30,10 @@ export function filteredSearchAtScale(driver: DatabaseDriver) {
       await ensureVectorSpace(database.db, embedder);
       // pgvector builds an HNSW graph over 20k rows several times faster than it inserts them one by
       // one: the index the vector space made is dropped for the load and made again, as it was.
-      const [index] = await queryRows<{ indexname: string; indexdef: string }>(
-        database.db,
-        sql`SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'memories' AND indexdef LIKE '%USING hnsw%'`,
-      );
+      const { indexName } = VECTOR_TABLES.find((t) => t.table === 'memories')!;
+      const [index] = await queryRows<{ indexdef: string }>(database.db, sql`SELECT indexdef FROM pg_indexes WHERE indexname = ${indexName}`);
       expect(index).toBeDefined();
-      await database.db.execute(sql.raw(`DROP INDEX "${index!.indexname}"`));
+      await database.db.execute(sql`DROP INDEX ${ident(indexName)}`);
       for (let start = 0; start < N; start += 1000) {
         const rows = vectors.slice(start, start + 1000).map((embedding, j) => {
           const i = start + j;
