@@ -112,6 +112,16 @@ function exportOf(sessionId: string, date: string) {
 }
 
 /**
+ * This process's CPU time since `since` (every thread: the server's, the embedder's workers, the
+ * database when embedded) per wall second. Where the embedder alone already keeps every core busy,
+ * the import can reach its rate only by embedding more cheaply: its own work comes out of the same cores.
+ */
+function coresBusy(since: NodeJS.CpuUsage, ms: number): string {
+  const cpu = process.cpuUsage(since);
+  return ((cpu.user + cpu.system) / 1000 / ms).toFixed(2);
+}
+
+/**
  * The anchor of the import's rate: the embedder alone on the texts the import embeds (the first
  * EMBED_ANCHOR_TURNS turns' `turnEmbeddedText`), a session per call and IMPORT_CONCURRENCY calls at
  * once, as the import asks for them; then in calls of 32.
@@ -127,6 +137,7 @@ async function embedderAlone(embedder: Embedder, bodies: ReturnType<ReturnType<t
   }
   const rate = async (calls: string[][], concurrency: number) => {
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     let next = 0;
     await Promise.all(
       Array.from({ length: concurrency }, async () => {
@@ -134,13 +145,14 @@ async function embedderAlone(embedder: Embedder, bodies: ReturnType<ReturnType<t
         while (next < calls.length) await embedder.embed(calls[next++]!, { bulk: true });
       }),
     );
-    return (count * 1000) / (performance.now() - t0);
+    const ms = performance.now() - t0;
+    return `${((count * 1000) / ms).toFixed(1)} turns/s (${coresBusy(cpu0, ms)} cores busy)`;
   };
   const all = sessions.flat();
   const bySession = await rate(sessions, IMPORT_CONCURRENCY);
   const inThirtyTwos = await rate(splitIntoBatches(all, 32), IMPORT_CONCURRENCY);
   console.log(
-    `the embedder alone on the first ${count} turns' texts: ${bySession.toFixed(1)} turns/s a session per call, ${inThirtyTwos.toFixed(1)} in calls of 32 (${IMPORT_CONCURRENCY} at once)`,
+    `the embedder alone on the first ${count} turns' texts: ${bySession} a session per call, ${inThirtyTwos} in calls of 32 (${IMPORT_CONCURRENCY} at once)`,
   );
 }
 
@@ -194,6 +206,7 @@ async function main() {
           jobs.map((job) => job.body),
         );
       const t0 = performance.now();
+      const cpu0 = process.cpuUsage();
       let next = 0;
       await Promise.all(
         Array.from({ length: IMPORT_CONCURRENCY }, async () => {
@@ -204,7 +217,9 @@ async function main() {
         }),
       );
       const ms = performance.now() - t0;
-      console.log(`imported ${jobs.length} sessions in ${(ms / 1000).toFixed(1)} s: ${((turnCount * 1000) / ms).toFixed(1)} turns/s\n`);
+      console.log(
+        `imported ${jobs.length} sessions in ${(ms / 1000).toFixed(1)} s: ${((turnCount * 1000) / ms).toFixed(1)} turns/s (${coresBusy(cpu0, ms)} cores busy)\n`,
+      );
     } else {
       // A store indexed by an earlier version is re-keyed at start, by the backfill job: wait for it.
       const t0 = performance.now();
